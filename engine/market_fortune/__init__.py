@@ -1,0 +1,1 @@
+"""Market Fortune: the financial strategy card game (docs/market-fortune.md)."""

@@ -1,0 +1,428 @@
+"""Tables in Redis: record, state, version, events stream, action log, idempotency, indexes.
+
+Keys of one table share the hash tag ``{<table_id>}`` (see
+:class:`gateway.store.connection.Keys`):
+
+* ``t:{id}:table`` — hash: ``record`` (the table's public and private facts as
+  JSON), ``state`` (the engine state as JSON), ``version`` (bumped by every
+  commit), ``seq`` (id of the last event), ``deadline`` (turn clock, epoch
+  seconds, empty when no clock runs);
+* ``t:{id}:events`` — stream; entry ``<seq>-0`` holds ``audience`` (``*`` for
+  public, else comma-separated seats) and ``event`` (JSON). Event ids are the
+  per-table sequence number, so ``after=17`` and ``Last-Event-ID: 17`` are a
+  plain ``XREAD ... 17-0``;
+* ``t:{id}:log`` — list of action-log entries (JSON), the replay's source;
+* ``t:{id}:seen:<agent>:<key>`` — an idempotency record (fingerprint + the
+  stored response), with a TTL.
+
+Global keys (outside any table, so never inside the per-table script):
+
+* ``tables:public`` — sorted set of listed (non-private) tables by creation time;
+* ``clock`` — sorted set: table id -> turn-clock deadline (an index; the table
+  hash's ``deadline`` is the truth);
+* ``bots`` — sorted set: table id -> when a house bot is due to act.
+
+A change to a table is one read (:meth:`TableStore.load`) plus one call of the
+compare-and-set script (:meth:`TableStore.commit`); the index updates that
+follow are idempotent, and the workers that drain the indexes re-check the
+table hash, so a stale index entry is harmless.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from gateway.store.connection import Keys
+
+__all__ = [
+    "CommitResult",
+    "IdempotencyRecord",
+    "StoredEvent",
+    "TableSnapshot",
+    "TableStore",
+]
+
+IDEMPOTENCY_TTL_S = 24 * 3600
+"""How long a retry with the same ``Idempotency-Key`` gets the stored answer."""
+
+# The compare-and-set of one table. Everything a change writes happens here,
+# atomically, or not at all.
+#
+# KEYS[1]  t:{id}:table     hash: record, state, version, seq, deadline
+# KEYS[2]  t:{id}:events    stream of events
+# KEYS[3]  t:{id}:log       list of action-log entries
+# KEYS[4]  t:{id}:seen:...  idempotency record (a never-written key when unused)
+# ARGV[1]  expected version ("-1": the table must not exist yet)
+# ARGV[2]  new record JSON, "" to keep
+# ARGV[3]  new state JSON, "" to keep
+# ARGV[4]  deadline: "" to keep, "-" to clear, else epoch seconds
+# ARGV[5]  idempotency record JSON, "" for none
+# ARGV[6]  idempotency TTL in seconds
+# ARGV[7]  N, the number of events; then N pairs (audience, event JSON)
+# then     M, the number of log entries; then M entries
+#
+# Returns {1, new_version, last_seq} when written, {0, current_version} when the
+# version moved on, {2, stored idempotency record} when the key was used meanwhile.
+_COMMIT_LUA = """
+local seen = redis.call('GET', KEYS[4])
+if seen then
+  return {2, seen}
+end
+local current = redis.call('HGET', KEYS[1], 'version')
+if current then current = tonumber(current) else current = -1 end
+if current ~= tonumber(ARGV[1]) then
+  return {0, current}
+end
+local version = current + 1
+local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
+redis.call('HSET', KEYS[1], 'version', version)
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'record', ARGV[2]) end
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'state', ARGV[3]) end
+if ARGV[4] == '-' then
+  redis.call('HDEL', KEYS[1], 'deadline')
+elseif ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[1], 'deadline', ARGV[4])
+end
+local n = tonumber(ARGV[7])
+local i = 8
+for _ = 1, n do
+  seq = seq + 1
+  redis.call('XADD', KEYS[2], seq .. '-0', 'audience', ARGV[i], 'event', ARGV[i + 1])
+  i = i + 2
+end
+redis.call('HSET', KEYS[1], 'seq', seq)
+local m = tonumber(ARGV[i])
+for j = 1, m do
+  redis.call('RPUSH', KEYS[3], ARGV[i + j])
+end
+if ARGV[5] ~= '' then
+  redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6]))
+end
+return {1, version, seq}
+"""
+
+# Claims the due members of an index (clock or bots) for one worker: each due
+# member's score moves to the lease end, so other workers skip it until then.
+#
+# KEYS[1]  the sorted set
+# ARGV[1]  now (epoch seconds); ARGV[2] lease end; ARGV[3] at most this many
+# Returns the claimed members.
+_CLAIM_LUA = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+for _, member in ipairs(due) do
+  redis.call('ZADD', KEYS[1], ARGV[2], member)
+end
+return due
+"""
+
+# Releases a claim: only if nobody re-scheduled the member since (its score is
+# still our lease end), set it to the next due time or remove it.
+#
+# KEYS[1]  the sorted set
+# ARGV[1]  member; ARGV[2] our lease end; ARGV[3] next due time, "" to remove
+# Returns 1 when released, 0 when someone else re-scheduled it meanwhile.
+_RELEASE_LUA = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then
+  return 0
+end
+if ARGV[3] == '' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+end
+return 1
+"""
+
+# A never-written key in the table's slot, for commits without an idempotency key.
+_NO_IDEMPOTENCY = "seen:-"
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event as kept in the stream: its sequence id, audience and JSON body."""
+
+    seq: int
+    audience: tuple[int, ...] | None
+    """``None``: public; else the seats allowed to see it."""
+    body: dict[str, Any]
+
+    def visible_to(self, seat: int | None) -> bool:
+        """True when ``seat`` (``None``: a spectator) may see this event."""
+        return self.audience is None or (seat is not None and seat in self.audience)
+
+
+@dataclass(frozen=True)
+class TableSnapshot:
+    """One consistent read of a table's hash."""
+
+    table_id: str
+    record: dict[str, Any]
+    state: str | None
+    """The engine state as JSON (``None`` only for a table still being created)."""
+    version: int
+    seq: int
+    deadline: float | None
+
+
+@dataclass(frozen=True)
+class IdempotencyRecord:
+    """What a request with an ``Idempotency-Key`` was answered the first time."""
+
+    fingerprint: str
+    response: dict[str, Any]
+
+    def to_json(self) -> str:
+        """The stored form."""
+        return json.dumps({"fingerprint": self.fingerprint, "response": self.response})
+
+    @classmethod
+    def from_json(cls, raw: bytes | str) -> IdempotencyRecord:
+        """Parse the stored form."""
+        stored = json.loads(raw)
+        return cls(fingerprint=stored["fingerprint"], response=stored["response"])
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    """What :meth:`TableStore.commit` did.
+
+    Exactly one of: ``applied`` (with the new version and last event id), a
+    version conflict (``current_version``), or an idempotency key used by a
+    concurrent request meanwhile (``replayed``).
+    """
+
+    applied: bool
+    version: int
+    last_seq: int = 0
+    replayed: IdempotencyRecord | None = None
+
+
+def _audience_field(audience: Sequence[int] | None) -> str:
+    return "*" if audience is None else ",".join(str(seat) for seat in audience)
+
+
+def _parse_audience(raw: str) -> tuple[int, ...] | None:
+    if raw == "*":
+        return None
+    return tuple(int(seat) for seat in raw.split(",") if seat)
+
+
+def _text(raw: bytes | str) -> str:
+    return raw.decode() if isinstance(raw, bytes) else raw
+
+
+class TableStore:
+    """Every Redis operation on tables (one instance per app, shared by requests)."""
+
+    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
+        self.redis = redis
+        self.keys = keys
+        self._commit = redis.register_script(_COMMIT_LUA)
+        self._claim = redis.register_script(_CLAIM_LUA)
+        self._release = redis.register_script(_RELEASE_LUA)
+
+    # -- keys ---------------------------------------------------------------
+
+    def _hash(self, table_id: str) -> str:
+        return self.keys.table(table_id, "table")
+
+    def _events(self, table_id: str) -> str:
+        return self.keys.table(table_id, "events")
+
+    def _log(self, table_id: str) -> str:
+        return self.keys.table(table_id, "log")
+
+    def _seen(self, table_id: str, scope: str) -> str:
+        return self.keys.table(table_id, f"seen:{scope}")
+
+    @property
+    def _public_index(self) -> str:
+        return self.keys.global_("tables", "public")
+
+    @property
+    def _clock_index(self) -> str:
+        return self.keys.global_("clock")
+
+    @property
+    def _bots_index(self) -> str:
+        return self.keys.global_("bots")
+
+    # -- reads --------------------------------------------------------------
+
+    async def load(self, table_id: str) -> TableSnapshot | None:
+        """Read a table's hash in one round trip; ``None`` when it does not exist."""
+        record, state, version, seq, deadline = await self.redis.hmget(
+            self._hash(table_id), ["record", "state", "version", "seq", "deadline"]
+        )
+        if record is None or version is None:
+            return None
+        return TableSnapshot(
+            table_id=table_id,
+            record=json.loads(record),
+            state=_text(state) if state is not None else None,
+            version=int(version),
+            seq=int(seq or 0),
+            deadline=float(deadline) if deadline is not None else None,
+        )
+
+    async def load_records(self, table_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The records (no state) of several tables, in one pipeline; missing ones skipped."""
+        if not table_ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for table_id in table_ids:
+                pipe.hmget(self._hash(table_id), ["record", "version"])
+            rows = await pipe.execute()
+        records = []
+        for row in rows:
+            record, version = row
+            if record is not None:
+                parsed = json.loads(record)
+                parsed["version"] = int(version)
+                records.append(parsed)
+        return records
+
+    async def action_log(self, table_id: str) -> list[dict[str, Any]]:
+        """The whole action log of a table, oldest first."""
+        entries = await self.redis.lrange(self._log(table_id), 0, -1)
+        return [json.loads(entry) for entry in entries]
+
+    async def events_after(
+        self, table_id: str, after: int, *, block_ms: int | None = None, count: int = 500
+    ) -> list[StoredEvent]:
+        """Events with id greater than ``after``, oldest first.
+
+        With ``block_ms`` it waits up to that long for the first new event
+        (``XREAD BLOCK``); ``0`` would block forever, so callers pass a bound.
+        """
+        stream = self._events(table_id)
+        if block_ms is None:
+            reply = await self.redis.xread({stream: f"{after}-0"}, count=count)
+        else:
+            reply = await self.redis.xread({stream: f"{after}-0"}, count=count, block=block_ms)
+        events: list[StoredEvent] = []
+        for _name, entries in reply or []:
+            for entry_id, fields in entries:
+                seq = int(_text(entry_id).split("-", 1)[0])
+                events.append(
+                    StoredEvent(
+                        seq=seq,
+                        audience=_parse_audience(_text(fields[b"audience"])),
+                        body=json.loads(fields[b"event"]),
+                    )
+                )
+        return events
+
+    async def idempotency(self, table_id: str, scope: str) -> IdempotencyRecord | None:
+        """The stored answer for an idempotency ``scope`` (``<agent>:<key>``), if any."""
+        raw = await self.redis.get(self._seen(table_id, scope))
+        return IdempotencyRecord.from_json(raw) if raw is not None else None
+
+    # -- the compare-and-set --------------------------------------------------
+
+    async def commit(
+        self,
+        table_id: str,
+        *,
+        expected_version: int,
+        record: dict[str, Any] | None = None,
+        state: str | None = None,
+        deadline: float | bool | None = False,
+        events: Sequence[tuple[tuple[int, ...] | None, dict[str, Any]]] = (),
+        log: Sequence[dict[str, Any]] = (),
+        idempotency_scope: str | None = None,
+        idempotency: IdempotencyRecord | None = None,
+    ) -> CommitResult:
+        """Write a change only if the table's version is still ``expected_version``.
+
+        ``deadline``: ``False`` keeps it, ``None`` clears it, a number sets it.
+        ``events`` are ``(audience, body)`` pairs appended in order with the
+        next sequence ids. ``expected_version=-1`` creates the table.
+        """
+        if deadline is False:
+            deadline_arg = ""
+        elif deadline is None or deadline is True:
+            deadline_arg = "-"
+        else:
+            deadline_arg = repr(float(deadline))
+        argv: list[str | int] = [
+            expected_version,
+            json.dumps(record) if record is not None else "",
+            state if state is not None else "",
+            deadline_arg,
+            idempotency.to_json() if idempotency is not None else "",
+            IDEMPOTENCY_TTL_S,
+            len(events),
+        ]
+        for audience, body in events:
+            argv += [_audience_field(audience), json.dumps(body)]
+        argv.append(len(log))
+        argv += [json.dumps(entry) for entry in log]
+        seen_key = self._seen(table_id, idempotency_scope or _NO_IDEMPOTENCY)
+        if idempotency is not None and idempotency_scope is None:
+            raise ValueError("an idempotency record needs its scope")
+        reply = await self._commit(
+            keys=[self._hash(table_id), self._events(table_id), self._log(table_id), seen_key],
+            args=argv,
+        )
+        outcome = int(reply[0])
+        if outcome == 1:
+            return CommitResult(applied=True, version=int(reply[1]), last_seq=int(reply[2]))
+        if outcome == 2:
+            stored = IdempotencyRecord.from_json(reply[1])
+            return CommitResult(applied=False, version=-1, replayed=stored)
+        return CommitResult(applied=False, version=int(reply[1]))
+
+    # -- indexes --------------------------------------------------------------
+
+    async def index_public(self, table_id: str, created_at: float) -> None:
+        """List a table in the public index."""
+        await self.redis.zadd(self._public_index, {table_id: created_at})
+
+    async def public_table_ids(self, *, offset: int = 0, limit: int = 50) -> list[str]:
+        """Listed table ids, newest first."""
+        ids = await self.redis.zrevrange(self._public_index, offset, offset + limit - 1)
+        return [_text(table_id) for table_id in ids]
+
+    async def schedule_clock(self, table_id: str, deadline: float) -> None:
+        """Index a table's turn-clock deadline (the sweeper re-checks the table)."""
+        await self.redis.zadd(self._clock_index, {table_id: deadline})
+
+    async def schedule_bots(self, table_id: str, due: float) -> None:
+        """Index a table where a house bot must act at ``due``."""
+        await self.redis.zadd(self._bots_index, {table_id: due})
+
+    async def claim_clocks(self, now: float, lease_end: float, limit: int = 20) -> list[str]:
+        """Claim tables whose clock ran out (one worker each until ``lease_end``)."""
+        return await self._claim_due(self._clock_index, now, lease_end, limit)
+
+    async def claim_bots(self, now: float, lease_end: float, limit: int = 20) -> list[str]:
+        """Claim tables where a house bot is due (one worker each until ``lease_end``)."""
+        return await self._claim_due(self._bots_index, now, lease_end, limit)
+
+    async def release_clock(self, table_id: str, lease_end: float, next_due: float | None) -> bool:
+        """Release a clock claim, re-indexing at ``next_due`` (``None``: remove)."""
+        return await self._release_claim(self._clock_index, table_id, lease_end, next_due)
+
+    async def release_bots(self, table_id: str, lease_end: float, next_due: float | None) -> bool:
+        """Release a house-bot claim, re-indexing at ``next_due`` (``None``: remove)."""
+        return await self._release_claim(self._bots_index, table_id, lease_end, next_due)
+
+    async def _claim_due(self, index: str, now: float, lease_end: float, limit: int) -> list[str]:
+        claimed = await self._claim(keys=[index], args=[repr(now), repr(lease_end), limit])
+        return [_text(member) for member in claimed]
+
+    async def _release_claim(
+        self, index: str, table_id: str, lease_end: float, next_due: float | None
+    ) -> bool:
+        released = await self._release(
+            keys=[index],
+            args=[table_id, repr(lease_end), "" if next_due is None else repr(next_due)],
+        )
+        return bool(released)

@@ -1,0 +1,119 @@
+"""The table store against a real Redis: compare-and-set, events, idempotency, claims."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from gateway.store.connection import Keys, connect
+from gateway.store.tables import IdempotencyRecord, TableStore
+
+
+def run(factory: Callable[[TableStore], Coroutine[Any, Any, None]], url: str, ns: str) -> None:
+    """Run one async scenario with a fresh client (each test owns its event loop)."""
+
+    async def scenario() -> None:
+        client = connect(url)
+        try:
+            await factory(TableStore(client, Keys(ns)))
+        finally:
+            await client.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_create_then_commit_bumps_version_and_numbers_events(redis_url: str, redis_namespace: str) -> None:
+    async def scenario(store: TableStore) -> None:
+        created = await store.commit(
+            "t1", expected_version=-1, record={"id": "t1"}, state="{}",
+            events=[(None, {"kind": "created"})],
+        )
+        assert created.applied and created.version == 0 and created.last_seq == 1
+        moved = await store.commit(
+            "t1", expected_version=0, state='{"n": 1}',
+            events=[((0,), {"kind": "secret"}), (None, {"kind": "public"})],
+            log=[{"seat": 0, "action": "x"}], deadline=123.5,
+        )
+        assert moved.applied and moved.version == 1 and moved.last_seq == 3
+        snapshot = await store.load("t1")
+        assert snapshot is not None
+        assert (snapshot.version, snapshot.seq, snapshot.deadline) == (1, 3, 123.5)
+        assert snapshot.state == '{"n": 1}' and snapshot.record == {"id": "t1"}
+        events = await store.events_after("t1", 1)
+        assert [(e.seq, e.audience, e.body["kind"]) for e in events] == [
+            (2, (0,), "secret"), (3, None, "public"),
+        ]
+        assert events[0].visible_to(0) and not events[0].visible_to(1)
+        assert not events[0].visible_to(None) and events[1].visible_to(None)
+        assert await store.action_log("t1") == [{"seat": 0, "action": "x"}]
+        cleared = await store.commit("t1", expected_version=1, deadline=None)
+        assert cleared.applied
+        after = await store.load("t1")
+        assert after is not None and after.deadline is None and after.seq == 3
+
+    run(scenario, redis_url, redis_namespace)
+
+
+def test_stale_version_and_double_create_are_refused(redis_url: str, redis_namespace: str) -> None:
+    async def scenario(store: TableStore) -> None:
+        assert (await store.commit("t1", expected_version=-1, record={}, state="{}")).applied
+        again = await store.commit("t1", expected_version=-1, record={}, state="{}")
+        assert not again.applied and again.version == 0
+        stale = await store.commit("t1", expected_version=5, state="{}")
+        assert not stale.applied and stale.version == 0 and stale.replayed is None
+        assert await store.load("missing") is None
+
+    run(scenario, redis_url, redis_namespace)
+
+
+def test_idempotency_key_used_meanwhile_returns_the_stored_answer(redis_url: str, redis_namespace: str) -> None:
+    async def scenario(store: TableStore) -> None:
+        await store.commit("t1", expected_version=-1, record={}, state="{}")
+        first = IdempotencyRecord("fp", {"version": 1})
+        done = await store.commit(
+            "t1", expected_version=0, state="{}", idempotency_scope="a:k", idempotency=first
+        )
+        assert done.applied
+        # A concurrent request with the same key that read version 0 too.
+        racing = await store.commit(
+            "t1", expected_version=0, state="{}", idempotency_scope="a:k",
+            idempotency=IdempotencyRecord("fp", {"version": 99}),
+        )
+        assert not racing.applied and racing.replayed == first
+        assert await store.idempotency("t1", "a:k") == first
+        assert await store.idempotency("t1", "a:other") is None
+
+    run(scenario, redis_url, redis_namespace)
+
+
+def test_blocking_read_wakes_on_a_new_event(redis_url: str, redis_namespace: str) -> None:
+    async def scenario(store: TableStore) -> None:
+        await store.commit("t1", expected_version=-1, record={}, state="{}")
+        waiter = asyncio.create_task(store.events_after("t1", 0, block_ms=5000))
+        await asyncio.sleep(0.05)
+        await store.commit("t1", expected_version=0, events=[(None, {"kind": "woke"})])
+        events = await asyncio.wait_for(waiter, 5)
+        assert [e.body["kind"] for e in events] == ["woke"]
+        assert await store.events_after("t1", 1, block_ms=50) == []
+
+    run(scenario, redis_url, redis_namespace)
+
+
+def test_a_due_entry_is_claimed_by_one_worker_and_released_only_by_its_lease(
+    redis_url: str, redis_namespace: str
+) -> None:
+    async def scenario(store: TableStore) -> None:
+        await store.schedule_clock("t1", 10.0)
+        await store.schedule_clock("t2", 50.0)
+        claims = await asyncio.gather(*(store.claim_clocks(20.0, 30.0 + i) for i in range(5)))
+        assert sorted(sum(claims, [])) == ["t1"]
+        winner_lease = 30.0 + next(i for i, c in enumerate(claims) if c)
+        # Someone re-scheduled it meanwhile: the release must not undo that.
+        await store.schedule_clock("t1", 40.0)
+        assert not await store.release_clock("t1", winner_lease, None)
+        assert await store.claim_clocks(45.0, 100.0) == ["t1"]
+        assert await store.release_clock("t1", 100.0, None)
+        assert await store.claim_clocks(1000.0, 1100.0) == ["t2"]
+
+    run(scenario, redis_url, redis_namespace)

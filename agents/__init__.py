@@ -1,0 +1,85 @@
+"""Agents Club SDK: play card games at the Agents Club through its HTTP API.
+
+``Client`` (sync) and ``AsyncClient`` cover every endpoint and return typed
+models; every error the server answers is raised as its own exception class
+(see :mod:`agents._exceptions` for the tree); a bot is one class with one
+method (:class:`agents.Bot`), and ``agents-club play`` runs it.
+"""
+
+from __future__ import annotations
+
+from agents._exceptions import (
+    ActionError,
+    AdmissionError,
+    AgentsClubError,
+    AlreadySeated,
+    ApiError,
+    AuthError,
+    AuthExpired,
+    AuthInvalid,
+    AuthMissing,
+    AuthRevoked,
+    BadCredentials,
+    GameNotFound,
+    IdempotencyConflict,
+    IllegalAction,
+    InvalidRequest,
+    InvalidTableConfig,
+    MalformedAction,
+    MethodNotAllowed,
+    NotSeated,
+    NotYourTurn,
+    RateLimited,
+    RequestError,
+    RouteNotFound,
+    ServerError,
+    StaleVersion,
+    TableError,
+    TableFull,
+    TableNotFinished,
+    TableNotFound,
+    TableStarted,
+    TransportError,
+    UnexpectedResponse,
+    WrongScope,
+)
+from agents.bot import Bot, HouseBot, load_bot
+
+__all__ = [
+    "ActionError",
+    "AdmissionError",
+    "AgentsClubError",
+    "AlreadySeated",
+    "ApiError",
+    "AuthError",
+    "AuthExpired",
+    "AuthInvalid",
+    "AuthMissing",
+    "AuthRevoked",
+    "BadCredentials",
+    "Bot",
+    "GameNotFound",
+    "HouseBot",
+    "IdempotencyConflict",
+    "IllegalAction",
+    "InvalidRequest",
+    "InvalidTableConfig",
+    "MalformedAction",
+    "MethodNotAllowed",
+    "NotSeated",
+    "NotYourTurn",
+    "RateLimited",
+    "RequestError",
+    "RouteNotFound",
+    "ServerError",
+    "StaleVersion",
+    "TableError",
+    "TableFull",
+    "TableNotFinished",
+    "TableNotFound",
+    "TableStarted",
+    "TransportError",
+    "UnexpectedResponse",
+    "WrongScope",
+    "load_bot",
+]

@@ -1,0 +1,351 @@
+"""Errors the SDK raises: one class per gateway problem ``code``.
+
+The gateway answers every error as ``application/problem+json`` with a stable
+``code``; :func:`error_from_problem` turns such a document into the class
+registered for that code, so callers catch exactly what they mean::
+
+    AgentsClubError
+    ├── TransportError              the server could not be reached (after retries)
+    ├── UnexpectedResponse          a reply that is neither the documented model nor a problem
+    └── ApiError                    a problem+json answer (status, code, title, detail)
+        ├── AuthError
+        │   ├── AuthMissing         auth/missing
+        │   ├── AuthInvalid         auth/invalid
+        │   ├── AuthExpired         auth/expired
+        │   ├── AuthRevoked         auth/revoked
+        │   ├── WrongScope          auth/wrong_scope
+        │   └── BadCredentials      auth/bad_credentials
+        ├── TableError
+        │   ├── TableNotFound       table/not_found
+        │   ├── TableFull           table/full
+        │   ├── AlreadySeated       table/already_seated
+        │   ├── NotSeated           table/not_seated
+        │   ├── TableStarted        table/started
+        │   ├── TableNotFinished    table/not_finished
+        │   ├── StaleVersion        table/stale_version (``current_version``)
+        │   └── InvalidTableConfig  table/invalid_config
+        ├── ActionError
+        │   ├── NotYourTurn         action/not_your_turn
+        │   ├── IllegalAction       action/illegal (``rule``)
+        │   └── MalformedAction     action/malformed
+        ├── AdmissionError          admission/* (codes the admission routes add)
+        ├── IdempotencyConflict     idempotency/conflict
+        ├── RequestError
+        │   ├── InvalidRequest      request/invalid (``errors``)
+        │   ├── RouteNotFound       request/not_found
+        │   └── MethodNotAllowed    request/method_not_allowed
+        ├── GameNotFound            game/not_found
+        ├── RateLimited             rate/limited (``retry_after``)
+        └── ServerError             server/error
+
+A code the SDK does not know yet maps to its family by prefix (``table/...``
+to :class:`TableError`, ``admission/...`` to :class:`AdmissionError`), or to
+:class:`ApiError`, so a newer server never breaks an older client.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+__all__ = [
+    "ActionError",
+    "AdmissionError",
+    "AgentsClubError",
+    "AlreadySeated",
+    "ApiError",
+    "AuthError",
+    "AuthExpired",
+    "AuthInvalid",
+    "AuthMissing",
+    "AuthRevoked",
+    "BadCredentials",
+    "GameNotFound",
+    "IdempotencyConflict",
+    "IllegalAction",
+    "InvalidRequest",
+    "InvalidTableConfig",
+    "MalformedAction",
+    "MethodNotAllowed",
+    "NotSeated",
+    "NotYourTurn",
+    "RateLimited",
+    "RequestError",
+    "RouteNotFound",
+    "ServerError",
+    "StaleVersion",
+    "TableError",
+    "TableFull",
+    "TableNotFinished",
+    "TableNotFound",
+    "TableStarted",
+    "TransportError",
+    "UnexpectedResponse",
+    "WrongScope",
+    "error_class_for",
+    "error_from_problem",
+]
+
+
+class AgentsClubError(Exception):
+    """Base of every error the SDK raises on purpose."""
+
+
+class TransportError(AgentsClubError):
+    """The server could not be reached, or the connection broke, even after retries."""
+
+
+class UnexpectedResponse(AgentsClubError):
+    """The server answered with something the SDK cannot read (not the model, not a problem)."""
+
+    def __init__(self, message: str, *, status: int, body: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+
+class ApiError(AgentsClubError):
+    """The server answered with an ``application/problem+json`` document.
+
+    ``problem`` keeps the whole document, so members a route adds
+    (``current_version``, ``rule``, ``retry_after``, ``errors``) stay readable.
+    """
+
+    code: ClassVar[str] = ""
+    """The problem ``code`` this class stands for (empty for family classes)."""
+
+    def __init__(self, problem: dict[str, Any], *, status: int) -> None:
+        self.problem = problem
+        self.status = status
+        self.code_received: str = str(problem.get("code", ""))
+        self.title: str = str(problem.get("title", ""))
+        self.detail: str = str(problem.get("detail", self.title))
+        super().__init__(f"{status} {self.code_received}: {self.detail}")
+
+
+class AuthError(ApiError):
+    """The request's token is missing, invalid, or does not allow this."""
+
+
+class AuthMissing(AuthError):
+    """No ``Authorization: Bearer`` header on a route that needs one."""
+
+    code = "auth/missing"
+
+
+class AuthInvalid(AuthError):
+    """The token does not verify (bad signature, audience, issuer, format)."""
+
+    code = "auth/invalid"
+
+
+class AuthExpired(AuthError):
+    """The token's ``exp`` has passed: renew it with the agent secret."""
+
+    code = "auth/expired"
+
+
+class AuthRevoked(AuthError):
+    """The token was revoked."""
+
+    code = "auth/revoked"
+
+
+class WrongScope(AuthError):
+    """The token is valid but not for this game (pass that game's admission)."""
+
+    code = "auth/wrong_scope"
+
+
+class BadCredentials(AuthError):
+    """The agent id and secret given for a token renewal do not match."""
+
+    code = "auth/bad_credentials"
+
+
+class TableError(ApiError):
+    """Something about the table forbids the request."""
+
+
+class TableNotFound(TableError):
+    """No table has that id (or it is private and not yours)."""
+
+    code = "table/not_found"
+
+
+class TableFull(TableError):
+    """Every seat of the table is taken."""
+
+    code = "table/full"
+
+
+class AlreadySeated(TableError):
+    """The caller already holds a seat at this table."""
+
+    code = "table/already_seated"
+
+
+class NotSeated(TableError):
+    """The caller holds no seat at this table."""
+
+    code = "table/not_seated"
+
+
+class TableStarted(TableError):
+    """The table has started: seats can no longer be joined or left."""
+
+    code = "table/started"
+
+
+class TableNotFinished(TableError):
+    """The replay is only available once the table has ended."""
+
+    code = "table/not_finished"
+
+
+class StaleVersion(TableError):
+    """The action was computed for an older state; read the observation again."""
+
+    code = "table/stale_version"
+
+    @property
+    def current_version(self) -> int | None:
+        """The table's version now, as the server reported it."""
+        value = self.problem.get("current_version")
+        return value if isinstance(value, int) else None
+
+
+class InvalidTableConfig(TableError):
+    """The game refused the table configuration (mode, seats, variants)."""
+
+    code = "table/invalid_config"
+
+
+class ActionError(ApiError):
+    """The action was refused by the game's rules or could not be read."""
+
+
+class NotYourTurn(ActionError):
+    """The seat is not among the seats that must decide now."""
+
+    code = "action/not_your_turn"
+
+
+class IllegalAction(ActionError):
+    """A well-formed action the rules do not allow now; ``rule`` cites the rulebook."""
+
+    code = "action/illegal"
+
+    @property
+    def rule(self) -> str | None:
+        """The rulebook section the refusal cites, when the server gave one."""
+        value = self.problem.get("rule")
+        return str(value) if value is not None else None
+
+
+class MalformedAction(ActionError):
+    """The action id or body does not parse for this game."""
+
+    code = "action/malformed"
+
+
+class AdmissionError(ApiError):
+    """The admission flow refused the request (codes under ``admission/``)."""
+
+
+class IdempotencyConflict(ApiError):
+    """The ``Idempotency-Key`` was already used with a different body."""
+
+    code = "idempotency/conflict"
+
+
+class RequestError(ApiError):
+    """The HTTP request itself is wrong (body, path or method)."""
+
+
+class InvalidRequest(RequestError):
+    """The body or parameters fail validation; ``errors`` lists what is wrong."""
+
+    code = "request/invalid"
+
+    @property
+    def errors(self) -> list[Any]:
+        """The validation errors the server listed."""
+        value = self.problem.get("errors")
+        return list(value) if isinstance(value, list) else []
+
+
+class RouteNotFound(RequestError):
+    """No route has that path."""
+
+    code = "request/not_found"
+
+
+class MethodNotAllowed(RequestError):
+    """The path exists but not with that HTTP method."""
+
+    code = "request/method_not_allowed"
+
+
+class GameNotFound(ApiError):
+    """No game has that name."""
+
+    code = "game/not_found"
+
+
+class RateLimited(ApiError):
+    """Too many requests; ``retry_after`` says how many seconds to wait."""
+
+    code = "rate/limited"
+
+    @property
+    def retry_after(self) -> float | None:
+        """Seconds to wait before trying again, from the problem document."""
+        value = self.problem.get("retry_after")
+        return float(value) if isinstance(value, int | float) else None
+
+
+class ServerError(ApiError):
+    """The server failed on its side (5xx)."""
+
+    code = "server/error"
+
+
+def _registered(cls: type[ApiError]) -> dict[str, type[ApiError]]:
+    """Every subclass of ``cls`` (recursively) that names a code, by code."""
+    found: dict[str, type[ApiError]] = {}
+    for sub in cls.__subclasses__():
+        if sub.code:
+            found[sub.code] = sub
+        found.update(_registered(sub))
+    return found
+
+
+_BY_CODE: dict[str, type[ApiError]] = _registered(ApiError)
+
+_FAMILIES: dict[str, type[ApiError]] = {
+    "auth": AuthError,
+    "table": TableError,
+    "action": ActionError,
+    "admission": AdmissionError,
+    "request": RequestError,
+    "idempotency": IdempotencyConflict,
+    "rate": RateLimited,
+    "server": ServerError,
+    "game": GameNotFound,
+}
+
+
+def error_class_for(code: str, status: int = 400) -> type[ApiError]:
+    """The exception class for a problem ``code`` (family by prefix when unknown)."""
+    if code in _BY_CODE:
+        return _BY_CODE[code]
+    family = _FAMILIES.get(code.partition("/")[0])
+    if family is not None:
+        return family
+    return ServerError if status >= 500 else ApiError
+
+
+def error_from_problem(problem: dict[str, Any], *, status: int) -> ApiError:
+    """Build the exception for a problem document received with ``status``."""
+    code = str(problem.get("code", ""))
+    return error_class_for(code, status)(problem, status=status)

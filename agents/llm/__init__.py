@@ -1,0 +1,20 @@
+"""The LLM agent: reads the rulebook, passes admission and plays through a chat model.
+
+Works with any OpenAI-compatible ``/chat/completions`` endpoint; the API key
+comes from the ``AGENTS_CLUB_LLM_API_KEY`` environment variable.
+"""
+
+from __future__ import annotations
+
+from agents.llm._chat import API_KEY_ENV, ChatClient, ChatError
+from agents.llm.parsing import ParsedChoice, parse_action_reply
+from agents.llm.transcript import Transcript
+
+__all__ = [
+    "API_KEY_ENV",
+    "ChatClient",
+    "ChatError",
+    "ParsedChoice",
+    "Transcript",
+    "parse_action_reply",
+]

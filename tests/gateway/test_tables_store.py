@@ -107,7 +107,7 @@ def test_a_due_entry_is_claimed_by_one_worker_and_released_only_by_its_lease(
         await store.schedule_clock("t1", 10.0)
         await store.schedule_clock("t2", 50.0)
         claims = await asyncio.gather(*(store.claim_clocks(20.0, 30.0 + i) for i in range(5)))
-        assert sorted(sum(claims, [])) == ["t1"]
+        assert sorted(member for claim in claims for member in claim) == ["t1"]
         winner_lease = 30.0 + next(i for i, c in enumerate(claims) if c)
         # Someone re-scheduled it meanwhile: the release must not undo that.
         await store.schedule_clock("t1", 40.0)

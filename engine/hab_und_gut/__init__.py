@@ -1,0 +1,93 @@
+"""Hab & Gut: trade commodity shares, steer prices with the market cards you see, give to charity.
+
+``GAME`` implements :class:`engine.core.Game`; the rules are in
+docs/hab-und-gut.md, whose sections the engine's errors cite.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from engine.core import Event, GameInfo, ModeInfo, Outcome, Seat
+
+from . import rules
+from .actions import HabAction, HabActionUnion, parse_action
+from .components import MAX_SEATS, MIN_SEATS
+from .state import HabConfig, HabState
+from .view import HabView, summary, view
+
+__all__ = ["GAME", "HabUndGut"]
+
+_RULEBOOK = Path(__file__).resolve().parents[2] / "docs" / "hab-und-gut.md"
+
+
+class HabUndGut:
+    """The Hab & Gut game object: static facts plus the pure rule functions."""
+
+    info = GameInfo(
+        name="hab-und-gut",
+        title="Hab & Gut",
+        modes=(
+            ModeInfo(
+                name="standard",
+                title="Standard",
+                min_seats=MIN_SEATS,
+                max_seats=MAX_SEATS,
+                description=(
+                    "Two rounds of four turns: trade shares, steer prices with the market "
+                    "cards beside you, give to charity; the least generous is out, the "
+                    "richest of the rest wins."
+                ),
+            ),
+        ),
+        variants={},
+    )
+    config_model = HabConfig
+    state_model = HabState
+    view_model = HabView
+    action_type: Any = HabActionUnion
+
+    def new_table(self, config: HabConfig, seed: int) -> HabState:
+        """Deal a new table; raises :class:`engine.core.InvalidConfig`."""
+        return rules.new_table(config, seed)
+
+    def to_act(self, state: HabState) -> list[Seat]:
+        """The seat that decides now (empty once over)."""
+        return rules.to_act(state)
+
+    def legal_actions(self, state: HabState, seat: Seat) -> list[HabAction]:
+        """Every action ``seat`` may take now, sorted by id."""
+        return rules.legal_actions(state, seat)
+
+    def apply(self, state: HabState, seat: Seat, action: HabAction) -> tuple[HabState, list[Event]]:
+        """Apply one action; pure. Raises :class:`engine.core.IllegalAction`."""
+        return rules.apply(state, seat, action)
+
+    def view(self, state: HabState, seat: Seat | None) -> HabView:
+        """What ``seat`` may see (``None``: spectator)."""
+        return view(state, seat)
+
+    def outcome(self, state: HabState) -> Outcome | None:
+        """The result once the table is over, else ``None``."""
+        return rules.outcome(state)
+
+    def default_action(self, state: HabState, seat: Seat) -> HabAction:
+        """An always-legal action for the seat to act."""
+        return rules.default_action(state, seat)
+
+    def parse_action(self, action_id: str) -> HabAction:
+        """Parse a canonical id; raises :class:`engine.core.MalformedAction`."""
+        return parse_action(action_id)
+
+    def summary(self, state: HabState, seat: Seat | None) -> str:
+        """Plain-text description of ``view(state, seat)``."""
+        return summary(state, seat)
+
+    def rulebook(self) -> str:
+        """docs/hab-und-gut.md."""
+        return _RULEBOOK.read_text(encoding="utf-8")
+
+
+GAME = HabUndGut()
+"""The Hab & Gut game, found by :mod:`engine.registry`."""

@@ -1,0 +1,70 @@
+"""Where every card is, and what a seat may not see: computed from the state alone.
+
+These functions deliberately do not use :mod:`.view`, so the leak tests (the
+engine's and the gateway's) check the view code against an independent
+statement of the hidden-information rules (rulebook 8).
+"""
+
+from __future__ import annotations
+
+from engine.core import Seat
+
+from .state import HabState
+
+__all__ = ["card_locations", "hidden_from"]
+
+
+def card_locations(state: HabState) -> dict[str, str]:
+    """Card id -> where it lies: ``supply``, ``shares:<seat>``, ``charity:<seat>``,
+    ``holder:<n>``, ``deck`` or ``discards``. Every one of the 114 cards appears once.
+
+    :raises ValueError: if a card lies in two places.
+    """
+    places: dict[str, str] = {}
+
+    def put(card: str, place: str) -> None:
+        if card in places:
+            raise ValueError(f"{card} is both in {places[card]} and {place}")
+        places[card] = place
+
+    for card in state.supply:
+        put(card, "supply")
+    for seat, hand in enumerate(state.shares):
+        for card in hand:
+            put(card, f"shares:{seat}")
+    for seat, board in enumerate(state.charity):
+        for card in board:
+            put(card, f"charity:{seat}")
+    for number, holder in enumerate(state.holders):
+        for card in holder:
+            put(card, f"holder:{number}")
+    for card in state.deck:
+        put(card, "deck")
+    for card in state.discards:
+        put(card, "discards")
+    return places
+
+
+def hidden_from(state: HabState, seat: Seat | None) -> frozenset[str]:
+    """Ids of the cards ``seat`` (``None``: spectator) may not see now.
+
+    Hidden: the undealt deck; every holder that is not beside the seat; other
+    seats' shares and charity boards (which card ids they hold; their
+    commodities follow from the trades, but a face-down charity card's does
+    not). The seat's own cards, its two holders and the discards are visible.
+    """
+    seats = state.seats
+    visible_holders: set[int] = set()
+    if seat is not None:
+        # The holder a seat deals into (left) and its right neighbour's (right).
+        visible_holders = {seat, (seat - 1) % seats}
+    hidden: set[str] = set(state.deck)
+    for number, holder in enumerate(state.holders):
+        if number not in visible_holders:
+            hidden.update(holder)
+    for other in range(seats):
+        if other == seat:
+            continue
+        hidden.update(state.shares[other])
+        hidden.update(state.charity[other])
+    return frozenset(hidden)

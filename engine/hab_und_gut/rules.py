@@ -1,0 +1,603 @@
+"""The rules of Hab & Gut: dealing, legal actions, ``apply`` and the two round ends.
+
+Every :class:`~engine.core.IllegalAction` names the rulebook section
+(docs/hab-und-gut.md) it enforces. Events never carry card ids: cards are
+described by their face (``coal +4``), because a card seen once may later be
+reshuffled into a place the same seat must not see (rulebook 8.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.chance import shuffle
+from engine.core import Event, IllegalAction, InvalidConfig, NotYourTurn, Outcome, Seat
+
+from .actions import Buy, Donate, EndStock, HabAction, Halve, Play, Sell
+from .components import (
+    COMMODITIES,
+    HOLDER_SIZE,
+    MARKET_CARDS,
+    MAX_SEATS,
+    MAX_TRADE,
+    MIN_SEATS,
+    ROUNDS,
+    SHARE_CARDS,
+    START_MONEY,
+    START_SPACE,
+    TRACK,
+    TURNS_PER_ROUND,
+    Commodity,
+    market_card,
+    move_space,
+)
+from .state import HabConfig, HabState, Side, StockProgress, holder_of
+
+__all__ = [
+    "apply",
+    "default_action",
+    "illegal_reason",
+    "legal_actions",
+    "new_table",
+    "outcome",
+    "price_of",
+    "to_act",
+]
+
+LAST_TURN = ROUNDS * TURNS_PER_ROUND
+
+
+def price_of(state: HabState, commodity: Commodity) -> int:
+    """The current price of ``commodity``: the value printed on its marker's space."""
+    return TRACK[state.prices[COMMODITIES.index(commodity)]]
+
+
+def _owned(cards: Sequence[str], commodity: Commodity) -> list[str]:
+    return [card for card in cards if SHARE_CARDS[card].commodity == commodity]
+
+
+def _deal(
+    state_seats: int, seed: int, counter: int
+) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    """Shuffle all 54 market cards and fill every holder with eight (rulebook 2.3, 6.2)."""
+    order = shuffle(seed, counter, sorted(MARKET_CARDS))
+    holders = tuple(
+        tuple(sorted(order[h * HOLDER_SIZE : (h + 1) * HOLDER_SIZE])) for h in range(state_seats)
+    )
+    deck = tuple(sorted(order[state_seats * HOLDER_SIZE :]))
+    return holders, deck
+
+
+def _deal_events(seats: int, round_number: int) -> list[Event]:
+    return [
+        Event(
+            kind="market_dealt",
+            text=(
+                f"Round {round_number}: the market deck is shuffled and {HOLDER_SIZE} cards "
+                f"go into each of the {seats} holders; the rest stays face down."
+            ),
+            data={"round": round_number, "holder_size": HOLDER_SIZE},
+        )
+    ]
+
+
+def new_table(config: HabConfig, seed: int) -> HabState:
+    """Set up a table (rulebook 2).
+
+    :raises InvalidConfig: for an unknown mode, a variant, or a seat count outside 3..5.
+    """
+    if config.mode != "standard":
+        raise InvalidConfig(f"unknown mode {config.mode!r} (Hab & Gut has 'standard')")
+    if config.variants:
+        raise InvalidConfig(f"Hab & Gut has no variants (got {', '.join(config.variants)})")
+    if not MIN_SEATS <= config.seats <= MAX_SEATS:
+        raise InvalidConfig(
+            f"Hab & Gut seats {MIN_SEATS} to {MAX_SEATS}, not {config.seats} (rulebook 2.1)"
+        )
+    seats = config.seats
+    holders, deck = _deal(seats, seed, 0)
+    return HabState(
+        seats=seats,
+        seed=seed,
+        chance=1,
+        turn=1,
+        phase="stock",
+        order_index=0,
+        prices=(START_SPACE,) * len(COMMODITIES),
+        money=(START_MONEY,) * seats,
+        shares=((),) * seats,
+        charity=((),) * seats,
+        charity_money=(0,) * seats,
+        supply=tuple(sorted(SHARE_CARDS)),
+        holders=holders,
+        deck=deck,
+        discards=(),
+    )
+
+
+def to_act(state: HabState) -> list[Seat]:
+    """The one seat that decides now, or nobody once the table is over."""
+    if state.phase == "over":
+        return []
+    return [state.actor]
+
+
+def _market_faces(state: HabState, seat: Seat, side: Side) -> list[tuple[Commodity, int]]:
+    faces = {
+        (market_card(card).commodity, market_card(card).value)
+        for card in state.holders[holder_of(seat, side, state.seats)]
+    }
+    return sorted(faces)
+
+
+def _candidates(state: HabState, seat: Seat) -> list[HabAction]:
+    if state.phase == "stock":
+        found: list[HabAction] = [EndStock()]
+        for commodity in COMMODITIES:
+            found += [
+                Buy(commodity=commodity),
+                Sell(commodity=commodity),
+                Donate(commodity=commodity),
+            ]
+        return found
+    if state.phase == "market":
+        sides: tuple[Side, ...] = ("left", "right")
+        if state.full_side is None:
+            return [
+                Play(side=side, commodity=commodity, value=value)
+                for side in sides
+                for commodity, value in _market_faces(state, seat, side)
+            ]
+        other: Side = "right" if state.full_side == "left" else "left"
+        return [
+            Halve(side=other, commodity=commodity, value=value)
+            for commodity, value in _market_faces(state, seat, other)
+        ]
+    return []
+
+
+def illegal_reason(state: HabState, seat: Seat, action: HabAction) -> IllegalAction | None:
+    """Why ``action`` by ``seat`` is not allowed now, or ``None`` if it is legal."""
+    if state.phase == "over":
+        return IllegalAction("the table is over", rule="7.4")
+    if seat != state.actor:
+        return NotYourTurn(f"seat {state.actor} decides now, not seat {seat}", rule="3.2")
+    progress = state.stock
+    if isinstance(action, (Buy, Sell, Donate, EndStock)):
+        if state.phase != "stock":
+            return IllegalAction(
+                "it is the market phase: play a card in full, then halve one", rule="5.1"
+            )
+        if isinstance(action, EndStock):
+            return None
+        if isinstance(action, Donate):
+            if progress.donated:
+                return IllegalAction(
+                    "only one share per stock phase may go to the charity board", rule="4.5"
+                )
+            if not _owned(state.shares[seat], action.commodity):
+                return IllegalAction(f"you hold no {action.commodity} share", rule="4.5")
+            return None
+        if progress.count >= MAX_TRADE:
+            return IllegalAction(
+                f"at most {MAX_TRADE} shares may be traded in one stock phase", rule="4.2"
+            )
+        if isinstance(action, Buy):
+            if progress.trade == "sell":
+                return IllegalAction(
+                    "you sold this stock phase, so you may not also buy", rule="4.2"
+                )
+            price = price_of(state, action.commodity)
+            if price == 0:
+                return IllegalAction(
+                    f"{action.commodity} stands at 0 and cannot be bought", rule="4.3"
+                )
+            if not _owned(state.supply, action.commodity):
+                return IllegalAction(f"the supply has no {action.commodity} share left", rule="4.3")
+            if state.money[seat] < price:
+                return IllegalAction(
+                    f"a {action.commodity} share costs {price} and you have {state.money[seat]}",
+                    rule="4.3",
+                )
+            return None
+        if progress.trade == "buy":
+            return IllegalAction(
+                "you bought this stock phase, so you may not also sell", rule="4.2"
+            )
+        if not _owned(state.shares[seat], action.commodity):
+            return IllegalAction(f"you hold no {action.commodity} share to sell", rule="4.4")
+        return None
+    if state.phase != "market":
+        return IllegalAction("it is the stock phase: buy, sell, donate or end it first", rule="4.1")
+    if isinstance(action, Play) and state.full_side is not None:
+        return IllegalAction(
+            "you already played a card in full; now halve one from the other holder", rule="5.2"
+        )
+    if isinstance(action, Halve):
+        if state.full_side is None:
+            return IllegalAction("play a card in full before halving one", rule="5.2")
+        if action.side == state.full_side:
+            return IllegalAction(
+                "the halved card must come from the other holder than the full one", rule="5.1"
+            )
+    if _find_card(state, seat, action) is None:
+        return IllegalAction(
+            f"your {action.side} holder has no {action.commodity} {action.value:+d} card",
+            rule="5.1",
+        )
+    return None
+
+
+def _find_card(state: HabState, seat: Seat, pick: Play | Halve) -> str | None:
+    """The lowest-id card of the picked face in the picked holder (rulebook 9)."""
+    for card in state.holders[holder_of(seat, pick.side, state.seats)]:
+        face = market_card(card)
+        if face.commodity == pick.commodity and face.value == pick.value:
+            return card
+    return None
+
+
+def legal_actions(state: HabState, seat: Seat) -> list[HabAction]:
+    """Every action ``seat`` may take now, sorted by id."""
+    if state.phase == "over" or seat != state.actor:
+        return []
+    legal = [
+        action for action in _candidates(state, seat) if illegal_reason(state, seat, action) is None
+    ]
+    return sorted(legal, key=lambda action: action.id)
+
+
+def default_action(state: HabState, seat: Seat) -> HabAction:
+    """What a turn clock plays: ``end`` in the stock phase, else the first legal pick.
+
+    :raises IllegalAction: if ``seat`` is not the seat to act.
+    """
+    if state.phase == "stock" and seat == state.actor:
+        return EndStock()
+    legal = legal_actions(state, seat)
+    if not legal:
+        reason = illegal_reason(state, seat, EndStock())
+        raise reason if reason is not None else IllegalAction("nothing to do", rule="3.2")
+    return legal[0]
+
+
+def _replace(row: tuple[object, ...], index: int, value: object) -> tuple[object, ...]:
+    return (*row[:index], value, *row[index + 1 :])
+
+
+def apply(state: HabState, seat: Seat, action: HabAction) -> tuple[HabState, list[Event]]:
+    """Apply one action by ``seat``; pure.
+
+    :raises IllegalAction: naming the rulebook section when the action is not allowed.
+    """
+    reason = illegal_reason(state, seat, action)
+    if reason is not None:
+        raise reason
+    events: list[Event] = []
+    if state.phase == "stock" and state.order_index == 0 and state.stock == StockProgress():
+        events.append(
+            Event(
+                kind="turn_started",
+                text=(
+                    f"Round {state.round}, turn {state.turn}: seat {state.first_player} "
+                    "is the first player."
+                ),
+                data={"round": state.round, "turn": state.turn, "first_player": state.first_player},
+            )
+        )
+    if isinstance(action, Buy):
+        state = _buy(state, seat, action.commodity, events)
+    elif isinstance(action, Sell):
+        state = _sell(state, seat, action.commodity, events)
+    elif isinstance(action, Donate):
+        state = _donate(state, seat, action.commodity, events)
+    elif isinstance(action, EndStock):
+        state = _end_stock(state, seat, events)
+    else:
+        state = _market(state, seat, action, events)
+    return state, events
+
+
+def _buy(state: HabState, seat: Seat, commodity: Commodity, events: list[Event]) -> HabState:
+    price = price_of(state, commodity)
+    card = _owned(state.supply, commodity)[0]
+    events.append(
+        Event(
+            kind="share_bought",
+            text=f"Seat {seat} buys one {commodity} share for {price}.",
+            data={"seat": seat, "commodity": commodity, "price": price},
+        )
+    )
+    return state.model_copy(
+        update={
+            "supply": tuple(c for c in state.supply if c != card),
+            "shares": _replace(state.shares, seat, tuple(sorted((*state.shares[seat], card)))),
+            "money": _replace(state.money, seat, state.money[seat] - price),
+            "bank_paid_in": state.bank_paid_in + price,
+            "stock": state.stock.model_copy(
+                update={"trade": "buy", "count": state.stock.count + 1}
+            ),
+        }
+    )
+
+
+def _sell(state: HabState, seat: Seat, commodity: Commodity, events: list[Event]) -> HabState:
+    price = price_of(state, commodity)
+    card = _owned(state.shares[seat], commodity)[0]
+    events.append(
+        Event(
+            kind="share_sold",
+            text=f"Seat {seat} sells one {commodity} share for {price}.",
+            data={"seat": seat, "commodity": commodity, "price": price},
+        )
+    )
+    return state.model_copy(
+        update={
+            "supply": tuple(sorted((*state.supply, card))),
+            "shares": _replace(
+                state.shares, seat, tuple(c for c in state.shares[seat] if c != card)
+            ),
+            "money": _replace(state.money, seat, state.money[seat] + price),
+            "bank_paid_out": state.bank_paid_out + price,
+            "stock": state.stock.model_copy(
+                update={"trade": "sell", "count": state.stock.count + 1}
+            ),
+        }
+    )
+
+
+def _donate(state: HabState, seat: Seat, commodity: Commodity, events: list[Event]) -> HabState:
+    card = _owned(state.shares[seat], commodity)[0]
+    events.append(
+        Event(
+            kind="share_donated",
+            text=f"Seat {seat} places one share face down on its charity board.",
+            data={"seat": seat},
+        )
+    )
+    events.append(
+        Event(
+            kind="share_donated_private",
+            text=f"You place one of your {commodity} shares face down on your charity board.",
+            audience=(seat,),
+            data={"seat": seat, "commodity": commodity},
+        )
+    )
+    return state.model_copy(
+        update={
+            "shares": _replace(
+                state.shares, seat, tuple(c for c in state.shares[seat] if c != card)
+            ),
+            "charity": _replace(state.charity, seat, (*state.charity[seat], card)),
+            "stock": state.stock.model_copy(update={"donated": True}),
+        }
+    )
+
+
+def _end_stock(state: HabState, seat: Seat, events: list[Event]) -> HabState:
+    done = state.order_index + 1
+    events.append(
+        Event(
+            kind="stock_phase_ended",
+            text=f"Seat {seat} ends its stock phase.",
+            data={"seat": seat},
+        )
+    )
+    if done < state.seats:
+        return state.model_copy(update={"order_index": done, "stock": StockProgress()})
+    events.append(
+        Event(
+            kind="market_phase_started",
+            text=f"Market phase of turn {state.turn}: seat {state.first_player} picks first.",
+            data={"turn": state.turn, "first_player": state.first_player},
+        )
+    )
+    return state.model_copy(update={"order_index": 0, "stock": StockProgress(), "phase": "market"})
+
+
+def _market(state: HabState, seat: Seat, pick: Play | Halve, events: list[Event]) -> HabState:
+    card_id = _find_card(state, seat, pick)
+    assert card_id is not None  # illegal_reason checked it
+    card = market_card(card_id)
+    spaces = card.value if isinstance(pick, Play) else card.half
+    index = COMMODITIES.index(card.commodity)
+    before = state.prices[index]
+    after = move_space(before, spaces)
+    holder = holder_of(seat, pick.side, state.seats)
+    how = "in full" if isinstance(pick, Play) else "at half"
+    events.append(
+        Event(
+            kind="card_played",
+            text=(
+                f"Seat {seat} plays {card.label} from holder {holder} ({pick.side}) {how}: "
+                f"{card.commodity} moves from {TRACK[before]} to {TRACK[after]}."
+            ),
+            data={
+                "seat": seat,
+                "card_kind": card.label,
+                "commodity": card.commodity,
+                "value": card.value,
+                "mode": "full" if isinstance(pick, Play) else "half",
+                "holder": holder,
+                "side": pick.side,
+                "from_price": TRACK[before],
+                "to_price": TRACK[after],
+            },
+        )
+    )
+    holders = _replace(
+        state.holders, holder, tuple(c for c in state.holders[holder] if c != card_id)
+    )
+    state = state.model_copy(
+        update={
+            "holders": holders,
+            "discards": (*state.discards, card_id),
+            "prices": _replace(state.prices, index, after),
+            "full_side": pick.side if isinstance(pick, Play) else None,
+        }
+    )
+    if isinstance(pick, Play):
+        return state
+    done = state.order_index + 1
+    if done < state.seats:
+        return state.model_copy(update={"order_index": done})
+    return _end_turn(state, events)
+
+
+def _end_turn(state: HabState, events: list[Event]) -> HabState:
+    events.append(
+        Event(
+            kind="turn_ended",
+            text=f"Turn {state.turn} ends.",
+            data={
+                "turn": state.turn,
+                "prices": dict(zip(COMMODITIES, (TRACK[s] for s in state.prices), strict=True)),
+            },
+        )
+    )
+    if state.turn == LAST_TURN:
+        return _end_game(state, events)
+    if state.turn % TURNS_PER_ROUND == 0:
+        state = _end_round(state, events)
+    return state.model_copy(
+        update={"turn": state.turn + 1, "phase": "stock", "order_index": 0, "full_side": None}
+    )
+
+
+def _sell_charity(state: HabState, events: list[Event]) -> HabState:
+    """Reveal and sell every charity board into frozen charity money (rulebook 6.1, 7.1)."""
+    charity_money = list(state.charity_money)
+    paid = 0
+    revealed: dict[str, object] = {}
+    for seat in range(state.seats):
+        commodities = [SHARE_CARDS[c].commodity for c in state.charity[seat]]
+        proceeds = sum(price_of(state, commodity) for commodity in commodities)
+        charity_money[seat] += proceeds
+        paid += proceeds
+        revealed[str(seat)] = {
+            "shares": commodities,
+            "proceeds": proceeds,
+            "total": charity_money[seat],
+        }
+    lines = "; ".join(
+        f"seat {seat}: {', '.join(info['shares']) or 'nothing'} for {info['proceeds']} "  # type: ignore[index]
+        f"(charity total {info['total']})"  # type: ignore[index]
+        for seat, info in revealed.items()
+    )
+    events.append(
+        Event(
+            kind="charity_revealed",
+            text=f"Charity boards are revealed and sold: {lines}.",
+            data={"round": state.round, "seats": revealed},
+        )
+    )
+    returned = [card for board in state.charity for card in board]
+    return state.model_copy(
+        update={
+            "charity": ((),) * state.seats,
+            "charity_money": tuple(charity_money),
+            "supply": tuple(sorted((*state.supply, *returned))),
+            "bank_paid_out": state.bank_paid_out + paid,
+        }
+    )
+
+
+def _end_round(state: HabState, events: list[Event]) -> HabState:
+    """End of round 1: charity sold, market reshuffled and dealt again (rulebook 6)."""
+    state = _sell_charity(state, events)
+    holders, deck = _deal(state.seats, state.seed, state.chance)
+    events.extend(_deal_events(state.seats, state.round + 1))
+    return state.model_copy(
+        update={"holders": holders, "deck": deck, "discards": (), "chance": state.chance + 1}
+    )
+
+
+def _end_game(state: HabState, events: list[Event]) -> HabState:
+    """End of round 2: charity, elimination, final sale, winner (rulebook 7)."""
+    state = _sell_charity(state, events)
+    donations = state.charity_money
+    least = min(donations)
+    eliminated = tuple(seat for seat in range(state.seats) if donations[seat] == least)
+    if len(eliminated) == state.seats:
+        eliminated = ()  # rulebook 7.2: a tie of everybody eliminates nobody
+    events.append(
+        Event(
+            kind="donors_compared",
+            text=(
+                f"Charity totals: {', '.join(f'seat {s} {d}' for s, d in enumerate(donations))}. "
+                + (
+                    f"Eliminated as least generous: {', '.join(f'seat {s}' for s in eliminated)}."
+                    if eliminated
+                    else "Everybody gave the same, so nobody is eliminated."
+                )
+            ),
+            data={"donations": list(donations), "eliminated": list(eliminated)},
+        )
+    )
+    money = list(state.money)
+    paid_out = 0
+    sold: dict[str, int] = {}
+    for seat in range(state.seats):
+        proceeds = sum(price_of(state, SHARE_CARDS[c].commodity) for c in state.shares[seat])
+        money[seat] += proceeds
+        paid_out += proceeds
+        sold[str(seat)] = proceeds
+    contenders = [seat for seat in range(state.seats) if seat not in eliminated]
+    best = max(money[seat] for seat in contenders)
+    winners = tuple(seat for seat in contenders if money[seat] == best)
+    events.append(
+        Event(
+            kind="shares_cashed",
+            text="Every seat sells its remaining shares at the final prices: "
+            + ", ".join(f"seat {s} +{p}" for s, p in sold.items())
+            + ".",
+            data={"proceeds": sold, "money": money},
+        )
+    )
+    events.append(
+        Event(
+            kind="game_over",
+            text=f"The richest remaining: {', '.join(f'seat {s}' for s in winners)} with {best}.",
+            data={"winners": list(winners), "money": money},
+        )
+    )
+    returned = [card for hand in state.shares for card in hand]
+    return state.model_copy(
+        update={
+            "phase": "over",
+            "order_index": 0,
+            "full_side": None,
+            "money": tuple(money),
+            "shares": ((),) * state.seats,
+            "supply": tuple(sorted((*state.supply, *returned))),
+            "charity_money": (0,) * state.seats,
+            "donations": donations,
+            "eliminated": eliminated,
+            "winners": winners,
+            "bank_paid_out": state.bank_paid_out + paid_out,
+            "bank_paid_in": state.bank_paid_in + sum(donations),
+        }
+    )
+
+
+def outcome(state: HabState) -> Outcome | None:
+    """The result once round 2 has ended (rulebook 7.4), else ``None``."""
+    if state.phase != "over":
+        return None
+    text = (
+        f"Winner{'s' if len(state.winners) > 1 else ''}: "
+        + ", ".join(f"seat {s}" for s in state.winners)
+        + f" with {state.money[state.winners[0]]}."
+    )
+    if state.eliminated:
+        text += (
+            " Eliminated for giving least: "
+            + ", ".join(f"seat {s}" for s in state.eliminated)
+            + "."
+        )
+    return Outcome(
+        winners=state.winners,
+        reason="richest",
+        scores=tuple(float(m) for m in state.money),
+        text=text,
+    )

@@ -12,10 +12,10 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["ParsedChoice", "parse_action_reply"]
+__all__ = ["ParsedChoice", "json_objects", "parse_action_reply"]
 
-_JSON_OBJECT = re.compile(r"\{[^{}]*\}", re.DOTALL)
 _ACTION_LINE = re.compile(r"^\W*action\W*[:=]\s*[`\"']?([^\s`\"']+)", re.IGNORECASE | re.MULTILINE)
 _NUMBER_ONLY = re.compile(r"^\s*#?\s*(\d{1,3})\s*\.?\s*$")
 # Characters that can appear inside an action id; an id found in prose must not
@@ -68,18 +68,30 @@ def parse_action_reply(reply: str, legal_ids: Sequence[str]) -> ParsedChoice:
     return ParsedChoice(None, "the reply names no legal action id")
 
 
+def json_objects(text: str) -> list[dict[str, Any]]:
+    """Every top-level JSON object embedded in ``text`` (prose, code fences), in order."""
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
+    position = text.find("{")
+    while position != -1:
+        try:
+            payload, end = decoder.raw_decode(text, position)
+        except ValueError:
+            position = text.find("{", position + 1)
+            continue
+        if isinstance(payload, dict):
+            found.append(payload)
+        position = text.find("{", end)
+    return found
+
+
 def _from_json(text: str) -> str | None:
     """The ``action`` member of the last JSON object in ``text`` that has one."""
     named: str | None = None
-    for candidate in _JSON_OBJECT.findall(text):
-        try:
-            payload = json.loads(candidate)
-        except ValueError:
-            continue
-        if isinstance(payload, dict):
-            value = payload.get("action", payload.get("action_id"))
-            if isinstance(value, str | int) and not isinstance(value, bool):
-                named = str(value).strip()
+    for payload in json_objects(text):
+        value = payload.get("action", payload.get("action_id"))
+        if isinstance(value, str | int) and not isinstance(value, bool):
+            named = str(value).strip()
     return named
 
 

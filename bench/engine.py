@@ -1,0 +1,187 @@
+"""Engine benchmark: playout speed, state size, and step cost against a JSON round trip.
+
+For every game in :func:`engine.registry.all_games` (with a per-game table
+configuration, 4 seats where the game allows it) this prints:
+
+* random playouts per second and steps per second (informational);
+* the JSON size of mid-game states (the state half-way through a seeded random
+  game), target at most 8 KB for the largest one;
+* the ratio of one ``apply`` + ``view`` step to one JSON round trip of the
+  state (``model_dump_json`` + ``model_validate_json``), target at most 0.5.
+  The round trip is the in-run baseline, so the ratio means the same on a slow
+  or a fast machine: the gateway pays a round trip per action anyway, and the
+  rules should cost well under that.
+
+    .venv/bin/python bench/engine.py [--game NAME] [--seconds 3] [--strict]
+
+Only prints; ``--strict`` makes a FAIL exit with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# Run as a script, this file's folder comes first on sys.path and its own name
+# would hide the ``engine`` package; drop the folder before importing it.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
+
+from engine.bots import RANDOM  # noqa: E402
+from engine.core import Action, Game, Seat, TableConfig  # noqa: E402
+from engine.registry import all_games  # noqa: E402
+from engine.simulation import play_table  # noqa: E402
+
+STATE_SIZE_TARGET = 8 * 1024
+"""Bytes of JSON a mid-game state may take at most."""
+STEP_RATIO_TARGET = 0.5
+"""``apply`` + ``view`` may cost at most this share of a JSON round trip."""
+
+TABLES: dict[str, tuple[str, int]] = {
+    "market-fortune": ("fortune", 4),
+    "hab-und-gut": ("standard", 4),
+}
+"""Game name -> (mode, seats) to benchmark; other games get their first mode."""
+
+SAMPLE_GAMES = 20
+"""Seeded games whose mid-game states are measured."""
+RATIO_GAMES = 4
+"""Seeded games whose every step is timed for the ratio."""
+
+
+def table_config(game: Game[Any, Any, Any]) -> TableConfig:
+    """The configuration benchmarked for ``game``."""
+    mode_name, seats = TABLES.get(game.info.name, (game.info.modes[0].name, 4))
+    mode = next(m for m in game.info.modes if m.name == mode_name)
+    seats = max(mode.min_seats, min(mode.max_seats, seats))
+    config: TableConfig = game.config_model(mode=mode.name, seats=seats)
+    return config
+
+
+def verdict(passed: bool) -> str:
+    """PASS or FAIL."""
+    return "PASS" if passed else "FAIL"
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """Random playouts run for a fixed time."""
+
+    games: int
+    steps: int
+    seconds: float
+
+
+def measure_throughput(
+    game: Game[Any, Any, Any], config: TableConfig, seed: int, budget: float
+) -> Throughput:
+    """Play seeded random games until ``budget`` seconds have passed."""
+    bots = [RANDOM] * config.seats
+    games = steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < budget or games == 0:
+        steps += play_table(game, config, seed + games, bots).steps
+        games += 1
+    return Throughput(games, steps, time.perf_counter() - start)
+
+
+def mid_game_states(game: Game[Any, Any, Any], config: TableConfig, seed: int) -> list[Any]:
+    """The state half-way through each of :data:`SAMPLE_GAMES` seeded random games."""
+    states = []
+    for offset in range(SAMPLE_GAMES):
+        playout = play_table(game, config, seed + offset, [RANDOM] * config.seats)
+        state = game.new_table(config, seed + offset)
+        for seat, action_id in playout.log[: playout.steps // 2]:
+            state, _ = game.apply(state, seat, game.parse_action(action_id))
+        states.append(state)
+    return states
+
+
+def recorded_steps(
+    game: Game[Any, Any, Any], config: TableConfig, seed: int
+) -> list[tuple[Any, Seat, Action]]:
+    """Every ``(state before, seat, action)`` of :data:`RATIO_GAMES` seeded random games."""
+    steps: list[tuple[Any, Seat, Action]] = []
+    for offset in range(RATIO_GAMES):
+        playout = play_table(game, config, seed + offset, [RANDOM] * config.seats)
+        state = game.new_table(config, seed + offset)
+        for seat, action_id in playout.log:
+            action = game.parse_action(action_id)
+            steps.append((state, seat, action))
+            state, _ = game.apply(state, seat, action)
+    return steps
+
+
+def measure_step_ratio(game: Game[Any, Any, Any], steps: list[tuple[Any, Seat, Action]]) -> tuple[float, float]:
+    """Mean seconds of ``apply`` + ``view`` and of a JSON round trip, over ``steps``."""
+    state_model = game.state_model
+    start = time.perf_counter()
+    for state, seat, action in steps:
+        after, _ = game.apply(state, seat, action)
+        game.view(after, seat)
+    step_time = (time.perf_counter() - start) / len(steps)
+    start = time.perf_counter()
+    for state, _, _ in steps:
+        state_model.model_validate_json(state.model_dump_json())
+    round_trip = (time.perf_counter() - start) / len(steps)
+    return step_time, round_trip
+
+
+def bench_game(game: Game[Any, Any, Any], seed: int, budget: float) -> bool:
+    """Print the figures for one game; returns whether every target passed."""
+    config = table_config(game)
+    print(f"{game.info.name} ({config.mode}, {config.seats} seats)")
+
+    throughput = measure_throughput(game, config, seed, budget)
+    print(
+        f"  random playouts      {throughput.games / throughput.seconds:9.1f} games/s"
+        f"  {throughput.steps / throughput.seconds:10.0f} steps/s"
+        f"  ({throughput.games} games, {throughput.steps} steps in {throughput.seconds:.1f} s)"
+    )
+
+    sizes = [len(state.model_dump_json().encode()) for state in mid_game_states(game, config, seed)]
+    size_ok = max(sizes) <= STATE_SIZE_TARGET
+    print(
+        f"  mid-game state JSON  mean {statistics.mean(sizes) / 1024:5.2f} KB, max {max(sizes) / 1024:5.2f} KB"
+        f"  target max <= {STATE_SIZE_TARGET / 1024:.1f} KB  {verdict(size_ok)}"
+    )
+
+    step_time, round_trip = measure_step_ratio(game, recorded_steps(game, config, seed))
+    ratio = step_time / round_trip
+    ratio_ok = ratio <= STEP_RATIO_TARGET
+    print(
+        f"  apply+view / JSON round trip  {ratio:5.2f}"
+        f"  ({step_time * 1e6:.0f} us / {round_trip * 1e6:.0f} us)"
+        f"  target <= {STEP_RATIO_TARGET:.2f}  {verdict(ratio_ok)}"
+    )
+    return size_ok and ratio_ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Benchmark the chosen games (default: all); returns the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", action="append", help="game to benchmark (repeatable; default all)")
+    parser.add_argument("--seconds", type=float, default=3.0, help="playout time per game")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--strict", action="store_true", help="exit 1 if a target fails")
+    args = parser.parse_args(argv)
+    games = all_games()
+    chosen = args.game or list(games)
+    unknown = [name for name in chosen if name not in games]
+    if unknown:
+        print(f"unknown game(s): {', '.join(unknown)}; installed: {', '.join(games)}", file=sys.stderr)
+        return 2
+    passed = True
+    for name in chosen:
+        passed = bench_game(games[name], args.seed, args.seconds) and passed
+        print()
+    return 1 if args.strict and not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

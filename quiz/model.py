@@ -65,6 +65,8 @@ class IssuedQuestion(QuizModel):
     question: Question
     expected: str
     """The canonical expected answer: an option id, a decimal integer, ``yes`` or ``no``."""
+    params: dict[str, Any] = Field(default_factory=dict)
+    """The template's drawn parameters (server-side, for audits and tests)."""
 
 
 class Puzzle(QuizModel):

@@ -13,8 +13,9 @@ so a rule change moves the quiz with it.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from quiz.model import IssuedQuestion, Question, QuestionAnswer, QuestionFormat
 
@@ -43,6 +44,12 @@ class Draft:
     format: QuestionFormat
     answer: str | int | bool
     distractors: Sequence[str] = field(default_factory=tuple)
+    section: str | None = None
+    """Overrides the template's section when the drawn parameter has its own
+    (a question about one Strategy cites that Strategy's catalogue row)."""
+    params: Mapping[str, Any] = field(default_factory=dict)
+    """The drawn parameters (JSON values), kept server-side so tests can
+    recompute the answer with the engine."""
 
     def __post_init__(self) -> None:
         # A broken template must fail loudly in the tests, not issue a question
@@ -88,13 +95,13 @@ def render(template: QuestionTemplate, rng: random.Random, position: int) -> Iss
             "id": f"q{position}",
             "template": template.id,
             "category": template.category,
-            "section": template.section,
+            "section": draft.section or template.section,
             "format": draft.format,
             "prompt": draft.prompt,
             "options": [{"id": option_id, "text": text} for option_id, text in options],
         }
     )
-    return IssuedQuestion(question=question, expected=expected)
+    return IssuedQuestion(question=question, expected=expected, params=dict(draft.params))
 
 
 def canonical(question: Question, answer: QuestionAnswer) -> str | None:

@@ -1,0 +1,17 @@
+"""The Market Fortune admission quiz: question templates and puzzle kinds.
+
+Sections cited are those of ``docs/market-fortune.md``.
+"""
+
+from quiz.bank import QuizBank
+from quiz.market_fortune.questions import TEMPLATES
+
+__all__ = ["BANK"]
+
+BANK = QuizBank(
+    game="market-fortune",
+    rulebook="docs/market-fortune.md",
+    templates=TEMPLATES,
+    puzzle_kinds=(),
+)
+"""The bank the admission draws Market Fortune challenges from."""

@@ -1,8 +1,11 @@
 """Gateway settings from the environment (prefix ``AGENTS_CLUB_``, plus ``REDIS_URL``).
 
 One :class:`Settings` object per app; :func:`get_settings` reads the
-environment once. Outside ``development`` the settings refuse to start with
-default or generated secrets (see :meth:`Settings.refuse_default_secrets`).
+environment once. Outside ``development`` and ``test`` the settings refuse to
+start with missing or well-known secrets (see :meth:`Settings.refuse_default_secrets`):
+a production gateway that silently generated its own signing key would hand
+out tokens that no other host can verify, and a guessable organiser key lets
+anyone mint tokens.
 """
 
 from __future__ import annotations
@@ -11,14 +14,23 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "get_settings"]
+__all__ = ["KNOWN_DEFAULT_SECRETS", "MIN_ORGANISER_KEY_LENGTH", "Settings", "get_settings"]
+
+KNOWN_DEFAULT_SECRETS = frozenset(
+    {"", "changeme", "change-me", "changethis", "secret", "organiser", "organizer",
+     "password", "admin", "dev", "development", "test", "example"}
+)
+"""Values that example files and tutorials use; never accepted in production."""
+
+MIN_ORGANISER_KEY_LENGTH = 32
+"""Shorter organiser keys are refused in production (brute-force margin)."""
 
 
 class Settings(BaseSettings):
-    """Everything the gateway can be configured with."""
+    """Everything the gateway can be configured with (see the README's table)."""
 
     model_config = SettingsConfigDict(env_prefix="AGENTS_CLUB_", extra="forbid")
 
@@ -30,18 +42,69 @@ class Settings(BaseSettings):
     redis_namespace: str = "ac"
     data_dir: Path = Path(".data")
 
+    public_url: str = "http://127.0.0.1:8000"
+    """Where clients reach the gateway (used in documentation links)."""
+    log_level: str = "INFO"
+    log_format: Literal["json", "text"] = "json"
+
     jwt_issuer: str = "agents-club"
     jwt_audience: str = "agents-club-api"
     access_token_ttl_s: int = Field(default=3600, ge=60)
+    max_token_ttl_s: int = Field(default=30 * 24 * 3600, ge=60)
+    """Upper bound for a ``ttl_s`` the organiser asks for when minting."""
+    jwt_leeway_s: int = Field(default=5, ge=0, le=300)
+    """Clock skew tolerated on ``exp`` and ``nbf`` between hosts."""
     signing_key_pem: str | None = None
     """Ed25519 private key (PEM). None in development: generated once into ``data_dir``."""
+    previous_public_keys_pem: list[str] = Field(default_factory=list)
+    """Public keys (PEM) of retired signing keys whose tokens are still accepted (rotation)."""
     organiser_key: str | None = None
-    """Shared secret that lets the operator mint agent tokens (tests, bots, tournaments)."""
+    """Shared secret that lets the operator mint agent tokens (tests, bots, tournaments).
+    None in development: generated once into ``data_dir/organiser-key``."""
+
+    metrics_flush_interval_s: float = Field(default=1.0, gt=0)
+    """How often each worker adds its request counters to the shared totals in Redis."""
 
     default_turn_timeout_s: float = Field(default=120.0, gt=0)
     sweeper_interval_s: float = Field(default=0.2, gt=0)
     house_bot_delay_s: float = Field(default=0.0, ge=0)
     long_poll_max_wait_s: float = Field(default=30.0, gt=0)
+
+    @property
+    def generates_secrets(self) -> bool:
+        """True when missing keys may be generated into ``data_dir`` (development and test)."""
+        return self.environment in ("development", "test")
+
+    @model_validator(mode="after")
+    def refuse_default_secrets(self) -> Settings:
+        """Outside development and test, demand a real signing key and organiser key.
+
+        :raises ValueError: naming the setting to provide (never echoing its value).
+        """
+        if self.generates_secrets:
+            return self
+        problems: list[str] = []
+        if not self.signing_key_pem or not self.signing_key_pem.strip():
+            problems.append(
+                "AGENTS_CLUB_SIGNING_KEY_PEM is missing: provide an Ed25519 private key in PEM "
+                "(for example from `openssl genpkey -algorithm ed25519`)"
+            )
+        key = self.organiser_key
+        if key is None or not key.strip():
+            problems.append("AGENTS_CLUB_ORGANISER_KEY is missing")
+        elif key.strip().lower() in KNOWN_DEFAULT_SECRETS:
+            problems.append("AGENTS_CLUB_ORGANISER_KEY is a well-known default value")
+        elif len(key) < MIN_ORGANISER_KEY_LENGTH:
+            problems.append(
+                f"AGENTS_CLUB_ORGANISER_KEY is shorter than {MIN_ORGANISER_KEY_LENGTH} characters"
+            )
+        if problems:
+            raise ValueError(
+                f"refusing to start in {self.environment!r} with default secrets: "
+                + "; ".join(problems)
+                + " (generate one with `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
+            )
+        return self
 
 
 @lru_cache(maxsize=1)

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-__all__ = ["Keys", "connect"]
+__all__ = ["Keys", "RedisClient", "connect"]
+
+RedisClient = aioredis.Redis
+"""The asyncio client type, for annotations outside the store (which must not import redis)."""
 
 
 class Keys:

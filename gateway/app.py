@@ -1,0 +1,253 @@
+"""The gateway application: :func:`create_app` builds it, its lifespan connects Redis.
+
+``agents-club serve`` runs ``gateway.app:create_app`` as a uvicorn factory in
+each worker. The lifespan connects Redis (``app.state.redis``), starts the
+table runtime (``gateway.services.runtime.start(app)``: turn-clock sweeper and
+house-bot driver) when that module exists, starts the metrics flusher, and
+undoes all of it at shutdown.
+
+Every error leaves as ``application/problem+json`` with a stable ``code``:
+:class:`~gateway.errors.ProblemError`, unknown paths (``request/not_found``),
+wrong methods (``request/method_not_allowed``), schema violations
+(``request/invalid``, with the pydantic errors but never the rejected input,
+which may hold a secret) and anything unexpected (``server/error``, logged
+with its traceback, answered without internals).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+from collections.abc import AsyncIterator
+from types import ModuleType
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from gateway.config import Settings, get_settings
+from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError
+from gateway.logging_config import configure_logging
+from gateway.metrics import Metrics
+from gateway.metrics_middleware import RequestMetricsMiddleware
+from gateway.openapi_docs import PROBLEM_CATALOGUE, problem_example
+from gateway.security import TokenService
+from gateway.store.connection import Keys, connect
+from gateway.store.metrics import MetricsStore
+
+__all__ = ["API_VERSION", "ROUTER_MODULES", "create_app"]
+
+API_VERSION = "1.0.0"
+
+ROUTER_MODULES = (
+    "gateway.routes.meta",
+    "gateway.routes.auth",
+    "gateway.routes.games",
+    "gateway.routes.tables",
+)
+"""Route modules (each exposes ``router``); the ones not written yet are skipped."""
+
+RUNTIME_MODULE = "gateway.services.runtime"
+
+log = logging.getLogger(__name__)
+
+DESCRIPTION = """\
+Agents Club: AI agents pass a rulebook admission, receive a signed token and
+play multiplayer card games with hidden information over HTTP.
+
+* Authenticate with `Authorization: Bearer <token>` (Ed25519 JWT; public keys at
+  `/.well-known/jwks.json`).
+* Every error is `application/problem+json` with a stable `code`
+  (for example `table/stale_version`, `action/not_your_turn`, `auth/expired`).
+* Actions are posted as `{"version": <int>, "action": <id string or object>}` with an
+  `Idempotency-Key` header: a retry with the same key and body is applied once.
+"""
+
+
+def _optional_module(name: str) -> ModuleType | None:
+    """Import ``name``; None when that module itself does not exist (yet)."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as missing:
+        if missing.name != name:
+            raise  # the module exists but one of its imports is broken: say so
+        return None
+
+
+def _problem_response(
+    request: Request, error: ProblemError, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(
+        error.to_problem(instance=request.url.path),
+        status_code=error.status,
+        headers={**error.headers, **(headers or {})},
+        media_type=PROBLEM_CONTENT_TYPE,
+    )
+
+
+async def _on_problem(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ProblemError)
+    return _problem_response(request, exc)
+
+
+async def _on_http_exception(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    headers = dict(exc.headers or {})
+    if exc.status_code == 404:
+        error = ProblemError(404, "request/not_found", "Not found",
+                             f"No route at {request.url.path}; see /docs.")
+    elif exc.status_code == 405:
+        allowed = headers.get("Allow") or headers.get("allow") or ""
+        error = ProblemError(405, "request/method_not_allowed", "Method not allowed",
+                             f"{request.method} is not allowed here; allowed: {allowed}.")
+    else:
+        error = ProblemError(exc.status_code, "request/invalid", "Invalid request",
+                             str(exc.detail) if exc.status_code < 500 else "Request failed.")
+    return _problem_response(request, error, headers)
+
+
+async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = [
+        {
+            "loc": [str(part) for part in error.get("loc", ())],
+            "msg": str(error.get("msg", "")),
+            "type": str(error.get("type", "")),
+        }
+        for error in exc.errors()
+    ]
+    where = ", ".join(".".join(entry["loc"]) for entry in errors[:5])
+    error = ProblemError(
+        422,
+        "request/invalid",
+        "Invalid request",
+        f"The request does not match its schema ({where}).",
+        errors=errors,
+    )
+    return _problem_response(request, error)
+
+
+async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.error(
+        "unhandled error on %s %s",
+        request.method,
+        request.url.path,
+        exc_info=(type(exc), exc, exc.__traceback__),
+    )
+    error = ProblemError(500, "server/error", "Internal error",
+                         "Something went wrong on our side; it was logged.")
+    return _problem_response(request, error)
+
+
+def _install_problem_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(ProblemError, _on_problem)
+    app.add_exception_handler(StarletteHTTPException, _on_http_exception)
+    app.add_exception_handler(RequestValidationError, _on_validation_error)
+    app.add_exception_handler(Exception, _on_unexpected)
+
+
+def _operation_id(route: APIRoute) -> str:
+    """Operation ids are route function names: stable across refactors of paths."""
+    return route.name
+
+
+def _problem_openapi(app: FastAPI) -> dict[str, Any]:
+    """The OpenAPI document with every 4xx/5xx answer typed as problem+json."""
+    if app.openapi_schema is not None:
+        return app.openapi_schema
+    schema = FastAPI.openapi(app)
+    problem_ref = {"$ref": "#/components/schemas/Problem"}
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    if "Problem" not in components:
+        from gateway.openapi_docs import Problem
+
+        components["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+    for path_item in schema.get("paths", {}).values():
+        for operation in path_item.values():
+            for status, answer in operation.get("responses", {}).items():
+                if not str(status).startswith(("4", "5")):
+                    continue
+                content = answer.setdefault("content", {})
+                content.pop("application/json", None)
+                problem = content.setdefault(PROBLEM_CONTENT_TYPE, {})
+                problem["schema"] = problem_ref
+                if str(status) == "422" and "examples" not in problem:
+                    problem["examples"] = {
+                        "request/invalid": {
+                            "summary": PROBLEM_CATALOGUE["request/invalid"].title,
+                            "value": problem_example("request/invalid"),
+                        }
+                    }
+                    answer["description"] = "`request/invalid`"
+    for unused in ("HTTPValidationError", "ValidationError"):
+        components.pop(unused, None)
+    app.openapi_schema = schema
+    return schema
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the gateway app for ``settings`` (default: read from the environment).
+
+    :raises ValueError: when the settings refuse to start (default secrets in
+        production, no Redis URL).
+    """
+    settings = settings or get_settings()
+    tokens = TokenService(settings)
+    configure_logging(
+        level=settings.log_level,
+        fmt=settings.log_format,
+        secrets=[tokens.organiser_key, settings.signing_key_pem or ""],
+    )
+    metrics = Metrics()
+    keys = Keys(settings.redis_namespace)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if not settings.redis_url:
+            raise ValueError("REDIS_URL is not set; `agents-club serve` starts an embedded Redis")
+        redis = connect(settings.redis_url)
+        app.state.redis = redis
+        tasks: list[asyncio.Task[Any]] = []
+        try:
+            runtime = _optional_module(RUNTIME_MODULE)
+            if runtime is not None:
+                tasks.extend(await runtime.start(app))
+            tasks.append(
+                asyncio.create_task(
+                    metrics.run_flusher(MetricsStore(redis, keys), settings.metrics_flush_interval_s),
+                    name="metrics-flusher",
+                )
+            )
+            yield
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            app.state.redis = None
+            await redis.aclose()
+
+    app = FastAPI(
+        title="Agents Club",
+        version=API_VERSION,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        generate_unique_id_function=_operation_id,
+    )
+    app.state.settings = settings
+    app.state.keys = keys
+    app.state.tokens = tokens
+    app.state.metrics = metrics
+    app.state.redis = None
+    _install_problem_handlers(app)
+    app.add_middleware(RequestMetricsMiddleware, metrics=metrics)
+    for module_name in ROUTER_MODULES:
+        module = _optional_module(module_name)
+        if module is not None:
+            app.include_router(module.router)
+    app.openapi = lambda: _problem_openapi(app)  # type: ignore[method-assign]
+    return app

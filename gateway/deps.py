@@ -1,0 +1,193 @@
+"""FastAPI dependencies as ``Annotated`` aliases: what a route function may ask for.
+
+``SettingsDep``, ``RedisDep`` (the asyncio client), ``KeysDep``,
+``TokenServiceDep``, ``AuthStoreDep`` and ``MetricsDep`` come from the app's
+state (set by :func:`gateway.app.create_app` and its lifespan).
+
+``CurrentPrincipal`` verifies ``Authorization: Bearer <jwt>`` (signature,
+claims, revocation) and answers 401 ``auth/...`` otherwise;
+``OptionalPrincipal`` is None when no header is sent (spectator endpoints) but
+still refuses a bad token. ``OrganiserPrincipal`` accepts the organiser key
+(as the bearer or in ``X-Organiser-Key``) or a token of kind ``organiser``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+
+from gateway.config import Settings
+from gateway.errors import ProblemError
+from gateway.metrics import Metrics
+from gateway.principal import Principal
+from gateway.security import ORGANISER_SCOPE, TokenService, VerifiedToken, auth_problem
+from gateway.store.auth import AuthStore
+from gateway.store.connection import Keys, RedisClient
+
+__all__ = [
+    "AnyCaller",
+    "AuthStoreDep",
+    "CurrentPrincipal",
+    "CurrentToken",
+    "KeysDep",
+    "MetricsDep",
+    "OptionalPrincipal",
+    "OrganiserPrincipal",
+    "RedisDep",
+    "SettingsDep",
+    "TokenServiceDep",
+]
+
+ORGANISER_ID = "organiser"
+"""The ``agent_id`` of a principal authenticated with the organiser key itself."""
+
+_bearer = HTTPBearer(
+    auto_error=False,
+    bearerFormat="JWT",
+    description="An access token (from admission, `POST /v1/auth/token`, or the organiser).",
+)
+_organiser_header = APIKeyHeader(
+    name="X-Organiser-Key",
+    auto_error=False,
+    description="The organiser key from the gateway's configuration (or send it as the bearer).",
+)
+
+
+def _settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def _redis(request: Request) -> RedisClient:
+    client: RedisClient | None = getattr(request.app.state, "redis", None)
+    if client is None:  # only before the lifespan ran (a TestClient used without `with`)
+        raise ProblemError(503, "server/unavailable", "Service unavailable", "Redis is not connected.")
+    return client
+
+
+def _keys(request: Request) -> Keys:
+    keys: Keys = request.app.state.keys
+    return keys
+
+
+def _tokens(request: Request) -> TokenService:
+    tokens: TokenService = request.app.state.tokens
+    return tokens
+
+
+def _metrics(request: Request) -> Metrics:
+    metrics: Metrics = request.app.state.metrics
+    return metrics
+
+
+SettingsDep = Annotated[Settings, Depends(_settings)]
+RedisDep = Annotated[RedisClient, Depends(_redis)]
+KeysDep = Annotated[Keys, Depends(_keys)]
+TokenServiceDep = Annotated[TokenService, Depends(_tokens)]
+MetricsDep = Annotated[Metrics, Depends(_metrics)]
+
+
+def _auth_store(redis: RedisDep, keys: KeysDep) -> AuthStore:
+    return AuthStore(redis, keys)
+
+
+AuthStoreDep = Annotated[AuthStore, Depends(_auth_store)]
+
+
+async def _optional_token(
+    request: Request,
+    tokens: TokenServiceDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> VerifiedToken | None:
+    if credentials is None:
+        if request.headers.get("authorization"):
+            raise auth_problem("auth/invalid", "Use `Authorization: Bearer <token>`.")
+        return None
+    store = AuthStore(_redis(request), _keys(request))
+    verified = await tokens.authenticate(credentials.credentials, store.is_revoked)
+    request.state.principal = verified.principal
+    return verified
+
+
+async def _current_token(
+    verified: Annotated[VerifiedToken | None, Depends(_optional_token)],
+) -> VerifiedToken:
+    if verified is None:
+        raise auth_problem("auth/missing", "Send `Authorization: Bearer <token>`.")
+    return verified
+
+
+CurrentToken = Annotated[VerifiedToken, Depends(_current_token)]
+"""The verified bearer token (principal and expiry); 401 when missing or bad."""
+
+
+async def _current_principal(verified: CurrentToken) -> Principal:
+    return verified.principal
+
+
+async def _optional_principal(
+    verified: Annotated[VerifiedToken | None, Depends(_optional_token)],
+) -> Principal | None:
+    return verified.principal if verified is not None else None
+
+
+CurrentPrincipal = Annotated[Principal, Depends(_current_principal)]
+"""The authenticated caller; 401 ``auth/...`` when the token is missing or bad."""
+
+OptionalPrincipal = Annotated[Principal | None, Depends(_optional_principal)]
+"""The authenticated caller, or None when no ``Authorization`` header was sent."""
+
+
+async def _organiser(
+    request: Request,
+    tokens: TokenServiceDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    organiser_key: Annotated[str | None, Depends(_organiser_header)],
+) -> Principal:
+    if organiser_key is not None:
+        if tokens.is_organiser_key(organiser_key):
+            return _organiser_principal()
+        raise auth_problem("auth/invalid", "The organiser key is wrong.")
+    if credentials is None:
+        raise auth_problem("auth/missing", "Send the organiser key or an organiser token.")
+    if tokens.is_organiser_key(credentials.credentials):
+        return _organiser_principal()
+    store = AuthStore(_redis(request), _keys(request))
+    verified = await tokens.authenticate(credentials.credentials, store.is_revoked)
+    if verified.principal.kind != "organiser":
+        raise ProblemError(403, "auth/organiser_only", "Organiser only",
+                           "Only the organiser may do this.")
+    return verified.principal
+
+
+def _organiser_principal() -> Principal:
+    return Principal(
+        agent_id=ORGANISER_ID,
+        name="organiser",
+        kind="organiser",
+        scopes=frozenset({ORGANISER_SCOPE}),
+    )
+
+
+OrganiserPrincipal = Annotated[Principal, Depends(_organiser)]
+"""The organiser (by key or organiser token); 401/403 otherwise."""
+
+
+async def _caller(
+    request: Request,
+    tokens: TokenServiceDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    organiser_key: Annotated[str | None, Depends(_organiser_header)],
+) -> tuple[Principal, VerifiedToken | None]:
+    if organiser_key is not None or (
+        credentials is not None and tokens.is_organiser_key(credentials.credentials)
+    ):
+        return await _organiser(request, tokens, credentials, organiser_key), None
+    verified = await _current_token(await _optional_token(request, tokens, credentials))
+    return verified.principal, verified
+
+
+AnyCaller = Annotated[tuple[Principal, VerifiedToken | None], Depends(_caller)]
+"""The organiser (by key: no token) or an agent (with its verified token)."""

@@ -1,0 +1,75 @@
+"""ASGI middleware: counts and times every request and writes one access-log line.
+
+A plain ASGI middleware rather than ``BaseHTTPMiddleware``: it does not
+buffer or wrap streaming bodies, so SSE and long-poll responses pass through
+untouched. The route label is the matched route's *template*
+(``/v1/tables/{table_id}``), never the raw path, so table ids do not explode
+the number of metric series; unmatched paths count as ``unmatched``.
+The log line has the method, the route, the path (never the query string,
+which may hold a token) and the status; headers are never logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gateway.metrics import Metrics
+
+__all__ = ["REQUEST_ID_HEADER", "RequestMetricsMiddleware"]
+
+REQUEST_ID_HEADER = "x-request-id"
+log = logging.getLogger("gateway.access")
+
+
+class RequestMetricsMiddleware:
+    """Counts requests in :class:`~gateway.metrics.Metrics`, logs them, tags a request id."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Handle one ASGI call; non-HTTP scopes pass straight through."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        request_id = uuid.uuid4().hex[:16]
+        status = 500
+        first_byte: float | None = None
+
+        async def send_tagged(message: Message) -> None:
+            nonlocal status, first_byte
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                first_byte = time.perf_counter() - started
+                headers = list(message.get("headers", []))
+                headers.append((REQUEST_ID_HEADER.encode(), request_id.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_tagged)
+        finally:
+            route = scope.get("route")
+            template = getattr(route, "path", None) or "unmatched"
+            elapsed = first_byte if first_byte is not None else time.perf_counter() - started
+            self.metrics.observe_request(
+                method=scope["method"], route=template, status=status, seconds=elapsed
+            )
+            log.info(
+                "%s %s %s",
+                scope["method"],
+                scope.get("path", ""),
+                status,
+                extra={
+                    "ctx_request_id": request_id,
+                    "ctx_route": template,
+                    "ctx_status": status,
+                    "ctx_ms": round((time.perf_counter() - started) * 1000, 2),
+                },
+            )

@@ -1,0 +1,270 @@
+"""Tokens: the public keys, organiser-minted tokens, revocation and "who am I".
+
+Admission (``POST /v1/admission/...``) and ``POST /v1/auth/token`` (agent id +
+secret) mint the same tokens through :class:`~gateway.security.TokenService`
+and answer with :class:`AccessToken`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter, Body, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.registry import all_games
+from gateway.deps import (
+    ORGANISER_ID,
+    AnyCaller,
+    AuthStoreDep,
+    CurrentToken,
+    OrganiserPrincipal,
+    SettingsDep,
+    TokenServiceDep,
+)
+from gateway.errors import ProblemError
+from gateway.openapi_docs import problem_responses
+from gateway.security import ORGANISER_SCOPE, game_scope
+from gateway.store.auth import AgentNameTaken, AgentRecord, AuthStore
+
+__all__ = [
+    "AccessToken",
+    "AgentProfile",
+    "Jwks",
+    "OrganiserTokenRequest",
+    "RevokeRequest",
+    "Revoked",
+    "router",
+]
+
+router = APIRouter(tags=["auth"])
+
+AUTH_ERRORS = (
+    "auth/missing", "auth/invalid", "auth/expired", "auth/not_yet_valid", "auth/wrong_audience",
+    "auth/wrong_issuer", "auth/unknown_key", "auth/revoked",
+)
+AGENT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,62}[A-Za-z0-9_.\-]?$"
+
+
+class StrictModel(BaseModel):
+    """A request body: unknown fields are refused, nothing is coerced."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Jwk(BaseModel):
+    """One Ed25519 public key (RFC 8037 ``OKP``)."""
+
+    kty: Literal["OKP"]
+    crv: Literal["Ed25519"]
+    x: str = Field(description="The public key, base64url.")
+    kid: str = Field(description="Key id (RFC 7638 thumbprint); tokens name it in their header.")
+    alg: Literal["EdDSA"]
+    use: Literal["sig"]
+
+
+class Jwks(BaseModel):
+    """The JSON Web Key Set of the keys our tokens may be signed with."""
+
+    keys: list[Jwk]
+
+
+class AccessToken(BaseModel):
+    """A bearer token and what it allows."""
+
+    access_token: str = Field(description="Send as `Authorization: Bearer <access_token>`.")
+    token_type: Literal["Bearer"] = "Bearer"
+    expires_in: int = Field(description="Seconds until the token expires.")
+    expires_at: int = Field(description="Expiry, Unix seconds (the token's `exp`).")
+    agent_id: str
+    name: str
+    scopes: list[str] = Field(description="`game:<name>` per admitted game; `organiser`.")
+
+
+class OrganiserTokenRequest(StrictModel):
+    """Mint a token for the agent called ``name`` (created when new)."""
+
+    name: str = Field(pattern=AGENT_NAME_PATTERN, description="Agent name, unique.")
+    games: list[str] = Field(
+        default_factory=list, description="Games the agent may play (`GET /v1/games`)."
+    )
+    kind: Literal["agent", "organiser"] = Field(
+        default="agent", description="`organiser` mints a token with the organiser's powers."
+    )
+    ttl_s: int | None = Field(default=None, ge=60, description="Lifetime; default from config.")
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        json_schema_extra={
+            "examples": [{"name": "alice-bot", "games": ["market-fortune"], "ttl_s": 3600}]
+        },
+    )
+
+
+class RevokeRequest(StrictModel):
+    """Which token to revoke: the caller's own when ``token`` is omitted."""
+
+    token: str | None = Field(
+        default=None,
+        description="A token to revoke: your own, or any token when you are the organiser.",
+    )
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True, json_schema_extra={"examples": [{}, {"token": "eyJ..."}]}
+    )
+
+
+class Revoked(BaseModel):
+    """The token id that is now refused, and until when it is remembered."""
+
+    revoked: bool = True
+    token_id: str
+    expires_at: int
+
+
+class AgentProfile(BaseModel):
+    """The caller as its token describes it."""
+
+    agent_id: str
+    name: str
+    kind: Literal["agent", "organiser"]
+    scopes: list[str]
+    games: list[str] = Field(description="Games this token may sit at.")
+    token_expires_at: int
+    registered_at: int | None = Field(
+        default=None, description="When the agent record was created (None: organiser)."
+    )
+
+
+@router.get(
+    "/.well-known/jwks.json",
+    summary="Public keys that verify our tokens",
+    response_model=Jwks,
+    responses=problem_responses(),
+)
+async def get_jwks(tokens: TokenServiceDep, response: Response) -> Jwks:
+    """The Ed25519 public keys (current and still-accepted previous ones), by ``kid``."""
+    response.headers["Cache-Control"] = "public, max-age=300"
+    return Jwks.model_validate(tokens.keyring.jwks())
+
+
+async def _agent_for(
+    store: AuthStore, *, name: str, scopes: set[str]
+) -> AgentRecord:
+    """The agent called ``name`` with ``scopes`` granted; created when new."""
+    for _attempt in range(3):
+        record = await store.find_agent_by_name(name)
+        if record is None:
+            try:
+                record, _secret = await store.create_agent(name=name, scopes=scopes)
+            except AgentNameTaken:
+                continue  # someone created it meanwhile: grant to theirs
+            return record
+        if not scopes <= record.scopes:
+            record = await store.add_scopes(record.agent_id, *scopes)
+        return record
+    raise ProblemError(409, "agent/name_taken", "Agent name taken",
+                       "That agent name is being registered concurrently; retry.")
+
+
+@router.post(
+    "/v1/auth/organiser/tokens",
+    summary="Organiser: mint a token for an agent",
+    response_model=AccessToken,
+    status_code=201,
+    responses=problem_responses(*AUTH_ERRORS, "auth/organiser_only", "game/not_found",
+                                "agent/name_taken", "request/invalid"),
+)
+async def mint_organiser_token(
+    _organiser: OrganiserPrincipal,
+    request: OrganiserTokenRequest,
+    tokens: TokenServiceDep,
+    store: AuthStoreDep,
+    settings: SettingsDep,
+) -> AccessToken:
+    """Mint a token for house bots, tests and tournaments (no admission needed).
+
+    The agent ``name`` is created on first use and reused afterwards (its id stays
+    the same); ``games`` are added to its scopes. Authenticate with the organiser
+    key, as the bearer or in `X-Organiser-Key`.
+    """
+    known = all_games()
+    for game in request.games:
+        if game not in known:
+            raise ProblemError(404, "game/not_found", "Game not found",
+                               f"No game is called {game!r}; see GET /v1/games.",
+                               games=sorted(known))
+    ttl = min(request.ttl_s or settings.access_token_ttl_s, settings.max_token_ttl_s)
+    scopes = {game_scope(game) for game in request.games}
+    if request.kind == "organiser":
+        agent_id, name = ORGANISER_ID, request.name
+        scopes.add(ORGANISER_SCOPE)
+    else:
+        record = await _agent_for(store, name=request.name, scopes=scopes)
+        agent_id, name = record.agent_id, record.name
+        scopes = set(record.scopes)
+    token, expires_at = tokens.mint_with_expiry(
+        agent_id=agent_id, name=name, scopes=scopes, kind=request.kind, ttl_s=ttl
+    )
+    return AccessToken(
+        access_token=token, expires_in=ttl, expires_at=expires_at,
+        agent_id=agent_id, name=name, scopes=sorted(scopes),
+    )
+
+
+@router.post(
+    "/v1/auth/revoke",
+    summary="Revoke a token",
+    response_model=Revoked,
+    responses=problem_responses(*AUTH_ERRORS, "auth/wrong_scope", "request/invalid"),
+)
+async def revoke_token(
+    caller: AnyCaller,
+    tokens: TokenServiceDep,
+    store: AuthStoreDep,
+    request: RevokeRequest = Body(default_factory=RevokeRequest),  # noqa: B008 - FastAPI idiom
+) -> Revoked:
+    """Revoke your own token (empty body), or any token when you are the organiser.
+
+    A revoked token is refused with `auth/revoked` by every worker from now on.
+    """
+    principal, own = caller
+    if request.token is None:
+        if own is None:
+            raise ProblemError(422, "request/invalid", "Invalid request",
+                               "The organiser key is not a token; name the token to revoke.")
+        target = own
+    else:
+        try:
+            target = tokens.verify_token(request.token)
+        except ProblemError as refused:
+            raise ProblemError(422, "request/invalid", "Invalid request",
+                               f"That token cannot be revoked ({refused.code}).") from None
+        if target.principal.agent_id != principal.agent_id and principal.kind != "organiser":
+            raise ProblemError(403, "auth/wrong_scope", "Not allowed",
+                               "Only the organiser may revoke another agent's token.")
+    await store.revoke(target.principal.token_id, expires_at=target.expires_at)
+    return Revoked(token_id=target.principal.token_id, expires_at=target.expires_at)
+
+
+@router.get(
+    "/v1/agents/me",
+    summary="Who am I",
+    response_model=AgentProfile,
+    responses=problem_responses(*AUTH_ERRORS),
+)
+async def get_me(token: CurrentToken, store: AuthStoreDep) -> AgentProfile:
+    """The caller's agent id, name, scopes and token expiry."""
+    principal = token.principal
+    record = None if principal.kind == "organiser" else await store.get_agent(principal.agent_id)
+    scopes = sorted(principal.scopes)
+    return AgentProfile(
+        agent_id=principal.agent_id,
+        name=principal.name,
+        kind=principal.kind,
+        scopes=scopes,
+        games=[scope.removeprefix("game:") for scope in scopes if scope.startswith("game:")],
+        token_expires_at=token.expires_at,
+        registered_at=record.created_at if record is not None else None,
+    )

@@ -1,0 +1,83 @@
+"""Operational endpoints: liveness, readiness and Prometheus metrics."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter
+from fastapi.responses import PlainTextResponse
+from pydantic import BaseModel, ConfigDict
+
+from gateway.deps import KeysDep, MetricsDep, RedisDep
+from gateway.errors import ProblemError
+from gateway.metrics import render_prometheus
+from gateway.openapi_docs import problem_responses
+from gateway.store.metrics import MetricsStore, ping
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["operations"])
+
+PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+class Health(BaseModel):
+    """The process is up (``/healthz``) or ready to serve (``/readyz``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal["ok"] = "ok"
+
+
+def _redis_down() -> ProblemError:
+    return ProblemError(503, "server/unavailable", "Service unavailable",
+                        "Redis does not answer.", headers={"Retry-After": "1"})
+
+
+@router.get(
+    "/healthz",
+    summary="Liveness: the process answers",
+    response_model=Health,
+    responses=problem_responses(),
+)
+async def get_health() -> Health:
+    """Always ``ok`` while the worker runs; it does not touch Redis (see ``/readyz``)."""
+    return Health()
+
+
+@router.get(
+    "/readyz",
+    summary="Readiness: Redis answers",
+    response_model=Health,
+    responses=problem_responses("server/unavailable"),
+)
+async def get_readiness(redis: RedisDep) -> Health:
+    """``ok`` when Redis answers ``PING``; 503 ``server/unavailable`` otherwise."""
+    if not await ping(redis):
+        raise _redis_down()
+    return Health()
+
+
+@router.get(
+    "/metrics",
+    summary="Prometheus metrics of all workers",
+    response_class=PlainTextResponse,
+    responses={
+        200: {"content": {PROMETHEUS_CONTENT_TYPE: {"example": "agents_club_worker_up 1\n"}},
+              "description": "Prometheus text exposition format 0.0.4."},
+        **problem_responses("server/unavailable"),
+    },
+)
+async def get_metrics(redis: RedisDep, keys: KeysDep, metrics: MetricsDep) -> PlainTextResponse:
+    """Cluster-wide counters (shared through Redis, so any worker gives the same totals)."""
+    store = MetricsStore(redis, keys)
+    try:
+        await metrics.flush(store)
+        totals = await store.totals()
+    except Exception as failure:
+        if await ping(redis):
+            raise
+        raise _redis_down() from failure
+    return PlainTextResponse(
+        render_prometheus(totals, worker=metrics.worker), media_type=PROMETHEUS_CONTENT_TYPE
+    )

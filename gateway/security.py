@@ -1,0 +1,244 @@
+"""Access tokens: Ed25519-signed JWTs (``EdDSA``) minted and verified by :class:`TokenService`.
+
+A token carries ``iss``, ``aud``, ``sub`` (the agent id), ``exp``, ``iat``,
+``nbf``, ``jti`` (for revocation), ``scope`` (space-separated, ``game:<name>``
+entries and ``organiser``), ``name`` and ``kind``; its header names the
+signing key (``kid``). Verification pins the algorithm to ``EdDSA`` and looks
+the key up by ``kid`` in our own key ring only, so neither ``alg: none`` nor an
+HMAC token keyed with our public key can pass.
+
+Every failure is a 401 :class:`~gateway.errors.ProblemError` with its own code::
+
+    auth/missing         no bearer token on a route that needs one
+    auth/invalid         not a JWT, a bad signature, a wrong algorithm, a claim missing
+    auth/expired         past ``exp``
+    auth/not_yet_valid   before ``nbf``
+    auth/wrong_audience  ``aud`` is not this gateway's
+    auth/wrong_issuer    ``iss`` is not this gateway's
+    auth/unknown_key     the ``kid`` is none of ours
+    auth/revoked         the ``jti`` was revoked (checked by :meth:`TokenService.authenticate`)
+
+Error details never echo the token.
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import jwt
+
+from gateway.config import Settings
+from gateway.errors import ProblemError
+from gateway.keys import KeyRing, load_keyring, resolve_organiser_key
+from gateway.principal import Principal
+
+__all__ = [
+    "ALGORITHM",
+    "ORGANISER_SCOPE",
+    "RevocationCheck",
+    "TokenService",
+    "VerifiedToken",
+    "auth_problem",
+    "game_scope",
+]
+
+ALGORITHM = "EdDSA"
+ORGANISER_SCOPE = "organiser"
+RevocationCheck = Callable[[str], Awaitable[bool]]
+"""An async predicate on a token id (``jti``): True when it was revoked."""
+
+REQUIRED_CLAIMS = ("iss", "aud", "sub", "exp", "iat", "nbf", "jti", "scope")
+
+_TITLES = {
+    "auth/missing": "Authentication required",
+    "auth/invalid": "Invalid token",
+    "auth/expired": "Token expired",
+    "auth/not_yet_valid": "Token not yet valid",
+    "auth/wrong_audience": "Token for another audience",
+    "auth/wrong_issuer": "Token from another issuer",
+    "auth/unknown_key": "Token signed with an unknown key",
+    "auth/revoked": "Token revoked",
+    "auth/wrong_scope": "Not allowed",
+}
+
+
+def auth_problem(code: str, detail: str | None = None) -> ProblemError:
+    """A 401 problem for an ``auth/...`` code (403 for ``auth/wrong_scope``)."""
+    status = 403 if code == "auth/wrong_scope" else 401
+    headers = {"WWW-Authenticate": 'Bearer error="invalid_token"'} if status == 401 else None
+    return ProblemError(status, code, _TITLES[code], detail, headers=headers)
+
+
+def game_scope(game: str) -> str:
+    """The scope that lets an agent sit at tables of ``game``: ``game:<name>``."""
+    return f"game:{game}"
+
+
+@dataclass(frozen=True)
+class VerifiedToken:
+    """A token that passed every stateless check, with the claims a caller may need."""
+
+    principal: Principal
+    expires_at: int
+    """``exp`` (Unix seconds): how long a revocation of this token must be remembered."""
+
+
+class TokenService:
+    """Mints and verifies the gateway's access tokens.
+
+    One per app (``app.state.tokens``); routes get it through
+    :data:`gateway.deps.TokenServiceDep`. :meth:`verify` is pure (signature and
+    claims); :meth:`authenticate` adds the revocation check against Redis and
+    is what request handling uses.
+    """
+
+    def __init__(self, settings: Settings, keyring: KeyRing | None = None) -> None:
+        self.settings = settings
+        self.keyring = keyring or load_keyring(settings)
+        self._organiser_key = resolve_organiser_key(settings)
+
+    # minting -----------------------------------------------------------------
+
+    def mint(
+        self,
+        *,
+        agent_id: str,
+        name: str,
+        scopes: Iterable[str],
+        kind: Literal["agent", "organiser"] = "agent",
+        ttl_s: int | None = None,
+    ) -> str:
+        """A signed token for ``agent_id``, valid for ``ttl_s`` seconds (default from settings)."""
+        return self.mint_with_expiry(
+            agent_id=agent_id, name=name, scopes=scopes, kind=kind, ttl_s=ttl_s
+        )[0]
+
+    def mint_with_expiry(
+        self,
+        *,
+        agent_id: str,
+        name: str,
+        scopes: Iterable[str],
+        kind: Literal["agent", "organiser"] = "agent",
+        ttl_s: int | None = None,
+    ) -> tuple[str, int]:
+        """Like :meth:`mint`, also returning the token's ``exp`` (Unix seconds)."""
+        now = int(time.time())
+        lifetime = ttl_s if ttl_s is not None else self.settings.access_token_ttl_s
+        scope_set = set(scopes)
+        if kind == "organiser":
+            scope_set.add(ORGANISER_SCOPE)
+        claims: dict[str, Any] = {
+            "iss": self.settings.jwt_issuer,
+            "aud": self.settings.jwt_audience,
+            "sub": agent_id,
+            "iat": now,
+            "nbf": now,
+            "exp": now + lifetime,
+            "jti": uuid.uuid4().hex,
+            "scope": " ".join(sorted(scope_set)),
+            "name": name,
+            "kind": kind,
+        }
+        token = jwt.encode(
+            claims,
+            self.keyring.signing_key,
+            algorithm=ALGORITHM,
+            headers={"kid": self.keyring.signing_kid, "typ": "JWT"},
+        )
+        return token, claims["exp"]
+
+    # verifying ---------------------------------------------------------------
+
+    def verify(self, token: str) -> Principal:
+        """The principal of a token that passes every stateless check.
+
+        Does not consult revocation; request handling uses :meth:`authenticate`.
+
+        :raises ProblemError: 401 with the ``auth/...`` code of the first failure.
+        """
+        return self.verify_token(token).principal
+
+    def verify_token(self, token: str) -> VerifiedToken:
+        """Like :meth:`verify`, also returning the token's expiry."""
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError:
+            raise auth_problem("auth/invalid", "The bearer token is not a JWT.") from None
+        if header.get("alg") != ALGORITHM:
+            raise auth_problem("auth/invalid", f"Tokens must be signed with {ALGORITHM}.")
+        kid = header.get("kid")
+        public_key = self.keyring.verification_keys.get(kid) if isinstance(kid, str) else None
+        if public_key is None:
+            raise auth_problem(
+                "auth/unknown_key", "The token's key id is not in /.well-known/jwks.json."
+            )
+        try:
+            claims = jwt.decode(
+                token,
+                public_key,
+                algorithms=[ALGORITHM],
+                audience=self.settings.jwt_audience,
+                issuer=self.settings.jwt_issuer,
+                leeway=self.settings.jwt_leeway_s,
+                options={"require": list(REQUIRED_CLAIMS)},
+            )
+        except jwt.ExpiredSignatureError:
+            raise auth_problem("auth/expired", "The token has expired; get a new one.") from None
+        except jwt.ImmatureSignatureError:
+            raise auth_problem("auth/not_yet_valid", "The token is not valid yet.") from None
+        except jwt.InvalidAudienceError:
+            raise auth_problem("auth/wrong_audience", "The token is for another service.") from None
+        except jwt.InvalidIssuerError:
+            raise auth_problem("auth/wrong_issuer", "The token was issued elsewhere.") from None
+        except jwt.PyJWTError:
+            raise auth_problem("auth/invalid", "The token failed verification.") from None
+        return VerifiedToken(self._principal(claims), int(claims["exp"]))
+
+    async def authenticate(self, token: str, revoked: RevocationCheck) -> VerifiedToken:
+        """Verify ``token`` and refuse it when its ``jti`` was revoked.
+
+        ``revoked`` is an async predicate on a ``jti`` (``AuthStore.is_revoked``).
+
+        :raises ProblemError: 401 ``auth/...``.
+        """
+        verified = self.verify_token(token)
+        if await revoked(verified.principal.token_id):
+            raise auth_problem("auth/revoked", "The token was revoked; get a new one.")
+        return verified
+
+    def is_organiser_key(self, presented: str) -> bool:
+        """True when ``presented`` is the organiser key (constant-time comparison)."""
+        return hmac.compare_digest(presented.encode("utf-8"), self._organiser_key.encode("utf-8"))
+
+    @property
+    def organiser_key(self) -> str:
+        """The organiser key (never log it)."""
+        return self._organiser_key
+
+    @staticmethod
+    def _principal(claims: dict[str, Any]) -> Principal:
+        scope = claims.get("scope")
+        name = claims.get("name", "")
+        kind = claims.get("kind", "agent")
+        if not isinstance(scope, str) or not isinstance(name, str) or kind not in (
+            "agent",
+            "organiser",
+        ):
+            raise auth_problem("auth/invalid", "The token's claims are malformed.")
+        scopes = frozenset(scope.split())
+        if kind == "organiser" and ORGANISER_SCOPE not in scopes:
+            raise auth_problem("auth/invalid", "The token's claims are malformed.")
+        return Principal(
+            agent_id=str(claims["sub"]),
+            name=name,
+            kind=kind,
+            scopes=scopes,
+            token_id=str(claims["jti"]),
+        )
+

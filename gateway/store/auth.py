@@ -1,0 +1,257 @@
+"""Agent records and revoked token ids in Redis.
+
+Keys (under the app's namespace ``<ns>``)::
+
+    <ns>:agent:<agent_id>        hash: name, scopes (space-separated), secret (hash),
+                                 created_at, secret_rotated_at
+    <ns>:agent-name:<folded>     string: the agent id owning a name (names are unique,
+                                 compared case-insensitively)
+    <ns>:revoked:<jti>           string "1", expiring when the token itself expires
+
+An agent's secret is stored only as a salted scrypt hash
+(``scrypt$<n>$<r>$<p>$<salt>$<hash>``, base64url); the plain secret is returned
+once, by :meth:`AuthStore.create_agent` and :meth:`AuthStore.rotate_secret`.
+Hashing runs in a worker thread so it never stalls the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import hmac
+import secrets
+import time
+from collections.abc import Iterable
+
+import redis.asyncio as aioredis
+from pydantic import BaseModel, ConfigDict
+
+from gateway.store.connection import Keys
+
+__all__ = [
+    "AgentNameTaken",
+    "AgentNotFound",
+    "AgentRecord",
+    "AuthStore",
+    "hash_secret",
+    "new_agent_secret",
+    "secret_matches",
+]
+
+_SCRYPT_N, _SCRYPT_R, _SCRYPT_P = 2**14, 8, 1
+SECRET_PREFIX = "acs_"
+"""Agent secrets start with this, so log scrubbing and secret scanners recognise them."""
+
+
+class AgentNameTaken(Exception):
+    """Another agent already holds that name (names are unique, case-insensitively)."""
+
+
+class AgentNotFound(KeyError):
+    """No agent has that id."""
+
+
+class AgentRecord(BaseModel):
+    """What the gateway remembers about an agent (never its secret)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    agent_id: str
+    name: str
+    scopes: frozenset[str]
+    created_at: int
+    """Unix seconds."""
+    secret_rotated_at: int
+    """Unix seconds of the last secret change (creation counts)."""
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def new_agent_secret() -> str:
+    """A fresh random agent secret (256 bits, ``acs_`` prefix)."""
+    return SECRET_PREFIX + secrets.token_urlsafe(32)
+
+
+def hash_secret(secret: str) -> str:
+    """The salted scrypt hash of ``secret`` in our self-describing text form."""
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(
+        secret.encode("utf-8"), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P, dklen=32
+    )
+    return f"scrypt${_SCRYPT_N}${_SCRYPT_R}${_SCRYPT_P}${_b64(salt)}${_b64(digest)}"
+
+
+def secret_matches(secret: str, stored: str) -> bool:
+    """True when ``secret`` hashes to ``stored`` (constant-time; False on a malformed hash)."""
+    try:
+        scheme, n, r, p, salt, digest = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        candidate = hashlib.scrypt(
+            secret.encode("utf-8"), salt=_unb64(salt), n=int(n), r=int(r), p=int(p), dklen=32
+        )
+    except ValueError:
+        return False
+    return hmac.compare_digest(candidate, _unb64(digest))
+
+
+def _fold(name: str) -> str:
+    return name.strip().casefold()
+
+
+class AuthStore:
+    """Agent records and token revocations of one namespace.
+
+    Build one per request or keep one per app: it holds only the client and the
+    key builder. All methods are coroutines.
+    """
+
+    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
+        self.redis = redis
+        self.keys = keys
+
+    # keys --------------------------------------------------------------------
+
+    def _agent_key(self, agent_id: str) -> str:
+        return self.keys.global_("agent", agent_id)
+
+    def _name_key(self, name: str) -> str:
+        return self.keys.global_("agent-name", _fold(name))
+
+    def _revoked_key(self, token_id: str) -> str:
+        return self.keys.global_("revoked", token_id)
+
+    # agents ------------------------------------------------------------------
+
+    async def create_agent(
+        self, *, name: str, scopes: Iterable[str] = (), secret: str | None = None
+    ) -> tuple[AgentRecord, str]:
+        """Register a new agent called ``name``; returns its record and its plain secret.
+
+        ``secret`` defaults to a fresh :func:`new_agent_secret`; the plain secret is
+        not stored and cannot be recovered later (only rotated).
+
+        :raises AgentNameTaken: when the name (case-insensitively) is held already.
+        """
+        plain = secret if secret is not None else new_agent_secret()
+        agent_id = f"agt_{secrets.token_hex(10)}"
+        if not await self.redis.set(self._name_key(name), agent_id, nx=True):
+            raise AgentNameTaken(name)
+        hashed = await asyncio.to_thread(hash_secret, plain)
+        now = int(time.time())
+        scope_set = frozenset(scopes)
+        await self.redis.hset(
+            self._agent_key(agent_id),
+            mapping={
+                "name": name,
+                "scopes": " ".join(sorted(scope_set)),
+                "secret": hashed,
+                "created_at": now,
+                "secret_rotated_at": now,
+            },
+        )
+        record = AgentRecord(
+            agent_id=agent_id,
+            name=name,
+            scopes=scope_set,
+            created_at=now,
+            secret_rotated_at=now,
+        )
+        return record, plain
+
+    async def get_agent(self, agent_id: str) -> AgentRecord | None:
+        """The record of ``agent_id``, or None."""
+        fields = await self.redis.hgetall(self._agent_key(agent_id))
+        if not fields:
+            return None
+        text = {key.decode(): value.decode() for key, value in fields.items()}
+        return AgentRecord(
+            agent_id=agent_id,
+            name=text["name"],
+            scopes=frozenset(text["scopes"].split()),
+            created_at=int(text["created_at"]),
+            secret_rotated_at=int(text["secret_rotated_at"]),
+        )
+
+    async def find_agent_by_name(self, name: str) -> AgentRecord | None:
+        """The record of the agent called ``name`` (case-insensitively), or None."""
+        agent_id = await self.redis.get(self._name_key(name))
+        if agent_id is None:
+            return None
+        return await self.get_agent(agent_id.decode())
+
+    async def verify_secret(self, agent_id: str, secret: str) -> AgentRecord | None:
+        """The agent's record when ``secret`` is its current secret, else None.
+
+        Unknown agents cost the same hashing time as wrong secrets, so timing
+        does not reveal which agent ids exist.
+        """
+        stored = await self.redis.hget(self._agent_key(agent_id), "secret")
+        if stored is None:
+            await asyncio.to_thread(hash_secret, secret)
+            return None
+        if not await asyncio.to_thread(secret_matches, secret, stored.decode()):
+            return None
+        return await self.get_agent(agent_id)
+
+    async def rotate_secret(self, agent_id: str) -> str:
+        """Give ``agent_id`` a fresh secret and return it; the old one stops working.
+
+        :raises AgentNotFound: when there is no such agent.
+        """
+        key = self._agent_key(agent_id)
+        if not await self.redis.exists(key):
+            raise AgentNotFound(agent_id)
+        plain = new_agent_secret()
+        hashed = await asyncio.to_thread(hash_secret, plain)
+        await self.redis.hset(
+            key, mapping={"secret": hashed, "secret_rotated_at": int(time.time())}
+        )
+        return plain
+
+    async def add_scopes(self, agent_id: str, *scopes: str) -> AgentRecord:
+        """Grant ``scopes`` (``game:<name>`` ...) to ``agent_id``; returns the new record.
+
+        :raises AgentNotFound: when there is no such agent.
+        """
+        key = self._agent_key(agent_id)
+        # WATCH makes the read-modify-write safe against a concurrent grant.
+        async with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    await pipe.watch(key)
+                    current = await pipe.hget(key, "scopes")
+                    if current is None:
+                        raise AgentNotFound(agent_id)
+                    merged = set(current.decode().split()) | set(scopes)
+                    pipe.multi()
+                    pipe.hset(key, "scopes", " ".join(sorted(merged)))
+                    await pipe.execute()
+                    break
+                except aioredis.WatchError:
+                    continue
+        record = await self.get_agent(agent_id)
+        if record is None:  # deleted between the write and the read
+            raise AgentNotFound(agent_id)
+        return record
+
+    # revocation --------------------------------------------------------------
+
+    async def revoke(self, token_id: str, *, expires_at: int) -> None:
+        """Remember that ``token_id`` is revoked until ``expires_at`` (the token's ``exp``)."""
+        remaining = expires_at - int(time.time())
+        if remaining <= 0:
+            return  # already expired: verification refuses it anyway
+        # The leeway margin keeps the mark a little longer than the token can live.
+        await self.redis.set(self._revoked_key(token_id), "1", ex=remaining + 300)
+
+    async def is_revoked(self, token_id: str) -> bool:
+        """True when ``token_id`` was revoked and has not expired yet."""
+        return bool(await self.redis.exists(self._revoked_key(token_id)))

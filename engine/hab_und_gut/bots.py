@@ -3,8 +3,9 @@
 ``greedy`` reads only its own view: it expects each commodity to move by the
 market cards it can see beside it (every one of them will be played by
 someone, in full or at half, so it counts three quarters of each), buys what
-should rise, sells what should fall, gives one share to charity every turn
-(the least generous seat is eliminated), and steers the market towards what it
+should rise, sells what should fall, gives to charity only while it is not
+safely ahead of the least generous rival (only the least generous seat is
+eliminated, so every share given beyond that is money lost), and steers the market towards what it
 holds.
 """
 
@@ -64,7 +65,7 @@ class GreedyBot:
     name: str = "greedy"
     description: str = (
         "buys what the visible market cards will raise, sells what they will lower, "
-        "donates every turn, and plays cards to lift its own holdings"
+        "donates just enough to stay ahead of the least generous rival, and plays cards to lift its own holdings"
     )
 
     def choose(
@@ -146,11 +147,10 @@ class GreedyBot:
             public = seen.seats[seat]
             return public.charity_money + public.charity_face_down * mean_price
 
-        mine = (
-            seen.seats[seen.seat].charity_money
-            + sum(GreedyBot._price(seen, share.commodity) for share in seen.my_charity)
-            if seen.seat is not None
-            else 0.0
+        if seen.seat is None:
+            return False
+        mine = seen.seats[seen.seat].charity_money + sum(
+            GreedyBot._price(seen, share.commodity) for share in seen.my_charity
         )
         rivals = [estimate(s.seat) for s in seen.seats if s.seat != seen.seat]
         return mine <= min(rivals) + mean_price * _CHARITY_MARGIN

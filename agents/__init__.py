@@ -8,6 +8,9 @@ method (:class:`agents.Bot`), and ``agents-club play`` runs it.
 
 from __future__ import annotations
 
+from agents._async_client import AsyncClient
+from agents._client import Client
+from agents._events import AsyncEventStream, EventStream
 from agents._exceptions import (
     ActionError,
     AdmissionError,
@@ -43,14 +46,35 @@ from agents._exceptions import (
     UnexpectedResponse,
     WrongScope,
 )
+from agents._models import (
+    ActionResult,
+    EventOut,
+    EventsPage,
+    GameList,
+    GameOut,
+    HouseBotSeat,
+    LegalActionOut,
+    Observation,
+    ObservationOut,
+    OutcomeOut,
+    ReplayOut,
+    SeatOut,
+    TableList,
+    TableOut,
+)
+from agents._retry import RetryPolicy
+from agents._transport import RetryNotice
 from agents.bot import Bot, HouseBot, load_bot
 
 __all__ = [
     "ActionError",
+    "ActionResult",
     "AdmissionError",
     "AgentsClubError",
     "AlreadySeated",
     "ApiError",
+    "AsyncClient",
+    "AsyncEventStream",
     "AuthError",
     "AuthExpired",
     "AuthInvalid",
@@ -58,25 +82,42 @@ __all__ = [
     "AuthRevoked",
     "BadCredentials",
     "Bot",
+    "Client",
+    "EventOut",
+    "EventStream",
+    "EventsPage",
+    "GameList",
     "GameNotFound",
+    "GameOut",
     "HouseBot",
+    "HouseBotSeat",
     "IdempotencyConflict",
     "IllegalAction",
     "InvalidRequest",
     "InvalidTableConfig",
+    "LegalActionOut",
     "MalformedAction",
     "MethodNotAllowed",
     "NotSeated",
     "NotYourTurn",
+    "Observation",
+    "ObservationOut",
+    "OutcomeOut",
     "RateLimited",
+    "ReplayOut",
     "RequestError",
+    "RetryNotice",
+    "RetryPolicy",
     "RouteNotFound",
+    "SeatOut",
     "ServerError",
     "StaleVersion",
     "TableError",
     "TableFull",
+    "TableList",
     "TableNotFinished",
     "TableNotFound",
+    "TableOut",
     "TableStarted",
     "TransportError",
     "UnexpectedResponse",

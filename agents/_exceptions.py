@@ -13,8 +13,16 @@ registered for that code, so callers catch exactly what they mean::
         │   ├── AuthInvalid         auth/invalid
         │   ├── AuthExpired         auth/expired
         │   ├── AuthRevoked         auth/revoked
+        │   ├── AuthNotYetValid     auth/not_yet_valid
+        │   ├── WrongAudience       auth/wrong_audience
+        │   ├── WrongIssuer         auth/wrong_issuer
+        │   ├── UnknownKey          auth/unknown_key
         │   ├── WrongScope          auth/wrong_scope
+        │   ├── OrganiserOnly       auth/organiser_only
         │   └── BadCredentials      auth/bad_credentials
+        ├── AgentError
+        │   ├── AgentNotFound       agent/not_found
+        │   └── NameTaken           agent/name_taken
         ├── TableError
         │   ├── TableNotFound       table/not_found
         │   ├── TableFull           table/full
@@ -23,7 +31,8 @@ registered for that code, so callers catch exactly what they mean::
         │   ├── TableStarted        table/started
         │   ├── TableNotFinished    table/not_finished
         │   ├── StaleVersion        table/stale_version (``current_version``)
-        │   └── InvalidTableConfig  table/invalid_config
+        │   ├── InvalidTableConfig  table/invalid_config
+        │   └── UnknownHouseBot     table/unknown_bot
         ├── ActionError
         │   ├── NotYourTurn         action/not_your_turn
         │   ├── IllegalAction       action/illegal (``rule``)
@@ -37,6 +46,7 @@ registered for that code, so callers catch exactly what they mean::
         ├── GameNotFound            game/not_found
         ├── RateLimited             rate/limited (``retry_after``)
         └── ServerError             server/error
+            └── ServiceUnavailable  server/unavailable
 
 A code the SDK does not know yet maps to its family by prefix (``table/...``
 to :class:`TableError`, ``admission/...`` to :class:`AdmissionError`), or to
@@ -50,6 +60,8 @@ from typing import Any, ClassVar
 __all__ = [
     "ActionError",
     "AdmissionError",
+    "AgentError",
+    "AgentNotFound",
     "AgentsClubError",
     "AlreadySeated",
     "ApiError",
@@ -57,6 +69,7 @@ __all__ = [
     "AuthExpired",
     "AuthInvalid",
     "AuthMissing",
+    "AuthNotYetValid",
     "AuthRevoked",
     "BadCredentials",
     "GameNotFound",
@@ -66,12 +79,15 @@ __all__ = [
     "InvalidTableConfig",
     "MalformedAction",
     "MethodNotAllowed",
+    "NameTaken",
     "NotSeated",
     "NotYourTurn",
+    "OrganiserOnly",
     "RateLimited",
     "RequestError",
     "RouteNotFound",
     "ServerError",
+    "ServiceUnavailable",
     "StaleVersion",
     "TableError",
     "TableFull",
@@ -80,6 +96,10 @@ __all__ = [
     "TableStarted",
     "TransportError",
     "UnexpectedResponse",
+    "UnknownHouseBot",
+    "UnknownKey",
+    "WrongAudience",
+    "WrongIssuer",
     "WrongScope",
     "error_class_for",
     "error_from_problem",
@@ -150,16 +170,62 @@ class AuthRevoked(AuthError):
     code = "auth/revoked"
 
 
+class AuthNotYetValid(AuthError):
+    """The token's ``nbf`` lies in the future (check the machine's clock)."""
+
+    code = "auth/not_yet_valid"
+
+
+class WrongAudience(AuthError):
+    """The token was issued for another service (``aud``)."""
+
+    code = "auth/wrong_audience"
+
+
+class WrongIssuer(AuthError):
+    """The token was issued by someone else (``iss``)."""
+
+    code = "auth/wrong_issuer"
+
+
+class UnknownKey(AuthError):
+    """The token names a signing key (``kid``) the server does not hold."""
+
+    code = "auth/unknown_key"
+
+
 class WrongScope(AuthError):
     """The token is valid but not for this game (pass that game's admission)."""
 
     code = "auth/wrong_scope"
 
 
+class OrganiserOnly(AuthError):
+    """Only the organiser's token may do this."""
+
+    code = "auth/organiser_only"
+
+
 class BadCredentials(AuthError):
     """The agent id and secret given for a token renewal do not match."""
 
     code = "auth/bad_credentials"
+
+
+class AgentError(ApiError):
+    """Something about an agent record forbids the request."""
+
+
+class AgentNotFound(AgentError):
+    """No agent has that id."""
+
+    code = "agent/not_found"
+
+
+class NameTaken(AgentError):
+    """Another agent already uses that name."""
+
+    code = "agent/name_taken"
 
 
 class TableError(ApiError):
@@ -218,6 +284,12 @@ class InvalidTableConfig(TableError):
     """The game refused the table configuration (mode, seats, variants)."""
 
     code = "table/invalid_config"
+
+
+class UnknownHouseBot(TableError):
+    """No house bot of that name plays this game (see ``GET /v1/games``)."""
+
+    code = "table/unknown_bot"
 
 
 class ActionError(ApiError):
@@ -310,6 +382,12 @@ class ServerError(ApiError):
     code = "server/error"
 
 
+class ServiceUnavailable(ServerError):
+    """The server cannot serve now (its Redis does not answer); try again later."""
+
+    code = "server/unavailable"
+
+
 def _registered(cls: type[ApiError]) -> dict[str, type[ApiError]]:
     """Every subclass of ``cls`` (recursively) that names a code, by code."""
     found: dict[str, type[ApiError]] = {}
@@ -325,6 +403,7 @@ _BY_CODE: dict[str, type[ApiError]] = _registered(ApiError)
 _FAMILIES: dict[str, type[ApiError]] = {
     "auth": AuthError,
     "table": TableError,
+    "agent": AgentError,
     "action": ActionError,
     "admission": AdmissionError,
     "request": RequestError,

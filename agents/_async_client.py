@@ -1,0 +1,253 @@
+"""The asynchronous client: the same endpoints as :class:`agents.Client`, awaited."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from types import TracebackType
+from typing import Any, Literal, TypeVar
+
+import httpx
+
+from agents import _endpoints as endpoints
+from agents._endpoints import ActionBody, Call
+from agents._events import AsyncEventStream
+from agents._exceptions import TransportError
+from agents._models import (
+    ActionResult,
+    EventsPage,
+    GameList,
+    HouseBotSeat,
+    ObservationOut,
+    ReplayOut,
+    TableList,
+    TableOut,
+)
+from agents._retry import RetryPolicy
+from agents._transport import (
+    DEFAULT_BASE_URL,
+    USER_AGENT,
+    RetryNotice,
+    RetryObserver,
+    always_resendable,
+    error_for,
+    request_headers,
+)
+
+__all__ = ["AsyncClient"]
+
+T = TypeVar("T")
+
+
+class AsyncClient:
+    """Talks to an Agents Club gateway from asyncio code.
+
+    The same methods as :class:`agents.Client`, as coroutines. ``transport``
+    is the httpx seam (``httpx.ASGITransport(app)`` runs the SDK against the
+    app in-process; start the app's lifespan first). Use it as an async
+    context manager, or await :meth:`aclose`.
+
+    Every method raises the :class:`~agents.ApiError` subclass of the problem
+    the server answered (``TableFull``, ``StaleVersion``...), or
+    :class:`~agents.TransportError` when the server stays unreachable.
+    """
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_BASE_URL,
+        *,
+        token: str | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout_s: float = 30.0,
+        retry: RetryPolicy | None = None,
+        on_retry: RetryObserver | None = None,
+    ) -> None:
+        self.token = token
+        self.retry = retry or RetryPolicy()
+        self.on_retry = on_retry
+        self._http = httpx.AsyncClient(
+            base_url=base_url,
+            transport=transport,
+            timeout=timeout_s,
+            headers={"User-Agent": USER_AGENT},
+        )
+
+    # ---- plumbing -------------------------------------------------------------
+
+    @property
+    def http(self) -> httpx.AsyncClient:
+        """The underlying httpx client (for streaming; prefer the typed methods)."""
+        return self._http
+
+    async def send(self, call: Call[T]) -> T:
+        """Send ``call``, retrying as :class:`~agents._retry.RetryPolicy` allows; its typed answer."""
+        attempt = 0
+        while True:
+            try:
+                response = await self._http.request(
+                    call.method,
+                    call.path,
+                    params=call.params,
+                    json=call.body,
+                    headers=request_headers(call, self.token),
+                )
+            except httpx.TransportError as broken:
+                resendable = call.repeatable or always_resendable(broken)
+                if not resendable or attempt >= self.retry.max_retries:
+                    raise TransportError(f"{call.method} {call.path} failed: {broken!r}") from broken
+                await self._pause(call, attempt, None, repr(broken))
+                attempt += 1
+                continue
+            if response.is_success:
+                return call.read(response)
+            if self.retry.should_retry(response.status_code, repeatable=call.repeatable) and (
+                attempt < self.retry.max_retries
+            ):
+                wait = self.retry.wait_s(attempt, response)
+                if wait <= self.retry.max_wait_s:
+                    await self._pause(call, attempt, response, f"answered {response.status_code}", wait)
+                    attempt += 1
+                    continue
+            raise error_for(response)
+
+    async def _pause(
+        self,
+        call: Call[Any],
+        attempt: int,
+        response: httpx.Response | None,
+        reason: str,
+        wait: float | None = None,
+    ) -> None:
+        wait = self.retry.wait_s(attempt, response) if wait is None else wait
+        if self.on_retry is not None:
+            status = response.status_code if response is not None else None
+            self.on_retry(RetryNotice(call.method, call.path, attempt + 1, wait, status, reason))
+        await asyncio.sleep(wait)
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # ---- operations -----------------------------------------------------------
+
+    async def healthz(self) -> dict[str, Any]:
+        """``GET /healthz``: the server process answers."""
+        return await self.send(endpoints.healthz())
+
+    async def readyz(self) -> dict[str, Any]:
+        """``GET /readyz``: the server reaches its Redis."""
+        return await self.send(endpoints.readyz())
+
+    async def jwks(self) -> dict[str, Any]:
+        """``GET /.well-known/jwks.json``: the public keys that verify our tokens."""
+        return await self.send(endpoints.jwks())
+
+    # ---- games ----------------------------------------------------------------
+
+    async def games(self) -> GameList:
+        """Every game, its modes, variants and house bots."""
+        return await self.send(endpoints.games())
+
+    async def rulebook(self, game: str, *, lang: str | None = None) -> str:
+        """The game's rulebook in markdown."""
+        return await self.send(endpoints.rulebook(game, lang))
+
+    # ---- tables ---------------------------------------------------------------
+
+    async def create_table(
+        self,
+        game: str,
+        mode: str,
+        seats: int,
+        *,
+        variants: Sequence[str] = (),
+        options: Mapping[str, Any] | None = None,
+        house_bots: Sequence[HouseBotSeat | Mapping[str, Any]] = (),
+        turn_timeout_s: float | None = None,
+        private: bool = False,
+        join: bool = True,
+        seed: int | None = None,
+    ) -> TableOut:
+        """Create a table (and sit at it, unless ``join=False``)."""
+        return await self.send(
+            endpoints.create_table(
+                game=game, mode=mode, seats=seats, variants=variants, options=options,
+                house_bots=house_bots, turn_timeout_s=turn_timeout_s, private=private,
+                join=join, seed=seed,
+            )
+        )
+
+    async def list_tables(
+        self,
+        *,
+        game: str | None = None,
+        status: str | None = None,
+        offset: int | None = None,
+        limit: int | None = None,
+    ) -> TableList:
+        """Listed (non-private) tables, newest first."""
+        return await self.send(endpoints.list_tables(game=game, status=status, offset=offset, limit=limit))
+
+    async def table(self, table_id: str) -> TableOut:
+        """One table's public information."""
+        return await self.send(endpoints.get_table(table_id))
+
+    async def join(self, table_id: str, *, seat: int | None = None) -> TableOut:
+        """Take a seat (a free one, or ``seat``)."""
+        return await self.send(endpoints.join_table(table_id, seat))
+
+    async def leave(self, table_id: str) -> TableOut:
+        """Give your seat back before the table starts."""
+        return await self.send(endpoints.leave_table(table_id))
+
+    async def observe(self, table_id: str) -> ObservationOut:
+        """Your view of the table, its version and your legal actions."""
+        return await self.send(endpoints.observation(table_id))
+
+    async def act(
+        self,
+        table_id: str,
+        action: ActionBody,
+        *,
+        version: int,
+        idempotency_key: str | None = None,
+    ) -> ActionResult:
+        """Submit one action for your seat at ``version``.
+
+        The ``Idempotency-Key`` is derived from the token, table, version and
+        action unless given, so sending the same action again (a retry, or
+        after a crash) is applied at most once.
+        """
+        return await self.send(
+            endpoints.act(table_id, version=version, action=action, token=self.token, key=idempotency_key)
+        )
+
+    async def events_page(self, table_id: str, *, after: int | None = None, wait: float | None = None) -> EventsPage:
+        """One long-poll: events after ``after``, waiting up to ``wait`` seconds for one."""
+        return await self.send(endpoints.events(table_id, after=after, wait=wait))
+
+    def events(
+        self,
+        table_id: str,
+        *,
+        after: int | None = None,
+        mode: Literal["poll", "sse"] = "poll",
+        wait_s: float = 25.0,
+    ) -> AsyncEventStream:
+        """Iterate (``async for``) over the table's events until it ends, resuming after drops."""
+        return AsyncEventStream(self, table_id, after=after, mode=mode, wait_s=wait_s)
+
+    async def replay(self, table_id: str) -> ReplayOut:
+        """Seed, action log, events and final state of a finished table."""
+        return await self.send(endpoints.replay(table_id))

@@ -1,0 +1,254 @@
+"""Every API call as data: method, path, parameters, body and how to read the answer.
+
+Both clients (sync and async) send the same :class:`Call` objects, so an
+endpoint is described once here and the clients stay two thin loops over
+HTTP. Nothing in this module does I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import httpx
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from agents._exceptions import UnexpectedResponse
+from agents._models import (
+    ActionResult,
+    EventsPage,
+    GameList,
+    HouseBotSeat,
+    ObservationOut,
+    ReplayOut,
+    TableList,
+    TableOut,
+)
+
+__all__ = ["ActionBody", "Call", "idempotency_key"]
+
+T = TypeVar("T")
+
+ActionBody = str | BaseModel | Mapping[str, Any]
+"""An action: its id string, an engine action object, or the structured form as a dict."""
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    """One request and the reader of its successful answer.
+
+    ``repeatable`` marks calls that are safe to send again after a 5xx or a
+    broken connection (reads, and actions carrying an ``Idempotency-Key``).
+    """
+
+    method: str
+    path: str
+    read: Callable[[httpx.Response], T]
+    params: Mapping[str, Any] | None = None
+    body: Any = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    repeatable: bool = False
+    authenticated: bool = True
+
+
+def _model(model: type[T] | Any) -> Callable[[httpx.Response], T]:
+    """A reader validating the JSON answer with ``model`` (a class or a type expression)."""
+    adapter: TypeAdapter[T] = TypeAdapter(model)
+
+    def read(response: httpx.Response) -> T:
+        try:
+            return adapter.validate_json(response.content)
+        except ValidationError as wrong:
+            raise UnexpectedResponse(
+                f"{response.request.method} {response.request.url.path} answered a body that "
+                f"does not match the model: {wrong.error_count()} error(s)",
+                status=response.status_code,
+                body=response.text[:2000],
+            ) from wrong
+
+    return read
+
+
+def _text(response: httpx.Response) -> str:
+    return response.text
+
+
+def _json(response: httpx.Response) -> dict[str, Any]:
+    payload = response.json()
+    if not isinstance(payload, dict):
+        raise UnexpectedResponse("expected a JSON object", status=response.status_code, body=response.text[:2000])
+    return payload
+
+
+def _nothing(response: httpx.Response) -> None:
+    return None
+
+
+def _drop_none(params: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in params.items() if value is not None}
+
+
+def action_json(action: ActionBody) -> Any:
+    """The wire form of ``action``: the id string, or the structured object as JSON."""
+    if isinstance(action, str):
+        return action
+    if isinstance(action, BaseModel):
+        return action.model_dump(mode="json")
+    return dict(action)
+
+
+def idempotency_key(*, token: str | None, table_id: str, version: int, action: Any) -> str:
+    """The key of one logical action: the same agent, table, version and action.
+
+    Deterministic, so a retry — even from a new process after a crash — reuses
+    the key and the server applies the action at most once. The token's hash
+    keeps two agents sending the same action at the same version apart.
+    """
+    material = json.dumps(
+        {"token": token or "", "table": table_id, "version": version, "action": action},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return "sdk-" + hashlib.sha256(material.encode()).hexdigest()[:40]
+
+
+# ---- operations -----------------------------------------------------------------
+
+
+def healthz() -> Call[dict[str, Any]]:
+    """``GET /healthz``: the process answers."""
+    return Call("GET", "/healthz", _json, repeatable=True, authenticated=False)
+
+
+def readyz() -> Call[dict[str, Any]]:
+    """``GET /readyz``: the server reaches Redis."""
+    return Call("GET", "/readyz", _json, repeatable=True, authenticated=False)
+
+
+def jwks() -> Call[dict[str, Any]]:
+    """``GET /.well-known/jwks.json``: the public keys that verify tokens."""
+    return Call("GET", "/.well-known/jwks.json", _json, repeatable=True, authenticated=False)
+
+
+# ---- games ------------------------------------------------------------------------
+
+
+def games() -> Call[GameList]:
+    """``GET /v1/games``."""
+    return Call("GET", "/v1/games", _model(GameList), repeatable=True, authenticated=False)
+
+
+def rulebook(game: str, lang: str | None = None) -> Call[str]:
+    """``GET /v1/games/{game}/rulebook``: the rulebook in markdown."""
+    return Call(
+        "GET",
+        f"/v1/games/{game}/rulebook",
+        _text,
+        params=_drop_none({"lang": lang}),
+        repeatable=True,
+        authenticated=False,
+    )
+
+
+# ---- tables -----------------------------------------------------------------------
+
+
+def create_table(
+    *,
+    game: str,
+    mode: str,
+    seats: int,
+    variants: Sequence[str] = (),
+    options: Mapping[str, Any] | None = None,
+    house_bots: Sequence[HouseBotSeat | Mapping[str, Any]] = (),
+    turn_timeout_s: float | None = None,
+    private: bool = False,
+    join: bool = True,
+    seed: int | None = None,
+) -> Call[TableOut]:
+    """``POST /v1/tables``."""
+    body: dict[str, Any] = {
+        "game": game,
+        "mode": mode,
+        "seats": seats,
+        "variants": list(variants),
+        "options": dict(options or {}),
+        "house_bots": [
+            bot.model_dump(mode="json") if isinstance(bot, BaseModel) else dict(bot) for bot in house_bots
+        ],
+        "private": private,
+        "join": join,
+    }
+    if turn_timeout_s is not None:
+        body["turn_timeout_s"] = turn_timeout_s
+    if seed is not None:
+        body["seed"] = seed
+    return Call("POST", "/v1/tables", _model(TableOut), body=body)
+
+
+def list_tables(
+    *,
+    game: str | None = None,
+    status: str | None = None,
+    offset: int | None = None,
+    limit: int | None = None,
+) -> Call[TableList]:
+    """``GET /v1/tables`` with optional filters."""
+    params = _drop_none({"game": game, "status": status, "offset": offset, "limit": limit})
+    return Call("GET", "/v1/tables", _model(TableList), params=params, repeatable=True)
+
+
+def get_table(table_id: str) -> Call[TableOut]:
+    """``GET /v1/tables/{id}``."""
+    return Call("GET", f"/v1/tables/{table_id}", _model(TableOut), repeatable=True)
+
+
+def join_table(table_id: str, seat: int | None = None) -> Call[TableOut]:
+    """``POST /v1/tables/{id}/join`` (a free seat, or the one asked for)."""
+    body = {"seat": seat} if seat is not None else None
+    return Call("POST", f"/v1/tables/{table_id}/join", _model(TableOut), body=body)
+
+
+def leave_table(table_id: str) -> Call[TableOut]:
+    """``POST /v1/tables/{id}/leave`` (before the table starts)."""
+    return Call("POST", f"/v1/tables/{table_id}/leave", _model(TableOut))
+
+
+def observation(table_id: str) -> Call[ObservationOut]:
+    """``GET /v1/tables/{id}/observation``: my view and what I may do."""
+    return Call("GET", f"/v1/tables/{table_id}/observation", _model(ObservationOut), repeatable=True)
+
+
+def act(
+    table_id: str, *, version: int, action: ActionBody, token: str | None, key: str | None = None
+) -> Call[ActionResult]:
+    """``POST /v1/tables/{id}/actions`` with an ``Idempotency-Key`` (derived when not given)."""
+    wire_action = action_json(action)
+    key = key or idempotency_key(token=token, table_id=table_id, version=version, action=wire_action)
+    return Call(
+        "POST",
+        f"/v1/tables/{table_id}/actions",
+        _model(ActionResult),
+        body={"version": version, "action": wire_action},
+        headers={"Idempotency-Key": key},
+        repeatable=True,
+    )
+
+
+def events(table_id: str, *, after: int | None = None, wait: float | None = None) -> Call[EventsPage]:
+    """``GET /v1/tables/{id}/events``: events after ``after``, waiting up to ``wait`` seconds."""
+    params = _drop_none({"after": after, "wait": wait})
+    return Call("GET", f"/v1/tables/{table_id}/events", _model(EventsPage), params=params, repeatable=True)
+
+
+def replay(table_id: str) -> Call[ReplayOut]:
+    """``GET /v1/tables/{id}/replay`` (after the end)."""
+    return Call("GET", f"/v1/tables/{table_id}/replay", _model(ReplayOut), repeatable=True)
+
+
+def stream_path(table_id: str) -> str:
+    """The SSE form of a table's events."""
+    return f"/v1/tables/{table_id}/events/stream"

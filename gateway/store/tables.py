@@ -379,6 +379,13 @@ class TableStore:
             return CommitResult(applied=False, version=-1, replayed=stored)
         return CommitResult(applied=False, version=int(reply[1]))
 
+    async def bench_get_set(self) -> int:
+        """One GET and one SET of a counter: the benchmark's baseline request."""
+        key = self.keys.global_("bench", "baseline")
+        value = int(await self.redis.get(key) or 0) + 1
+        await self.redis.set(key, value)
+        return value
+
     # -- indexes --------------------------------------------------------------
 
     async def index_public(self, table_id: str, created_at: float) -> None:

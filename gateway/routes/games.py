@@ -1,0 +1,70 @@
+"""Game routes: the catalogue and each game's rulebook."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import PlainTextResponse
+
+from engine.bots import available_bots
+from engine.registry import all_games
+from gateway.openapi_docs import problem_responses, register_problem
+from gateway.schemas.games import GameList, GameOut, ModeOut, VariantOut
+from gateway.services.records import game_or_problem, problem
+
+__all__ = ["router"]
+
+register_problem(
+    "rulebook/not_found", 404, "Rulebook not found", "This rulebook is not written in `de`."
+)
+
+router = APIRouter(prefix="/v1/games", tags=["games"])
+
+
+def _game_out(name: str) -> GameOut:
+    game = game_or_problem(name)
+    info = game.info
+    return GameOut(
+        name=info.name,
+        title=info.title,
+        modes=[ModeOut(name=m.name, title=m.title, min_seats=m.min_seats, max_seats=m.max_seats,
+                       description=m.description) for m in info.modes],
+        variants=[VariantOut(name=v, description=d) for v, d in sorted(info.variants.items())],
+        house_bots=sorted(available_bots(info.name)),
+        rulebook_url=f"/v1/games/{info.name}/rulebook",
+    )
+
+
+@router.get(
+    "",
+    operation_id="list_games",
+    summary="The games, their modes, seat counts, variants and house bots",
+    response_model=GameList,
+    responses=problem_responses(),
+)
+async def list_games() -> GameList:
+    """Every game the server can seat; use a game's ``name`` when creating tables."""
+    return GameList(games=[_game_out(name) for name in all_games()])
+
+
+@router.get(
+    "/{game}/rulebook",
+    operation_id="get_rulebook",
+    summary="A game's rulebook (markdown)",
+    response_class=PlainTextResponse,
+    responses={
+        200: {"content": {"text/markdown": {"example": "# Hab & Gut\n\n## 1. Aim\n..."}},
+              "description": "The rulebook the admission quiz asks about."},
+        **problem_responses("game/not_found", "rulebook/not_found", "request/invalid"),
+    },
+)
+async def get_rulebook(
+    game: str,
+    lang: Annotated[str, Query(pattern="^[a-z]{2}$", description="Language code.")] = "en",
+) -> PlainTextResponse:
+    """The project's own rulebook (English; other languages when written)."""
+    rules = game_or_problem(game)
+    if lang != "en":
+        raise problem("rulebook/not_found", f"The {game} rulebook is not written in {lang!r}.")
+    return PlainTextResponse(rules.rulebook(), media_type="text/markdown; charset=utf-8")

@@ -1,0 +1,287 @@
+"""Table routes: create, list, show, join, leave, observe, act, events (long-poll and SSE), replay.
+
+Thin on purpose: each route checks its inputs, calls one function of
+:mod:`gateway.services` and returns a response model.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Header, Query, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict
+
+from gateway.deps import CurrentPrincipal, OptionalPrincipal
+from gateway.openapi_docs import problem_responses
+from gateway.schemas.tables import (
+    ActionRequest,
+    ActionResult,
+    CreateTableRequest,
+    EventsPage,
+    ObservationOut,
+    ReplayOut,
+    TableList,
+    TableOut,
+    TableStatus,
+)
+from gateway.services import actions as actions_service
+from gateway.services import events as events_service
+from gateway.services import tables as tables_service
+from gateway.services.context import TableContext
+from gateway.services.records import problem
+from gateway.services.runtime import table_context
+
+__all__ = ["BENCH_ENDPOINTS_ENV", "router"]
+
+BENCH_ENDPOINTS_ENV = "AGENTS_CLUB_BENCH_ENDPOINTS"
+"""Set to ``1`` to serve the baseline endpoint ``bench/gateway.py`` compares actions with."""
+
+router = APIRouter(prefix="/v1/tables", tags=["tables"])
+
+_AUTH = ("auth/missing", "auth/invalid", "auth/expired", "auth/revoked")
+_SPECTATOR_AUTH = ("auth/invalid", "auth/expired", "auth/revoked")
+
+
+def _ctx(request: Request) -> TableContext:
+    if getattr(request.app.state, "redis", None) is None:
+        raise problem("server/unavailable", "Redis is not connected.")
+    return table_context(request.app)
+
+
+@router.post(
+    "",
+    operation_id="create_table",
+    summary="Open a table (it starts when every seat is taken)",
+    status_code=201,
+    response_model=TableOut,
+    responses=problem_responses(
+        *_AUTH, "auth/wrong_scope", "game/not_found", "table/invalid_config",
+        "table/unknown_bot", "table/full", "request/invalid",
+    ),
+)
+async def create_table(
+    request: Request,
+    principal: CurrentPrincipal,
+    body: Annotated[CreateTableRequest, Body(openapi_examples={
+        "one agent against three bots": {
+            "value": {"game": "hab-und-gut", "mode": "standard", "seats": 4,
+                      "house_bots": [{"seat": 1}, {"seat": 2}, {"seat": 3}],
+                      "turn_timeout_s": 60},
+        },
+        "open a private table for two": {
+            "value": {"game": "market-fortune", "mode": "classic", "seats": 2, "private": True},
+        },
+    })],
+) -> TableOut:
+    """Deal a new table of ``game``. The creator sits in the first free seat unless
+    ``join`` is false; ``house_bots`` seats are played by the server. The seed stays
+    secret until the replay."""
+    return await tables_service.create_table(_ctx(request), principal, body)
+
+
+@router.get(
+    "",
+    operation_id="list_tables",
+    summary="List public tables, newest first",
+    response_model=TableList,
+    responses=problem_responses(*_SPECTATOR_AUTH, "request/invalid"),
+)
+async def list_tables(
+    request: Request,
+    principal: OptionalPrincipal,
+    game: Annotated[str | None, Query(description="Only this game.")] = None,
+    mode: Annotated[str | None, Query(description="Only this mode.")] = None,
+    status: Annotated[TableStatus | None, Query(description="Only tables in this status.")] = None,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> TableList:
+    """Private tables are never listed. Filters apply within each page of ``limit``
+    tables, so a page may hold fewer; follow ``next_offset`` until it is null."""
+    return await tables_service.list_tables(
+        _ctx(request), principal, game=game, mode=mode, status=status, offset=offset, limit=limit
+    )
+
+
+@router.get(
+    "/{table_id}",
+    operation_id="get_table",
+    summary="Show a table's public facts",
+    response_model=TableOut,
+    responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found"),
+)
+async def get_table(request: Request, table_id: str, principal: OptionalPrincipal) -> TableOut:
+    """Seats, status, version and outcome; never the seed or any hidden card."""
+    return await tables_service.get_table(_ctx(request), table_id, principal)
+
+
+@router.post(
+    "/{table_id}/join",
+    operation_id="join_table",
+    summary="Take the first free seat",
+    response_model=TableOut,
+    responses=problem_responses(
+        *_AUTH, "auth/wrong_scope", "table/not_found", "table/full", "table/already_seated",
+        "table/started", "table/stale_version",
+    ),
+)
+async def join_table(request: Request, table_id: str, principal: CurrentPrincipal) -> TableOut:
+    """The table starts as soon as its last seat is taken; ``your_seat`` says where you sit."""
+    return await tables_service.join_table(_ctx(request), table_id, principal)
+
+
+@router.post(
+    "/{table_id}/leave",
+    operation_id="leave_table",
+    summary="Give up your seat before the table starts",
+    response_model=TableOut,
+    responses=problem_responses(
+        *_AUTH, "table/not_found", "table/not_seated", "table/started", "table/stale_version",
+    ),
+)
+async def leave_table(request: Request, table_id: str, principal: CurrentPrincipal) -> TableOut:
+    """Only while the table is open; once it starts, seats are fixed."""
+    return await tables_service.leave_table(_ctx(request), table_id, principal)
+
+
+@router.get(
+    "/{table_id}/observation",
+    operation_id="observe_table",
+    summary="Your view, the version, who acts and your legal actions",
+    response_model=ObservationOut,
+    responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found"),
+)
+async def observe_table(
+    request: Request, table_id: str, principal: OptionalPrincipal
+) -> ObservationOut:
+    """Seated callers get their seat's view and, when they must act, their legal
+    actions (send one's ``id`` with ``version`` to the actions endpoint). Without a
+    token, or without a seat, this is the spectator's view. ``summary`` says the same
+    in plain words for language models."""
+    return await tables_service.observe(_ctx(request), table_id, principal)
+
+
+@router.post(
+    "/{table_id}/actions",
+    operation_id="submit_action",
+    summary="Act for your seat",
+    response_model=ActionResult,
+    responses=problem_responses(
+        *_AUTH, "auth/wrong_scope", "table/not_found", "table/not_seated", "table/not_started",
+        "table/finished", "table/stale_version", "action/not_your_turn", "action/illegal",
+        "action/malformed", "idempotency/conflict", "request/invalid",
+    ),
+)
+async def submit_action(
+    request: Request,
+    table_id: str,
+    principal: CurrentPrincipal,
+    body: Annotated[ActionRequest, Body(openapi_examples={
+        "by id": {
+            "summary": "a legal action's id from the observation",
+            "value": {"version": 7, "action": "pass"},
+        },
+        "structured": {
+            "summary": "the game's action object (a union on `kind`)",
+            "value": {"version": 7, "action": {"kind": "pass"}},
+        },
+    })],
+    idempotency_key: Annotated[str | None, Header(
+        alias="Idempotency-Key", max_length=200,
+        description="Any unique string; a retry with the same key and body is applied "
+        "once and answered the same way; the same key with another body is refused.",
+    )] = None,
+) -> ActionResult:
+    """``version`` must be the table's current version (409 ``table/stale_version``
+    with ``current_version`` otherwise). Errors name the rule broken and list the
+    legal action ids."""
+    return await actions_service.submit(_ctx(request), table_id, principal, body, idempotency_key)
+
+
+@router.get(
+    "/{table_id}/events",
+    operation_id="poll_events",
+    summary="Long-poll the events after an id",
+    response_model=EventsPage,
+    responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "request/invalid"),
+)
+async def poll_events(
+    request: Request,
+    table_id: str,
+    principal: OptionalPrincipal,
+    after: Annotated[int, Query(ge=0, description="Return events with a larger id.")] = 0,
+    wait: Annotated[float, Query(ge=0, le=60, description="Seconds to wait for one.")] = 0,
+) -> EventsPage:
+    """Returns as soon as there is an event for you, or after ``wait`` seconds with none.
+    Spectators get public events only. Pass ``last_id`` as the next ``after``."""
+    return await events_service.poll_events(
+        _ctx(request), table_id, principal, after=after, wait=wait
+    )
+
+
+@router.get(
+    "/{table_id}/events/stream",
+    operation_id="stream_events",
+    summary="The same events as Server-Sent Events",
+    response_class=StreamingResponse,
+    responses={
+        200: {"content": {"text/event-stream": {}},
+              "description": "`id:` is the event id, `event:` its kind, `data:` the event JSON; "
+              "a final `end` event follows the table's end."},
+        **problem_responses(*_SPECTATOR_AUTH, "table/not_found", "request/invalid"),
+    },
+)
+async def stream_events(
+    request: Request,
+    table_id: str,
+    principal: OptionalPrincipal,
+    after: Annotated[int | None, Query(ge=0, description="Start after this event id.")] = None,
+    last_event_id: Annotated[str | None, Header(
+        alias="Last-Event-ID", description="Resume after this id (sent by EventSource).",
+    )] = None,
+) -> StreamingResponse:
+    """Resume with ``Last-Event-ID`` (or ``after``): every later event arrives once, in order."""
+    start = after or 0
+    if last_event_id is not None:
+        if not last_event_id.isdigit():
+            raise problem("request/invalid", "Last-Event-ID must be an event id.")
+        start = max(start, int(last_event_id))
+    ctx = _ctx(request)
+    seat, status, last = await events_service.reader_seat(ctx, table_id, principal)
+    frames = events_service.stream_events(
+        ctx, table_id, seat, after=start, finished_at=last if status == "finished" else None
+    )
+    return StreamingResponse(
+        frames, media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+@router.get(
+    "/{table_id}/replay",
+    operation_id="get_replay",
+    summary="Seed, action log and final state of a finished table",
+    response_model=ReplayOut,
+    responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "table/not_finished"),
+)
+async def get_replay(request: Request, table_id: str, principal: OptionalPrincipal) -> ReplayOut:
+    """Only after the end (409 ``table/not_finished`` before): everything that was
+    hidden is revealed, so ``seed`` plus ``log`` rebuilds ``final_state`` exactly."""
+    return await tables_service.replay(_ctx(request), table_id)
+
+
+class BenchBaseline(BaseModel):
+    """What the baseline endpoint read back."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    value: int
+
+
+if os.environ.get(BENCH_ENDPOINTS_ENV) == "1":
+
+    @router.post("/_bench/baseline", operation_id="bench_baseline", include_in_schema=False)
+    async def bench_baseline(request: Request) -> BenchBaseline:
+        """One Redis GET and one SET: the floor the action throughput is compared with."""
+        return BenchBaseline(value=await _ctx(request).store.bench_get_set())

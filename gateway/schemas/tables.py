@@ -1,0 +1,255 @@
+"""Wire models of tables, observations, actions, events and replays.
+
+Request models forbid unknown fields and are strict (a string is never read as
+a number). Game-specific parts are built from :func:`engine.registry.all_games`:
+an observation's ``view`` is a union of every game's ``view_model``
+(discriminated by ``game``) and an action body may be any game's structured
+action; the table's own game validates it again. Plain pydantic, no FastAPI:
+the SDK imports these too.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.registry import all_games
+
+__all__ = [
+    "ActionRequest",
+    "ActionResult",
+    "CreateTableRequest",
+    "EventOut",
+    "EventsPage",
+    "GameView",
+    "HouseBotSeat",
+    "LegalActionOut",
+    "LogEntryOut",
+    "ObservationOut",
+    "OutcomeOut",
+    "ReplayOut",
+    "SeatOut",
+    "TableList",
+    "TableOut",
+    "TableStatus",
+]
+
+TableStatus = Literal["open", "playing", "finished"]
+"""``open``: waiting for seats; ``playing``: started (it starts when full); ``finished``."""
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _view_union() -> Any:
+    """Every game's view model, discriminated by its ``game`` literal."""
+    models = [game.view_model for game in all_games().values()]
+    if not models:
+        return dict[str, Any]
+    if len(models) == 1:
+        return models[0]
+    return Annotated[Union[tuple(models)], Field(discriminator="game")]  # noqa: UP007
+
+
+def _action_union() -> Any:
+    """An action id, or any game's structured action (the table's game re-validates it)."""
+    unions = [game.action_type for game in all_games().values() if getattr(game, "action_type", None)]
+    return Union[(str, *unions)]
+
+
+GameView: Any = _view_union()
+"""What one seat sees of a table: the game's own ``view_model``."""
+
+StructuredAction: Any = _action_union()
+
+
+class HouseBotSeat(_Request):
+    """A seat the server fills with a house bot."""
+
+    seat: int = Field(ge=0, le=11, description="0-based seat number.")
+    bot: str = Field(default="random", description="A bot listed in the game's `house_bots`.")
+
+
+class CreateTableRequest(_Request):
+    """A new table. It starts as soon as every seat is taken."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "game": "market-fortune",
+                    "mode": "classic",
+                    "seats": 4,
+                    "house_bots": [{"seat": 1}, {"seat": 2}, {"seat": 3}],
+                    "turn_timeout_s": 60,
+                }
+            ]
+        },
+    )
+
+    game: str = Field(description="A game name from GET /v1/games.")
+    mode: str = Field(description="One of the game's modes.")
+    seats: int = Field(ge=1, le=12)
+    variants: list[str] = Field(default_factory=list, description="Variant names to switch on.")
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="Further game-specific configuration fields."
+    )
+    house_bots: list[HouseBotSeat] = Field(default_factory=list)
+    turn_timeout_s: float | None = Field(
+        default=None, gt=0, le=86_400,
+        description="Seconds a seat has to act before its default action is applied "
+        "(the server's default when omitted).",
+    )
+    private: bool = Field(default=False, description="Private tables are not listed; join by id.")
+    join: bool = Field(default=True, description="Seat the creator in the first free seat.")
+    seed: int | None = Field(
+        default=None, ge=0, lt=2**63,
+        description="Fix the deal for a reproducible table (revealed only by the replay).",
+    )
+
+
+class OutcomeOut(_Out):
+    """How a finished table ended."""
+
+    winners: list[int]
+    reason: str
+    scores: list[float]
+    text: str
+
+
+class SeatOut(_Out):
+    """One seat and who sits in it (``occupant`` null: free)."""
+
+    seat: int
+    agent_id: str | None
+    name: str | None
+    kind: Literal["agent", "house_bot"] | None
+    bot: str | None = None
+
+
+class TableOut(_Out):
+    """What anyone may know about a table."""
+
+    id: str
+    game: str
+    mode: str
+    seats: int
+    variants: list[str]
+    private: bool
+    status: TableStatus
+    turn_timeout_s: float | None
+    created_by: str
+    created_at: float
+    seated: list[SeatOut]
+    version: int
+    your_seat: int | None = Field(description="Your seat here, if you sit at this table.")
+    outcome: OutcomeOut | None = None
+
+
+class TableList(_Out):
+    """A page of listed (non-private) tables, newest first."""
+
+    tables: list[TableOut]
+    next_offset: int | None
+
+
+class LegalActionOut(_Out):
+    """An action you may take now: send its ``id`` as ``action``."""
+
+    id: str
+    text: str
+
+
+class ObservationOut(_Out):
+    """Your view of a table and what you may do now."""
+
+    table_id: str
+    game: str
+    status: TableStatus
+    version: int = Field(description="Send this back with your action.")
+    seat: int | None = Field(description="Your seat; null for a spectator.")
+    to_act: list[int] = Field(description="Seats that must decide now.")
+    legal_actions: list[LegalActionOut] = Field(description="Yours, sorted by id; empty when not to act.")
+    view: GameView | None = Field(description="The game's view for your seat; null before the start.")
+    summary: str = Field(description="The same view in plain words, for language models.")
+    deadline: float | None = Field(description="When the turn clock runs out (epoch seconds).")
+    last_event_id: int = Field(description="Resume events after this id.")
+    outcome: OutcomeOut | None = None
+
+
+class ActionRequest(_Request):
+    """One decision for your seat.
+
+    ``action`` is either a legal action's ``id`` (the simple form) or the
+    structured action object of the table's game (a union on ``kind``).
+    ``version`` must be the table's current version (from the observation);
+    send an ``Idempotency-Key`` header so a retry is applied at most once.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        json_schema_extra={"examples": [{"version": 7, "action": "build:deck:stock"}]},
+    )
+
+    version: int = Field(ge=0)
+    action: StructuredAction = Field(description="An action id string or a structured action.")
+
+
+class EventOut(_Out):
+    """Something that happened at the table, as you may see it."""
+
+    id: int = Field(description="Per-table sequence number (SSE `id`, long-poll `after`).")
+    kind: str
+    text: str
+    data: dict[str, Any]
+    private: bool = Field(description="True when only some seats received this event.")
+
+
+class ActionResult(_Out):
+    """An applied action: the new version and the events you may see."""
+
+    table_id: str
+    version: int
+    action: LegalActionOut
+    events: list[EventOut]
+    status: TableStatus
+    outcome: OutcomeOut | None = None
+
+
+class EventsPage(_Out):
+    """Events after ``after`` (possibly none when ``wait`` ran out)."""
+
+    events: list[EventOut]
+    last_id: int = Field(description="Pass as `after` next time (covers events you may not see).")
+    status: TableStatus
+
+
+class LogEntryOut(_Out):
+    """One applied action in the replay."""
+
+    version: int
+    seat: int
+    action: str
+    by: Literal["agent", "house_bot", "timeout"]
+
+
+class ReplayOut(_Out):
+    """Everything about a finished table: seed, configuration, action log, final state."""
+
+    table_id: str
+    game: str
+    config: dict[str, Any]
+    seed: int
+    log: list[LogEntryOut]
+    events: list[EventOut]
+    final_state: dict[str, Any]
+    outcome: OutcomeOut | None

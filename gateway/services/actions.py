@@ -1,0 +1,310 @@
+"""Applying actions: the one path every change of a game state takes.
+
+An agent's action, a house bot's move and a turn clock's default action all
+go through :func:`advance` (pure: engine ``apply`` plus the table's
+bookkeeping) and :func:`commit_step` (one compare-and-set in Redis). The
+agent path, :func:`submit`, adds the checks an outside caller needs: seat,
+scope, idempotency, version, turn, a well-formed and legal action.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from engine.core import Action, EngineError, Event, Game, MalformedAction, Seat
+from gateway.errors import ProblemError
+from gateway.principal import Principal
+from gateway.schemas.tables import (
+    ActionRequest,
+    ActionResult,
+    EventOut,
+    LegalActionOut,
+    OutcomeOut,
+)
+from gateway.services.context import TableContext
+from gateway.services.records import TableRecord, game_or_problem, problem
+from gateway.store.tables import CommitResult, IdempotencyRecord, TableSnapshot
+
+__all__ = [
+    "LoadedTable",
+    "Step",
+    "advance",
+    "commit_step",
+    "event_out",
+    "load_table",
+    "post_commit",
+    "schedule_for",
+    "submit",
+]
+
+@dataclass(frozen=True)
+class LoadedTable:
+    """One read of a table, parsed: the snapshot, its record, game and engine state."""
+
+    snapshot: TableSnapshot
+    record: TableRecord
+    game: Game[Any, Any, Any]
+    state: Any
+
+    @property
+    def version(self) -> int:
+        """The table's version at the read."""
+        return self.snapshot.version
+
+
+@dataclass(frozen=True)
+class Step:
+    """A computed change, ready for the compare-and-set."""
+
+    seat: Seat
+    action: Action
+    record: TableRecord
+    state: Any
+    events: list[tuple[tuple[int, ...] | None, dict[str, Any]]]
+    log_entry: dict[str, Any]
+    deadline: float | None
+    bots_due: bool
+
+
+async def load_table(ctx: TableContext, table_id: str) -> LoadedTable:
+    """Read and parse a table; a ``table/not_found`` problem when there is none."""
+    snapshot = await ctx.store.load(table_id)
+    if snapshot is None or snapshot.state is None:
+        raise problem("table/not_found", f"No table has the id {table_id!r}.")
+    record = TableRecord.model_validate(snapshot.record)
+    game = game_or_problem(record.game)
+    state = game.state_model.model_validate_json(snapshot.state)
+    return LoadedTable(snapshot=snapshot, record=record, game=game, state=state)
+
+
+def event_body(event: Event) -> dict[str, Any]:
+    """The stored body of an engine event (its audience is stored beside it)."""
+    return {"kind": event.kind, "text": event.text, "data": event.data}
+
+
+def event_out(seq: int, audience: tuple[int, ...] | None, body: dict[str, Any]) -> EventOut:
+    """An event as sent to a reader allowed to see it."""
+    return EventOut(
+        id=seq, kind=body["kind"], text=body["text"], data=body.get("data", {}),
+        private=audience is not None,
+    )
+
+
+def schedule_for(
+    record: TableRecord, game: Game[Any, Any, Any], state: Any, now: float
+) -> tuple[float | None, bool]:
+    """The turn-clock deadline and whether a house bot must act, for a state about to be stored."""
+    if record.status != "playing":
+        return None, False
+    bots = record.bot_seats()
+    to_act = game.to_act(state)
+    agents_to_act = [seat for seat in to_act if seat not in bots]
+    deadline = None
+    if agents_to_act and record.turn_timeout_s is not None:
+        deadline = now + record.turn_timeout_s
+    return deadline, any(seat in bots for seat in to_act)
+
+
+def advance(
+    loaded: LoadedTable, seat: Seat, action: Action, *, by: str, now: float
+) -> Step:
+    """Apply ``action`` for ``seat`` and do the table's bookkeeping; pure.
+
+    :raises engine.core.IllegalAction: when the rules forbid the action now.
+    """
+    game = loaded.game
+    state, engine_events = game.apply(loaded.state, seat, action)
+    events: list[tuple[tuple[int, ...] | None, dict[str, Any]]] = []
+    if by == "timeout":
+        # Public on purpose, but without the action: its id may name a hidden card.
+        events.append((None, {
+            "kind": "turn.timeout",
+            "text": f"Seat {seat} ran out of time; its default action was applied.",
+            "data": {"seat": seat},
+        }))
+    events += [(event.audience, event_body(event)) for event in engine_events]
+    record = loaded.record
+    outcome = game.outcome(state)
+    if outcome is not None:
+        record = record.model_copy(update={
+            "status": "finished",
+            "outcome": outcome.model_dump(mode="json"),
+            "finished_at": now,
+        })
+        events.append((None, {
+            "kind": "table.finished",
+            "text": outcome.text or f"The table is over ({outcome.reason}).",
+            "data": {"outcome": outcome.model_dump(mode="json")},
+        }))
+    deadline, bots_due = schedule_for(record, game, state, now)
+    log_entry = {"version": loaded.version + 1, "seat": seat, "action": action.id, "by": by}
+    return Step(seat, action, record, state, events, log_entry, deadline, bots_due)
+
+
+async def commit_step(
+    ctx: TableContext,
+    loaded: LoadedTable,
+    step: Step,
+    *,
+    idempotency_scope: str | None = None,
+    idempotency: IdempotencyRecord | None = None,
+    announce_bots: bool = True,
+) -> CommitResult:
+    """Store ``step`` if the table is still at ``loaded.version``; index its clock and bots.
+
+    The house-bot driver passes ``announce_bots=False``: it keeps playing the
+    table it holds instead of announcing it to itself again.
+    """
+    result = await ctx.store.commit(
+        loaded.snapshot.table_id,
+        expected_version=loaded.version,
+        record=step.record.model_dump(mode="json") if step.record is not loaded.record else None,
+        state=step.state.model_dump_json(),
+        deadline=step.deadline,
+        events=step.events,
+        log=[step.log_entry],
+        idempotency_scope=idempotency_scope,
+        idempotency=idempotency,
+    )
+    if result.applied:
+        bots_due = step.bots_due and announce_bots
+        await post_commit(ctx, loaded.snapshot.table_id, step.deadline, bots_due)
+    return result
+
+
+async def post_commit(
+    ctx: TableContext, table_id: str, deadline: float | None, bots_due: bool
+) -> None:
+    """Index what a commit started: the turn clock and any house-bot turn."""
+    if deadline is not None:
+        await ctx.store.schedule_clock(table_id, deadline)
+    if bots_due:
+        await ctx.store.schedule_bots(table_id, ctx.now() + ctx.settings.house_bot_delay_s)
+        ctx.bots_due.set()
+
+
+def _fingerprint(body: ActionRequest) -> str:
+    """A stable hash of a request body, to tell a retry from a reused key."""
+    action = body.action.model_dump(mode="json") if isinstance(body.action, BaseModel) else body.action
+    canonical = json.dumps({"version": body.version, "action": action}, sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _parse_action(game: Game[Any, Any, Any], submitted: Any) -> Action:
+    """The game's action for an id string or a structured body; ``action/malformed`` otherwise."""
+    try:
+        if isinstance(submitted, str):
+            parsed: Action = game.parse_action(submitted)
+            return parsed
+        raw = submitted.model_dump(mode="json") if isinstance(submitted, BaseModel) else submitted
+        action: Action = TypeAdapter(game.action_type).validate_python(raw)
+        return action
+    except MalformedAction as error:
+        raise problem("action/malformed", error.message) from None
+    except ValidationError as error:
+        raise problem(
+            "action/malformed",
+            f"Not an action of this game: {error.error_count()} schema error(s).",
+            errors=[{"loc": list(e["loc"]), "msg": e["msg"]} for e in error.errors()],
+        ) from None
+
+
+def _engine_problem(error: EngineError, legal: list[Action]) -> ProblemError:
+    """An engine rules error as problem+json, naming the rule and what is legal now."""
+    extra: dict[str, Any] = {"legal_actions": [action.id for action in legal]}
+    if error.rule:
+        extra["rule"] = error.rule
+    if error.code == "action/not_your_turn":
+        return problem("action/not_your_turn", error.message, **extra)
+    return ProblemError(422, error.code, "Illegal action", error.message, **extra)
+
+
+async def submit(
+    ctx: TableContext,
+    table_id: str,
+    principal: Principal,
+    body: ActionRequest,
+    idempotency_key: str | None,
+) -> ActionResult:
+    """Apply one agent's action, at most once per idempotency key.
+
+    The same key with the same body answers the stored result again; with
+    another body it is ``idempotency/conflict``. A ``version`` that is not the
+    table's current one is ``table/stale_version`` with ``current_version``.
+    """
+    loaded = await load_table(ctx, table_id)
+    record, game = loaded.record, loaded.game
+    seat = record.seat_of(principal.agent_id)
+    if seat is None:
+        raise problem("table/not_seated", "You do not sit at this table.")
+    if not principal.may_play(record.game):
+        raise problem("auth/wrong_scope", f"Your token does not allow playing {record.game}.")
+    scope = f"{principal.agent_id}:{idempotency_key}" if idempotency_key else None
+    fingerprint = _fingerprint(body)
+    if scope is not None:
+        stored = await ctx.store.idempotency(table_id, scope)
+        if stored is not None:
+            return _answer_again(stored, fingerprint)
+    if record.status == "open":
+        raise problem("table/not_started", "The table starts when every seat is taken.")
+    if record.status == "finished":
+        raise problem("table/finished", "The table is over; see its replay.")
+    if body.version != loaded.version:
+        raise _stale(loaded.version)
+    to_act = game.to_act(loaded.state)
+    if seat not in to_act:
+        raise problem(
+            "action/not_your_turn",
+            f"Seat {seat} is not to act now; seats to act: {to_act}.", to_act=to_act,
+        )
+    action = _parse_action(game, body.action)
+    now = ctx.now()
+    try:
+        step = advance(loaded, seat, action, by="agent", now=now)
+    except EngineError as error:
+        raise _engine_problem(error, game.legal_actions(loaded.state, seat)) from None
+    first = loaded.snapshot.seq + 1
+    result = ActionResult(
+        table_id=table_id,
+        version=loaded.version + 1,
+        action=LegalActionOut(id=action.id, text=action.text),
+        events=[
+            event_out(first + index, audience, event_body_)
+            for index, (audience, event_body_) in enumerate(step.events)
+            if audience is None or seat in audience
+        ],
+        status=step.record.status,
+        outcome=OutcomeOut.model_validate(step.record.outcome) if step.record.outcome else None,
+    )
+    response = result.model_dump(mode="json")
+    committed = await commit_step(
+        ctx, loaded, step,
+        idempotency_scope=scope,
+        idempotency=IdempotencyRecord(fingerprint, response) if scope else None,
+    )
+    if committed.applied:
+        return result
+    if committed.replayed is not None:
+        return _answer_again(committed.replayed, fingerprint)
+    raise _stale(committed.version)
+
+
+def _answer_again(stored: IdempotencyRecord, fingerprint: str) -> ActionResult:
+    if stored.fingerprint != fingerprint:
+        raise problem(
+            "idempotency/conflict", "This Idempotency-Key was already used with another body."
+        )
+    return ActionResult.model_validate(stored.response)
+
+
+def _stale(current: int) -> ProblemError:
+    return problem(
+        "table/stale_version",
+        f"The table moved on to version {current}; observe again and resend.",
+        current_version=current,
+    )

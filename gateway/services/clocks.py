@@ -1,0 +1,85 @@
+"""Turn clocks: when a seat's time runs out, its game's ``default_action`` is applied.
+
+Every worker runs :func:`run_clock_sweeper`. A deadline lives in the table hash
+(the truth) and in the ``clock`` index; a worker claims due tables from the
+index for a short lease (so the others skip them), re-reads each table and
+applies the default action through the same compare-and-set as an agent's
+action. Even if two workers did reach the same table, only one commit can
+succeed for that version, so the default action is applied exactly once and
+recorded with a public ``turn.timeout`` event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from gateway.errors import ProblemError
+from gateway.services.actions import advance, commit_step, load_table
+from gateway.services.context import TableContext
+
+__all__ = ["LEASE_S", "expire_table", "run_clock_sweeper", "sweep_clocks"]
+
+LEASE_S = 10.0
+"""How long a claimed table is left to its worker before another may take it over."""
+
+_RETRY_S = 1.0
+"""After an unexpected error, look at the table again this much later."""
+
+_ATTEMPTS = 10
+
+log = logging.getLogger(__name__)
+
+
+async def expire_table(ctx: TableContext, table_id: str) -> float | None:
+    """Apply the default action if the table's clock ran out; return its next deadline."""
+    for _attempt in range(_ATTEMPTS):
+        try:
+            loaded = await load_table(ctx, table_id)
+        except ProblemError:
+            return None  # the table is gone
+        record, game = loaded.record, loaded.game
+        deadline = loaded.snapshot.deadline
+        if record.status != "playing" or deadline is None:
+            return None
+        now = ctx.now()
+        if deadline > now:
+            return deadline
+        bots = record.bot_seats()
+        late = [seat for seat in game.to_act(loaded.state) if seat not in bots]
+        if not late:
+            return None
+        seat = late[0]
+        step = advance(loaded, seat, game.default_action(loaded.state, seat), by="timeout", now=now)
+        result = await commit_step(ctx, loaded, step)
+        if result.applied:
+            return step.deadline
+        # Someone acted meanwhile: read again; the new version has its own deadline.
+    return ctx.now() + _RETRY_S
+
+
+async def sweep_clocks(ctx: TableContext) -> int:
+    """Claim and handle every due clock once; returns how many tables were looked at."""
+    now = ctx.now()
+    lease_end = now + LEASE_S
+    claimed = await ctx.store.claim_clocks(now, lease_end)
+    for table_id in claimed:
+        try:
+            next_due = await expire_table(ctx, table_id)
+        except Exception:
+            log.exception("turn clock of table %s failed", table_id)
+            next_due = ctx.now() + _RETRY_S
+        await ctx.store.release_clock(table_id, lease_end, next_due)
+    return len(claimed)
+
+
+async def run_clock_sweeper(ctx: TableContext) -> None:
+    """Sweep due clocks every ``sweeper_interval_s`` until cancelled."""
+    while True:
+        try:
+            await sweep_clocks(ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("turn-clock sweep failed")
+        await asyncio.sleep(ctx.settings.sweeper_interval_s)

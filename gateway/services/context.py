@@ -1,0 +1,31 @@
+"""What every table service needs: the store, the settings, and a nudge for the house-bot driver."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+from gateway.config import Settings
+from gateway.store.tables import TableStore
+
+__all__ = ["TableContext"]
+
+
+@dataclass
+class TableContext:
+    """Shared by the routes, the turn-clock sweeper and the house-bot driver of one worker.
+
+    ``bots_due`` wakes this worker's house-bot driver at once when a commit
+    leaves a bot to act, so bots answer promptly instead of at the next poll;
+    the Redis index still lets any worker pick the table up.
+    """
+
+    store: TableStore
+    settings: Settings
+    bots_due: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @staticmethod
+    def now() -> float:
+        """Wall-clock time in epoch seconds (deadlines are shared between workers)."""
+        return time.time()

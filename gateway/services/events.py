@@ -1,0 +1,91 @@
+"""Reading a table's events: long-poll pages and a Server-Sent Events stream.
+
+Both read the same Redis stream with ``XREAD`` from an event id, so a reader
+that reconnects with ``after=<id>`` (or ``Last-Event-ID: <id>``) gets every
+later event exactly once, in order. Each reader gets only the events whose
+audience includes its seat; spectators get public events only.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+
+from gateway.principal import Principal
+from gateway.schemas.tables import EventsPage, TableStatus
+from gateway.services.actions import event_out, load_table
+from gateway.services.context import TableContext
+
+__all__ = ["SSE_KEEPALIVE_S", "poll_events", "reader_seat", "stream_events"]
+
+SSE_KEEPALIVE_S = 15.0
+"""A comment line this often keeps proxies from closing an idle stream."""
+
+_FINISHED = "table.finished"
+
+
+async def reader_seat(ctx: TableContext, table_id: str, principal: Principal | None) -> tuple[int | None, TableStatus, int]:
+    """The caller's seat (``None``: spectator), the table's status and last event id."""
+    loaded = await load_table(ctx, table_id)
+    seat = loaded.record.seat_of(principal.agent_id) if principal else None
+    return seat, loaded.record.status, loaded.snapshot.seq
+
+
+async def poll_events(
+    ctx: TableContext, table_id: str, principal: Principal | None, *, after: int, wait: float
+) -> EventsPage:
+    """Events after ``after`` that the caller may see, waiting up to ``wait`` seconds for one.
+
+    ``last_id`` moves past events the caller may not see too, so the next
+    poll does not wait on them again.
+    """
+    seat, status, _last = await reader_seat(ctx, table_id, principal)
+    wait = min(max(wait, 0.0), ctx.settings.long_poll_max_wait_s)
+    give_up = time.monotonic() + wait
+    cursor = after
+    while True:
+        remaining = give_up - time.monotonic()
+        block_ms = int(remaining * 1000) if remaining >= 0.001 else None
+        events = await ctx.store.events_after(table_id, cursor, block_ms=block_ms)
+        if events:
+            cursor = events[-1].seq
+            if any(event.body["kind"] == _FINISHED for event in events):
+                status = "finished"
+            elif status == "open" and any(e.body["kind"] == "table.started" for e in events):
+                status = "playing"
+            visible = [event_out(e.seq, e.audience, e.body) for e in events if e.visible_to(seat)]
+            if visible:
+                return EventsPage(events=visible, last_id=cursor, status=status)
+        if block_ms is None or time.monotonic() >= give_up:
+            return EventsPage(events=[], last_id=cursor, status=status)
+
+
+async def stream_events(
+    ctx: TableContext, table_id: str, seat: int | None, *, after: int, finished_at: int | None
+) -> AsyncIterator[str]:
+    """The table's events for ``seat`` as SSE frames (``id`` is the event id).
+
+    The stream ends after the ``table.finished`` event (or at once when the
+    table is over and the reader has seen everything: ``finished_at`` is the
+    last event id of a finished table).
+    """
+    cursor = after
+    yield "retry: 1000\n\n"
+    if finished_at is not None and cursor >= finished_at:
+        yield "event: end\ndata: {}\n\n"
+        return
+    while True:
+        events = await ctx.store.events_after(table_id, cursor, block_ms=int(SSE_KEEPALIVE_S * 1000))
+        if not events:
+            yield ": keep-alive\n\n"
+            continue
+        for event in events:
+            cursor = event.seq
+            if event.visible_to(seat):
+                out = event_out(event.seq, event.audience, event.body)
+                yield f"id: {out.id}\nevent: {out.kind}\ndata: {json.dumps(out.model_dump(mode='json'))}\n\n"
+            if event.body["kind"] == _FINISHED:
+                yield "event: end\ndata: {}\n\n"
+                return
+

@@ -1,0 +1,101 @@
+"""What the gateway keeps about a table besides the engine state, and the errors it raises.
+
+A :class:`TableRecord` is stored as JSON in the table hash next to the state.
+It holds the seed, which never leaves the gateway before the table ends: the
+public :class:`gateway.schemas.tables.TableOut` is built from it field by field.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.core import Game, Seat
+from engine.registry import UnknownGame, get_game
+from gateway.errors import ProblemError
+from gateway.openapi_docs import PROBLEM_CATALOGUE, register_problem
+
+__all__ = ["SeatRecord", "TableRecord", "game_or_problem", "problem"]
+
+register_problem(
+    "table/invalid_config", 422, "Invalid table configuration",
+    "Market Fortune's `family` mode seats 2 to 6 players.",
+)
+register_problem(
+    "table/not_started", 409, "Table not started", "The table starts when every seat is taken."
+)
+register_problem("table/finished", 409, "Table finished", "The table is over; see its replay.")
+register_problem(
+    "table/unknown_bot", 422, "Unknown house bot",
+    "No house bot `genius` for this game; see GET /v1/games.",
+)
+
+
+def problem(code: str, detail: str, **extra: Any) -> ProblemError:
+    """A :class:`ProblemError` for a registered ``code`` (status and title from the catalogue)."""
+    spec = PROBLEM_CATALOGUE[code]
+    return ProblemError(spec.status, code, spec.title, detail, **extra)
+
+
+def game_or_problem(name: str) -> Game[Any, Any, Any]:
+    """The game called ``name``; a ``game/not_found`` problem otherwise."""
+    try:
+        return get_game(name)
+    except UnknownGame:
+        raise problem("game/not_found", f"No game is called {name!r}; see GET /v1/games.") from None
+
+
+class SeatRecord(BaseModel):
+    """Who sits in a seat: an agent, or a house bot driven by the server."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent_id: str
+    name: str
+    kind: Literal["agent", "house_bot"] = "agent"
+    bot: str | None = None
+
+
+class TableRecord(BaseModel):
+    """A table's facts other than the engine state (stored, never sent as is)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    game: str
+    mode: str
+    seats: int
+    variants: list[str]
+    config: dict[str, Any]
+    """The game's full ``config_model`` dump, for the replay."""
+    private: bool
+    turn_timeout_s: float | None
+    created_by: str
+    created_at: float
+    status: Literal["open", "playing", "finished"] = "open"
+    seated: list[SeatRecord | None]
+    seed: int
+    outcome: dict[str, Any] | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+
+    def seat_of(self, agent_id: str) -> Seat | None:
+        """The seat ``agent_id`` sits in, if any (house-bot seats never match)."""
+        for seat, occupant in enumerate(self.seated):
+            if occupant is not None and occupant.kind == "agent" and occupant.agent_id == agent_id:
+                return seat
+        return None
+
+    def bot_seats(self) -> dict[Seat, str]:
+        """House-bot seats and the bot name driving each."""
+        return {
+            seat: occupant.bot or "random"
+            for seat, occupant in enumerate(self.seated)
+            if occupant is not None and occupant.kind == "house_bot"
+        }
+
+    @property
+    def full(self) -> bool:
+        """True when every seat is taken."""
+        return all(occupant is not None for occupant in self.seated)

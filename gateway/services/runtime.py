@@ -1,0 +1,40 @@
+"""The table runtime of one worker: its shared :class:`TableContext` and background tasks.
+
+:func:`gateway.app.create_app`'s lifespan calls :func:`start` after Redis is
+connected; it returns the turn-clock sweeper and house-bot driver tasks, which
+the lifespan cancels at shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import FastAPI
+
+from gateway.services.clocks import run_clock_sweeper
+from gateway.services.context import TableContext
+from gateway.services.house_bots import run_house_bots
+from gateway.store.tables import TableStore
+
+__all__ = ["start", "table_context"]
+
+
+def table_context(app: FastAPI) -> TableContext:
+    """The app's table context, made on first use (Redis must be connected)."""
+    context: TableContext | None = getattr(app.state, "table_context", None)
+    if context is None or context.store.redis is not app.state.redis:
+        context = TableContext(
+            store=TableStore(app.state.redis, app.state.keys), settings=app.state.settings
+        )
+        app.state.table_context = context
+    return context
+
+
+async def start(app: FastAPI) -> list[asyncio.Task[Any]]:
+    """Start this worker's turn-clock sweeper and house-bot driver."""
+    context = table_context(app)
+    return [
+        asyncio.create_task(run_clock_sweeper(context), name="turn-clock-sweeper"),
+        asyncio.create_task(run_house_bots(context), name="house-bots"),
+    ]

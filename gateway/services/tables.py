@@ -1,0 +1,331 @@
+"""Table lifecycle: create, list, show, join, leave, observe, replay.
+
+Joining and leaving are compare-and-set changes like actions: on a version
+conflict the table is read again and the request checked again, so two agents
+racing for the last seat never both get it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.bots import UnknownBot, get_bot
+from engine.core import InvalidConfig, Seat
+from gateway.principal import Principal
+from gateway.schemas.tables import (
+    CreateTableRequest,
+    EventOut,
+    LegalActionOut,
+    LogEntryOut,
+    ObservationOut,
+    OutcomeOut,
+    ReplayOut,
+    SeatOut,
+    TableList,
+    TableOut,
+    TableStatus,
+)
+from gateway.services.actions import LoadedTable, event_out, load_table, post_commit, schedule_for
+from gateway.services.context import TableContext
+from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
+
+__all__ = [
+    "create_table",
+    "get_table",
+    "join_table",
+    "leave_table",
+    "list_tables",
+    "observe",
+    "replay",
+    "table_out",
+]
+
+_CAS_ATTEMPTS = 20
+"""Re-reads allowed to a join or leave that keeps losing the race (then it reports a conflict)."""
+
+Events = list[tuple[tuple[int, ...] | None, dict[str, Any]]]
+
+
+def _outcome(record: TableRecord) -> OutcomeOut | None:
+    return OutcomeOut.model_validate(record.outcome) if record.outcome else None
+
+
+def table_out(record: TableRecord, version: int, principal: Principal | None) -> TableOut:
+    """The public facts of a table (never the seed or state)."""
+    return TableOut(
+        id=record.id,
+        game=record.game,
+        mode=record.mode,
+        seats=record.seats,
+        variants=record.variants,
+        private=record.private,
+        status=record.status,
+        turn_timeout_s=record.turn_timeout_s,
+        created_by=record.created_by,
+        created_at=record.created_at,
+        seated=[
+            SeatOut(
+                seat=seat,
+                agent_id=occupant.agent_id if occupant else None,
+                name=occupant.name if occupant else None,
+                kind=occupant.kind if occupant else None,
+                bot=occupant.bot if occupant else None,
+            )
+            for seat, occupant in enumerate(record.seated)
+        ],
+        version=version,
+        your_seat=record.seat_of(principal.agent_id) if principal else None,
+        outcome=_outcome(record),
+    )
+
+
+def _require_scope(principal: Principal, game: str) -> None:
+    if not principal.may_play(game):
+        raise problem("auth/wrong_scope", f"Your token does not allow playing {game}.")
+
+
+def _seat_event(kind: str, seat: Seat, occupant: SeatRecord, verb: str) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "text": f"{occupant.name} {verb} seat {seat}.",
+        "data": {"seat": seat, "name": occupant.name, "agent_id": occupant.agent_id},
+    }
+
+
+def _start_if_full(record: TableRecord, now: float, events: Events) -> TableRecord:
+    """A table starts the moment its last seat is taken."""
+    if record.status != "open" or not record.full:
+        return record
+    events.append((None, {"kind": "table.started", "text": "Every seat is taken; play begins.", "data": {}}))
+    return record.model_copy(update={"status": "playing", "started_at": now})
+
+
+async def create_table(
+    ctx: TableContext, principal: Principal, request: CreateTableRequest
+) -> TableOut:
+    """Create a table (dealt now, started when full); the creator sits unless ``join`` is false."""
+    game = game_or_problem(request.game)
+    _require_scope(principal, request.game)
+    config_fields = {**request.options, "mode": request.mode, "seats": request.seats,
+                     "variants": tuple(request.variants)}
+    try:
+        config = game.config_model.model_validate(config_fields)
+    except ValidationError as error:
+        raise problem(
+            "table/invalid_config", "The table configuration does not fit this game.",
+            errors=[{"loc": list(e["loc"]), "msg": e["msg"]} for e in error.errors()],
+        ) from None
+    seated: list[SeatRecord | None] = [None] * request.seats
+    for house_bot in request.house_bots:
+        if house_bot.seat >= request.seats or seated[house_bot.seat] is not None:
+            raise problem(
+                "table/invalid_config",
+                f"House bot seat {house_bot.seat} is out of range or given twice.",
+            )
+        try:
+            bot = get_bot(request.game, house_bot.bot)
+        except UnknownBot:
+            raise problem(
+                "table/unknown_bot", f"No house bot {house_bot.bot!r} for {request.game}."
+            ) from None
+        seated[house_bot.seat] = SeatRecord(
+            agent_id=f"bot:{bot.name}:{house_bot.seat}", name=f"{bot.name} bot (seat {house_bot.seat})",
+            kind="house_bot", bot=bot.name,
+        )
+    seed = request.seed if request.seed is not None else secrets.randbits(63)
+    try:
+        state = game.new_table(config, seed)
+    except InvalidConfig as error:
+        raise problem("table/invalid_config", error.message) from None
+    now = ctx.now()
+    table_id = secrets.token_hex(8)
+    events: Events = [(None, {
+        "kind": "table.created",
+        "text": f"{principal.name} opened a {game.info.title} table for {request.seats}.",
+        "data": {"game": request.game, "mode": request.mode, "seats": request.seats},
+    })]
+    for seat, occupant in enumerate(seated):
+        if occupant is not None:
+            events.append((None, _seat_event("seat.joined", seat, occupant, "took")))
+    if request.join:
+        free = next((seat for seat, occupant in enumerate(seated) if occupant is None), None)
+        if free is None:
+            raise problem("table/full", "Every seat is taken by house bots; there is none for you.")
+        seated[free] = SeatRecord(agent_id=principal.agent_id, name=principal.name)
+        events.append((None, _seat_event("seat.joined", free, seated[free], "took")))  # type: ignore[arg-type]
+    timeout = request.turn_timeout_s
+    record = TableRecord(
+        id=table_id,
+        game=request.game,
+        mode=request.mode,
+        seats=request.seats,
+        variants=list(request.variants),
+        config=config.model_dump(mode="json"),
+        private=request.private,
+        turn_timeout_s=timeout if timeout is not None else ctx.settings.default_turn_timeout_s,
+        created_by=principal.agent_id,
+        created_at=now,
+        seated=seated,
+        seed=seed,
+    )
+    record = _start_if_full(record, now, events)
+    deadline, bots_due = schedule_for(record, game, state, now)
+    result = await ctx.store.commit(
+        table_id, expected_version=-1, record=record.model_dump(mode="json"),
+        state=state.model_dump_json(), deadline=deadline, events=events,
+    )
+    if not result.applied:  # a 64-bit id collision: vanishingly rare, but never overwrite
+        raise problem("server/error", "Could not allocate a table id; try again.")
+    if not record.private:
+        await ctx.store.index_public(table_id, now)
+    await post_commit(ctx, table_id, deadline, bots_due)
+    return table_out(record, result.version, principal)
+
+
+async def get_table(ctx: TableContext, table_id: str, principal: Principal | None) -> TableOut:
+    """The public facts of one table."""
+    loaded = await load_table(ctx, table_id)
+    return table_out(loaded.record, loaded.version, principal)
+
+
+async def list_tables(
+    ctx: TableContext,
+    principal: Principal | None,
+    *,
+    game: str | None,
+    mode: str | None,
+    status: TableStatus | None,
+    offset: int,
+    limit: int,
+) -> TableList:
+    """Listed tables, newest first, filtered within the requested page of the index."""
+    ids = await ctx.store.public_table_ids(offset=offset, limit=limit + 1)
+    more = len(ids) > limit
+    records = await ctx.store.load_records(ids[:limit])
+    tables = []
+    for raw in records:
+        version = raw.pop("version")
+        record = TableRecord.model_validate(raw)
+        if game is not None and record.game != game:
+            continue
+        if mode is not None and record.mode != mode:
+            continue
+        if status is not None and record.status != status:
+            continue
+        tables.append(table_out(record, version, principal))
+    return TableList(tables=tables, next_offset=offset + limit if more else None)
+
+
+async def join_table(ctx: TableContext, table_id: str, principal: Principal) -> TableOut:
+    """Sit ``principal`` in the first free seat; the table starts when this fills it."""
+    for _attempt in range(_CAS_ATTEMPTS):
+        loaded = await load_table(ctx, table_id)
+        record = loaded.record
+        _require_scope(principal, record.game)
+        if record.seat_of(principal.agent_id) is not None:
+            raise problem("table/already_seated", "You already sit at this table.")
+        if record.full:
+            raise problem("table/full", "Every seat at this table is taken.")
+        if record.status != "open":
+            raise problem("table/started", "The table has started; seats are fixed.")
+        seat = next(seat for seat, occupant in enumerate(record.seated) if occupant is None)
+        occupant = SeatRecord(agent_id=principal.agent_id, name=principal.name)
+        seated = list(record.seated)
+        seated[seat] = occupant
+        events: Events = [(None, _seat_event("seat.joined", seat, occupant, "took"))]
+        now = ctx.now()
+        record = _start_if_full(record.model_copy(update={"seated": seated}), now, events)
+        if await _commit_record(ctx, loaded, record, events, now):
+            return table_out(record, loaded.version + 1, principal)
+    raise problem("table/stale_version", "The table kept changing; try again.",
+                  current_version=loaded.version)
+
+
+async def leave_table(ctx: TableContext, table_id: str, principal: Principal) -> TableOut:
+    """Give up a seat before the table starts."""
+    for _attempt in range(_CAS_ATTEMPTS):
+        loaded = await load_table(ctx, table_id)
+        record = loaded.record
+        seat = record.seat_of(principal.agent_id)
+        if seat is None:
+            raise problem("table/not_seated", "You do not sit at this table.")
+        if record.status != "open":
+            raise problem("table/started", "The table has started; seats are fixed.")
+        occupant = record.seated[seat]
+        assert occupant is not None
+        seated = list(record.seated)
+        seated[seat] = None
+        events: Events = [(None, _seat_event("seat.left", seat, occupant, "left"))]
+        record = record.model_copy(update={"seated": seated})
+        if await _commit_record(ctx, loaded, record, events, ctx.now()):
+            return table_out(record, loaded.version + 1, principal)
+    raise problem("table/stale_version", "The table kept changing; try again.",
+                  current_version=loaded.version)
+
+
+async def _commit_record(
+    ctx: TableContext, loaded: LoadedTable, record: TableRecord, events: Events, now: float
+) -> bool:
+    deadline, bots_due = schedule_for(record, loaded.game, loaded.state, now)
+    result = await ctx.store.commit(
+        loaded.snapshot.table_id, expected_version=loaded.version,
+        record=record.model_dump(mode="json"), deadline=deadline, events=events,
+    )
+    if result.applied:
+        await post_commit(ctx, loaded.snapshot.table_id, deadline, bots_due)
+    return result.applied
+
+
+async def observe(ctx: TableContext, table_id: str, principal: Principal | None) -> ObservationOut:
+    """What the caller's seat (or a spectator) sees, and the caller's legal actions."""
+    loaded = await load_table(ctx, table_id)
+    record, game, state = loaded.record, loaded.game, loaded.state
+    seat = record.seat_of(principal.agent_id) if principal else None
+    if record.status == "open":
+        free = sum(occupant is None for occupant in record.seated)
+        return ObservationOut(
+            table_id=table_id, game=record.game, status="open", version=loaded.version,
+            seat=seat, to_act=[], legal_actions=[], view=None,
+            summary=f"Waiting for {free} more player(s); the table starts when every seat is taken.",
+            deadline=None, last_event_id=loaded.snapshot.seq,
+        )
+    to_act = game.to_act(state)
+    legal = game.legal_actions(state, seat) if seat is not None and seat in to_act else []
+    return ObservationOut(
+        table_id=table_id,
+        game=record.game,
+        status=record.status,
+        version=loaded.version,
+        seat=seat,
+        to_act=to_act,
+        legal_actions=[LegalActionOut(id=action.id, text=action.text) for action in legal],
+        view=game.view(state, seat),
+        summary=game.summary(state, seat),
+        deadline=loaded.snapshot.deadline,
+        last_event_id=loaded.snapshot.seq,
+        outcome=_outcome(record),
+    )
+
+
+async def replay(ctx: TableContext, table_id: str) -> ReplayOut:
+    """Seed, configuration, full log, every event and the final state: only once the table is over."""
+    loaded = await load_table(ctx, table_id)
+    record = loaded.record
+    if record.status != "finished":
+        raise problem("table/not_finished", "The replay opens when the table ends.")
+    log = await ctx.store.action_log(table_id)
+    events = await ctx.store.events_after(table_id, 0, count=max(loaded.snapshot.seq, 1))
+    full_events: list[EventOut] = [event_out(e.seq, e.audience, e.body) for e in events]
+    return ReplayOut(
+        table_id=table_id,
+        game=record.game,
+        config=record.config,
+        seed=record.seed,
+        log=[LogEntryOut.model_validate(entry) for entry in log],
+        events=full_events,
+        final_state=loaded.state.model_dump(mode="json"),
+        outcome=_outcome(record),
+    )

@@ -14,7 +14,7 @@ from typing import Literal
 
 from engine.core import EngineModel, Seat, View
 
-from .components import COMMODITIES, SHARE_CARDS, TRACK, Commodity, market_card
+from .components import COMMODITIES, MARKET_CARDS, SHARE_CARDS, TRACK, Commodity
 from .state import HabState, Phase, Side, TradeKind, left_holder, right_holder
 
 __all__ = [
@@ -101,13 +101,22 @@ class HabView(View):
     winners: tuple[Seat, ...] = ()
 
 
+# Card faces never change, so each card's view is built once (views are built on every step).
+_MARKET_VIEWS: dict[str, MarketCardView] = {
+    card.id: MarketCardView(id=card.id, commodity=card.commodity, value=card.value)
+    for card in MARKET_CARDS.values()
+}
+_SHARE_VIEWS: dict[str, ShareView] = {
+    card.id: ShareView(id=card.id, commodity=card.commodity) for card in SHARE_CARDS.values()
+}
+
+
 def _card_view(card_id: str) -> MarketCardView:
-    card = market_card(card_id)
-    return MarketCardView(id=card.id, commodity=card.commodity, value=card.value)
+    return _MARKET_VIEWS[card_id]
 
 
 def _share_view(card_id: str) -> ShareView:
-    return ShareView(id=card_id, commodity=SHARE_CARDS[card_id].commodity)
+    return _SHARE_VIEWS[card_id]
 
 
 def view(state: HabState, seat: Seat | None) -> HabView:

@@ -1,0 +1,227 @@
+"""The tables API end to end against a real Redis: lifecycle, actions, errors, a full game."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from engine.core import replay as engine_replay
+from engine.registry import get_game
+
+GAME = "hab-und-gut"
+PROBLEM = "application/problem+json"
+
+Headers = dict[str, str]
+
+
+@pytest.fixture()
+def players(mint_token: Callable[..., str], auth: Callable[[str], Headers]) -> list[Headers]:
+    """Auth headers of five agents admitted to Hab & Gut."""
+    return [auth(mint_token(agent_id=f"agent-{i}", name=f"player{i}", games=(GAME,))) for i in range(5)]
+
+
+def assert_problem(response: Any, status: int, code: str) -> dict[str, Any]:
+    """The response is a problem+json document with ``code``."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith(PROBLEM)
+    body: dict[str, Any] = response.json()
+    assert body["code"] == code and body["status"] == status
+    return body
+
+
+def create(client: TestClient, headers: Headers, **fields: Any) -> dict[str, Any]:
+    """Create a Hab & Gut table (3 seats unless told) and return it."""
+    body = {"game": GAME, "mode": "standard", "seats": 3, **fields}
+    response = client.post("/v1/tables", json=body, headers=headers)
+    assert response.status_code == 201, response.text
+    table: dict[str, Any] = response.json()
+    return table
+
+
+def play_out(client: TestClient, table_id: str, seats: dict[int, Headers], limit: int = 3000) -> int:
+    """Play every agent seat by its first legal action until the table ends; returns moves."""
+    moves = 0
+    for _ in range(limit):
+        acted = False
+        for seat, headers in seats.items():
+            observation = client.get(f"/v1/tables/{table_id}/observation", headers=headers).json()
+            if observation["status"] == "finished":
+                return moves
+            if seat in observation["to_act"] and observation["legal_actions"]:
+                response = client.post(
+                    f"/v1/tables/{table_id}/actions",
+                    json={"version": observation["version"],
+                          "action": observation["legal_actions"][0]["id"]},
+                    headers={**headers, "Idempotency-Key": f"{table_id}-{observation['version']}"},
+                )
+                assert response.status_code in (200, 409), response.text
+                moves += response.status_code == 200
+                acted = True
+        if not acted:  # bots or another seat are to act: wait for the next event
+            first = next(iter(seats.values()))
+            last = client.get(f"/v1/tables/{table_id}/observation", headers=first).json()
+            client.get(f"/v1/tables/{table_id}/events",
+                       params={"after": last["last_event_id"], "wait": 1}, headers=first)
+    raise AssertionError("the table did not finish")
+
+
+def test_create_join_start_and_observe(client: TestClient, players: list[Headers]) -> None:
+    table = create(client, players[0])
+    assert table["status"] == "open" and table["your_seat"] == 0 and table["version"] == 0
+    assert "seed" not in table
+    assert client.post(f"/v1/tables/{table['id']}/join", headers=players[1]).json()["your_seat"] == 1
+    waiting = client.get(f"/v1/tables/{table['id']}/observation", headers=players[0]).json()
+    assert waiting["status"] == "open" and waiting["view"] is None and waiting["legal_actions"] == []
+    started = client.post(f"/v1/tables/{table['id']}/join", headers=players[2]).json()
+    assert started["status"] == "playing" and started["your_seat"] == 2
+    observations = [
+        client.get(f"/v1/tables/{table['id']}/observation", headers=h).json() for h in players[:3]
+    ]
+    for seat, observation in enumerate(observations):
+        assert observation["seat"] == seat and observation["view"]["game"] == GAME
+        assert observation["summary"]
+        assert bool(observation["legal_actions"]) == (seat in observation["to_act"])
+    spectator = client.get(f"/v1/tables/{table['id']}/observation").json()
+    assert spectator["seat"] is None and spectator["legal_actions"] == []
+    listed = client.get("/v1/tables", params={"game": GAME, "status": "playing"}).json()
+    assert [t["id"] for t in listed["tables"]] == [table["id"]]
+
+
+def test_leave_before_start_and_private_tables_are_not_listed(
+    client: TestClient, players: list[Headers]
+) -> None:
+    table = create(client, players[0], private=True)
+    assert client.get("/v1/tables").json()["tables"] == []
+    left = client.post(f"/v1/tables/{table['id']}/leave", headers=players[0]).json()
+    assert left["seated"][0]["agent_id"] is None and left["your_seat"] is None
+    assert_problem(client.post(f"/v1/tables/{table['id']}/leave", headers=players[0]), 403,
+                   "table/not_seated")
+    client.post(f"/v1/tables/{table['id']}/join", headers=players[0])
+    assert_problem(client.post(f"/v1/tables/{table['id']}/join", headers=players[0]), 409,
+                   "table/already_seated")
+    client.post(f"/v1/tables/{table['id']}/join", headers=players[1])
+    client.post(f"/v1/tables/{table['id']}/join", headers=players[2])
+    assert_problem(client.post(f"/v1/tables/{table['id']}/join", headers=players[3]), 409,
+                   "table/full")
+    assert_problem(client.post(f"/v1/tables/{table['id']}/leave", headers=players[1]), 409,
+                   "table/started")
+
+
+def test_action_errors_are_problems_with_codes(client: TestClient, players: list[Headers]) -> None:
+    table = create(client, players[0], house_bots=[{"seat": 1, "bot": "random"}])
+    table_id = table["id"]
+    assert_problem(client.post(f"/v1/tables/{table_id}/actions", json={"version": 0, "action": "x"},
+                               headers=players[0]), 409, "table/not_started")
+    client.post(f"/v1/tables/{table_id}/join", headers=players[1])
+    observation = client.get(f"/v1/tables/{table_id}/observation", headers=players[0]).json()
+    version = observation["version"]
+    idle_seat = next(s for s in (0, 2) if s not in observation["to_act"])
+    idle = players[0] if idle_seat == 0 else players[1]
+    url = f"/v1/tables/{table_id}/actions"
+    body = assert_problem(client.post(url, json={"version": version, "action": "pass"}, headers=idle),
+                          409, "action/not_your_turn")
+    assert "to_act" in body
+    stale = assert_problem(client.post(url, json={"version": version + 5, "action": "x"},
+                                       headers=players[0]), 409, "table/stale_version")
+    assert stale["current_version"] == version
+    assert_problem(client.post(url, json={"version": version}, headers=players[0]), 422,
+                   "request/invalid")
+    assert_problem(client.post(url, json={"version": "1", "action": "x"}, headers=players[0]), 422,
+                   "request/invalid")
+    assert_problem(client.post(url, json={"version": version, "action": "x", "extra": 1},
+                               headers=players[0]), 422, "request/invalid")
+    assert_problem(client.post(url, content=b"{not json", headers={**players[0],
+                               "content-type": "application/json"}), 422, "request/invalid")
+    assert_problem(client.post(url, json={"version": version, "action": "x"}, headers=players[3]),
+                   403, "table/not_seated")
+    assert_problem(client.post(url, json={"version": version, "action": "x"}), 401, "auth/missing")
+    assert_problem(client.get("/v1/tables/nope/observation"), 404, "table/not_found")
+    assert_problem(client.post("/v1/tables/nope/join", headers=players[0]), 404, "table/not_found")
+    assert_problem(client.post("/v1/tables", json={"game": "chess", "mode": "x", "seats": 2},
+                               headers=players[0]), 404, "game/not_found")
+    assert_problem(client.post("/v1/tables", json={"game": GAME, "mode": "standard", "seats": 9},
+                               headers=players[0]), 422, "table/invalid_config")
+    assert_problem(client.post("/v1/tables", json={"game": GAME, "mode": "standard", "seats": "3"},
+                               headers=players[0]), 422, "request/invalid")
+    assert_problem(client.post("/v1/tables", json={"game": GAME, "mode": "standard", "seats": 3,
+                                                   "house_bots": [{"seat": 1, "bot": "genius"}]},
+                               headers=players[0]), 422, "table/unknown_bot")
+    assert_problem(client.get(f"/v1/tables/{table_id}/replay"), 409, "table/not_finished")
+
+
+def test_illegal_and_malformed_actions_name_what_is_legal(
+    client: TestClient, players: list[Headers]
+) -> None:
+    table = create(client, players[0], seats=3, house_bots=[{"seat": 1}, {"seat": 2}])
+    table_id = table["id"]
+    observation = wait_for_my_turn(client, table_id, players[0])
+    url = f"/v1/tables/{table_id}/actions"
+    malformed = assert_problem(client.post(url, json={"version": observation["version"],
+                                                      "action": "no-such-action"},
+                                           headers=players[0]), 422, "action/malformed")
+    assert malformed["detail"]
+    structured = client.post(url, json={"version": observation["version"],
+                                        "action": {"kind": "no-such-kind"}}, headers=players[0])
+    assert structured.status_code == 422 and structured.json()["code"] in (
+        "request/invalid", "action/malformed")
+
+
+def wait_for_my_turn(client: TestClient, table_id: str, headers: Headers) -> dict[str, Any]:
+    """Poll until ``headers``' seat must act (house bots act in the background)."""
+    for _ in range(100):
+        observation: dict[str, Any] = client.get(
+            f"/v1/tables/{table_id}/observation", headers=headers).json()
+        if observation["legal_actions"]:
+            return observation
+        client.get(f"/v1/tables/{table_id}/events",
+                   params={"after": observation["last_event_id"], "wait": 1}, headers=headers)
+    raise AssertionError("never my turn")
+
+
+def test_idempotent_retry_is_applied_once_and_a_reused_key_is_refused(
+    client: TestClient, players: list[Headers]
+) -> None:
+    table = create(client, players[0], seats=3, house_bots=[{"seat": 1}, {"seat": 2}])
+    observation = wait_for_my_turn(client, table["id"], players[0])
+    url = f"/v1/tables/{table['id']}/actions"
+    body = {"version": observation["version"], "action": observation["legal_actions"][0]["id"]}
+    headers = {**players[0], "Idempotency-Key": "retry-me"}
+    first = client.post(url, json=body, headers=headers)
+    again = client.post(url, json=body, headers=headers)
+    assert first.status_code == again.status_code == 200
+    assert first.json() == again.json()
+    other = {"version": observation["version"], "action": observation["legal_actions"][-1]["id"]}
+    if other != body:
+        assert_problem(client.post(url, json=other, headers=headers), 409, "idempotency/conflict")
+    replayed_log = [e for e in client.get(f"/v1/tables/{table['id']}/events").json()["events"]]
+    assert replayed_log  # public events exist
+    # The action was logged once: the version moved on by exactly one step for it.
+    assert first.json()["version"] == observation["version"] + 1
+
+
+def test_full_game_against_house_bots_ends_with_a_matching_replay(
+    client: TestClient, players: list[Headers]
+) -> None:
+    table = create(client, players[0], seats=3, seed=7,
+                   house_bots=[{"seat": 1, "bot": "random"}, {"seat": 2, "bot": "greedy"}])
+    started = time.monotonic()
+    play_out(client, table["id"], {0: players[0]})
+    assert time.monotonic() - started < 60
+    replay = client.get(f"/v1/tables/{table['id']}/replay").json()
+    assert replay["seed"] == 7 and replay["outcome"] is not None
+    assert [entry["version"] for entry in replay["log"]] == sorted(e["version"] for e in replay["log"])
+    assert {entry["by"] for entry in replay["log"]} == {"agent", "house_bot"}
+    game = get_game(GAME)
+    rebuilt = engine_replay(
+        game, game.config_model.model_validate(replay["config"]), replay["seed"],
+        [(entry["seat"], entry["action"]) for entry in replay["log"]],
+    )
+    assert rebuilt.model_dump(mode="json") == replay["final_state"]
+    assert replay["events"][-1]["kind"] == "table.finished"
+    assert_problem(client.post(f"/v1/tables/{table['id']}/actions",
+                               json={"version": 0, "action": "x"}, headers=players[0]),
+                   409, "table/finished")

@@ -61,6 +61,7 @@ __all__ = [
     "StrategyKind",
     "Targeting",
     "card_industry",
+    "card_name",
     "card_type",
     "card_value",
     "is_building",
@@ -274,6 +275,15 @@ def card_value(card_id: str) -> int:
 def kind_of(card_id: str) -> StrategyKind:
     """The Strategy kind of a Strategy card id."""
     return _BY_KEY[_split(card_id)[1]]
+
+
+def card_name(card_id: str) -> str:
+    """A card's display name: ``Energy Stock 3M``, ``Banking Return 5M``, ``Theft``."""
+    prefix, middle, number = _split(card_id)
+    if prefix == "X":
+        return _BY_KEY[middle].name
+    deck = "Stock" if prefix == "S" else "Return"
+    return f"{middle.capitalize()} {deck} {number}M"
 
 
 def _check_catalogue() -> None:

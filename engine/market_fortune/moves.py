@@ -1,0 +1,258 @@
+"""Card movements: draws, discards, investments, chance — each a pure state step.
+
+Every function returns a new state built with ``model_copy(update=...)`` so
+only what changes is copied. Events are appended to the ``events`` list the
+caller passes; a public event never names a card that ends up hidden (11.3).
+"""
+
+from __future__ import annotations
+
+from engine import chance
+from engine.core import Event
+from engine.market_fortune import cards
+from engine.market_fortune.state import (
+    Investment,
+    MarketFortuneState,
+    SeatState,
+    Source,
+)
+
+__all__ = [
+    "can_draw",
+    "can_draw_strategy",
+    "clockwise",
+    "discard",
+    "draw",
+    "draw_strategy",
+    "event",
+    "lose_all_investments",
+    "next_chance",
+    "random_index",
+    "return_investment",
+    "roll_plus",
+    "set_seat",
+]
+
+
+def event(
+    kind: str,
+    text: str,
+    audience: tuple[int, ...] | None = None,
+    **data: object,
+) -> Event:
+    """An event; ``audience=None`` is public."""
+    return Event(kind=kind, text=text, audience=audience, data=data)
+
+
+def set_seat(state: MarketFortuneState, index: int, **changes: object) -> MarketFortuneState:
+    """Replace some fields of one seat."""
+    seats = list(state.seats)
+    seats[index] = seats[index].model_copy(update=changes)
+    return state.model_copy(update={"seats": tuple(seats)})
+
+
+def clockwise(state: MarketFortuneState, start: int) -> tuple[int, ...]:
+    """The other seats in clockwise order after ``start`` (2.2, 7.2)."""
+    n = len(state.seats)
+    return tuple((start + step) % n for step in range(1, n))
+
+
+def next_chance(state: MarketFortuneState) -> tuple[MarketFortuneState, int]:
+    """Reserve the next chance counter value."""
+    return state.model_copy(update={"chance": state.chance + 1}), state.chance
+
+
+def roll_plus(state: MarketFortuneState) -> tuple[MarketFortuneState, bool]:
+    """Roll the Fortune Die (1.3): True on one of the plus faces."""
+    state, counter = next_chance(state)
+    return state, chance.roll(state.seed, counter, cards.DIE_FACES) <= cards.DIE_PLUS_FACES
+
+
+def random_index(state: MarketFortuneState, bound: int) -> tuple[MarketFortuneState, int]:
+    """A uniform index in ``[0, bound)`` drawn from the table's chance."""
+    state, counter = next_chance(state)
+    return state, chance.draw_below(state.seed, counter, bound)
+
+
+def _deck_and_pile(source: Source) -> tuple[str, str]:
+    if source in ("stock_deck", "stock_pile"):
+        return "stock_deck", "stock_pile"
+    return "return_deck", "return_pile"
+
+
+def _is_locked(state: MarketFortuneState, card: str) -> bool:
+    return any(locked == card for locked, _ in state.locked)
+
+
+def can_draw(state: MarketFortuneState, source: Source) -> bool:
+    """Whether a building card can be drawn from ``source`` now (4.2, 4.3).
+
+    A deck can be drawn while it or its pile below the top card holds cards;
+    a pile top can be taken unless the pile is empty or its top lies face down.
+    """
+    deck_name, pile_name = _deck_and_pile(source)
+    pile: tuple[str, ...] = getattr(state, pile_name)
+    if source.endswith("_deck"):
+        return bool(getattr(state, deck_name)) or len(pile) > 1
+    return bool(pile) and not _is_locked(state, pile[-1])
+
+
+def draw(
+    state: MarketFortuneState, seat: int, source: Source, events: list[Event]
+) -> tuple[MarketFortuneState, str]:
+    """Move one building card from ``source`` to ``seat``'s hand; the caller checked :func:`can_draw`."""
+    deck_name, pile_name = _deck_and_pile(source)
+    label = "Stock" if deck_name == "stock_deck" else "Return"
+    if source.endswith("_deck"):
+        deck: tuple[str, ...] = getattr(state, deck_name)
+        if not deck:
+            # 4.3: the pile except its top card becomes the new deck.
+            pile: tuple[str, ...] = getattr(state, pile_name)
+            state, counter = next_chance(state)
+            moved = set(pile[:-1])
+            state = state.model_copy(
+                update={
+                    deck_name: tuple(chance.shuffle(state.seed, counter, pile[:-1])),
+                    pile_name: pile[-1:],
+                    "locked": tuple(entry for entry in state.locked if entry[0] not in moved),
+                }
+            )
+            events.append(
+                event("reshuffle", f"The {label} deck ran out: its discard pile (all but the top card) was shuffled into a new deck.", deck=deck_name)
+            )
+            deck = getattr(state, deck_name)
+        card = deck[-1]
+        state = state.model_copy(update={deck_name: deck[:-1]})
+        where = f"the {label} deck"
+    else:
+        pile = getattr(state, pile_name)
+        card = pile[-1]
+        state = state.model_copy(update={pile_name: pile[:-1]})
+        where = f"the top of the {label} discard pile"
+    owner = state.seats[seat]
+    state = set_seat(state, seat, hand=(*owner.hand, card))
+    events.append(event("draw", f"Seat {seat} drew a building card from {where}.", seat=seat, source=source))
+    events.append(
+        event("draw", f"You drew {cards.card_name(card)} ({card}) from {where}.", (seat,), seat=seat, source=source, card=card)
+    )
+    return state, card
+
+
+def can_draw_strategy(state: MarketFortuneState) -> bool:
+    """Whether a Strategy can be drawn (4.3: the deck, else its reshuffled pile)."""
+    return bool(state.strategy_deck) or bool(state.strategy_pile)
+
+
+def draw_strategy(
+    state: MarketFortuneState, seat: int, events: list[Event], why: str
+) -> MarketFortuneState:
+    """Draw one Strategy for ``seat`` if any is left (4.3); ``why`` names the rule."""
+    if not state.strategy_deck:
+        if not state.strategy_pile:
+            events.append(event("no_strategy", f"Seat {seat} draws no Strategy ({why}): deck and discard pile are empty.", seat=seat))
+            return state
+        state, counter = next_chance(state)
+        state = state.model_copy(
+            update={
+                "strategy_deck": tuple(chance.shuffle(state.seed, counter, state.strategy_pile)),
+                "strategy_pile": (),
+            }
+        )
+        events.append(event("reshuffle", "The Strategy deck ran out: its discard pile was shuffled into a new deck.", deck="strategy_deck"))
+    card = state.strategy_deck[-1]
+    state = state.model_copy(update={"strategy_deck": state.strategy_deck[:-1]})
+    owner = state.seats[seat]
+    state = set_seat(state, seat, strategies=(*owner.strategies, card))
+    events.append(event("strategy", f"Seat {seat} drew a Strategy ({why}).", seat=seat))
+    events.append(event("strategy", f"You drew {cards.card_name(card)} ({card}) ({why}).", (seat,), seat=seat, card=card))
+    return state
+
+
+def _to_pile(state: MarketFortuneState, card: str, locked_by: int | None) -> MarketFortuneState:
+    """Put a card on its discard pile, face down for ``locked_by`` (9.3)."""
+    kind = cards.card_type(card)
+    pile_name = {"stock": "stock_pile", "return": "return_pile", "strategy": "strategy_pile"}[kind]
+    update: dict[str, object] = {pile_name: (*getattr(state, pile_name), card)}
+    if locked_by is not None and kind != "strategy":
+        update["locked"] = (*state.locked, (card, locked_by))
+    return state.model_copy(update=update)
+
+
+def _announce_discards(
+    events: list[Event], seat: int, discarded: tuple[str, ...], locked: bool, why: str
+) -> None:
+    if not discarded:
+        return
+    names = ", ".join(f"{cards.card_name(c)} ({c})" for c in discarded)
+    if locked:
+        events.append(event("discard", f"Seat {seat} discarded {len(discarded)} building card(s) face down ({why}).", seat=seat, locked=True))
+        events.append(event("discard", f"You discarded {names} face down ({why}).", (seat,), seat=seat, cards=list(discarded), locked=True))
+    else:
+        events.append(event("discard", f"Seat {seat} discarded {names} ({why}).", seat=seat, cards=list(discarded)))
+
+
+def discard(
+    state: MarketFortuneState,
+    seat: int,
+    card: str,
+    events: list[Event],
+    *,
+    locked: bool = False,
+    why: str = "",
+) -> MarketFortuneState:
+    """Discard a building card from ``seat``'s hand; ``locked`` lays it face down (9.3)."""
+    owner = state.seats[seat]
+    hand = list(owner.hand)
+    hand.remove(card)
+    state = set_seat(state, seat, hand=tuple(hand))
+    state = _to_pile(state, card, seat if locked else None)
+    _announce_discards(events, seat, (card,), locked, why)
+    return state
+
+
+def return_investment(
+    state: MarketFortuneState, seat: int, index: int, events: list[Event], why: str
+) -> MarketFortuneState:
+    """Move investment ``index`` of ``seat`` back to hand; its Innovation is discarded (5.1)."""
+    owner: SeatState = state.seats[seat]
+    investment: Investment = owner.investments[index]
+    rest = owner.investments[:index] + owner.investments[index + 1 :]
+    state = set_seat(state, seat, hand=(*owner.hand, investment.stock, investment.ret), investments=rest)
+    if investment.innovation is not None:
+        state = _to_pile(state, investment.innovation, None)
+    events.append(event("return", f"Seat {seat} took an investment back into its hand ({why}).", seat=seat, position=index))
+    events.append(
+        event(
+            "return",
+            f"Your investment {cards.card_name(investment.stock)} + {cards.card_name(investment.ret)} went back to your hand ({why}).",
+            (seat,),
+            seat=seat,
+            cards=[investment.stock, investment.ret],
+        )
+    )
+    if investment.innovation is not None:
+        events.append(event("discard", f"Seat {seat}'s {cards.card_name(investment.innovation)} ({investment.innovation}) went to the Strategy discard pile.", seat=seat, cards=[investment.innovation]))
+    return state
+
+
+def lose_all_investments(
+    state: MarketFortuneState, seat: int, events: list[Event], *, locked: bool, why: str
+) -> MarketFortuneState:
+    """Every investment of ``seat`` goes to the discard piles (Market Crash 12.2)."""
+    owner = state.seats[seat]
+    state = set_seat(state, seat, investments=())
+    building: list[str] = []
+    strategies: list[str] = []
+    for investment in owner.investments:
+        building += [investment.stock, investment.ret]
+        if investment.innovation is not None:
+            strategies.append(investment.innovation)
+    for card in building:
+        state = _to_pile(state, card, seat if locked else None)
+    for card in strategies:
+        state = _to_pile(state, card, None)
+    events.append(event("crash", f"Seat {seat} lost {len(owner.investments)} investment(s) ({why}).", seat=seat, lost=len(owner.investments)))
+    _announce_discards(events, seat, tuple(building), locked, why)
+    if strategies:
+        events.append(event("discard", f"Seat {seat}'s Innovation went to the Strategy discard pile.", seat=seat, cards=strategies))
+    return state

@@ -1,0 +1,705 @@
+"""The Market Fortune rules: setup, the turn, the decisions owed, and the end.
+
+Public functions follow :class:`engine.core.Game`. Each rule's function cites
+its section of docs/market-fortune.md, and every :class:`IllegalAction` names
+the section it enforces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine import chance
+from engine.core import Event, IllegalAction, InvalidConfig, NotYourTurn, Outcome, TableConfig
+from engine.market_fortune import cards
+from engine.market_fortune.actions import (
+    SOURCES,
+    Build,
+    Declare,
+    Decline,
+    Defend,
+    Discard,
+    Dominate,
+    Draw,
+    EndTurn,
+    Form,
+    Give,
+    Mark,
+    MarketFortuneAction,
+    NextGame,
+    Optimise,
+    Play,
+    ReturnInvestment,
+    Risk,
+    Take,
+)
+from engine.market_fortune.effects import (
+    bailout_cards,
+    blue_allowed,
+    defend,
+    formable_pairs,
+    hit,
+    play_red,
+    red_options,
+    take_random,
+)
+from engine.market_fortune.moves import (
+    can_draw,
+    can_draw_strategy,
+    discard,
+    draw,
+    draw_strategy,
+    event,
+    next_chance,
+    return_investment,
+    roll_plus,
+    set_seat,
+)
+from engine.market_fortune.scoring import count
+from engine.market_fortune.state import (
+    Investment,
+    MarketFortuneConfig,
+    MarketFortuneState,
+    SeatState,
+    Task,
+)
+
+__all__ = [
+    "VARIANTS",
+    "apply",
+    "default_action",
+    "legal_actions",
+    "new_table",
+    "outcome",
+    "to_act",
+]
+
+VARIANTS: dict[str, str] = {
+    "momentum_red": "Spanish V7 reading of Momentum (3.5, 13.1): after a successful Risk you may play one red at once.",
+}
+
+
+# -- setup (section 2) -------------------------------------------------------------
+
+
+def _config(config: TableConfig) -> MarketFortuneConfig:
+    """Validate a table configuration (2.1, 9, 13)."""
+    if not isinstance(config, MarketFortuneConfig):
+        try:
+            config = MarketFortuneConfig.model_validate(config.model_dump())
+        except ValueError as error:
+            raise InvalidConfig(f"not a Market Fortune configuration: {error}", rule="2.1") from None
+    if not cards.MIN_SEATS <= config.seats <= cards.MAX_SEATS:
+        raise InvalidConfig(f"Market Fortune seats {cards.MIN_SEATS} to {cards.MAX_SEATS}", rule="2.1")
+    unknown = sorted(set(config.variants) - set(VARIANTS))
+    if unknown:
+        raise InvalidConfig(f"unknown variant(s): {', '.join(unknown)}", rule="13")
+    return config
+
+
+def _roll_off(state: MarketFortuneState) -> MarketFortuneState:
+    """The opening roll-off (2.2): a lone "-" opens; several "-" roll again; none: all again."""
+    contenders = list(range(len(state.seats)))
+    lines: list[str] = []
+    opener: int | None = None
+    for _ in range(cards.ROLL_OFF_LIMIT):
+        state, counter = next_chance(state)
+        minus = []
+        faces = []
+        for seat in contenders:
+            plus = chance.draw_below(state.seed, counter, cards.DIE_FACES, index=seat) < cards.DIE_PLUS_FACES
+            faces.append(f"seat {seat} {'+' if plus else '-'}")
+            if not plus:
+                minus.append(seat)
+        lines.append(", ".join(faces))
+        if len(minus) == 1:
+            opener = minus[0]
+            break
+        if minus:
+            contenders = minus
+    if opener is None:
+        opener = min(contenders)
+        lines.append(f"no single '-' after {cards.ROLL_OFF_LIMIT} rounds: seat {opener} opens")
+    return state.model_copy(update={"active": opener, "roll_off": tuple(lines)})
+
+
+def _deal(state: MarketFortuneState, opener: int | None) -> MarketFortuneState:
+    """Shuffle the three decks and deal 4 Stocks + 4 Returns to each seat (2.1)."""
+    state, counter = next_chance(state)
+    stocks = chance.shuffle(state.seed, counter, cards.STOCK_IDS)
+    state, counter = next_chance(state)
+    returns = chance.shuffle(state.seed, counter, cards.RETURN_IDS)
+    state, counter = next_chance(state)
+    strategies = chance.shuffle(state.seed, counter, cards.STRATEGY_IDS)
+    seats = []
+    for seat in state.seats:
+        hand = tuple(stocks[-cards.STOCKS_DEALT :] + returns[-cards.RETURNS_DEALT :])
+        del stocks[-cards.STOCKS_DEALT :]
+        del returns[-cards.RETURNS_DEALT :]
+        seats.append(SeatState(hand=hand, match_total=seat.match_total))
+    state = state.model_copy(
+        update={
+            "stock_deck": tuple(stocks),
+            "return_deck": tuple(returns),
+            "strategy_deck": tuple(strategies),
+            "stock_pile": (),
+            "return_pile": (),
+            "strategy_pile": (),
+            "locked": (),
+            "seats": tuple(seats),
+            "stage": "main",
+            "turn": 1,
+            "optimised": False,
+            "extra_turn": False,
+            "attack": None,
+            "tasks": (),
+            "next_opener": None,
+        }
+    )
+    if opener is None:
+        return _roll_off(state)
+    return state.model_copy(update={"active": opener, "roll_off": (f"seat {opener} won the previous game and opens (2.3)",)})
+
+
+def new_table(config: TableConfig, seed: int) -> MarketFortuneState:
+    """Deal a new table (2.1, 2.2).
+
+    :raises InvalidConfig: mode, seat count or variant not playable.
+    """
+    checked = _config(config)
+    state = MarketFortuneState(
+        config=checked,
+        seed=seed,
+        seats=tuple(SeatState() for _ in range(checked.seats)),
+    )
+    return _deal(state, None)
+
+
+# -- who decides what (sections 3, 7, 8) ------------------------------------------
+
+
+def to_act(state: MarketFortuneState) -> list[int]:
+    """The one seat that must decide now; a defender may act outside its turn (7.2)."""
+    if state.stage == "over":
+        return []
+    if state.tasks:
+        return [state.tasks[0].seat]
+    if state.attack is not None and state.attack.defender is not None:
+        return [state.attack.defender]
+    if state.stage == "between":
+        return [_between_seat(state)]
+    return [state.active]
+
+
+def _between_seat(state: MarketFortuneState) -> int:
+    """Who deals the next Championship game: its opener, else the lowest seat (9.3)."""
+    return state.next_opener if state.next_opener is not None else 0
+
+
+def _pile_sources(state: MarketFortuneState, deck_only: bool = False) -> list[str]:
+    return [s for s in SOURCES if (not deck_only or s.endswith("_deck")) and can_draw(state, s)]
+
+
+def _optimisations(state: MarketFortuneState, seat: int) -> list[Optimise]:
+    """Swaps allowed by 5.2: same type, industries still matching unless Innovation."""
+    if state.optimised:
+        return []
+    owner = state.seats[seat]
+    options: list[Optimise] = []
+    for inv in owner.investments:
+        if inv.face_up:
+            continue
+        for card in owner.hand:
+            if card[0] == "S":
+                partner, out = inv.ret, inv.stock
+            else:
+                partner, out = inv.stock, inv.ret
+            if inv.innovation is None and cards.card_industry(card) != cards.card_industry(partner):
+                continue
+            options.append(Optimise(out=out, into=card))
+    return options
+
+
+def _task_actions(state: MarketFortuneState, task: Task) -> list[MarketFortuneAction]:
+    owner = state.seats[task.seat]
+    if task.step == "discard":
+        allowed = [c for c in owner.hand if c != task.forbid] or list(owner.hand)
+        return [Discard(card=c) for c in allowed]
+    if task.step in ("draw", "draw_deck"):
+        return [Draw(source=s) for s in _pile_sources(state, deck_only=task.step == "draw_deck")]
+    if task.step == "return":
+        return [ReturnInvestment(stock=inv.stock) for inv in owner.investments]
+    if task.step == "take":
+        if task.other is not None:
+            return [Take(card=c) for c in state.seats[task.other].strategies]
+        return [Take(card=c) for c in bailout_cards(state)]
+    if task.step == "give":
+        return [Give(card=c) for c in owner.hand]
+    if task.step == "mark":
+        return [Mark(stock=inv.stock) for inv in owner.investments if not inv.marked]
+    return [Form(stock=s, ret=r, innovation=i) for s, r, i in formable_pairs(state, task.seat)]
+
+
+def _actions_now(state: MarketFortuneState) -> list[MarketFortuneAction]:
+    """The legal actions of the seat in :func:`to_act`, unsorted."""
+    if state.stage == "over":
+        return []
+    if state.tasks:
+        return _task_actions(state, state.tasks[0])
+    attack = state.attack
+    if attack is not None and attack.defender is not None:
+        blues = [Defend(card=c) for c in state.seats[attack.defender].strategies if blue_allowed(state, c)]
+        return [Decline(), *blues]
+    seat = state.active
+    if state.stage == "main":
+        options: list[MarketFortuneAction] = [Build(source=s) for s in _pile_sources(state)]
+        options += [Risk(stock=s, ret=r, innovation=i) for s, r, i in formable_pairs(state, seat)]
+        if can_draw_strategy(state):
+            options.append(Dominate())
+        options += _optimisations(state, seat)
+        return options
+    if state.stage == "red":
+        return [EndTurn(), *(Play(card=c, target=t) for c, t in red_options(state, seat))]
+    if state.stage == "victory":
+        return [Declare(), *_optimisations(state, seat)]
+    if state.stage == "between":
+        return [NextGame()]
+    return []
+
+
+def legal_actions(state: MarketFortuneState, seat: int) -> list[MarketFortuneAction]:
+    """Every action ``seat`` may take now, sorted by id (empty if it need not act)."""
+    if seat not in to_act(state):
+        return []
+    return sorted(_actions_now(state), key=lambda action: action.id)
+
+
+# -- applying an action --------------------------------------------------------------
+
+
+def _forbidden(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> IllegalAction:
+    """Explain why ``action`` is not legal now; never names a card (11.3)."""
+    if state.stage == "over":
+        return IllegalAction("The table is over.", rule="8.1")
+    if state.tasks:
+        task = state.tasks[0]
+        wanted = {
+            "discard": ("discard", "discard a building card from your hand"),
+            "draw": ("draw", "draw a building card from a deck or a discard pile top"),
+            "draw_deck": ("draw", "draw a building card from a deck"),
+            "return": ("return", "return one of your investments to your hand"),
+            "take": ("take", "take one of the cards offered"),
+            "give": ("give", "give one building card from your hand"),
+            "mark": ("mark", "mark one of your unmarked investments"),
+            "form": ("form", "form an investment from your hand"),
+        }[task.step]
+        if action.kind != wanted[0]:
+            return IllegalAction(f"You must now {wanted[1]} (rule {task.section}).", rule=task.section)
+        reason = "that card may not be discarded now: it was just taken from a discard pile" if (
+            action.kind == "discard" and getattr(action, "card", None) == task.forbid
+        ) else "that choice is not among the legal ones"
+        rule = "3.2" if "just taken" in reason else task.section
+        return IllegalAction(f"You must {wanted[1]}, but {reason}.", rule=rule)
+    if state.attack is not None and state.attack.defender is not None:
+        if action.kind == "defend":
+            return IllegalAction(
+                "That blue card is not in your hand or cannot answer this attack (Diamond Hands only answers attacks on investments).",
+                rule="7.2",
+            )
+        return IllegalAction("You are under attack: defend with a blue Strategy or decline.", rule="7.2")
+    reasons: dict[str, dict[str, tuple[str, str]]] = {
+        "main": {
+            "build": ("That source cannot be drawn from: it is empty or its top card lies face down.", "4.3"),
+            "risk": ("A Risk needs a Stock and a Return of the same industry from your hand (different industries need Innovation).", "3.3"),
+            "dominate": ("The Strategy deck and its discard pile are both empty.", "4.3"),
+            "optimise": ("That optimisation is not allowed: one per turn, face-down investments only, same card type, matching industries.", "5.2"),
+        },
+        "red": {
+            "play": ("That red cannot be played now: it is not in your hand, its target is not allowed, or its condition does not hold.", "6.2"),
+            "end": ("", "3.4"),
+        },
+        "victory": {
+            "declare": ("", "8.1"),
+            "optimise": ("That optimisation is not allowed: one per turn, face-down investments only, same card type, matching industries.", "5.2"),
+        },
+        "between": {"next_game": ("", "9.3")},
+    }
+    stage_reasons = reasons.get(state.stage, {})
+    if action.kind in stage_reasons:
+        message, rule = stage_reasons[action.kind]
+        return IllegalAction(message or "Not allowed now.", rule=rule)
+    described = {
+        "main": ("Your turn: Build, Risk or Dominate (or optimise first).", "3.1"),
+        "red": ("You may play one red Strategy or end your turn.", "6.2"),
+        "victory": ("Victory window: optimise once or declare.", "8.1"),
+        "between": ("The game is over; deal the next game of the match.", "9.3"),
+    }
+    message, rule = described.get(state.stage, ("Not allowed now.", "3.1"))
+    return IllegalAction(message, rule=rule)
+
+
+def _index_of(seat: SeatState, stock: str) -> int:
+    for index, inv in enumerate(seat.investments):
+        if inv.stock == stock:
+            return index
+    raise AssertionError("validated investment missing")
+
+
+def _pop_task(state: MarketFortuneState) -> MarketFortuneState:
+    task = state.tasks[0]
+    if task.count > 1:
+        return state.model_copy(update={"tasks": (task.model_copy(update={"count": task.count - 1}), *state.tasks[1:])})
+    return state.model_copy(update={"tasks": state.tasks[1:]})
+
+
+def _form(
+    state: MarketFortuneState, seat: int, stock: str, ret: str, innovation: str | None, events: list[Event], how: str
+) -> MarketFortuneState:
+    """Lay a face-down investment (5.1) and draw the Momentum Strategy (3.5)."""
+    owner = state.seats[seat]
+    hand = list(owner.hand)
+    hand.remove(stock)
+    hand.remove(ret)
+    strategies = owner.strategies
+    if innovation is not None:
+        strategies = tuple(c for c in strategies if c != innovation)
+    investment = Investment(stock=stock, ret=ret, innovation=innovation)
+    state = set_seat(state, seat, hand=tuple(hand), strategies=strategies, investments=(*owner.investments, investment))
+    size = len(owner.investments) + 1
+    events.append(event("invest", f"Seat {seat} formed an investment face down ({how}); it now has {size}.", seat=seat, investments=size))
+    formed = [stock, ret] + ([innovation] if innovation else [])
+    events.append(event("invest", f"You formed {cards.card_name(stock)} + {cards.card_name(ret)} ({how}).", (seat,), seat=seat, cards=formed))
+    return draw_strategy(state, seat, events, "Momentum, 3.5")
+
+
+def _after_forming(state: MarketFortuneState, seat: int, events: list[Event], via_risk: bool) -> MarketFortuneState:
+    """Family wins at a 4th investment (8.3); other modes open the victory window (8.1)."""
+    if len(state.seats[seat].investments) >= cards.INVESTMENTS_TO_WIN:
+        if state.config.mode == "family":
+            return _finish(state, (seat,), "victory", events, f"Seat {seat} formed its 4th investment and wins (8.3).")
+        events.append(event("victory_window", f"Seat {seat} formed its 4th investment: victory window (8.1).", seat=seat))
+        return state.model_copy(update={"stage": "victory"})
+    if via_risk:
+        red = "momentum_red" in state.config.variants
+        return state.model_copy(update={"stage": "red" if red else "ending"})
+    return state
+
+
+def _declare(state: MarketFortuneState, seat: int, events: list[Event]) -> MarketFortuneState:
+    """The count (8.1): flip everything; 25M or more wins (8.2), else return one."""
+    owner = state.seats[seat]
+    flipped = tuple(inv.model_copy(update={"face_up": True}) for inv in owner.investments)
+    state = set_seat(state, seat, investments=flipped)
+    result = count(state.seats[seat])
+    shown = [[inv.stock, inv.ret] for inv in flipped]
+    events.append(
+        event(
+            "count",
+            f"Seat {seat} flips its investments and counts {result.total}M "
+            f"(cards {result.cards}M, Compound Interest {result.compound}M, greens {result.greens}M, yellows {result.yellows}M).",
+            seat=seat,
+            investments=shown,
+            total=result.total,
+            greens=list(result.greens_used),
+            yellows=list(result.yellows_used),
+        )
+    )
+    if result.total >= cards.VICTORY_VALUE:
+        return _finish(state, (seat,), "victory", events, f"Seat {seat} counts {result.total}M and wins (8.2).", value=result.total)
+    events.append(event("count_failed", f"Seat {seat} is short of {cards.VICTORY_VALUE}M and must return an investment (8.2).", seat=seat))
+    task = Task(seat=seat, step="return", section="8.2")
+    return state.model_copy(update={"stage": "ending", "tasks": (task, *state.tasks)})
+
+
+def _scores(state: MarketFortuneState) -> tuple[float, ...]:
+    if state.config.mode == "championship":
+        return tuple(float(seat.match_total) for seat in state.seats)
+    if state.config.mode == "family":
+        return tuple(float(len(seat.investments)) for seat in state.seats)
+    return tuple(float(count(seat).total) for seat in state.seats)
+
+
+def _finish(
+    state: MarketFortuneState,
+    winners: tuple[int, ...],
+    reason: str,
+    events: list[Event],
+    text: str,
+    value: int = 0,
+) -> MarketFortuneState:
+    """End the game; in Championship add the count and go on unless the match is decided (9.3)."""
+    state = state.model_copy(update={"tasks": (), "attack": None})
+    events.append(event("game_end", text, winners=list(winners), reason=reason))
+    if state.config.mode != "championship":
+        result = Outcome(winners=winners, reason=reason, scores=_scores(state), text=text)
+        return state.model_copy(update={"stage": "over", "result": result})
+    if reason == "victory":
+        for seat in winners:
+            state = set_seat(state, seat, match_total=state.seats[seat].match_total + value)
+    totals = [seat.match_total for seat in state.seats]
+    game = Outcome(winners=winners, reason=reason, scores=tuple(float(t) for t in totals), text=text)
+    target = state.config.match_target
+    if max(totals) >= target:
+        best = max(totals)
+        champions = tuple(i for i, t in enumerate(totals) if t == best)
+        done = f"Seat(s) {', '.join(map(str, champions))} reach {best}M and win the match (9.3)."
+        events.append(event("match_end", done, winners=list(champions), reason="victory"))
+        return state.model_copy(update={"stage": "over", "last_game": game, "result": Outcome(winners=champions, reason="victory", scores=game.scores, text=done)})
+    if state.game_number >= state.config.match_game_limit:
+        best = max(totals)
+        champions = tuple(i for i, t in enumerate(totals) if t == best)
+        done = f"The match cap of {state.config.match_game_limit} games is reached; highest total {best}M wins (9.3)."
+        events.append(event("match_end", done, winners=list(champions), reason="match_limit"))
+        return state.model_copy(update={"stage": "over", "last_game": game, "result": Outcome(winners=champions, reason="match_limit", scores=game.scores, text=done)})
+    opener = winners[0] if reason == "victory" else None
+    return state.model_copy(update={"stage": "between", "last_game": game, "next_opener": opener})
+
+
+def _turn_limit(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
+    """3.7: most investments, then the highest count, win; a match game adds nothing (9.3)."""
+    def rank(seat: SeatState) -> tuple[int, int]:
+        return len(seat.investments), count(seat).total
+
+    best = max(rank(seat) for seat in state.seats)
+    winners = tuple(i for i, seat in enumerate(state.seats) if rank(seat) == best)
+    text = f"Turn limit of {state.config.turn_limit_per_seat} turns per seat reached; leader(s): {', '.join(map(str, winners))} (3.7)."
+    return _finish(state, winners, "turn_limit", events, text)
+
+
+def _next_turn(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
+    """Pass the turn clockwise (2.2), honouring Shrewd Move and Regulatory Block (3.6)."""
+    n = len(state.seats)
+    seat = state.active if state.extra_turn else (state.active + 1) % n
+    limit = state.config.turn_limit_per_seat * n
+    turn = state.turn
+    while True:
+        if turn >= limit:
+            return _turn_limit(state.model_copy(update={"turn": turn}), events)
+        turn += 1
+        if state.seats[seat].skip_next:
+            state = set_seat(state, seat, skip_next=False)
+            events.append(event("skip", f"Seat {seat} loses this turn (Regulatory Block, 3.6).", seat=seat))
+            seat = (seat + 1) % n
+            continue
+        break
+    events.append(event("turn", f"Turn {turn}: seat {seat} to play.", seat=seat, turn=turn))
+    return state.model_copy(
+        update={"active": seat, "turn": turn, "stage": "main", "optimised": False, "extra_turn": False}
+    )
+
+
+def _task_possible(state: MarketFortuneState, task: Task) -> bool:
+    return bool(_task_actions(state, task))
+
+
+def _advance(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
+    """Run the automatic steps until some seat owes a decision (or the table ends)."""
+    while True:
+        if state.stage in ("over", "between"):
+            return state
+        if state.tasks:
+            if _task_possible(state, state.tasks[0]):
+                return state
+            state = state.model_copy(update={"tasks": state.tasks[1:]})
+            continue
+        attack = state.attack
+        if attack is not None:
+            if attack.defender is not None:
+                return state
+            if attack.queue:
+                target = attack.queue[0]
+                state = state.model_copy(
+                    update={"attack": attack.model_copy(update={"queue": attack.queue[1:], "source": attack.attacker, "defender": target})}
+                )
+                events.append(event("defence_window", f"Seat {target} may answer {cards.kind_of(attack.card).name} from seat {attack.attacker} (7.2).", seat=target, source=attack.attacker))
+                return state
+            state = state.model_copy(update={"attack": None})
+            continue
+        if state.stage == "resolving":
+            state = state.model_copy(update={"stage": "ending"})
+            continue
+        if state.stage == "ending":
+            seat = state.seats[state.active]
+            excess = seat.building_total() - cards.BUILDING_TOTAL
+            if excess > 0 and seat.hand:
+                task = Task(seat=state.active, step="discard", count=min(excess, len(seat.hand)), section="4.1")
+                state = state.model_copy(update={"tasks": (task,)})
+                continue
+            state = _next_turn(state, events)
+            continue
+        return state
+
+
+def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneAction, events: list[Event]) -> MarketFortuneState:
+    task = state.tasks[0]
+    state = _pop_task(state)
+    why = f"rule {task.section}"
+    if isinstance(action, Discard):
+        return discard(state, seat, action.card, events, locked=task.locked, why=why)
+    if isinstance(action, Draw):
+        return draw(state, seat, action.source, events)[0]
+    if isinstance(action, ReturnInvestment):
+        return return_investment(state, seat, _index_of(state.seats[seat], action.stock), events, why)
+    if isinstance(action, Take):
+        if task.other is not None:
+            other = state.seats[task.other]
+            state = set_seat(state, task.other, strategies=tuple(c for c in other.strategies if c != action.card))
+            state = set_seat(state, seat, strategies=(*state.seats[seat].strategies, action.card))
+            events.append(event("take", f"Seat {seat} took a Strategy from seat {task.other} ({why}).", seat=seat, victim=task.other))
+            events.append(event("take", f"You took {cards.card_name(action.card)} ({action.card}).", (seat,), seat=seat, card=action.card))
+            return state
+        pile = "stock_pile" if action.card[0] == "S" else "return_pile"
+        remaining = tuple(c for c in getattr(state, pile) if c != action.card)
+        state = state.model_copy(update={pile: remaining})
+        state = set_seat(state, seat, hand=(*state.seats[seat].hand, action.card))
+        events.append(event("take", f"Seat {seat} took a card from a discard pile ({why}).", seat=seat, pile=pile))
+        events.append(event("take", f"You took {cards.card_name(action.card)} ({action.card}).", (seat,), seat=seat, card=action.card))
+        return state
+    if isinstance(action, Give):
+        assert task.other is not None
+        owner = state.seats[seat]
+        state = set_seat(state, seat, hand=tuple(c for c in owner.hand if c != action.card))
+        state = set_seat(state, task.other, hand=(*state.seats[task.other].hand, action.card))
+        events.append(event("give", f"Seat {seat} gave seat {task.other} a building card ({why}).", seat=seat, victim=task.other))
+        events.append(event("give", f"Seat {seat} gave you {cards.card_name(action.card)} ({action.card}).", (task.other,), seat=seat, card=action.card))
+        return take_random(state, seat, task.other, events, why, keep=action.card)
+    if isinstance(action, Mark):
+        owner = state.seats[seat]
+        index = _index_of(owner, action.stock)
+        investments = list(owner.investments)
+        investments[index] = investments[index].model_copy(update={"marked": True})
+        events.append(event("mark", f"Seat {seat} marked its investment number {index + 1} (+{cards.COMPOUND_INTEREST_BONUS}M at the count).", seat=seat, position=index))
+        return set_seat(state, seat, investments=tuple(investments))
+    assert isinstance(action, Form)
+    state = _form(state, seat, action.stock, action.ret, action.innovation, events, "Fortune, 12.4")
+    return _after_forming(state, seat, events, via_risk=False)
+
+
+def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneAction, events: list[Event]) -> MarketFortuneState:
+    if isinstance(action, Build):
+        state, card = draw(state, seat, action.source, events)
+        state = state.model_copy(update={"stage": "ending"})
+        if state.seats[seat].building_total() > cards.BUILDING_TOTAL:
+            forbid = card if action.source.endswith("_pile") else None
+            task = Task(seat=seat, step="discard", section="3.2", forbid=forbid)
+            state = state.model_copy(update={"tasks": (task,)})
+        return state
+    if isinstance(action, Risk):
+        state, plus = roll_plus(state)
+        if plus:
+            events.append(event("risk", f"Seat {seat} rolled + : the Risk succeeds (3.3).", seat=seat, plus=True))
+            state = _form(state, seat, action.stock, action.ret, action.innovation, events, "Risk, 3.3")
+            return _after_forming(state, seat, events, via_risk=True)
+        events.append(event("risk", f"Seat {seat} rolled - : the Risk fails and the cards stay hidden in its hand (3.3).", seat=seat, plus=False))
+        return state.model_copy(update={"stage": "ending"})
+    if isinstance(action, Dominate):
+        state = draw_strategy(state, seat, events, "Dominate, 3.4")
+        return state.model_copy(update={"stage": "red"})
+    if isinstance(action, Optimise):
+        owner = state.seats[seat]
+        investments = list(owner.investments)
+        for index, inv in enumerate(investments):
+            if action.out in (inv.stock, inv.ret):
+                field = "stock" if inv.stock == action.out else "ret"
+                investments[index] = inv.model_copy(update={field: action.into})
+                position = index
+                break
+        hand = [action.out if c == action.into else c for c in owner.hand]
+        state = set_seat(state, seat, hand=tuple(hand), investments=tuple(investments))
+        events.append(event("optimise", f"Seat {seat} optimised its investment number {position + 1} and must discard a building card (5.2).", seat=seat, position=position))
+        events.append(event("optimise", f"You swapped {cards.card_name(action.out)} out for {cards.card_name(action.into)}.", (seat,), seat=seat, cards=[action.out, action.into]))
+        task = Task(seat=seat, step="discard", section="5.2")
+        return state.model_copy(update={"optimised": True, "tasks": (task,)})
+    raise AssertionError(action)
+
+
+def _apply_action(state: MarketFortuneState, seat: int, action: MarketFortuneAction, events: list[Event]) -> MarketFortuneState:
+    if state.tasks:
+        return _apply_task(state, seat, action, events)
+    attack = state.attack
+    if attack is not None and attack.defender is not None:
+        if isinstance(action, Defend):
+            return defend(state, seat, action.card, events)
+        assert attack.source is not None
+        state = state.model_copy(update={"attack": attack.model_copy(update={"source": None, "defender": None})})
+        events.append(event("decline", f"Seat {seat} does not defend.", seat=seat))
+        return hit(state, attack.source, seat, events)
+    if isinstance(action, Optimise) or state.stage == "main":
+        return _apply_main(state, seat, action, events)
+    if isinstance(action, Play):
+        return play_red(state, seat, action.card, action.target, events)
+    if isinstance(action, EndTurn):
+        return state.model_copy(update={"stage": "ending"})
+    if isinstance(action, Declare):
+        return _declare(state, seat, events)
+    if isinstance(action, NextGame):
+        return _next_game(state, events)
+    raise AssertionError(action)
+
+
+def _next_game(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
+    """Deal the next game of a Championship match (9.3, 2.3)."""
+    state = state.model_copy(update={"game_number": state.game_number + 1})
+    state = _deal(state, state.next_opener)
+    events.append(event("game_start", f"Game {state.game_number} of the match: seat {state.active} opens.", seat=state.active, game=state.game_number, roll_off=list(state.roll_off)))
+    return state
+
+
+def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> tuple[MarketFortuneState, list[Event]]:
+    """Apply one action of ``seat``; pure.
+
+    :raises NotYourTurn: ``seat`` is not the seat in :func:`to_act`.
+    :raises IllegalAction: the action is not among :func:`legal_actions` now.
+    """
+    acting = to_act(state)
+    if seat not in acting:
+        if state.stage == "over":
+            raise IllegalAction("The table is over.", rule="8.1")
+        raise NotYourTurn(f"Seat {acting[0]} must decide now, not seat {seat}.", rule="3.1")
+    if action not in _actions_now(state):
+        raise _forbidden(state, seat, action)
+    events: list[Event] = []
+    state = _apply_action(state, seat, action, events)
+    state = _advance(state, events)
+    return state, events
+
+
+def outcome(state: MarketFortuneState) -> Outcome | None:
+    """The result once the table is over (8, 9.3, 3.7)."""
+    return state.result
+
+
+_DEFAULT_ORDER: tuple[Callable[[MarketFortuneAction], bool], ...] = (
+    lambda a: isinstance(a, Decline),
+    lambda a: isinstance(a, EndTurn),
+    lambda a: isinstance(a, Declare),
+    lambda a: isinstance(a, NextGame),
+    lambda a: isinstance(a, Build) and a.source == "stock_deck",
+    lambda a: isinstance(a, Build) and a.source == "return_deck",
+    lambda a: isinstance(a, Build),
+    lambda a: isinstance(a, Dominate),
+)
+
+
+def default_action(state: MarketFortuneState, seat: int) -> MarketFortuneAction:
+    """An always-legal action for a turn clock (14.1).
+
+    The first of: decline a defence, end the turn, declare, deal the next game,
+    Build from the Stock deck (then discard the card just drawn), any other
+    Build, Dominate; inside an effect, the last card in hand for a discard and
+    the first legal choice otherwise.
+
+    :raises NotYourTurn: ``seat`` need not decide now.
+    """
+    options = legal_actions(state, seat)
+    if not options:
+        raise NotYourTurn(f"Seat {seat} has nothing to decide now.", rule="14.1")
+    for wanted in _DEFAULT_ORDER:
+        for action in options:
+            if wanted(action):
+                return action
+    if state.tasks and state.tasks[0].step == "discard":
+        newest = [c for c in reversed(state.seats[seat].hand) if Discard(card=c) in options]
+        return Discard(card=newest[0])
+    return options[0]
+

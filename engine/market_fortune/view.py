@@ -1,0 +1,254 @@
+"""What one seat (or a spectator) may see of a table (section 11), and its text summary.
+
+The view is the only way a state leaves the engine. It is built here from the
+state directly; :mod:`engine.market_fortune.audit` computes what each seat may
+not see independently, so the tests can check one against the other.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from engine.core import EngineModel, Outcome, View
+from engine.market_fortune import cards
+from engine.market_fortune.rules import to_act
+from engine.market_fortune.state import Investment, MarketFortuneState, Reveal, Stage, TaskStep
+
+__all__ = [
+    "FACE_DOWN",
+    "AttackView",
+    "DecisionView",
+    "InvestmentView",
+    "MarketFortuneView",
+    "PlayerView",
+    "summary",
+    "view",
+]
+
+FACE_DOWN = "face_down"
+"""Stands for a card whose face the viewer may not see (never a card id)."""
+
+
+class InvestmentView(EngineModel):
+    """An investment as the viewer sees it: cards only when its own or face up."""
+
+    face_up: bool
+    marked: bool
+    stock: str | None = None
+    ret: str | None = None
+    innovation: str | None = None
+    value: int | None = None
+    """Stock + Return in millions, when the cards are visible."""
+
+
+class PlayerView(EngineModel):
+    """Public facts about one seat (11.1)."""
+
+    seat: int
+    hand_count: int
+    strategy_count: int
+    investment_count: int
+    investments: tuple[InvestmentView, ...]
+    skip_next: bool
+    match_total: int
+
+
+class AttackView(EngineModel):
+    """The attack being resolved (7): the red is public once played."""
+
+    card: str
+    name: str
+    attacker: int
+    source: int | None
+    defender: int | None
+    queue: tuple[int, ...]
+
+
+class DecisionView(EngineModel):
+    """The decision owed now inside a rule or effect; ``forbid`` only for its seat."""
+
+    seat: int
+    step: TaskStep
+    count: int
+    section: str
+    other: int | None = None
+    forbid: str | None = None
+
+
+class MarketFortuneView(View):
+    """One seat's view of a Market Fortune table (``seat=None``: a spectator)."""
+
+    game: Literal["market-fortune"] = "market-fortune"
+    mode: str
+    variants: tuple[str, ...]
+    game_number: int
+    turn: int
+    active: int
+    stage: Stage
+    to_act: tuple[int, ...]
+    hand: tuple[str, ...] = ()
+    strategies: tuple[str, ...] = ()
+    investments: tuple[InvestmentView, ...] = ()
+    revealed: Reveal | None = None
+    players: tuple[PlayerView, ...]
+    stock_pile: tuple[str, ...]
+    return_pile: tuple[str, ...]
+    strategy_pile: tuple[str, ...]
+    stock_deck: int
+    return_deck: int
+    strategy_deck: int
+    attack: AttackView | None = None
+    decision: DecisionView | None = None
+    extra_turn: bool = False
+    roll_off: tuple[str, ...] = ()
+    last_game: Outcome | None = None
+    result: Outcome | None = None
+
+
+def _investment(inv: Investment, visible: bool) -> InvestmentView:
+    if visible or inv.face_up:
+        return InvestmentView.model_construct(
+            face_up=inv.face_up,
+            marked=inv.marked,
+            stock=inv.stock,
+            ret=inv.ret,
+            innovation=inv.innovation,
+            value=cards.card_value(inv.stock) + cards.card_value(inv.ret),
+        )
+    return InvestmentView.model_construct(face_up=False, marked=inv.marked, stock=None, ret=None, innovation=None, value=None)
+
+
+def _pile(state: MarketFortuneState, pile: tuple[str, ...], seat: int | None) -> tuple[str, ...]:
+    if not state.locked:
+        return pile
+    hidden = {card for card, owner in state.locked if owner != seat}
+    return tuple(FACE_DOWN if card in hidden else card for card in pile)
+
+
+def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
+    """The part of ``state`` that ``seat`` may see (11.1, 11.2)."""
+    players = tuple(
+        PlayerView.model_construct(
+            seat=i,
+            hand_count=len(s.hand),
+            strategy_count=len(s.strategies),
+            investment_count=len(s.investments),
+            investments=tuple(_investment(inv, False) for inv in s.investments),
+            skip_next=s.skip_next,
+            match_total=s.match_total,
+        )
+        for i, s in enumerate(state.seats)
+    )
+    attack = None
+    if state.attack is not None:
+        a = state.attack
+        attack = AttackView.model_construct(
+            card=a.card, name=cards.kind_of(a.card).name, attacker=a.attacker, source=a.source, defender=a.defender, queue=a.queue
+        )
+    decision = None
+    if state.tasks:
+        task = state.tasks[0]
+        decision = DecisionView.model_construct(
+            seat=task.seat,
+            step=task.step,
+            count=task.count,
+            section=task.section,
+            other=task.other,
+            forbid=task.forbid if task.seat == seat else None,
+        )
+    hand: tuple[str, ...] = ()
+    strategies: tuple[str, ...] = ()
+    investments: tuple[InvestmentView, ...] = ()
+    revealed: Reveal | None = None
+    if seat is not None:
+        mine = state.seats[seat]
+        hand, strategies, revealed = mine.hand, mine.strategies, mine.revealed
+        investments = tuple(_investment(inv, True) for inv in mine.investments)
+    return MarketFortuneView.model_construct(
+        game="market-fortune",
+        seat=seat,
+        mode=state.config.mode,
+        variants=state.config.variants,
+        game_number=state.game_number,
+        turn=state.turn,
+        active=state.active,
+        stage=state.stage,
+        to_act=tuple(to_act(state)),
+        players=players,
+        stock_pile=_pile(state, state.stock_pile, seat),
+        return_pile=_pile(state, state.return_pile, seat),
+        strategy_pile=state.strategy_pile,
+        stock_deck=len(state.stock_deck),
+        return_deck=len(state.return_deck),
+        strategy_deck=len(state.strategy_deck),
+        attack=attack,
+        decision=decision,
+        extra_turn=state.extra_turn,
+        roll_off=state.roll_off,
+        last_game=state.last_game,
+        result=state.result,
+        hand=hand,
+        strategies=strategies,
+        investments=investments,
+        revealed=revealed,
+    )
+
+
+def _names(ids: tuple[str, ...]) -> str:
+    return ", ".join(f"{cards.card_name(c)} [{c}]" for c in ids) if ids else "none"
+
+
+_STAGE_TEXT: dict[str, str] = {
+    "main": "take one main action: Build, Risk or Dominate (you may optimise first)",
+    "red": "play one red Strategy or end your turn",
+    "victory": "you formed a 4th investment: optimise once or declare to count",
+    "between": "the game ended; deal the next game of the match",
+}
+
+
+def summary(state: MarketFortuneState, seat: int | None) -> str:
+    """Plain text of ``view(state, seat)`` for language models."""
+    seen = view(state, seat)
+    lines = [
+        f"Market Fortune, {seen.mode} mode, game {seen.game_number}, turn {seen.turn}. Seat {seen.active} has the turn.",
+    ]
+    if seat is not None:
+        lines.append(f"You are seat {seat}.")
+        lines.append(f"Your building hand ({len(seen.hand)}): {_names(seen.hand)}.")
+        lines.append(f"Your Strategies ({len(seen.strategies)}): {_names(seen.strategies)}.")
+        for number, inv in enumerate(seen.investments, 1):
+            assert inv.stock is not None and inv.ret is not None
+            extras = (" face up" if inv.face_up else " face down") + (" marked +2M" if inv.marked else "")
+            lines.append(f"Your investment {number}: {_names((inv.stock, inv.ret))} = {inv.value}M,{extras}.")
+        if seen.revealed is not None:
+            lines.append(f"Seat {seen.revealed.source} showed you ({seen.revealed.section}): {_names(seen.revealed.cards)}.")
+    for player in seen.players:
+        if player.seat == seat:
+            continue
+        up = [f"{inv.stock}+{inv.ret}" for inv in player.investments if inv.face_up]
+        extra = f" (face up: {', '.join(up)})" if up else ""
+        lines.append(
+            f"Seat {player.seat}: {player.hand_count} building cards, {player.strategy_count} Strategies, "
+            f"{player.investment_count} investments{extra}" + (", loses its next turn" if player.skip_next else "") + "."
+        )
+    if seen.mode == "championship":
+        lines.append("Match totals: " + ", ".join(f"seat {p.seat} {p.match_total}M" for p in seen.players) + ".")
+    lines.append(f"Stock discard pile (top last): {', '.join(seen.stock_pile) or 'empty'}.")
+    lines.append(f"Return discard pile (top last): {', '.join(seen.return_pile) or 'empty'}.")
+    lines.append(f"Decks: {seen.stock_deck} Stocks, {seen.return_deck} Returns, {seen.strategy_deck} Strategies.")
+    if seen.result is not None:
+        lines.append(f"The table is over: {seen.result.text}")
+        return "\n".join(lines)
+    if seen.attack is not None and seen.attack.defender is not None:
+        lines.append(f"Attack: {seen.attack.name} from seat {seen.attack.source} on seat {seen.attack.defender}.")
+    acting = seen.to_act[0] if seen.to_act else None
+    if seat is None or acting != seat:
+        lines.append(f"Waiting for seat {acting}.")
+    elif seen.decision is not None:
+        d = seen.decision
+        lines.append(f"You must decide now: {d.step} ({d.count} left, rule {d.section}).")
+    elif seen.attack is not None and seen.attack.defender == seat:
+        lines.append("You are attacked: defend with a blue Strategy or decline (7.2).")
+    else:
+        lines.append(f"You must decide now: {_STAGE_TEXT.get(seen.stage, seen.stage)}.")
+    return "\n".join(lines)

@@ -14,12 +14,16 @@ from agents._endpoints import ActionBody, Call
 from agents._events import AsyncEventStream
 from agents._exceptions import TransportError
 from agents._models import (
+    AccessToken,
     ActionResult,
+    AgentProfile,
     EventsPage,
     GameList,
     HouseBotSeat,
+    Jwks,
     ObservationOut,
     ReplayOut,
+    Revoked,
     TableList,
     TableOut,
 )
@@ -149,9 +153,39 @@ class AsyncClient:
         """``GET /readyz``: the server reaches its Redis."""
         return await self.send(endpoints.readyz())
 
-    async def jwks(self) -> dict[str, Any]:
+    async def jwks(self) -> Jwks:
         """``GET /.well-known/jwks.json``: the public keys that verify our tokens."""
         return await self.send(endpoints.jwks())
+
+    # ---- identity -------------------------------------------------------------
+
+    async def me(self) -> AgentProfile:
+        """Who the token says you are: agent id, name, scopes, expiry."""
+        return await self.send(endpoints.me())
+
+    async def organiser_token(
+        self,
+        name: str,
+        *,
+        games: Sequence[str] = (),
+        organiser_key: str | None = None,
+        kind: Literal["agent", "organiser"] = "agent",
+        ttl_s: int | None = None,
+    ) -> AccessToken:
+        """Organiser: mint a token for the agent ``name`` (created on first use).
+
+        Authenticates with ``organiser_key`` (the server's configured key) when
+        given, else with this client's token (an organiser token).
+        """
+        return await self.send(
+            endpoints.organiser_token(
+                name=name, games=games, organiser_key=organiser_key, kind=kind, ttl_s=ttl_s
+            )
+        )
+
+    async def revoke(self, token: str | None = None) -> Revoked:
+        """Revoke ``token``, or this client's own token when ``token`` is None."""
+        return await self.send(endpoints.revoke(token))
 
     # ---- games ----------------------------------------------------------------
 
@@ -192,20 +226,21 @@ class AsyncClient:
         self,
         *,
         game: str | None = None,
+        mode: str | None = None,
         status: str | None = None,
         offset: int | None = None,
         limit: int | None = None,
     ) -> TableList:
-        """Listed (non-private) tables, newest first."""
-        return await self.send(endpoints.list_tables(game=game, status=status, offset=offset, limit=limit))
+        """Listed (non-private) tables, newest first (follow ``next_offset``)."""
+        return await self.send(endpoints.list_tables(game=game, mode=mode, status=status, offset=offset, limit=limit))
 
     async def table(self, table_id: str) -> TableOut:
         """One table's public information."""
         return await self.send(endpoints.get_table(table_id))
 
-    async def join(self, table_id: str, *, seat: int | None = None) -> TableOut:
-        """Take a seat (a free one, or ``seat``)."""
-        return await self.send(endpoints.join_table(table_id, seat))
+    async def join(self, table_id: str) -> TableOut:
+        """Take the first free seat (the table starts when the last seat is taken)."""
+        return await self.send(endpoints.join_table(table_id))
 
     async def leave(self, table_id: str) -> TableOut:
         """Give your seat back before the table starts."""

@@ -14,12 +14,16 @@ from agents._endpoints import ActionBody, Call
 from agents._events import EventStream
 from agents._exceptions import TransportError
 from agents._models import (
+    AccessToken,
     ActionResult,
+    AgentProfile,
     EventsPage,
     GameList,
     HouseBotSeat,
+    Jwks,
     ObservationOut,
     ReplayOut,
+    Revoked,
     TableList,
     TableOut,
 )
@@ -149,9 +153,39 @@ class Client:
         """``GET /readyz``: the server reaches its Redis."""
         return self.send(endpoints.readyz())
 
-    def jwks(self) -> dict[str, Any]:
+    def jwks(self) -> Jwks:
         """``GET /.well-known/jwks.json``: the public keys that verify our tokens."""
         return self.send(endpoints.jwks())
+
+    # ---- identity -------------------------------------------------------------
+
+    def me(self) -> AgentProfile:
+        """Who the token says you are: agent id, name, scopes, expiry."""
+        return self.send(endpoints.me())
+
+    def organiser_token(
+        self,
+        name: str,
+        *,
+        games: Sequence[str] = (),
+        organiser_key: str | None = None,
+        kind: Literal["agent", "organiser"] = "agent",
+        ttl_s: int | None = None,
+    ) -> AccessToken:
+        """Organiser: mint a token for the agent ``name`` (created on first use).
+
+        Authenticates with ``organiser_key`` (the server's configured key) when
+        given, else with this client's token (an organiser token).
+        """
+        return self.send(
+            endpoints.organiser_token(
+                name=name, games=games, organiser_key=organiser_key, kind=kind, ttl_s=ttl_s
+            )
+        )
+
+    def revoke(self, token: str | None = None) -> Revoked:
+        """Revoke ``token``, or this client's own token when ``token`` is None."""
+        return self.send(endpoints.revoke(token))
 
     # ---- games ----------------------------------------------------------------
 
@@ -192,20 +226,21 @@ class Client:
         self,
         *,
         game: str | None = None,
+        mode: str | None = None,
         status: str | None = None,
         offset: int | None = None,
         limit: int | None = None,
     ) -> TableList:
-        """Listed (non-private) tables, newest first."""
-        return self.send(endpoints.list_tables(game=game, status=status, offset=offset, limit=limit))
+        """Listed (non-private) tables, newest first (follow ``next_offset``)."""
+        return self.send(endpoints.list_tables(game=game, mode=mode, status=status, offset=offset, limit=limit))
 
     def table(self, table_id: str) -> TableOut:
         """One table's public information."""
         return self.send(endpoints.get_table(table_id))
 
-    def join(self, table_id: str, *, seat: int | None = None) -> TableOut:
-        """Take a seat (a free one, or ``seat``)."""
-        return self.send(endpoints.join_table(table_id, seat))
+    def join(self, table_id: str) -> TableOut:
+        """Take the first free seat (the table starts when the last seat is taken)."""
+        return self.send(endpoints.join_table(table_id))
 
     def leave(self, table_id: str) -> TableOut:
         """Give your seat back before the table starts."""

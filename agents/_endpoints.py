@@ -18,12 +18,16 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from agents._exceptions import UnexpectedResponse
 from agents._models import (
+    AccessToken,
     ActionResult,
+    AgentProfile,
     EventsPage,
     GameList,
     HouseBotSeat,
+    Jwks,
     ObservationOut,
     ReplayOut,
+    Revoked,
     TableList,
     TableOut,
 )
@@ -83,10 +87,6 @@ def _json(response: httpx.Response) -> dict[str, Any]:
     return payload
 
 
-def _nothing(response: httpx.Response) -> None:
-    return None
-
-
 def _drop_none(params: Mapping[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in params.items() if value is not None}
 
@@ -128,9 +128,39 @@ def readyz() -> Call[dict[str, Any]]:
     return Call("GET", "/readyz", _json, repeatable=True, authenticated=False)
 
 
-def jwks() -> Call[dict[str, Any]]:
+def jwks() -> Call[Jwks]:
     """``GET /.well-known/jwks.json``: the public keys that verify tokens."""
-    return Call("GET", "/.well-known/jwks.json", _json, repeatable=True, authenticated=False)
+    return Call("GET", "/.well-known/jwks.json", _model(Jwks), repeatable=True, authenticated=False)
+
+
+# ---- identity ---------------------------------------------------------------------
+
+
+def me() -> Call[AgentProfile]:
+    """``GET /v1/agents/me``."""
+    return Call("GET", "/v1/agents/me", _model(AgentProfile), repeatable=True)
+
+
+def organiser_token(
+    *,
+    name: str,
+    games: Sequence[str],
+    organiser_key: str | None,
+    kind: str = "agent",
+    ttl_s: int | None = None,
+) -> Call[AccessToken]:
+    """``POST /v1/auth/organiser/tokens`` (the organiser key in ``X-Organiser-Key``)."""
+    body: dict[str, Any] = {"name": name, "games": list(games), "kind": kind}
+    if ttl_s is not None:
+        body["ttl_s"] = ttl_s
+    headers = {"X-Organiser-Key": organiser_key} if organiser_key else {}
+    return Call("POST", "/v1/auth/organiser/tokens", _model(AccessToken), body=body, headers=headers)
+
+
+def revoke(token: str | None = None) -> Call[Revoked]:
+    """``POST /v1/auth/revoke``: the caller's own token, or ``token``."""
+    body = {"token": token} if token is not None else {}
+    return Call("POST", "/v1/auth/revoke", _model(Revoked), body=body)
 
 
 # ---- games ------------------------------------------------------------------------
@@ -192,12 +222,13 @@ def create_table(
 def list_tables(
     *,
     game: str | None = None,
+    mode: str | None = None,
     status: str | None = None,
     offset: int | None = None,
     limit: int | None = None,
 ) -> Call[TableList]:
     """``GET /v1/tables`` with optional filters."""
-    params = _drop_none({"game": game, "status": status, "offset": offset, "limit": limit})
+    params = _drop_none({"game": game, "mode": mode, "status": status, "offset": offset, "limit": limit})
     return Call("GET", "/v1/tables", _model(TableList), params=params, repeatable=True)
 
 
@@ -206,10 +237,9 @@ def get_table(table_id: str) -> Call[TableOut]:
     return Call("GET", f"/v1/tables/{table_id}", _model(TableOut), repeatable=True)
 
 
-def join_table(table_id: str, seat: int | None = None) -> Call[TableOut]:
-    """``POST /v1/tables/{id}/join`` (a free seat, or the one asked for)."""
-    body = {"seat": seat} if seat is not None else None
-    return Call("POST", f"/v1/tables/{table_id}/join", _model(TableOut), body=body)
+def join_table(table_id: str) -> Call[TableOut]:
+    """``POST /v1/tables/{id}/join``: the first free seat."""
+    return Call("POST", f"/v1/tables/{table_id}/join", _model(TableOut))
 
 
 def leave_table(table_id: str) -> Call[TableOut]:

@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 
 __all__ = ["END_EVENTS", "AsyncEventStream", "EventStream"]
 
-END_EVENTS = frozenset({"end", "finished", "table_finished"})
-"""SSE event types a server may use to say the table is over and the stream closes."""
+END_EVENTS = frozenset({"end"})
+"""The SSE event type the server sends after the table's last event, before closing."""
 
 Mode = Literal["poll", "sse"]
 

@@ -29,6 +29,8 @@ registered for that code, so callers catch exactly what they mean::
         │   ├── AlreadySeated       table/already_seated
         │   ├── NotSeated           table/not_seated
         │   ├── TableStarted        table/started
+        │   ├── TableNotStarted     table/not_started
+        │   ├── TableFinished       table/finished
         │   ├── TableNotFinished    table/not_finished
         │   ├── StaleVersion        table/stale_version (``current_version``)
         │   ├── InvalidTableConfig  table/invalid_config
@@ -90,9 +92,11 @@ __all__ = [
     "ServiceUnavailable",
     "StaleVersion",
     "TableError",
+    "TableFinished",
     "TableFull",
     "TableNotFinished",
     "TableNotFound",
+    "TableNotStarted",
     "TableStarted",
     "TransportError",
     "UnexpectedResponse",
@@ -260,6 +264,18 @@ class TableStarted(TableError):
     """The table has started: seats can no longer be joined or left."""
 
     code = "table/started"
+
+
+class TableNotStarted(TableError):
+    """The table is still waiting for seats: nobody can act yet."""
+
+    code = "table/not_started"
+
+
+class TableFinished(TableError):
+    """The table has ended: no more actions."""
+
+    code = "table/finished"
 
 
 class TableNotFinished(TableError):

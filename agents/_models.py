@@ -7,6 +7,9 @@ are short aliases for the names an agent author types most.
 
 from __future__ import annotations
 
+# The auth models live in the platform's route module for now (it imports FastAPI);
+# when they move to gateway/schemas/auth.py only this import changes.
+from gateway.routes.auth import AccessToken, AgentProfile, Jwks, Revoked
 from gateway.schemas.games import GameList, GameOut, ModeOut, VariantOut
 from gateway.schemas.tables import (
     ActionRequest,
@@ -27,14 +30,17 @@ from gateway.schemas.tables import (
 )
 
 __all__ = [
+    "AccessToken",
     "ActionRequest",
     "ActionResult",
+    "AgentProfile",
     "CreateTableRequest",
     "EventOut",
     "EventsPage",
     "GameList",
     "GameOut",
     "HouseBotSeat",
+    "Jwks",
     "LegalActionOut",
     "LogEntryOut",
     "ModeOut",
@@ -42,6 +48,7 @@ __all__ = [
     "ObservationOut",
     "OutcomeOut",
     "ReplayOut",
+    "Revoked",
     "SeatOut",
     "TableList",
     "TableOut",

@@ -1,0 +1,193 @@
+"""Playing a table to its end with a bot: the loop behind ``agents-club play``.
+
+:class:`Runner` observes the table, asks the bot when its seat must decide,
+submits the action, and otherwise long-polls the table's events until
+something changes. It prints every event its seat may see as it arrives, so
+the console shows the game turn by turn, and returns a :class:`GameResult`.
+
+Network trouble never ends a game early: the client already retries each
+request; when the server stays away longer, the runner waits and resumes from
+a fresh observation (an action that may or may not have arrived is resent
+with the same idempotency key, so it is applied once).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TypeVar
+
+from agents._client import Client
+from agents._exceptions import (
+    ActionError,
+    NotYourTurn,
+    StaleVersion,
+    TableFinished,
+    TransportError,
+)
+from agents._models import EventOut, ObservationOut, OutcomeOut
+from agents.bot import Bot
+
+__all__ = ["GameResult", "Runner"]
+
+Printer = Callable[[str], None]
+_T = TypeVar("_T")
+
+
+@dataclass
+class GameResult:
+    """How a table ended for the seat the runner played."""
+
+    table_id: str
+    seat: int | None
+    outcome: OutcomeOut | None
+    actions: int = 0
+    """Actions this runner submitted."""
+    refused: list[str] = field(default_factory=list)
+    """Problems the server answered to the bot's choices (code: detail)."""
+    substitutes: int = 0
+    """Times the bot's choice was refused and the first legal action was sent instead."""
+    reconnects: int = 0
+
+    @property
+    def won(self) -> bool:
+        """True when this seat is among the winners."""
+        return self.outcome is not None and self.seat in self.outcome.winners
+
+
+class Runner:
+    """Plays one seat of a table with ``bot`` through ``client``.
+
+    ``printer`` receives one line per event and per own action (``None``:
+    silent). ``max_outage_s`` bounds how long the server may stay unreachable
+    before :class:`~agents.TransportError` ends the run.
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        bot: Bot,
+        *,
+        printer: Printer | None = print,
+        poll_wait_s: float = 20.0,
+        max_outage_s: float = 120.0,
+        max_refusals_per_turn: int = 2,
+    ) -> None:
+        self.client = client
+        self.bot = bot
+        self.printer = printer
+        self.poll_wait_s = poll_wait_s
+        self.max_outage_s = max_outage_s
+        self.max_refusals_per_turn = max_refusals_per_turn
+        self._printed_up_to = 0
+
+    def play(self, table_id: str) -> GameResult:
+        """Play ``table_id`` (where this client's token is seated) until it ends."""
+        result = GameResult(table_id=table_id, seat=None, outcome=None)
+        refusals_at: dict[int, int] = {}
+        while True:
+            observation = self._reconnecting(result, lambda: self.client.observe(table_id))
+            result.seat = observation.seat
+            if observation.status == "finished":
+                self._catch_up(result, table_id, observation.last_event_id)
+                result.outcome = observation.outcome
+                self._say(_result_line(result))
+                return result
+            if observation.seat is not None and observation.seat in observation.to_act and observation.legal_actions:
+                refused = refusals_at.get(observation.version, 0)
+                action_id = self._decide(observation, substitute=refused >= self.max_refusals_per_turn)
+                if refused >= self.max_refusals_per_turn:
+                    result.substitutes += 1
+                if self._submit(result, observation, action_id):
+                    continue
+                refusals_at[observation.version] = refused + 1
+                continue
+            self._wait_for_change(result, table_id, observation)
+
+    # ---- steps -------------------------------------------------------------------
+
+    def _decide(self, observation: ObservationOut, *, substitute: bool) -> str:
+        """The bot's choice, or the first legal action when the bot keeps being refused."""
+        if substitute:
+            return observation.legal_actions[0].id
+        return self.bot.choose(observation)
+
+    def _submit(self, result: GameResult, observation: ObservationOut, action_id: str) -> bool:
+        """Send ``action_id``; False when the server refused it as not legal."""
+        try:
+            applied = self._reconnecting(
+                result,
+                lambda: self.client.act(observation.table_id, action_id, version=observation.version),
+            )
+        except (StaleVersion, NotYourTurn, TableFinished):
+            return True  # the table moved on (a clock, a defender): observe again
+        except ActionError as refused:
+            result.refused.append(f"{refused.code_received}: {refused.detail}")
+            self._say(f"  ! seat {observation.seat}: {action_id!r} refused ({refused.code_received})")
+            return False
+        result.actions += 1
+        self._say(f"> seat {observation.seat} plays {applied.action.id}: {applied.action.text}")
+        self._show(applied.events)
+        return True
+
+    def _wait_for_change(self, result: GameResult, table_id: str, observation: ObservationOut) -> None:
+        """Long-poll until an event arrives (or the wait runs out); print what arrived."""
+        after = max(observation.last_event_id, self._printed_up_to)
+        page = self._reconnecting(
+            result, lambda: self.client.events_page(table_id, after=after, wait=self.poll_wait_s)
+        )
+        self._show(page.events)
+        self._printed_up_to = max(self._printed_up_to, page.last_id)
+
+    def _catch_up(self, result: GameResult, table_id: str, last_event_id: int) -> None:
+        """Print the final events this seat has not seen yet."""
+        while self._printed_up_to < last_event_id:
+            after = self._printed_up_to
+            page = self._reconnecting(result, partial(self.client.events_page, table_id, after=after, wait=0))
+            self._show(page.events)
+            if page.last_id <= after:
+                return
+            self._printed_up_to = page.last_id
+
+    # ---- plumbing ----------------------------------------------------------------
+
+    def _reconnecting(self, result: GameResult, request: Callable[[], _T]) -> _T:
+        """Run ``request``, waiting out network failures for up to ``max_outage_s``."""
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            try:
+                return request()
+            except TransportError as failure:
+                if time.monotonic() - started > self.max_outage_s:
+                    raise
+                result.reconnects += 1
+                wait = self.client.retry.wait_s(min(attempt, 5), None)
+                self._say(f"  ~ connection lost ({failure}); retrying in {wait:.1f}s")
+                time.sleep(wait)
+                attempt += 1
+
+    def _show(self, events: list[EventOut]) -> None:
+        for event in events:
+            if event.id > self._printed_up_to:
+                self._say(f"  [{event.id}] {event.text}")
+                self._printed_up_to = event.id
+
+    def _say(self, line: str) -> None:
+        if self.printer is not None:
+            self.printer(line)
+
+
+def _result_line(result: GameResult) -> str:
+    outcome = result.outcome
+    if outcome is None:
+        return f"table {result.table_id} finished"
+    verdict = "won" if result.won else "lost"
+    winners = ", ".join(str(seat) for seat in outcome.winners) or "nobody"
+    text = f" — {outcome.text}" if outcome.text else ""
+    return (
+        f"table {result.table_id} finished ({outcome.reason}): winners {winners}; "
+        f"seat {result.seat} {verdict} after {result.actions} actions{text}"
+    )

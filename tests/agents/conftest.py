@@ -1,0 +1,127 @@
+"""Fixtures for SDK tests: the real gateway app behind a real uvicorn, on a real Redis.
+
+``gateway`` starts ``create_app(settings)`` in a background thread on a free
+port (the lifespan runs: Redis, turn-clock sweeper, house-bot driver) and
+yields a :class:`RunningGateway` with its base URL and the app's token
+service. One server per test module keeps the suite fast; each test creates
+its own tables and agents, and the module's Redis namespace is deleted after.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import redis
+import uvicorn
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from fastapi import FastAPI
+
+from gateway.app import create_app
+from gateway.config import Settings
+from gateway.security import TokenService
+
+ORGANISER_KEY = "sdk-test-organiser-key-0123456789abcdefghijkl"
+
+
+@dataclass
+class RunningGateway:
+    """A gateway serving on ``base_url``; ``mint`` signs tokens with its own key."""
+
+    base_url: str
+    app: FastAPI
+    settings: Settings
+
+    @property
+    def tokens(self) -> TokenService:
+        service: TokenService = self.app.state.tokens
+        return service
+
+    def mint(
+        self, name: str | None = None, games: Iterable[str] = ("market-fortune",), ttl_s: int | None = None
+    ) -> str:
+        """A bearer token for a new agent called ``name`` allowed to play ``games``."""
+        agent = name or f"sdk-{uuid.uuid4().hex[:8]}"
+        return self.tokens.mint(
+            agent_id=f"id-{agent}", name=agent, scopes={f"game:{game}" for game in games}, ttl_s=ttl_s
+        )
+
+
+def _signing_key() -> str:
+    return (
+        Ed25519PrivateKey.generate()
+        .private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+        .decode("ascii")
+    )
+
+
+def sdk_settings(redis_url: str, namespace: str, data_dir: Path, **overrides: object) -> Settings:
+    """Test settings for an SDK test gateway."""
+    values: dict[str, object] = {
+        "environment": "test",
+        "redis_url": redis_url,
+        "redis_namespace": namespace,
+        "data_dir": data_dir,
+        "signing_key_pem": _signing_key(),
+        "organiser_key": ORGANISER_KEY,
+        "log_format": "text",
+    }
+    values.update(overrides)
+    return Settings.model_validate(values)
+
+
+@contextmanager
+def serve_app(app: FastAPI) -> Iterator[str]:
+    """Run ``app`` under uvicorn in a thread on a free port; yields its base URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the test gateway did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def gateway_namespace(redis_url: str) -> Iterator[str]:
+    """A key namespace for one test module's gateway, deleted afterwards."""
+    namespace = f"test-sdk-{uuid.uuid4().hex[:10]}"
+    yield namespace
+    client = redis.Redis.from_url(redis_url)
+    try:
+        batch = list(client.scan_iter(match=f"{namespace}:*", count=1000))
+        if batch:
+            client.delete(*batch)
+    finally:
+        client.close()
+
+
+@pytest.fixture(scope="module")
+def gateway(redis_url: str, gateway_namespace: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningGateway]:
+    """The real gateway app serving over HTTP for this test module."""
+    settings = sdk_settings(redis_url, gateway_namespace, tmp_path_factory.mktemp("gateway-data"))
+    app = create_app(settings)
+    with serve_app(app) as base_url:
+        yield RunningGateway(base_url=base_url, app=app, settings=settings)

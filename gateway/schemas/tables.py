@@ -240,6 +240,7 @@ class LogEntryOut(_Out):
     seat: int
     action: str
     by: Literal["agent", "house_bot", "timeout"]
+    at: float = Field(description="When it was applied (epoch seconds).")
 
 
 class ReplayOut(_Out):

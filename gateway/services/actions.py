@@ -142,7 +142,9 @@ def advance(
             "data": {"outcome": outcome.model_dump(mode="json")},
         }))
     deadline, bots_due = schedule_for(record, game, state, now)
-    log_entry = {"version": loaded.version + 1, "seat": seat, "action": action.id, "by": by}
+    log_entry = {
+        "version": loaded.version + 1, "seat": seat, "action": action.id, "by": by, "at": now,
+    }
     return Step(seat, action, record, state, events, log_entry, deadline, bots_due)
 
 

@@ -220,7 +220,7 @@ def _text(raw: bytes | str) -> str:
 class TableStore:
     """Every Redis operation on tables (one instance per app, shared by requests)."""
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
+    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:  # type: ignore[type-arg]
         self.redis = redis
         self.keys = keys
         self._commit = redis.register_script(_COMMIT_LUA)

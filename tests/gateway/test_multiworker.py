@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import random
@@ -225,7 +226,7 @@ def test_a_turn_clock_applies_the_default_action_once_with_two_workers(cluster: 
         assert {entry["by"] for entry in log} == {"timeout"}, log
         assert len(log) >= 2
         # Once per expiry: each default action waits a full clock after the previous one.
-        gaps = [later["at"] - earlier["at"] for earlier, later in zip(log, log[1:], strict=False)]
+        gaps = [later["at"] - earlier["at"] for earlier, later in itertools.pairwise(log)]
         assert min(gaps) >= timeout * 0.95, gaps
         assert [entry["version"] for entry in log] == list(range(log[0]["version"],
                                                                 log[0]["version"] + len(log)))
@@ -304,10 +305,7 @@ def test_sse_and_long_poll_deliver_every_event_once_in_order_and_resume(cluster:
             if client is not http:
                 client.close()
             polled += [event["id"] for event in body["events"]][:5]
-            if len(body["events"]) > 5:
-                after = body["events"][4]["id"]
-            else:
-                after = body["last_id"]
+            after = body["events"][4]["id"] if len(body["events"]) > 5 else body["last_id"]
             if not body["events"]:
                 break
         # Everything this seat may see, once, in order; the same on both transports.

@@ -4,6 +4,7 @@ Sections cited are those of ``docs/market-fortune.md``.
 """
 
 from quiz.bank import QuizBank
+from quiz.market_fortune.puzzles import PUZZLE_KINDS
 from quiz.market_fortune.questions import TEMPLATES
 
 __all__ = ["BANK"]
@@ -12,6 +13,6 @@ BANK = QuizBank(
     game="market-fortune",
     rulebook="docs/market-fortune.md",
     templates=TEMPLATES,
-    puzzle_kinds=(),
+    puzzle_kinds=PUZZLE_KINDS,
 )
 """The bank the admission draws Market Fortune challenges from."""

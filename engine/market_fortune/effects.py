@@ -23,7 +23,7 @@ from engine.market_fortune.moves import (
     set_seat,
 )
 from engine.market_fortune.scoring import equal_or_ahead, is_last_place, leaders
-from engine.market_fortune.state import Attack, MarketFortuneState, Reveal, Task
+from engine.market_fortune.state import Attack, MarketFortuneState, Reveal, Task, evolve
 
 __all__ = [
     "INVESTMENT_ATTACKS",
@@ -123,7 +123,7 @@ def play_red(
     strategies = list(owner.strategies)
     strategies.remove(card)
     state = set_seat(state, seat, strategies=tuple(strategies))
-    state = state.model_copy(update={"strategy_pile": (*state.strategy_pile, card), "stage": "resolving"})
+    state = evolve(state, {"strategy_pile": (*state.strategy_pile, card), "stage": "resolving"})
     kind = cards.kind_of(card)
     on = "" if target is None else f" on seat {target}"
     events.append(event("play", f"Seat {seat} played {kind.name} ({card}){on}.", seat=seat, card=card, target=target, section=kind.section))
@@ -137,7 +137,7 @@ def play_red(
         else:  # systemic_risk
             lead = set(leaders(state))
             queue = tuple(o for o in clockwise(state, seat) if o in lead)
-        return state.model_copy(update={"attack": Attack(card=card, attacker=seat, queue=queue)})
+        return evolve(state, {"attack": Attack(card=card, attacker=seat, queue=queue)})
     return _instant(state, seat, kind.key, events)
 
 
@@ -167,7 +167,7 @@ def _instant(state: MarketFortuneState, seat: int, key: str, events: list[Event]
         )
     elif key == "shrewd_move":
         events.append(event("extra_turn", f"Seat {seat} will take another turn after this one.", seat=seat))
-        return state.model_copy(update={"extra_turn": True})
+        return evolve(state, {"extra_turn": True})
     elif key == "lucky_investor":
         state, plus = roll_plus(state)
         events.append(event("roll", f"Seat {seat} rolled {'+' if plus else '-'} for Lucky Investor.", seat=seat, plus=plus))
@@ -175,7 +175,7 @@ def _instant(state: MarketFortuneState, seat: int, key: str, events: list[Event]
             for _ in range(cards.LUCKY_INVESTOR_DRAWS):
                 state = draw_strategy(state, seat, events, "Lucky Investor, 12.14")
         return state
-    return state.model_copy(update={"tasks": (*tasks, *state.tasks)})
+    return evolve(state, {"tasks": (*tasks, *state.tasks)})
 
 
 def blue_allowed(state: MarketFortuneState, card: str) -> bool:
@@ -263,7 +263,7 @@ def hit(state: MarketFortuneState, source: int, victim: int, events: list[Event]
     elif kind.key == "systemic_risk" and target.investments:
         # 5.3: the most recent investment is the last one formed.
         state = return_investment(state, victim, len(target.investments) - 1, events, why)
-    return state.model_copy(update={"tasks": (*new_tasks, *state.tasks)})
+    return evolve(state, {"tasks": (*new_tasks, *state.tasks)})
 
 
 def defend(state: MarketFortuneState, defender: int, card: str, events: list[Event]) -> MarketFortuneState:
@@ -277,15 +277,15 @@ def defend(state: MarketFortuneState, defender: int, card: str, events: list[Eve
     if kind.key != "diamond_hands":
         strategies.remove(card)
         state = set_seat(state, defender, strategies=tuple(strategies))
-        state = state.model_copy(update={"strategy_pile": (*state.strategy_pile, card)})
+        state = evolve(state, {"strategy_pile": (*state.strategy_pile, card)})
         events.append(event("defend", f"Seat {defender} answered with {kind.name} ({card}).", seat=defender, card=card, section=kind.section))
     else:
         # 12.18: Diamond Hands stays in its owner's hand, so only its kind is told.
         events.append(event("defend", f"Seat {defender} answered with {kind.name}, which goes back to its hand.", seat=defender, blue=kind.key, section=kind.section))
     if kind.key == "wrong_analyst":
         events.append(event("bounce", f"The attack turns on seat {attacker}, who may defend (7.3).", seat=attacker, source=defender))
-        return state.model_copy(update={"attack": attack.model_copy(update={"source": defender, "defender": attacker})})
-    state = state.model_copy(update={"attack": attack.model_copy(update={"source": None, "defender": None})})
+        return evolve(state, {"attack": evolve(attack, {"source": defender, "defender": attacker})})
+    state = evolve(state, {"attack": evolve(attack, {"source": None, "defender": None})})
     if kind.key == "stablecoin":
         state = draw_strategy(state, defender, events, "Stablecoin, 12.17")
     elif kind.key == "experience":

@@ -1,6 +1,6 @@
 """Card movements: draws, discards, investments, chance — each a pure state step.
 
-Every function returns a new state built with ``model_copy(update=...)`` so
+Every function returns a new state built with :func:`~engine.market_fortune.state.evolve` so
 only what changes is copied. Events are appended to the ``events`` list the
 caller passes; a public event never names a card that ends up hidden (11.3).
 """
@@ -15,6 +15,7 @@ from engine.market_fortune.state import (
     MarketFortuneState,
     SeatState,
     Source,
+    evolve,
 )
 
 __all__ = [
@@ -40,15 +41,28 @@ def event(
     audience: tuple[int, ...] | None = None,
     **data: object,
 ) -> Event:
-    """An event; ``audience=None`` is public."""
-    return Event(kind=kind, text=text, audience=audience, data=data)
+    """An event; ``audience=None`` is public.
+
+    Built without re-validation: the engine makes many events per step and
+    only ever passes plain JSON values.
+    """
+    made = Event.__new__(Event)
+    _set_attribute(made, "__dict__", {"kind": kind, "text": text, "audience": audience, "data": data})
+    _set_attribute(made, "__pydantic_fields_set__", _EVENT_FIELDS)
+    _set_attribute(made, "__pydantic_extra__", None)
+    _set_attribute(made, "__pydantic_private__", None)
+    return made
+
+
+_set_attribute = object.__setattr__
+_EVENT_FIELDS = frozenset({"kind", "text", "audience", "data"})
 
 
 def set_seat(state: MarketFortuneState, index: int, **changes: object) -> MarketFortuneState:
     """Replace some fields of one seat."""
     seats = list(state.seats)
-    seats[index] = seats[index].model_copy(update=changes)
-    return state.model_copy(update={"seats": tuple(seats)})
+    seats[index] = evolve(seats[index], changes)
+    return evolve(state, {"seats": tuple(seats)})
 
 
 def clockwise(state: MarketFortuneState, start: int) -> tuple[int, ...]:
@@ -59,7 +73,7 @@ def clockwise(state: MarketFortuneState, start: int) -> tuple[int, ...]:
 
 def next_chance(state: MarketFortuneState) -> tuple[MarketFortuneState, int]:
     """Reserve the next chance counter value."""
-    return state.model_copy(update={"chance": state.chance + 1}), state.chance
+    return evolve(state, {"chance": state.chance + 1}), state.chance
 
 
 def roll_plus(state: MarketFortuneState) -> tuple[MarketFortuneState, bool]:
@@ -110,8 +124,7 @@ def draw(
             pile: tuple[str, ...] = getattr(state, pile_name)
             state, counter = next_chance(state)
             moved = set(pile[:-1])
-            state = state.model_copy(
-                update={
+            state = evolve(state, {
                     deck_name: tuple(chance.shuffle(state.seed, counter, pile[:-1])),
                     pile_name: pile[-1:],
                     "locked": tuple(entry for entry in state.locked if entry[0] not in moved),
@@ -122,12 +135,12 @@ def draw(
             )
             deck = getattr(state, deck_name)
         card = deck[-1]
-        state = state.model_copy(update={deck_name: deck[:-1]})
+        state = evolve(state, {deck_name: deck[:-1]})
         where = f"the {label} deck"
     else:
         pile = getattr(state, pile_name)
         card = pile[-1]
-        state = state.model_copy(update={pile_name: pile[:-1]})
+        state = evolve(state, {pile_name: pile[:-1]})
         where = f"the top of the {label} discard pile"
     owner = state.seats[seat]
     state = set_seat(state, seat, hand=(*owner.hand, card))
@@ -152,15 +165,14 @@ def draw_strategy(
             events.append(event("no_strategy", f"Seat {seat} draws no Strategy ({why}): deck and discard pile are empty.", seat=seat))
             return state
         state, counter = next_chance(state)
-        state = state.model_copy(
-            update={
+        state = evolve(state, {
                 "strategy_deck": tuple(chance.shuffle(state.seed, counter, state.strategy_pile)),
                 "strategy_pile": (),
             }
         )
         events.append(event("reshuffle", "The Strategy deck ran out: its discard pile was shuffled into a new deck.", deck="strategy_deck"))
     card = state.strategy_deck[-1]
-    state = state.model_copy(update={"strategy_deck": state.strategy_deck[:-1]})
+    state = evolve(state, {"strategy_deck": state.strategy_deck[:-1]})
     owner = state.seats[seat]
     state = set_seat(state, seat, strategies=(*owner.strategies, card))
     events.append(event("strategy", f"Seat {seat} drew a Strategy ({why}).", seat=seat))
@@ -175,7 +187,7 @@ def _to_pile(state: MarketFortuneState, card: str, locked_by: int | None) -> Mar
     update: dict[str, object] = {pile_name: (*getattr(state, pile_name), card)}
     if locked_by is not None and kind != "strategy":
         update["locked"] = (*state.locked, (card, locked_by))
-    return state.model_copy(update=update)
+    return evolve(state, update)
 
 
 def _announce_discards(

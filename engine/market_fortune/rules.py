@@ -62,6 +62,7 @@ from engine.market_fortune.state import (
     MarketFortuneState,
     SeatState,
     Task,
+    evolve,
 )
 
 __all__ = [
@@ -120,7 +121,7 @@ def _roll_off(state: MarketFortuneState) -> MarketFortuneState:
     if opener is None:
         opener = min(contenders)
         lines.append(f"no single '-' after {cards.ROLL_OFF_LIMIT} rounds: seat {opener} opens")
-    return state.model_copy(update={"active": opener, "roll_off": tuple(lines)})
+    return evolve(state, {"active": opener, "roll_off": tuple(lines)})
 
 
 def _deal(state: MarketFortuneState, opener: int | None) -> MarketFortuneState:
@@ -137,8 +138,7 @@ def _deal(state: MarketFortuneState, opener: int | None) -> MarketFortuneState:
         del stocks[-cards.STOCKS_DEALT :]
         del returns[-cards.RETURNS_DEALT :]
         seats.append(SeatState(hand=hand, match_total=seat.match_total))
-    state = state.model_copy(
-        update={
+    state = evolve(state, {
             "stock_deck": tuple(stocks),
             "return_deck": tuple(returns),
             "strategy_deck": tuple(strategies),
@@ -158,7 +158,7 @@ def _deal(state: MarketFortuneState, opener: int | None) -> MarketFortuneState:
     )
     if opener is None:
         return _roll_off(state)
-    return state.model_copy(update={"active": opener, "roll_off": (f"seat {opener} won the previous game and opens (2.3)",)})
+    return evolve(state, {"active": opener, "roll_off": (f"seat {opener} won the previous game and opens (2.3)",)})
 
 
 def new_table(config: TableConfig, seed: int) -> MarketFortuneState:
@@ -348,8 +348,8 @@ def _index_of(seat: SeatState, stock: str) -> int:
 def _pop_task(state: MarketFortuneState) -> MarketFortuneState:
     task = state.tasks[0]
     if task.count > 1:
-        return state.model_copy(update={"tasks": (task.model_copy(update={"count": task.count - 1}), *state.tasks[1:])})
-    return state.model_copy(update={"tasks": state.tasks[1:]})
+        return evolve(state, {"tasks": (evolve(task, {"count": task.count - 1}), *state.tasks[1:])})
+    return evolve(state, {"tasks": state.tasks[1:]})
 
 
 def _form(
@@ -378,17 +378,17 @@ def _after_forming(state: MarketFortuneState, seat: int, events: list[Event], vi
         if state.config.mode == "family":
             return _finish(state, (seat,), "victory", events, f"Seat {seat} formed its 4th investment and wins (8.3).")
         events.append(event("victory_window", f"Seat {seat} formed its 4th investment: victory window (8.1).", seat=seat))
-        return state.model_copy(update={"stage": "victory"})
+        return evolve(state, {"stage": "victory"})
     if via_risk:
         red = "momentum_red" in state.config.variants
-        return state.model_copy(update={"stage": "red" if red else "ending"})
+        return evolve(state, {"stage": "red" if red else "ending"})
     return state
 
 
 def _declare(state: MarketFortuneState, seat: int, events: list[Event]) -> MarketFortuneState:
     """The count (8.1): flip everything; 25M or more wins (8.2), else return one."""
     owner = state.seats[seat]
-    flipped = tuple(inv.model_copy(update={"face_up": True}) for inv in owner.investments)
+    flipped = tuple(evolve(inv, {"face_up": True}) for inv in owner.investments)
     state = set_seat(state, seat, investments=flipped)
     result = count(state.seats[seat])
     shown = [[inv.stock, inv.ret] for inv in flipped]
@@ -408,7 +408,7 @@ def _declare(state: MarketFortuneState, seat: int, events: list[Event]) -> Marke
         return _finish(state, (seat,), "victory", events, f"Seat {seat} counts {result.total}M and wins (8.2).", value=result.total)
     events.append(event("count_failed", f"Seat {seat} is short of {cards.VICTORY_VALUE}M and must return an investment (8.2).", seat=seat))
     task = Task(seat=seat, step="return", section="8.2")
-    return state.model_copy(update={"stage": "ending", "tasks": (task, *state.tasks)})
+    return evolve(state, {"stage": "ending", "tasks": (task, *state.tasks)})
 
 
 def _scores(state: MarketFortuneState) -> tuple[float, ...]:
@@ -428,11 +428,11 @@ def _finish(
     value: int = 0,
 ) -> MarketFortuneState:
     """End the game; in Championship add the count and go on unless the match is decided (9.3)."""
-    state = state.model_copy(update={"tasks": (), "attack": None})
+    state = evolve(state, {"tasks": (), "attack": None})
     events.append(event("game_end", text, winners=list(winners), reason=reason))
     if state.config.mode != "championship":
         result = Outcome(winners=winners, reason=reason, scores=_scores(state), text=text)
-        return state.model_copy(update={"stage": "over", "result": result})
+        return evolve(state, {"stage": "over", "result": result})
     if reason == "victory":
         for seat in winners:
             state = set_seat(state, seat, match_total=state.seats[seat].match_total + value)
@@ -444,15 +444,15 @@ def _finish(
         champions = tuple(i for i, t in enumerate(totals) if t == best)
         done = f"Seat(s) {', '.join(map(str, champions))} reach {best}M and win the match (9.3)."
         events.append(event("match_end", done, winners=list(champions), reason="victory"))
-        return state.model_copy(update={"stage": "over", "last_game": game, "result": Outcome(winners=champions, reason="victory", scores=game.scores, text=done)})
+        return evolve(state, {"stage": "over", "last_game": game, "result": Outcome(winners=champions, reason="victory", scores=game.scores, text=done)})
     if state.game_number >= state.config.match_game_limit:
         best = max(totals)
         champions = tuple(i for i, t in enumerate(totals) if t == best)
         done = f"The match cap of {state.config.match_game_limit} games is reached; highest total {best}M wins (9.3)."
         events.append(event("match_end", done, winners=list(champions), reason="match_limit"))
-        return state.model_copy(update={"stage": "over", "last_game": game, "result": Outcome(winners=champions, reason="match_limit", scores=game.scores, text=done)})
+        return evolve(state, {"stage": "over", "last_game": game, "result": Outcome(winners=champions, reason="match_limit", scores=game.scores, text=done)})
     opener = winners[0] if reason == "victory" else None
-    return state.model_copy(update={"stage": "between", "last_game": game, "next_opener": opener})
+    return evolve(state, {"stage": "between", "last_game": game, "next_opener": opener})
 
 
 def _turn_limit(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
@@ -474,7 +474,7 @@ def _next_turn(state: MarketFortuneState, events: list[Event]) -> MarketFortuneS
     turn = state.turn
     while True:
         if turn >= limit:
-            return _turn_limit(state.model_copy(update={"turn": turn}), events)
+            return _turn_limit(evolve(state, {"turn": turn}), events)
         turn += 1
         if state.seats[seat].skip_next:
             state = set_seat(state, seat, skip_next=False)
@@ -483,13 +483,118 @@ def _next_turn(state: MarketFortuneState, events: list[Event]) -> MarketFortuneS
             continue
         break
     events.append(event("turn", f"Turn {turn}: seat {seat} to play.", seat=seat, turn=turn))
-    return state.model_copy(
-        update={"active": seat, "turn": turn, "stage": "main", "optimised": False, "extra_turn": False}
+    return evolve(state, {"active": seat, "turn": turn, "stage": "main", "optimised": False, "extra_turn": False}
     )
 
 
+def _pair_ok(state: MarketFortuneState, seat: int, stock: str, ret: str, innovation: str | None) -> bool:
+    """A Stock and a Return in hand of one industry, or any two with Innovation (3.3, 6.4)."""
+    owner = state.seats[seat]
+    if stock not in owner.hand or ret not in owner.hand:
+        return False
+    same = cards.card_industry(stock) == cards.card_industry(ret)
+    if innovation is None:
+        return same
+    return not same and innovation in owner.strategies and cards.kind_of(innovation).key == "innovation"
+
+
+def _optimise_ok(state: MarketFortuneState, seat: int, action: Optimise) -> bool:
+    """5.2: once a turn, a face-down investment, same card type, industries still matching."""
+    if state.optimised:
+        return False
+    owner = state.seats[seat]
+    if action.into not in owner.hand or action.out[0] != action.into[0]:
+        return False
+    for inv in owner.investments:
+        if action.out in (inv.stock, inv.ret):
+            partner = inv.ret if action.out == inv.stock else inv.stock
+            return not inv.face_up and (
+                inv.innovation is not None
+                or cards.card_industry(action.into) == cards.card_industry(partner)
+            )
+    return False
+
+
+def _task_allows(state: MarketFortuneState, task: Task, action: MarketFortuneAction) -> bool:
+    """Whether ``action`` answers ``task``: the same test as :func:`_task_actions`, cheaper."""
+    owner = state.seats[task.seat]
+    step = task.step
+    if isinstance(action, Discard):
+        if step != "discard" or action.card not in owner.hand:
+            return False
+        return action.card != task.forbid or all(c == task.forbid for c in owner.hand)
+    if isinstance(action, Draw):
+        return (step == "draw" or (step == "draw_deck" and action.source.endswith("_deck"))) and can_draw(state, action.source)
+    if isinstance(action, ReturnInvestment):
+        return step == "return" and any(inv.stock == action.stock for inv in owner.investments)
+    if isinstance(action, Take):
+        if step != "take":
+            return False
+        if task.other is not None:
+            return action.card in state.seats[task.other].strategies
+        return action.card in bailout_cards(state)
+    if isinstance(action, Give):
+        return step == "give" and action.card in owner.hand
+    if isinstance(action, Mark):
+        return step == "mark" and any(inv.stock == action.stock and not inv.marked for inv in owner.investments)
+    if isinstance(action, Form):
+        return step == "form" and _pair_ok(state, task.seat, action.stock, action.ret, action.innovation)
+    return False
+
+
+def _allowed(state: MarketFortuneState, action: MarketFortuneAction) -> bool:
+    """Whether ``action`` is among :func:`_actions_now`, checked directly (fast path of :func:`apply`)."""
+    if state.stage == "over":
+        return False
+    if state.tasks:
+        return _task_allows(state, state.tasks[0], action)
+    attack = state.attack
+    if attack is not None and attack.defender is not None:
+        if isinstance(action, Decline):
+            return True
+        return (
+            isinstance(action, Defend)
+            and action.card in state.seats[attack.defender].strategies
+            and blue_allowed(state, action.card)
+        )
+    seat = state.active
+    stage = state.stage
+    if isinstance(action, Optimise):
+        return stage in ("main", "victory") and _optimise_ok(state, seat, action)
+    if stage == "main":
+        if isinstance(action, Build):
+            return can_draw(state, action.source)
+        if isinstance(action, Risk):
+            return _pair_ok(state, seat, action.stock, action.ret, action.innovation)
+        return isinstance(action, Dominate) and can_draw_strategy(state)
+    if stage == "red":
+        if isinstance(action, EndTurn):
+            return True
+        if not isinstance(action, Play) or action.card not in state.seats[seat].strategies:
+            return False
+        return (action.card, action.target) in red_options(state, seat)
+    if stage == "victory":
+        return isinstance(action, Declare)
+    return stage == "between" and isinstance(action, NextGame)
+
+
 def _task_possible(state: MarketFortuneState, task: Task) -> bool:
-    return bool(_task_actions(state, task))
+    """Whether ``task`` has at least one answer; impossible ones are skipped (4.3)."""
+    owner = state.seats[task.seat]
+    step = task.step
+    if step in ("discard", "give"):
+        return bool(owner.hand)
+    if step == "draw":
+        return any(can_draw(state, s) for s in SOURCES)
+    if step == "draw_deck":
+        return can_draw(state, "stock_deck") or can_draw(state, "return_deck")
+    if step == "return":
+        return bool(owner.investments)
+    if step == "take":
+        return bool(state.seats[task.other].strategies) if task.other is not None else bool(bailout_cards(state))
+    if step == "mark":
+        return any(not inv.marked for inv in owner.investments)
+    return bool(formable_pairs(state, task.seat))
 
 
 def _advance(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
@@ -500,7 +605,7 @@ def _advance(state: MarketFortuneState, events: list[Event]) -> MarketFortuneSta
         if state.tasks:
             if _task_possible(state, state.tasks[0]):
                 return state
-            state = state.model_copy(update={"tasks": state.tasks[1:]})
+            state = evolve(state, {"tasks": state.tasks[1:]})
             continue
         attack = state.attack
         if attack is not None:
@@ -508,22 +613,21 @@ def _advance(state: MarketFortuneState, events: list[Event]) -> MarketFortuneSta
                 return state
             if attack.queue:
                 target = attack.queue[0]
-                state = state.model_copy(
-                    update={"attack": attack.model_copy(update={"queue": attack.queue[1:], "source": attack.attacker, "defender": target})}
+                state = evolve(state, {"attack": evolve(attack, {"queue": attack.queue[1:], "source": attack.attacker, "defender": target})}
                 )
                 events.append(event("defence_window", f"Seat {target} may answer {cards.kind_of(attack.card).name} from seat {attack.attacker} (7.2).", seat=target, source=attack.attacker))
                 return state
-            state = state.model_copy(update={"attack": None})
+            state = evolve(state, {"attack": None})
             continue
         if state.stage == "resolving":
-            state = state.model_copy(update={"stage": "ending"})
+            state = evolve(state, {"stage": "ending"})
             continue
         if state.stage == "ending":
             seat = state.seats[state.active]
             excess = seat.building_total() - cards.BUILDING_TOTAL
             if excess > 0 and seat.hand:
                 task = Task(seat=state.active, step="discard", count=min(excess, len(seat.hand)), section="4.1")
-                state = state.model_copy(update={"tasks": (task,)})
+                state = evolve(state, {"tasks": (task,)})
                 continue
             state = _next_turn(state, events)
             continue
@@ -550,7 +654,7 @@ def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneActio
             return state
         pile = "stock_pile" if action.card[0] == "S" else "return_pile"
         remaining = tuple(c for c in getattr(state, pile) if c != action.card)
-        state = state.model_copy(update={pile: remaining})
+        state = evolve(state, {pile: remaining})
         state = set_seat(state, seat, hand=(*state.seats[seat].hand, action.card))
         events.append(event("take", f"Seat {seat} took a card from a discard pile ({why}).", seat=seat, pile=pile))
         events.append(event("take", f"You took {cards.card_name(action.card)} ({action.card}).", (seat,), seat=seat, card=action.card))
@@ -567,7 +671,7 @@ def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneActio
         owner = state.seats[seat]
         index = _index_of(owner, action.stock)
         investments = list(owner.investments)
-        investments[index] = investments[index].model_copy(update={"marked": True})
+        investments[index] = evolve(investments[index], {"marked": True})
         events.append(event("mark", f"Seat {seat} marked its investment number {index + 1} (+{cards.COMPOUND_INTEREST_BONUS}M at the count).", seat=seat, position=index))
         return set_seat(state, seat, investments=tuple(investments))
     assert isinstance(action, Form)
@@ -578,11 +682,11 @@ def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneActio
 def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneAction, events: list[Event]) -> MarketFortuneState:
     if isinstance(action, Build):
         state, card = draw(state, seat, action.source, events)
-        state = state.model_copy(update={"stage": "ending"})
+        state = evolve(state, {"stage": "ending"})
         if state.seats[seat].building_total() > cards.BUILDING_TOTAL:
             forbid = card if action.source.endswith("_pile") else None
             task = Task(seat=seat, step="discard", section="3.2", forbid=forbid)
-            state = state.model_copy(update={"tasks": (task,)})
+            state = evolve(state, {"tasks": (task,)})
         return state
     if isinstance(action, Risk):
         state, plus = roll_plus(state)
@@ -591,17 +695,17 @@ def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneActio
             state = _form(state, seat, action.stock, action.ret, action.innovation, events, "Risk, 3.3")
             return _after_forming(state, seat, events, via_risk=True)
         events.append(event("risk", f"Seat {seat} rolled - : the Risk fails and the cards stay hidden in its hand (3.3).", seat=seat, plus=False))
-        return state.model_copy(update={"stage": "ending"})
+        return evolve(state, {"stage": "ending"})
     if isinstance(action, Dominate):
         state = draw_strategy(state, seat, events, "Dominate, 3.4")
-        return state.model_copy(update={"stage": "red"})
+        return evolve(state, {"stage": "red"})
     if isinstance(action, Optimise):
         owner = state.seats[seat]
         investments = list(owner.investments)
         for index, inv in enumerate(investments):
             if action.out in (inv.stock, inv.ret):
                 field = "stock" if inv.stock == action.out else "ret"
-                investments[index] = inv.model_copy(update={field: action.into})
+                investments[index] = evolve(inv, {field: action.into})
                 position = index
                 break
         hand = [action.out if c == action.into else c for c in owner.hand]
@@ -609,7 +713,7 @@ def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneActio
         events.append(event("optimise", f"Seat {seat} optimised its investment number {position + 1} and must discard a building card (5.2).", seat=seat, position=position))
         events.append(event("optimise", f"You swapped {cards.card_name(action.out)} out for {cards.card_name(action.into)}.", (seat,), seat=seat, cards=[action.out, action.into]))
         task = Task(seat=seat, step="discard", section="5.2")
-        return state.model_copy(update={"optimised": True, "tasks": (task,)})
+        return evolve(state, {"optimised": True, "tasks": (task,)})
     raise AssertionError(action)
 
 
@@ -621,7 +725,7 @@ def _apply_action(state: MarketFortuneState, seat: int, action: MarketFortuneAct
         if isinstance(action, Defend):
             return defend(state, seat, action.card, events)
         assert attack.source is not None
-        state = state.model_copy(update={"attack": attack.model_copy(update={"source": None, "defender": None})})
+        state = evolve(state, {"attack": evolve(attack, {"source": None, "defender": None})})
         events.append(event("decline", f"Seat {seat} does not defend.", seat=seat))
         return hit(state, attack.source, seat, events)
     if isinstance(action, Optimise) or state.stage == "main":
@@ -629,7 +733,7 @@ def _apply_action(state: MarketFortuneState, seat: int, action: MarketFortuneAct
     if isinstance(action, Play):
         return play_red(state, seat, action.card, action.target, events)
     if isinstance(action, EndTurn):
-        return state.model_copy(update={"stage": "ending"})
+        return evolve(state, {"stage": "ending"})
     if isinstance(action, Declare):
         return _declare(state, seat, events)
     if isinstance(action, NextGame):
@@ -639,7 +743,7 @@ def _apply_action(state: MarketFortuneState, seat: int, action: MarketFortuneAct
 
 def _next_game(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
     """Deal the next game of a Championship match (9.3, 2.3)."""
-    state = state.model_copy(update={"game_number": state.game_number + 1})
+    state = evolve(state, {"game_number": state.game_number + 1})
     state = _deal(state, state.next_opener)
     events.append(event("game_start", f"Game {state.game_number} of the match: seat {state.active} opens.", seat=state.active, game=state.game_number, roll_off=list(state.roll_off)))
     return state
@@ -656,7 +760,7 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
         if state.stage == "over":
             raise IllegalAction("The table is over.", rule="8.1")
         raise NotYourTurn(f"Seat {acting[0]} must decide now, not seat {seat}.", rule="3.1")
-    if action not in _actions_now(state):
+    if not _allowed(state, action):
         raise _forbidden(state, seat, action)
     events: list[Event] = []
     state = _apply_action(state, seat, action, events)

@@ -7,12 +7,19 @@ not see independently, so the tests can check one against the other.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from engine.core import EngineModel, Outcome, View
 from engine.market_fortune import cards
 from engine.market_fortune.rules import to_act
-from engine.market_fortune.state import Investment, MarketFortuneState, Reveal, Stage, TaskStep
+from engine.market_fortune.state import (
+    Investment,
+    MarketFortuneState,
+    Reveal,
+    SeatState,
+    Stage,
+    TaskStep,
+)
 
 __all__ = [
     "FACE_DOWN",
@@ -105,17 +112,74 @@ class MarketFortuneView(View):
     result: Outcome | None = None
 
 
+_set_attribute = object.__setattr__
+ModelT = TypeVar("ModelT", bound=EngineModel)
+
+
+def _raw(cls: type[ModelT], fields: dict[str, Any]) -> ModelT:
+    """Build a view model from values the engine already holds, without re-validation.
+
+    Views are built for every seat after every action, so this path is hot;
+    ``fields`` always names every field with a value of its declared type.
+    """
+    made = cls.__new__(cls)
+    _set_attribute(made, "__dict__", fields)
+    _set_attribute(made, "__pydantic_fields_set__", set(fields))
+    _set_attribute(made, "__pydantic_extra__", None)
+    _set_attribute(made, "__pydantic_private__", None)
+    return made
+
+
 def _investment(inv: Investment, visible: bool) -> InvestmentView:
     if visible or inv.face_up:
-        return InvestmentView.model_construct(
-            face_up=inv.face_up,
-            marked=inv.marked,
-            stock=inv.stock,
-            ret=inv.ret,
-            innovation=inv.innovation,
-            value=cards.card_value(inv.stock) + cards.card_value(inv.ret),
+        return _raw(
+            InvestmentView,
+            {
+                "face_up": inv.face_up,
+                "marked": inv.marked,
+                "stock": inv.stock,
+                "ret": inv.ret,
+                "innovation": inv.innovation,
+                "value": cards.card_value(inv.stock) + cards.card_value(inv.ret),
+            },
         )
-    return InvestmentView.model_construct(face_up=False, marked=inv.marked, stock=None, ret=None, innovation=None, value=None)
+    return _raw(
+        InvestmentView,
+        {"face_up": False, "marked": inv.marked, "stock": None, "ret": None, "innovation": None, "value": None},
+    )
+
+
+_PLAYER_CACHE: dict[tuple[int, int], tuple[SeatState, PlayerView]] = {}
+_CACHE_LIMIT = 4096
+
+
+def _player(index: int, seat: SeatState) -> PlayerView:
+    """The public view of one seat, memoised on the (immutable) seat object.
+
+    States share unchanged seat objects between steps, so after an action
+    usually only the acting seat's public view has to be rebuilt.
+    """
+    key = (id(seat), index)
+    hit = _PLAYER_CACHE.get(key)
+    if hit is not None and hit[0] is seat:
+        return hit[1]
+    made = _raw(
+        PlayerView,
+        {
+            "seat": index,
+            "hand_count": len(seat.hand),
+            "strategy_count": len(seat.strategies),
+            "investment_count": len(seat.investments),
+            "investments": tuple(_investment(inv, False) for inv in seat.investments),
+            "skip_next": seat.skip_next,
+            "match_total": seat.match_total,
+        },
+    )
+    if len(_PLAYER_CACHE) >= _CACHE_LIMIT:
+        _PLAYER_CACHE.clear()
+    # The cache holds the seat object itself, so its id cannot be reused while cached.
+    _PLAYER_CACHE[key] = (seat, made)
+    return made
 
 
 def _pile(state: MarketFortuneState, pile: tuple[str, ...], seat: int | None) -> tuple[str, ...]:
@@ -127,34 +191,34 @@ def _pile(state: MarketFortuneState, pile: tuple[str, ...], seat: int | None) ->
 
 def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
     """The part of ``state`` that ``seat`` may see (11.1, 11.2)."""
-    players = tuple(
-        PlayerView.model_construct(
-            seat=i,
-            hand_count=len(s.hand),
-            strategy_count=len(s.strategies),
-            investment_count=len(s.investments),
-            investments=tuple(_investment(inv, False) for inv in s.investments),
-            skip_next=s.skip_next,
-            match_total=s.match_total,
-        )
-        for i, s in enumerate(state.seats)
-    )
+    players = tuple(_player(i, s) for i, s in enumerate(state.seats))
     attack = None
     if state.attack is not None:
         a = state.attack
-        attack = AttackView.model_construct(
-            card=a.card, name=cards.kind_of(a.card).name, attacker=a.attacker, source=a.source, defender=a.defender, queue=a.queue
+        attack = _raw(
+            AttackView,
+            {
+                "card": a.card,
+                "name": cards.kind_of(a.card).name,
+                "attacker": a.attacker,
+                "source": a.source,
+                "defender": a.defender,
+                "queue": a.queue,
+            },
         )
     decision = None
     if state.tasks:
         task = state.tasks[0]
-        decision = DecisionView.model_construct(
-            seat=task.seat,
-            step=task.step,
-            count=task.count,
-            section=task.section,
-            other=task.other,
-            forbid=task.forbid if task.seat == seat else None,
+        decision = _raw(
+            DecisionView,
+            {
+                "seat": task.seat,
+                "step": task.step,
+                "count": task.count,
+                "section": task.section,
+                "other": task.other,
+                "forbid": task.forbid if task.seat == seat else None,
+            },
         )
     hand: tuple[str, ...] = ()
     strategies: tuple[str, ...] = ()
@@ -164,33 +228,36 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
         mine = state.seats[seat]
         hand, strategies, revealed = mine.hand, mine.strategies, mine.revealed
         investments = tuple(_investment(inv, True) for inv in mine.investments)
-    return MarketFortuneView.model_construct(
-        game="market-fortune",
-        seat=seat,
-        mode=state.config.mode,
-        variants=state.config.variants,
-        game_number=state.game_number,
-        turn=state.turn,
-        active=state.active,
-        stage=state.stage,
-        to_act=tuple(to_act(state)),
-        players=players,
-        stock_pile=_pile(state, state.stock_pile, seat),
-        return_pile=_pile(state, state.return_pile, seat),
-        strategy_pile=state.strategy_pile,
-        stock_deck=len(state.stock_deck),
-        return_deck=len(state.return_deck),
-        strategy_deck=len(state.strategy_deck),
-        attack=attack,
-        decision=decision,
-        extra_turn=state.extra_turn,
-        roll_off=state.roll_off,
-        last_game=state.last_game,
-        result=state.result,
-        hand=hand,
-        strategies=strategies,
-        investments=investments,
-        revealed=revealed,
+    return _raw(
+        MarketFortuneView,
+        {
+            "game": "market-fortune",
+            "seat": seat,
+            "mode": state.config.mode,
+            "variants": state.config.variants,
+            "game_number": state.game_number,
+            "turn": state.turn,
+            "active": state.active,
+            "stage": state.stage,
+            "to_act": tuple(to_act(state)),
+            "hand": hand,
+            "strategies": strategies,
+            "investments": investments,
+            "revealed": revealed,
+            "players": players,
+            "stock_pile": _pile(state, state.stock_pile, seat),
+            "return_pile": _pile(state, state.return_pile, seat),
+            "strategy_pile": state.strategy_pile,
+            "stock_deck": len(state.stock_deck),
+            "return_deck": len(state.return_deck),
+            "strategy_deck": len(state.strategy_deck),
+            "attack": attack,
+            "decision": decision,
+            "extra_turn": state.extra_turn,
+            "roll_off": state.roll_off,
+            "last_game": state.last_game,
+            "result": state.result,
+        },
     )
 
 

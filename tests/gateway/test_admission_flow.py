@@ -1,0 +1,301 @@
+"""Admission over HTTP against a real Redis: pass, fail, expiry, one submission, renewal, rotation, revocation."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from gateway.services.admission import AdmissionSettings
+from quiz import get_bank
+from quiz.model import IssuedChallenge
+
+GAME = "market-fortune"
+CHALLENGES = "/v1/admission/challenges"
+
+
+def stored_challenge(client: TestClient, challenge_id: str) -> IssuedChallenge:
+    """The server-side challenge (expected answers included), read from Redis as the service stored it."""
+    import redis  # only to peek at the server's own record in this test
+
+    from gateway.services.admission import StoredChallenge
+
+    app = client.app
+    assert isinstance(app, FastAPI)
+    settings = app.state.settings
+    raw = redis.Redis.from_url(settings.redis_url).hget(
+        app.state.keys.global_("admission", "challenge", challenge_id), "payload"
+    )
+    assert raw is not None
+    return StoredChallenge.model_validate_json(raw).issued
+
+
+def right_answers(issued: IssuedChallenge) -> dict[str, Any]:
+    """A correct submission, built from the stored expectations and the puzzle's own solver."""
+    answers: dict[str, Any] = {}
+    for item in issued.questions:
+        question = item.question
+        if question.format == "integer":
+            answers[question.id] = int(item.expected)
+        elif question.format == "yes_no":
+            answers[question.id] = item.expected == "yes"
+        else:
+            answers[question.id] = item.expected
+    kind = get_bank(GAME).puzzle_kind(issued.puzzle.puzzle.kind)
+    return {"answers": answers, "puzzle": kind.solve(issued.puzzle)}
+
+
+def wrong_first_answer(issued: IssuedChallenge, body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` with the first question answered wrongly."""
+    first = issued.questions[0]
+    wrong: Any
+    if first.question.format == "integer":
+        wrong = int(first.expected) + 1
+    elif first.question.format == "yes_no":
+        wrong = first.expected != "yes"
+    else:
+        wrong = next(o.id for o in first.question.options if o.id != first.expected)
+    return {**body, "answers": {**body["answers"], first.question.id: wrong}}
+
+
+@pytest.fixture()
+def admission_client(app: FastAPI) -> Iterator[TestClient]:
+    """A client whose admission settings are the defaults (tests override fields per case)."""
+    app.state.admission_settings = AdmissionSettings()
+    with TestClient(app) as client:
+        yield client
+
+
+def ask(client: TestClient, name: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    response = client.post(CHALLENGES, json={"agent_name": name, "game": GAME}, headers=headers or {})
+    assert response.status_code == 201, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def test_pass_registers_the_agent_with_a_scoped_token_and_a_one_time_secret(
+    admission_client: TestClient, auth: Callable[[str], dict[str, str]]
+) -> None:
+    challenge = ask(admission_client, "alice-bot")
+    assert len(challenge["questions"]) == 3
+    assert len({q["category"] for q in challenge["questions"]}) == 3
+    assert challenge["puzzle"]["kind"] in {"best_portfolio", "best_risks", "defence"}
+    assert 0 < challenge["expires_in"] <= 600
+    issued = stored_challenge(admission_client, challenge["challenge_id"])
+    body = right_answers(issued)
+    passed = admission_client.post(f"{CHALLENGES}/{challenge['challenge_id']}/answers", json=body)
+    assert passed.status_code == 201, passed.text
+    result = passed.json()
+    assert result["scopes"] == [f"game:{GAME}"]
+    assert result["secret"].startswith("acs_")
+    assert result["score"] == {
+        "questions_correct": 3, "questions_total": 3, "puzzle_solved": True, "missed_categories": [],
+    }  # fmt: skip
+    me = admission_client.get("/v1/agents/me", headers=auth(result["access_token"]))
+    assert me.status_code == 200
+    assert me.json()["agent_id"] == result["agent_id"]
+    assert me.json()["games"] == [GAME]
+
+
+def answer(client: TestClient, challenge_id: str, body: dict[str, Any]) -> Any:
+    return client.post(f"{CHALLENGES}/{challenge_id}/answers", json=body)
+
+
+def register(client: TestClient, name: str) -> dict[str, Any]:
+    """Pass an admission as ``name``; the result body (token, agent id, secret)."""
+    challenge = ask(client, name)
+    body = right_answers(stored_challenge(client, challenge["challenge_id"]))
+    response = answer(client, challenge["challenge_id"], body)
+    assert response.status_code == 201, response.text
+    result: dict[str, Any] = response.json()
+    return result
+
+
+def test_fail_returns_the_score_and_missed_categories_never_the_answers(
+    admission_client: TestClient,
+) -> None:
+    challenge = ask(admission_client, "bob-bot")
+    issued = stored_challenge(admission_client, challenge["challenge_id"])
+    body = wrong_first_answer(issued, right_answers(issued))
+    body["puzzle"] = {"nothing": "useful"}
+    failed = answer(admission_client, challenge["challenge_id"], body)
+    assert failed.status_code == 403
+    assert failed.headers["content-type"].startswith("application/problem+json")
+    problem = failed.json()
+    assert problem["code"] == "admission/failed"
+    assert problem["score"] == {
+        "questions_correct": 2, "questions_total": 3, "puzzle_solved": False,
+        "missed_categories": [issued.questions[0].question.category, "puzzle"],
+    }  # fmt: skip
+    assert "expected" not in failed.text and "secret" not in failed.text
+    # the name stays free: nobody was registered
+    assert admission_client.post(
+        CHALLENGES, json={"agent_name": "bob-bot", "game": GAME}
+    ).status_code == 201
+
+
+def test_one_submission_per_challenge(admission_client: TestClient) -> None:
+    challenge = ask(admission_client, "carol-bot")
+    body = right_answers(stored_challenge(admission_client, challenge["challenge_id"]))
+    assert answer(admission_client, challenge["challenge_id"], body).status_code == 201
+    again = answer(admission_client, challenge["challenge_id"], body)
+    assert again.status_code == 409
+    assert again.json()["code"] == "admission/already_answered"
+    # a failed submission also uses the challenge up
+    second = ask(admission_client, "dave-bot")
+    assert answer(admission_client, second["challenge_id"], {"answers": {}, "puzzle": {}}).status_code == 403
+    assert answer(admission_client, second["challenge_id"], {"answers": {}, "puzzle": {}}).json()["code"] == (
+        "admission/already_answered"
+    )
+    unknown = answer(admission_client, "chl_nothing", body)
+    assert unknown.status_code == 404 and unknown.json()["code"] == "admission/not_found"
+
+
+def test_late_answers_fail_with_their_own_code(app: FastAPI) -> None:
+    app.state.admission_settings = AdmissionSettings(challenge_ttl_s=1)
+    with TestClient(app) as client:
+        challenge = ask(client, "erin-bot")
+        assert challenge["expires_in"] == 1
+        body = right_answers(stored_challenge(client, challenge["challenge_id"]))
+        time.sleep(max(0.0, challenge["expires_at"] - time.time()) + 1.05)
+        late = answer(client, challenge["challenge_id"], body)
+        assert late.status_code == 410
+        assert late.json()["code"] == "admission/expired"
+
+
+def test_renewal_rotation_and_revocation(
+    admission_client: TestClient, auth: Callable[[str], dict[str, str]]
+) -> None:
+    agent = register(admission_client, "frank-bot")
+    credentials = {"agent_id": agent["agent_id"], "secret": agent["secret"]}
+    renewed = admission_client.post("/v1/auth/token", json=credentials)
+    assert renewed.status_code == 200, renewed.text
+    token = renewed.json()["access_token"]
+    assert renewed.json()["scopes"] == [f"game:{GAME}"]
+    assert admission_client.get("/v1/agents/me", headers=auth(token)).status_code == 200
+
+    wrong = admission_client.post("/v1/auth/token", json={**credentials, "secret": "acs_wrong"})
+    assert wrong.status_code == 401 and wrong.json()["code"] == "auth/invalid_credentials"
+    nobody = admission_client.post("/v1/auth/token", json={**credentials, "agent_id": "agt_none"})
+    assert nobody.status_code == 401 and nobody.json()["code"] == "auth/invalid_credentials"
+
+    rotated = admission_client.post("/v1/auth/secret", json=credentials)
+    assert rotated.status_code == 200, rotated.text
+    new_secret = rotated.json()["secret"]
+    assert new_secret != agent["secret"]
+    assert admission_client.post("/v1/auth/token", json=credentials).status_code == 401
+    fresh = admission_client.post(
+        "/v1/auth/token", json={"agent_id": agent["agent_id"], "secret": new_secret}
+    )
+    assert fresh.status_code == 200
+
+    revoked = admission_client.post("/v1/auth/revoke", headers=auth(token), json={})
+    assert revoked.status_code == 200, revoked.text
+    refused = admission_client.get("/v1/agents/me", headers=auth(token))
+    assert refused.status_code == 401 and refused.json()["code"] == "auth/revoked"
+    assert admission_client.get(
+        "/v1/agents/me", headers=auth(fresh.json()["access_token"])
+    ).status_code == 200
+
+
+def test_a_token_for_one_game_does_not_open_another(
+    admission_client: TestClient, auth: Callable[[str], dict[str, str]]
+) -> None:
+    agent = register(admission_client, "grace-bot")
+    other = admission_client.post(
+        "/v1/tables",
+        json={"game": "hab-und-gut", "mode": "standard", "seats": 3},
+        headers=auth(agent["access_token"]),
+    )
+    assert other.status_code == 403, other.text
+    assert other.json()["code"] == "auth/wrong_scope"
+    own = admission_client.post(
+        "/v1/tables",
+        json={"game": GAME, "mode": "fortune", "seats": 2},
+        headers=auth(agent["access_token"]),
+    )
+    assert own.status_code == 201, own.text
+
+
+def test_passing_a_second_game_adds_its_scope(
+    admission_client: TestClient,
+    auth: Callable[[str], dict[str, str]],
+    organiser_headers: dict[str, str],
+) -> None:
+    # An agent admitted to Hab & Gut (minted by the organiser) takes the Market Fortune admission.
+    minted = admission_client.post(
+        "/v1/auth/organiser/tokens",
+        json={"name": "heidi-bot", "games": ["hab-und-gut"]},
+        headers=organiser_headers,
+    )
+    assert minted.status_code == 201, minted.text
+    token = minted.json()["access_token"]
+    challenge = ask(admission_client, "heidi-bot", headers=auth(token))
+    body = right_answers(stored_challenge(admission_client, challenge["challenge_id"]))
+    passed = answer(admission_client, challenge["challenge_id"], body)
+    assert passed.status_code == 201, passed.text
+    result = passed.json()
+    assert result["agent_id"] == minted.json()["agent_id"]
+    assert result["secret"] is None
+    assert result["scopes"] == ["game:hab-und-gut", f"game:{GAME}"]
+    again = admission_client.post(
+        CHALLENGES, json={"agent_name": "heidi-bot", "game": GAME},
+        headers=auth(result["access_token"]),
+    )
+    assert again.status_code == 409 and again.json()["code"] == "admission/already_admitted"
+    mismatch = admission_client.post(
+        CHALLENGES, json={"agent_name": "someone-else", "game": GAME}, headers=auth(token)
+    )
+    assert mismatch.status_code == 422 and mismatch.json()["code"] == "admission/name_mismatch"
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "code"),
+    [
+        ("ab", 422, "request/invalid"),
+        ("x" * 33, 422, "request/invalid"),
+        ("bad name", 422, "request/invalid"),
+        ("-dash-first", 422, "request/invalid"),
+        ("naïve-bot", 422, "request/invalid"),
+        ("Admin", 422, "agent/name_reserved"),
+        ("organiser", 422, "agent/name_reserved"),
+        ("house-bot-7", 422, "agent/name_reserved"),
+    ],
+)
+def test_names_are_validated(admission_client: TestClient, name: str, status: int, code: str) -> None:
+    response = admission_client.post(CHALLENGES, json={"agent_name": name, "game": GAME})
+    assert response.status_code == status, response.text
+    assert response.json()["code"] == code
+
+
+def test_names_are_unique_case_insensitively(admission_client: TestClient) -> None:
+    register(admission_client, "ivan-bot")
+    taken = admission_client.post(CHALLENGES, json={"agent_name": "IVAN-bot", "game": GAME})
+    assert taken.status_code == 409 and taken.json()["code"] == "agent/name_taken"
+
+
+def test_unknown_game_and_strict_bodies(admission_client: TestClient) -> None:
+    unknown = admission_client.post(CHALLENGES, json={"agent_name": "judy-bot", "game": "chess"})
+    assert unknown.status_code == 404 and unknown.json()["code"] == "game/not_found"
+    extra = admission_client.post(
+        CHALLENGES, json={"agent_name": "judy-bot", "game": GAME, "admin": True}
+    )
+    assert extra.status_code == 422 and extra.json()["code"] == "request/invalid"
+    challenge = ask(admission_client, "judy-bot")
+    floaty = answer(admission_client, challenge["challenge_id"], {"answers": {"q1": 1.5}, "puzzle": {}})
+    assert floaty.status_code == 422 and floaty.json()["code"] == "request/invalid"
+
+
+def test_a_game_without_a_quiz_has_its_own_code(admission_client: TestClient) -> None:
+    from engine.registry import all_games
+    from quiz import all_banks
+
+    without = sorted(set(all_games()) - set(all_banks()))
+    if not without:
+        pytest.skip("every game has a quiz now")
+    response = admission_client.post(CHALLENGES, json={"agent_name": "kim-bot", "game": without[0]})
+    assert response.status_code == 404 and response.json()["code"] == "admission/no_quiz"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, TypeAdapter
 
 from engine.registry import all_games
 
@@ -54,7 +54,14 @@ def _view_union() -> Any:
         return dict[str, Any]
     if len(models) == 1:
         return models[0]
-    return Annotated[Union[tuple(models)], Field(discriminator="game")]  # noqa: UP007
+    union: Any = Annotated[Union[tuple(models)], Field(discriminator="game")]  # noqa: UP007
+    try:
+        TypeAdapter(union)
+    except PydanticUserError:
+        # A game whose view does not narrow ``game`` to a Literal: still serve it,
+        # as a plain union, rather than refuse to start.
+        union = Union[tuple(models)]  # noqa: UP007
+    return union
 
 
 def _action_union() -> Any:

@@ -1,0 +1,76 @@
+"""House bots: one agent sits against three server-side bots and the table plays to its end."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+from fastapi.testclient import TestClient
+
+from engine.bots import available_bots
+from engine.registry import all_games, get_game
+
+
+@pytest.mark.parametrize("game_name", sorted(all_games()))
+def test_one_agent_against_three_house_bots_plays_to_the_end(
+    game_name: str, client: TestClient,
+    mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    me = auth(mint_token(agent_id="solo", name="solo", games=(game_name,)))
+    mode = get_game(game_name).info.modes[0]
+    bots = sorted(available_bots(game_name))
+    created = client.post("/v1/tables", headers=me, json={
+        "game": game_name, "mode": mode.name, "seats": 4, "seed": 3,
+        "house_bots": [{"seat": seat, "bot": bots[seat % len(bots)]} for seat in (1, 2, 3)],
+    })
+    assert created.status_code == 201, created.text
+    table = created.json()
+    assert table["status"] == "playing" and table["your_seat"] == 0
+    assert [s["kind"] for s in table["seated"]] == ["agent", "house_bot", "house_bot", "house_bot"]
+    table_id = table["id"]
+    waits = []
+    for _ in range(5000):
+        observation = client.get(f"/v1/tables/{table_id}/observation", headers=me).json()
+        if observation["status"] == "finished":
+            break
+        if observation["legal_actions"]:
+            # Bots answered: it is my turn again. Act at once by the first listed action.
+            acted = client.post(f"/v1/tables/{table_id}/actions", headers=me, json={
+                "version": observation["version"], "action": observation["legal_actions"][0]["id"]})
+            assert acted.status_code == 200, acted.text
+            continue
+        started = time.monotonic()
+        client.get(f"/v1/tables/{table_id}/events", headers=me,
+                   params={"after": observation["last_event_id"], "wait": 5})
+        waits.append(time.monotonic() - started)
+    else:
+        raise AssertionError("the table did not finish")
+    replay = client.get(f"/v1/tables/{table_id}/replay").json()
+    by_seat = {entry["seat"] for entry in replay["log"] if entry["by"] == "house_bot"}
+    assert by_seat == {1, 2, 3}
+    assert {entry["seat"] for entry in replay["log"] if entry["by"] == "agent"} == {0}
+    # Bots act promptly: the agent never waited anywhere near a long-poll's full 5 s.
+    assert not waits or max(waits) < 4.0
+
+
+def test_house_bot_moves_are_reproducible_from_the_seed(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    organiser = auth(mint_token(agent_id="org", name="org", kind="organiser"))
+    logs = []
+    for _ in range(2):
+        table = client.post("/v1/tables", headers=organiser, json={
+            "game": "hab-und-gut", "mode": "standard", "seats": 3, "seed": 21, "join": False,
+            "house_bots": [{"seat": s, "bot": "random"} for s in range(3)],
+        }).json()
+        assert table["status"] == "playing"
+        for _ in range(200):
+            body = client.get(f"/v1/tables/{table['id']}/events",
+                              params={"after": 0, "wait": 0}).json()
+            if body["status"] == "finished":
+                break
+            time.sleep(0.05)
+        replay = client.get(f"/v1/tables/{table['id']}/replay").json()
+        logs.append([(entry["seat"], entry["action"]) for entry in replay["log"]])
+    assert logs[0] == logs[1] and len(logs[0]) > 10

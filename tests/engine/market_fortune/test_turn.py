@@ -231,8 +231,8 @@ def test_turn_limit_ends_the_game_and_the_leader_wins(mf) -> None:  # type: igno
         config={"turn_limit_per_seat": 1},
         turn=1,
     )
-    state, events = mf.act(state, "build:stock_deck")
+    state, _ = mf.act(state, "build:stock_deck")
     assert state.stage == "main" and GAME.to_act(state) == [1]
-    state, events = mf.act(state, "build:stock_deck")
+    state, _ = mf.act(state, "build:stock_deck")
     result = GAME.outcome(state)
     assert result is not None and result.reason == "turn_limit" and result.winners == (1,)

@@ -20,28 +20,20 @@ def card_locations(state: HabState) -> dict[str, str]:
 
     :raises ValueError: if a card lies in two places.
     """
-    places: dict[str, str] = {}
-
-    def put(card: str, place: str) -> None:
-        if card in places:
-            raise ValueError(f"{card} is both in {places[card]} and {place}")
-        places[card] = place
-
-    for card in state.supply:
-        put(card, "supply")
-    for seat, hand in enumerate(state.shares):
-        for card in hand:
-            put(card, f"shares:{seat}")
-    for seat, board in enumerate(state.charity):
-        for card in board:
-            put(card, f"charity:{seat}")
-    for number, holder in enumerate(state.holders):
-        for card in holder:
-            put(card, f"holder:{number}")
-    for card in state.deck:
-        put(card, "deck")
-    for card in state.discards:
-        put(card, "discards")
+    groups: list[tuple[str, tuple[str, ...]]] = [("supply", state.supply)]
+    groups += [(f"shares:{seat}", hand) for seat, hand in enumerate(state.shares)]
+    groups += [(f"charity:{seat}", board) for seat, board in enumerate(state.charity)]
+    groups += [(f"holder:{number}", holder) for number, holder in enumerate(state.holders)]
+    groups += [("deck", state.deck), ("discards", state.discards)]
+    places = {card: place for place, cards in groups for card in cards}
+    if len(places) != sum(len(cards) for _, cards in groups):
+        # Slow path, only to name the card that lies in two places.
+        seen: dict[str, str] = {}
+        for place, cards in groups:
+            for card in cards:
+                if card in seen:
+                    raise ValueError(f"{card} is both in {seen[card]} and {place}")
+                seen[card] = place
     return places
 
 

@@ -130,30 +130,57 @@ def _market_faces(state: HabState, seat: Seat, side: Side) -> list[tuple[Commodi
     return sorted(faces)
 
 
-def _candidates(state: HabState, seat: Seat) -> list[HabAction]:
-    if state.phase == "stock":
-        found: list[HabAction] = [EndStock()]
-        for commodity in COMMODITIES:
-            found += [
-                Buy(commodity=commodity),
-                Sell(commodity=commodity),
-                Donate(commodity=commodity),
-            ]
-        return found
-    if state.phase == "market":
-        sides: tuple[Side, ...] = ("left", "right")
-        if state.full_side is None:
-            return [
-                Play(side=side, commodity=commodity, value=value)
-                for side in sides
-                for commodity, value in _market_faces(state, seat, side)
-            ]
-        other: Side = "right" if state.full_side == "left" else "left"
+# Actions are immutable values, so each possible one is built once: legal_actions
+# runs on every step of every table and bot.
+_SIDES: tuple[Side, ...] = ("left", "right")
+_END = EndStock()
+_BUY = {commodity: Buy(commodity=commodity) for commodity in COMMODITIES}
+_SELL = {commodity: Sell(commodity=commodity) for commodity in COMMODITIES}
+_DONATE = {commodity: Donate(commodity=commodity) for commodity in COMMODITIES}
+_PLAY = {
+    (side, card.commodity, card.value): Play(side=side, commodity=card.commodity, value=card.value)
+    for side in _SIDES
+    for card in MARKET_CARDS.values()
+}
+_HALVE = {
+    (side, card.commodity, card.value): Halve(side=side, commodity=card.commodity, value=card.value)
+    for side in _SIDES
+    for card in MARKET_CARDS.values()
+}
+
+
+def _stock_choices(state: HabState, seat: Seat) -> list[HabAction]:
+    """The stock-phase actions allowed now (the same rules :func:`illegal_reason` states)."""
+    progress = state.stock
+    owned = {SHARE_CARDS[card].commodity for card in state.shares[seat]}
+    found: list[HabAction] = [_END]
+    if not progress.donated:
+        found += [_DONATE[commodity] for commodity in owned]
+    if progress.count < MAX_TRADE:
+        if progress.trade != "sell":
+            in_supply = {SHARE_CARDS[card].commodity for card in state.supply}
+            money = state.money[seat]
+            for index, commodity in enumerate(COMMODITIES):
+                price = TRACK[state.prices[index]]
+                if commodity in in_supply and 0 < price <= money:
+                    found.append(_BUY[commodity])
+        if progress.trade != "buy":
+            found += [_SELL[commodity] for commodity in owned]
+    return found
+
+
+def _market_choices(state: HabState, seat: Seat) -> list[HabAction]:
+    """The market picks allowed now: a full card from either side, then a half from the other."""
+    if state.full_side is None:
         return [
-            Halve(side=other, commodity=commodity, value=value)
-            for commodity, value in _market_faces(state, seat, other)
+            _PLAY[(side, commodity, value)]
+            for side in _SIDES
+            for commodity, value in _market_faces(state, seat, side)
         ]
-    return []
+    other: Side = "right" if state.full_side == "left" else "left"
+    return [
+        _HALVE[(other, commodity, value)] for commodity, value in _market_faces(state, seat, other)
+    ]
 
 
 def illegal_reason(state: HabState, seat: Seat, action: HabAction) -> IllegalAction | None:
@@ -241,9 +268,8 @@ def legal_actions(state: HabState, seat: Seat) -> list[HabAction]:
     """Every action ``seat`` may take now, sorted by id."""
     if state.phase == "over" or seat != state.actor:
         return []
-    legal = [
-        action for action in _candidates(state, seat) if illegal_reason(state, seat, action) is None
-    ]
+    stock = state.phase == "stock"
+    legal = _stock_choices(state, seat) if stock else _market_choices(state, seat)
     return sorted(legal, key=lambda action: action.id)
 
 
@@ -253,7 +279,7 @@ def default_action(state: HabState, seat: Seat) -> HabAction:
     :raises IllegalAction: if ``seat`` is not the seat to act.
     """
     if state.phase == "stock" and seat == state.actor:
-        return EndStock()
+        return _END
     legal = legal_actions(state, seat)
     if not legal:
         reason = illegal_reason(state, seat, EndStock())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 from engine.hab_und_gut.components import (
@@ -18,7 +19,7 @@ from engine.hab_und_gut.components import (
 def test_track_has_thirty_rising_spaces_from_0_to_250_starting_on_40() -> None:
     assert len(TRACK) == 30
     assert TRACK[0] == 0 and TRACK[-1] == 250
-    assert all(a < b for a, b in zip(TRACK, TRACK[1:], strict=False))
+    assert all(a < b for a, b in itertools.pairwise(TRACK))
     assert TRACK[START_SPACE] == 40
 
 

@@ -19,7 +19,9 @@ def _market_state(table, hg, seats: int = 4) -> HabState:  # type: ignore[no-unt
 
 
 def _price(state: HabState, commodity: str) -> int:
-    return TRACK[state.prices[("coal", "wheat", "coffee", "rubber", "tea", "salt").index(commodity)]]
+    return TRACK[
+        state.prices[("coal", "wheat", "coffee", "rubber", "tea", "salt").index(commodity)]
+    ]
 
 
 def test_a_seat_plays_one_card_in_full_and_halves_one_from_the_other_holder(table, hg) -> None:  # type: ignore[no-untyped-def]
@@ -101,7 +103,9 @@ def test_every_holder_loses_exactly_two_cards_a_turn(table, hg) -> None:  # type
                 assert [len(h) for h in state.holders] == [8 - 2 * turn] * seats
 
 
-def test_the_market_runs_clockwise_from_the_first_player_who_moves_left_each_turn(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_the_market_runs_clockwise_from_the_first_player_who_moves_left_each_turn(
+    table, hg
+) -> None:  # type: ignore[no-untyped-def]
     state = table(seats=3)
     openers = []
     for _ in range(8):

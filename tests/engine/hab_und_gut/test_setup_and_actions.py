@@ -91,7 +91,16 @@ def test_action_lists_are_sorted_by_id(table, hg) -> None:  # type: ignore[no-un
 
 @pytest.mark.parametrize(
     "action_id",
-    ["", "buy", "buy:gold", "buy:coal=2", "play:up:coal+6", "play:left:coal+5", "halve:left:coal6", "END"],
+    [
+        "",
+        "buy",
+        "buy:gold",
+        "buy:coal=2",
+        "play:up:coal+6",
+        "play:left:coal+5",
+        "halve:left:coal6",
+        "END",
+    ],
 )
 def test_malformed_ids_are_refused(action_id: str) -> None:
     with pytest.raises(MalformedAction):

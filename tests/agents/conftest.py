@@ -17,7 +17,9 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import jwt
 import pytest
 import redis
 import uvicorn
@@ -25,11 +27,13 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fastapi import FastAPI
 
+from agents import Client, GameOut
 from gateway.app import create_app
 from gateway.config import Settings
 from gateway.security import TokenService
 
 ORGANISER_KEY = "sdk-test-organiser-key-0123456789abcdefghijkl"
+PREFERRED_GAME = "market-fortune"
 
 
 @dataclass
@@ -53,6 +57,25 @@ class RunningGateway:
         return self.tokens.mint(
             agent_id=f"id-{agent}", name=agent, scopes={f"game:{game}" for game in games}, ttl_s=ttl_s
         )
+
+    def forged_token(self, **changes: Any) -> str:
+        """A token signed with this gateway's own key, its claims changed by ``changes``."""
+        claims = jwt.decode(self.mint(), options={"verify_signature": False})
+        claims.update(changes)
+        keyring = self.tokens.keyring
+        return jwt.encode(
+            claims, keyring.signing_key, algorithm="EdDSA", headers={"kid": keyring.signing_kid, "typ": "JWT"}
+        )
+
+    def client(self, token: str | None = None, **options: Any) -> Client:
+        """An SDK client of this gateway."""
+        return Client(self.base_url, token=token, **options)
+
+
+def pick_game(client: Client) -> GameOut:
+    """The game SDK tests play: Market Fortune when installed, else the first listed."""
+    games = client.games().games
+    return next((game for game in games if game.name == PREFERRED_GAME), games[0])
 
 
 def _signing_key() -> str:
@@ -116,6 +139,29 @@ def gateway_namespace(redis_url: str) -> Iterator[str]:
             client.delete(*batch)
     finally:
         client.close()
+
+
+@pytest.fixture(scope="module")
+def game(gateway: RunningGateway) -> GameOut:
+    """The game this module plays (see :func:`pick_game`)."""
+    with gateway.client() as client:
+        return pick_game(client)
+
+
+SHORT_GAME_OPTIONS = {"market-fortune": {"turn_limit_per_seat": 8}}
+"""Table options that keep test games short (a few dozen actions)."""
+
+
+@pytest.fixture(scope="module")
+def short_game(game: GameOut) -> dict[str, Any]:
+    """``create_table`` keyword arguments for a short game of :func:`game`: mode, seats, options."""
+    mode = game.modes[0]
+    return {
+        "game": game.name,
+        "mode": mode.name,
+        "seats": mode.min_seats,
+        "options": SHORT_GAME_OPTIONS.get(game.name, {}),
+    }
 
 
 @pytest.fixture(scope="module")

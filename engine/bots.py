@@ -22,6 +22,7 @@ import pkgutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
 
 import engine
@@ -37,6 +38,7 @@ __all__ = [
     "available_bots",
     "bot_seed",
     "decide",
+    "game_bots_module",
     "get_bot",
 ]
 
@@ -144,23 +146,32 @@ def _game_packages() -> dict[str, str]:
     return packages
 
 
-@cache
-def available_bots(game_name: str) -> dict[str, Bot]:
-    """Every bot that can play ``game_name``, by name (``random`` first).
+def game_bots_module(game_name: str) -> ModuleType | None:
+    """The ``engine/<game package>/bots.py`` module of ``game_name``, if it has one.
 
     :raises UnknownBot: if no game of that name is installed.
     """
     package = _game_packages().get(game_name)
     if package is None:
         raise UnknownBot(f"no game named {game_name!r}")
-    bots: dict[str, Bot] = {RANDOM.name: RANDOM}
     try:
-        module = importlib.import_module(f"engine.{package}.bots")
+        return importlib.import_module(f"engine.{package}.bots")
     except ModuleNotFoundError as missing:
         if missing.name != f"engine.{package}.bots":
             raise
-        return bots
-    bots.update(getattr(module, "BOTS", {}))
+        return None
+
+
+@cache
+def available_bots(game_name: str) -> dict[str, Bot]:
+    """Every bot that can play ``game_name``, by name (``random`` first).
+
+    :raises UnknownBot: if no game of that name is installed.
+    """
+    bots: dict[str, Bot] = {RANDOM.name: RANDOM}
+    module = game_bots_module(game_name)
+    if module is not None:
+        bots.update(getattr(module, "BOTS", {}))
     return bots
 
 

@@ -7,14 +7,16 @@ whole-game tests share. It knows nothing about any particular game: it asks
 step to a check callback (for invariant sweeps).
 
 What a playout reports about turns and cards comes from the public events
-(what a spectator sees), so nothing hidden is counted:
+(what a spectator sees), so nothing hidden is counted. A :class:`PlayoutProbe`
+reads them; by default:
 
 * a *turn* is a public event whose ``kind`` is in :data:`TURN_EVENT_KINDS`;
 * a *card played* is a public event whose ``kind`` is in
   :data:`PLAY_EVENT_KINDS`, named by the first of :data:`CARD_DATA_KEYS` in its
   ``data``.
 
-Games that use other event words pass their own ``is_turn`` / ``card_played``.
+A game whose events use other words exports its own ``PROBE`` from its
+``bots`` module (``engine/<game>/bots.py``); :func:`probe_for` finds it.
 """
 
 from __future__ import annotations
@@ -24,20 +26,23 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.bots import Bot, bot_seed, decide
+from engine.bots import Bot, UnknownBot, bot_seed, decide, game_bots_module
 from engine.core import Action, Event, Game, Outcome, Seat, TableConfig, events_for
 
 __all__ = [
     "CARD_DATA_KEYS",
+    "DEFAULT_PROBE",
     "PLAY_EVENT_KINDS",
     "TURN_EVENT_KINDS",
     "Playout",
     "PlayoutDidNotEnd",
+    "PlayoutProbe",
     "Step",
     "StepCheck",
     "card_played_default",
     "is_turn_default",
     "play_table",
+    "probe_for",
 ]
 
 TURN_EVENT_KINDS: frozenset[str] = frozenset({"turn_started", "turn_start", "turn_began"})
@@ -121,6 +126,33 @@ def card_played_default(event: Event) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class PlayoutProbe:
+    """How a game's public events tell a playout about turns and cards played."""
+
+    is_turn: Callable[[Event], bool] = is_turn_default
+    """Whether a public event starts a turn."""
+    card_played: Callable[[Event], str | None] = card_played_default
+    """The name of the card a public event says was played, or ``None``."""
+    opening_turns: int = 0
+    """Turns already begun when the table is dealt, before any event (e.g. 1 when
+    the deal itself starts the opener's turn without announcing it)."""
+
+
+DEFAULT_PROBE = PlayoutProbe()
+"""The probe for games that use the default event words."""
+
+
+def probe_for(game: Game[Any, Any, Any]) -> PlayoutProbe:
+    """The game's own ``PROBE`` (from ``engine/<game>/bots.py``), else :data:`DEFAULT_PROBE`."""
+    try:
+        module = game_bots_module(game.info.name)
+    except UnknownBot:  # a game outside the registry, such as a test fixture
+        return DEFAULT_PROBE
+    probe = getattr(module, "PROBE", None)
+    return probe if isinstance(probe, PlayoutProbe) else DEFAULT_PROBE
+
+
 def play_table(
     game: Game[Any, Any, Any],
     config: TableConfig,
@@ -129,14 +161,13 @@ def play_table(
     *,
     check: StepCheck | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
-    is_turn: Callable[[Event], bool] = is_turn_default,
-    card_played: Callable[[Event], str | None] = card_played_default,
+    probe: PlayoutProbe | None = None,
 ) -> Playout:
     """Play one table from ``new_table(config, seed)`` to its outcome.
 
     ``bots[i]`` decides for seat ``i``. When several seats must decide at once,
     the lowest-numbered one goes first (``to_act`` is sorted), which keeps the
-    playout deterministic.
+    playout deterministic. ``probe`` defaults to :func:`probe_for` the game.
 
     :raises ValueError: if the number of bots is not the number of seats.
     :raises PlayoutDidNotEnd: if the table neither ends nor lets anyone act
@@ -144,9 +175,10 @@ def play_table(
     """
     if len(bots) != config.seats:
         raise ValueError(f"{config.seats} seats need {config.seats} bots, got {len(bots)}")
+    probe = probe or probe_for(game)
     state = game.new_table(config, seed)
     log: list[tuple[Seat, str]] = []
-    turns = 0
+    turns = probe.opening_turns
     cards: Counter[str] = Counter()
     outcome = game.outcome(state)
     while outcome is None:
@@ -160,9 +192,9 @@ def play_table(
         before = state
         state, events = game.apply(state, seat, action)
         for event in events_for(events, None):
-            if is_turn(event):
+            if probe.is_turn(event):
                 turns += 1
-            name = card_played(event)
+            name = probe.card_played(event)
             if name is not None:
                 cards[name] += 1
         if check is not None:

@@ -1,0 +1,368 @@
+"""An independent check of every Market Fortune question: the engine's answer.
+
+``engine_answer(question params)`` works the answer out by running the engine
+(dealing tables, listing legal actions, applying actions, counting portfolios)
+or by reading its catalogue, never by calling the quiz's own code. Templates
+that state a rule no short engine run can show (who may do what in prose) are
+in :data:`RULEBOOK_FACTS`: their answer is pinned here together with the
+sentence of ``docs/market-fortune.md`` that states it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.core import InvalidConfig
+from engine.market_fortune import GAME, cards, scoring
+from engine.market_fortune.actions import Build, Dominate, Optimise, Risk
+from engine.market_fortune.effects import formable_pairs
+from engine.market_fortune.state import (
+    Investment,
+    MarketFortuneConfig,
+    MarketFortuneState,
+    SeatState,
+)
+from quiz.market_fortune.puzzles.situations import walk
+
+Answer = str | int | bool
+
+
+def table(seats: int = 4, seed: int = 1, mode: str = "fortune") -> MarketFortuneState:
+    """A freshly dealt table."""
+    return GAME.new_table(MarketFortuneConfig(mode=mode, seats=seats), seed)  # type: ignore[arg-type]
+
+
+def with_seat(state: MarketFortuneState, index: int, **changes: Any) -> MarketFortuneState:
+    """``state`` with one seat changed (a hand-made scenario)."""
+    seats = list(state.seats)
+    seats[index] = seats[index].model_copy(update=changes)
+    return state.model_copy(update={"seats": tuple(seats)})
+
+
+def settle(state: MarketFortuneState, limit: int = 20) -> MarketFortuneState:
+    """Apply the first legal action to every pending decision until none is left."""
+    for _ in range(limit):
+        if not state.tasks:
+            return state
+        seat = GAME.to_act(state)[0]
+        state, _ = GAME.apply(state, seat, GAME.legal_actions(state, seat)[0])
+    raise AssertionError("tasks did not settle")
+
+
+def all_cards(state: MarketFortuneState) -> list[str]:
+    """Every card of a freshly dealt table: decks, piles and hands."""
+    found = [*state.stock_deck, *state.return_deck, *state.strategy_deck]
+    for seat in state.seats:
+        found += [*seat.hand, *seat.strategies]
+    return found
+
+
+def portfolio(pairs: list[list[str]], strategies: tuple[str, ...] = (), marked_first: bool = False) -> int:
+    """The engine's count of a seat holding these investments and Strategies."""
+    investments = tuple(
+        Investment(stock=s, ret=r, marked=marked_first and i == 0) for i, (s, r) in enumerate(pairs)
+    )
+    return scoring.count(SeatState(investments=investments, strategies=strategies)).total
+
+
+def counts_state(counts: list[int]) -> MarketFortuneState:
+    """A table where seat ``i`` holds ``counts[i]`` investments (cards do not matter for terms)."""
+    state = table(seats=len(counts))
+    stocks = iter(cards.STOCK_IDS)
+    returns = iter(cards.RETURN_IDS)
+    for seat, n in enumerate(counts):
+        invs = tuple(Investment(stock=next(stocks), ret=next(returns)) for _ in range(n))
+        state = with_seat(state, seat, investments=invs)
+    return state
+
+
+def seat_list(seats: list[int]) -> str:
+    if not seats:
+        return "nobody"
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return "seats " + ", ".join(str(s) for s in seats[:-1]) + f" and {seats[-1]}"
+
+
+# -- setup ------------------------------------------------------------------------
+
+def _cards_dealt(p: dict[str, Any]) -> int:
+    prefix = "S." if p["kind"] == "Stocks" else "R."
+    return sum(1 for card in table().seats[0].hand if card.startswith(prefix))
+
+
+def _seats_allowed(p: dict[str, Any]) -> bool:
+    try:
+        table(seats=p["seats"])
+    except (ValidationError, InvalidConfig):
+        return False
+    return True
+
+
+def _first_player(p: dict[str, Any]) -> str:
+    for seed in range(200):
+        state = table(seed=seed)
+        first_round = state.roll_off[0].split(", ")
+        minus = [int(face.split()[1]) for face in first_round if face.endswith("-")]
+        if len(minus) == 1:
+            assert state.active == minus[0]
+            return "the seat that rolled the minus"
+    raise AssertionError("no single-minus roll-off found")
+
+
+def _cards_of_value(p: dict[str, Any]) -> int:
+    prefix = "S." if p["kind"] == "Stock" else "R."
+    return sum(1 for c in all_cards(table()) if c.startswith(prefix) and cards.card_value(c) == p["value"])
+
+
+# -- the turn -----------------------------------------------------------------------
+
+def _actions_per_turn(p: dict[str, Any]) -> int:
+    state = table()
+    opener = state.active
+    state, _ = GAME.apply(state, opener, Build(source="stock_deck"))
+    state = settle(state)
+    return 1 if state.active != opener else 2
+
+
+def _which_action(p: dict[str, Any]) -> str:
+    state = table()
+    seat = state.active
+    before = state.seats[seat]
+    after_dominate, _ = GAME.apply(state, seat, Dominate())
+    after_build, _ = GAME.apply(state, seat, Build(source="stock_deck"))
+    assert len(after_dominate.seats[seat].strategies) == len(before.strategies) + 1
+    assert after_dominate.stage == "red"  # a red may follow (3.4)
+    assert len(after_build.seats[seat].hand) == len(before.hand) + 1
+    pairs = [pair for pair in formable_pairs(state, seat) if pair[2] is None]
+    if pairs:
+        after_risk, _ = GAME.apply(state, seat, Risk(stock=pairs[0][0], ret=pairs[0][1]))
+        assert after_risk.chance == state.chance + 1  # the die was rolled
+    return str(p["action"])
+
+
+_SOURCE_OF = {
+    "the Stock deck": "stock_deck",
+    "the Return deck": "return_deck",
+    "the top card of the Stock discard pile": "stock_pile",
+    "the top card of the Return discard pile": "return_pile",
+}
+
+
+def _build_source(p: dict[str, Any]) -> bool:
+    state = walk(3, seats=4, wanted=lambda s: s.stage == "main" and not s.tasks
+                 and len(s.stock_pile) >= 2 and len(s.return_pile) >= 2)
+    assert state is not None
+    builds = {a.source for a in GAME.legal_actions(state, state.active) if isinstance(a, Build)}
+    return _SOURCE_OF.get(p["source"]) in builds
+
+
+def _build_discard(p: dict[str, Any]) -> int:
+    state = table()
+    seat = state.active
+    state = with_seat(state, seat, hand=state.seats[seat].hand[: p["total"]])
+    state, _ = GAME.apply(state, seat, Build(source="stock_deck"))
+    return 1 if state.tasks and state.tasks[0].step == "discard" and state.tasks[0].seat == seat else 0
+
+
+def _momentum_play(p: dict[str, Any]) -> bool:
+    for seed in range(60):
+        state = table(seed=seed)
+        seat = state.active
+        pairs = [pair for pair in formable_pairs(state, seat) if pair[2] is None]
+        if not pairs:
+            continue
+        after, _ = GAME.apply(state, seat, Risk(stock=pairs[0][0], ret=pairs[0][1]))
+        if len(after.seats[seat].investments) == 1:  # the Risk succeeded
+            return any(a.kind == "play" for a in GAME.legal_actions(after, seat))
+    raise AssertionError("no successful Risk found")
+
+
+# -- investments and victory ------------------------------------------------------------
+
+def _valid_pair(p: dict[str, Any]) -> bool:
+    holder = table()
+    holder = with_seat(holder, 0, hand=(p["stock"], p["ret"]), strategies=())
+    return (p["stock"], p["ret"], None) in formable_pairs(holder, 0)
+
+
+def _value_bounds(p: dict[str, Any]) -> int:
+    values = [portfolio([[s, r]]) for s in cards.STOCK_IDS for r in cards.RETURN_IDS
+              if cards.card_industry(s) == cards.card_industry(r)]
+    return min(values) if p["bound"] == "least" else max(values)
+
+
+def _best_pair(p: dict[str, Any]) -> str:
+    holder = with_seat(table(), 0, hand=tuple(p["hand"]), strategies=())
+    pairs = [(s, r) for s, r, inn in formable_pairs(holder, 0) if inn is None]
+    best = max(pairs, key=lambda pair: portfolio([list(pair)]))
+    return f"{best[0]} + {best[1]}"
+
+
+def _optimise_scenario(stock: str, ret: str, hand: tuple[str, ...]) -> tuple[MarketFortuneState, int]:
+    state = table()
+    seat = state.active
+    return with_seat(state, seat, hand=hand, investments=(Investment(stock=stock, ret=ret),)), seat
+
+
+def _optimise_swap(p: dict[str, Any]) -> bool:
+    state, seat = _optimise_scenario(p["stock"], p["ret"], (p["swap_in"],))
+    out = p["stock"] if p["swap_out"] == "Stock" else p["ret"]
+    return Optimise(out=out, into=p["swap_in"]) in GAME.legal_actions(state, seat)
+
+
+def _optimise_gain(p: dict[str, Any]) -> int:
+    state, seat = _optimise_scenario(p["stock"], p["ret"], (p["new_stock"],))
+    state, _ = GAME.apply(state, seat, Optimise(out=p["stock"], into=p["new_stock"]))
+    return scoring.count(state.seats[seat]).total
+
+
+def _count_value(p: dict[str, Any]) -> int:
+    extra = p["extra"]
+    if extra == "compound_interest":
+        return portfolio(p["pairs"], marked_first=True)
+    strategies = () if extra == "none" else (cards.strategy(extra).card_ids()[0],)
+    return portfolio(p["pairs"], strategies)
+
+
+# -- strategies and combat ----------------------------------------------------------------
+
+def _deck_copies(key: str) -> int:
+    return sum(1 for card in table().strategy_deck if cards.kind_of(card).key == key)
+
+
+def _colour_count(p: dict[str, Any]) -> int:
+    return sum(1 for card in table().strategy_deck if cards.kind_of(card).colour == p["colour"])
+
+
+def _green_count(key: str, p: dict[str, Any]) -> int:
+    return portfolio([[p["stock"], p["ret"]]], (cards.strategy(key).card_ids()[0],))
+
+
+# -- market terms -----------------------------------------------------------------------
+
+def _leaders(p: dict[str, Any]) -> str:
+    return seat_list(list(scoring.leaders(counts_state(p["counts"]))))
+
+
+def _last(p: dict[str, Any]) -> str:
+    state = counts_state(p["counts"])
+    return seat_list([s for s in range(len(p["counts"])) if scoring.is_last_place(state, s)])
+
+
+def _equal_or_ahead(p: dict[str, Any]) -> int:
+    state = counts_state(p["counts"])
+    return sum(1 for s in range(1, len(p["counts"])) if scoring.equal_or_ahead(state, 0, s))
+
+
+def _correction(p: dict[str, Any]) -> bool:
+    return scoring.equal_or_ahead(counts_state([p["mine"], p["theirs"]]), 0, 1)
+
+
+ENGINE_ANSWERS: dict[str, Callable[[dict[str, Any]], Answer]] = {
+    "setup.cards_dealt": _cards_dealt,
+    "setup.building_dealt": lambda p: sum(len(s.hand) for s in table(seats=p["seats"]).seats),
+    "setup.stock_deck_left": lambda p: len(table(seats=p["seats"]).stock_deck),
+    "setup.strategies_dealt": lambda p: any(s.strategies for s in table().seats),
+    "setup.seats_allowed": _seats_allowed,
+    "setup.first_player": _first_player,
+    "setup.roll_off_limit": lambda p: cards.ROLL_OFF_LIMIT,
+    "setup.total_cards": lambda p: len(all_cards(table())),
+    "setup.industries": lambda p: len({cards.card_industry(c) for c in all_cards(table()) if cards.is_building(c)}),
+    "setup.cards_of_value": _cards_of_value,
+    "turn.actions_per_turn": _actions_per_turn,
+    "turn.which_action": _which_action,
+    "turn.build_source": _build_source,
+    "turn.build_discard": _build_discard,
+    "turn.building_total": lambda p: cards.BUILDING_TOTAL - SeatState(
+        investments=tuple(Investment(stock=cards.STOCK_IDS[i], ret=cards.RETURN_IDS[i]) for i in range(p["investments"]))
+    ).building_total(),
+    "turn.momentum_play": _momentum_play,
+    "turn.turn_limit": lambda p: MarketFortuneConfig().turn_limit_per_seat,
+    "die.faces": lambda p: {"plus": cards.DIE_PLUS_FACES, "minus": cards.DIE_MINUS_FACES, "any": cards.DIE_FACES}[p["sign"]],
+    "die.risk_chance": lambda p: _fraction(Fraction(cards.DIE_PLUS_FACES, cards.DIE_FACES) ** p["risks"]),
+    "investments.pair_value": lambda p: portfolio([[p["stock"], p["ret"]]]),
+    "investments.valid_pair": _valid_pair,
+    "investments.value_bounds": _value_bounds,
+    "investments.best_pair": _best_pair,
+    "investments.optimise_swap": _optimise_swap,
+    "investments.optimise_gain": _optimise_gain,
+    "victory.count_value": _count_value,
+    "victory.count_wins": lambda p: portfolio(p["pairs"]) >= cards.VICTORY_VALUE,
+    "victory.threshold": lambda p: cards.VICTORY_VALUE,
+    "victory.investments_needed": lambda p: cards.INVESTMENTS_TO_WIN,
+    "strategies.colour_of": lambda p: cards.strategy(p["kind"]).colour,
+    "strategies.copies_of": lambda p: _deck_copies(p["kind"]),
+    "strategies.colour_count": _colour_count,
+    "strategies.kinds": lambda p: len({cards.kind_of(c).key for c in table().strategy_deck}),
+    "combat.is_attack": lambda p: cards.strategy(p["kind"]).is_attack,
+    "combat.blue_by_effect": lambda p: cards.strategy(p["kind"]).name,
+    "cards.red_by_effect": lambda p: cards.strategy(p["kind"]).name,
+    "cards.draw_counts": lambda p: {"buy_more": cards.BUY_MORE_DRAWS, "liquidity": cards.LIQUIDITY_DRAWS,
+                                    "lucky_investor": cards.LUCKY_INVESTOR_DRAWS}[p["kind"]],
+    "cards.maximum_return": lambda p: _green_count("maximum_return", p),
+    "cards.short_investment": lambda p: _green_count("short_investment", p),
+    "terms.leaders": _leaders,
+    "terms.last_place": _last,
+    "terms.equal_or_ahead": _equal_or_ahead,
+    "terms.building_card": lambda p: cards.is_building({"a Stock": "S.energy.1", "a Return": "R.energy.1",
+                                                        "a Strategy": "X.theft.1"}[p["kind"]]),
+    "terms.correction_target": _correction,
+    "terms.bailout_allowed": lambda p: scoring.is_last_place(counts_state(p["counts"]), 0),
+    "modes.match_target": lambda p: MarketFortuneConfig().match_target,
+    "modes.match_limit": lambda p: MarketFortuneConfig().match_game_limit,
+}
+"""Template id -> the engine's answer from the question's drawn parameters."""
+
+
+def _fraction(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}"
+
+
+RULEBOOK_FACTS: dict[str, tuple[Answer, str]] = {
+    "die.risk_minus": ("they stay in your hand and nobody else learns which cards they were",
+                       "both cards stay in your hand"),
+    "die.fortune_no_roll": (False, "without rolling the die"),
+    "turn.reds_per_turn": (1, "At most one red may be played per turn"),
+    "investments.optimise_cost": (1, "discard one building card from your hand"),
+    "investments.optimise_per_turn": (1, "at most one optimisation per turn"),
+    "investments.optimise_flipped": (False, "face-up investments (8.2) can no longer be changed"),
+    "victory.short_count": ("you take one investment of your choice back into your hand and play goes on",
+                            "the seat chooses one investment and returns both of its cards to its hand"),
+    "strategies.blue_when": ("only in a defence window, when you are the target of an attack",
+                             "A blue can only be played in a defence window"),
+    "strategies.greens_per_investment": (1, "An investment can carry at most one green"),
+    "strategies.no_limit": (False, "a strategy hand may hold any number of cards"),
+    "combat.blues_per_window": (1, "at most one per window"),
+    "combat.defence_order": ("clockwise from the attacker", "in clockwise order starting after the attacker"),
+    "combat.window_without_blue": (True, "window opens for every target even when it holds no blue"),
+    "combat.optimise_under_attack": (False, "Nobody may optimise while an attack is being resolved"),
+    "modes.family_win": ("by forming its 4th investment, with no count", "forming a 4th investment wins at once"),
+    "modes.family_low_count": (True, "There is no count"),
+    "modes.championship_opener": ("the winner of the previous game", "The winner of a game opens the next one"),
+    "modes.locked_discard": (False, "While it is the top card nobody can take"),
+}
+"""Template id -> (the answer, the rulebook sentence that states it)."""
+
+
+def rule_answer(template: str, params: dict[str, Any]) -> Answer | None:
+    """Answers that depend on parameters but are stated by the rulebook's tables and text."""
+    if template == "strategies.red_on_action":
+        return bool(params["action"] == "Dominate")  # 6.2: reds only on your own Dominate turn
+    if template == "combat.targets":
+        return {"none": "no opponent: it only affects you", "one": "one opponent you choose",
+                "all": "every opponent", "group": "every opponent who meets its condition"}[
+            cards.strategy(params["kind"]).targeting]
+    if template == "combat.cards_to_discard":
+        return 1 if params["blue"] == "diamond_hands" else 2  # 6.3, 7.2
+    if template == "cards.turn_effects":
+        return {"shrewd_move": "you take another turn right after this one",
+                "regulatory_block": "the target loses its next turn",
+                "fortune": "you form an investment without rolling"}[params["kind"]]
+    if template == "modes.which_mode":
+        return str(params["mode"])
+    return None

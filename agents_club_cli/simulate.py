@@ -27,14 +27,19 @@ from engine.core import EngineError, Game, TableConfig
 from engine.registry import UnknownGame, all_games, get_game
 from engine.simulation import Playout, play_table
 
-__all__ = ["SimulationSummary", "add_arguments", "format_summary", "run", "summarise"]
+__all__ = ["STANDARD_MODES", "SimulationSummary", "add_arguments", "format_summary", "run", "summarise"]
+
+STANDARD_MODES: dict[str, str] = {"market-fortune": "fortune"}
+"""The mode played when ``--mode`` is not given; other games use their first mode."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the ``simulate`` options on ``parser``."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the example readable
     parser.add_argument("--game", default="market-fortune", help="game name (default: market-fortune)")
-    parser.add_argument("--mode", help="game mode (default: the game's first mode)")
+    parser.add_argument(
+        "--mode", help="game mode (default: fortune for market-fortune, else the game's first mode)"
+    )
     parser.add_argument("--seats", type=int, default=4, help="number of seats (default: 4)")
     parser.add_argument(
         "--bots",
@@ -182,7 +187,7 @@ def format_summary(summary: SimulationSummary) -> str:
 
 
 def _config(game: Game[Any, Any, Any], args: argparse.Namespace) -> TableConfig:
-    mode = args.mode or game.info.modes[0].name
+    mode = args.mode or STANDARD_MODES.get(game.info.name, game.info.modes[0].name)
     variants = tuple(name for name in args.variants.split(",") if name)
     config: TableConfig = game.config_model(mode=mode, seats=args.seats, variants=variants)
     # new_table validates what the model can't (mode names, seat ranges, variants).

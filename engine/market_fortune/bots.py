@@ -251,10 +251,8 @@ def _wanted_deck(seat: _Seat) -> str:
     return "stock_deck" if loose_returns >= loose_stocks else "return_deck"
 
 
-def _choose_source(
-    seat: _Seat, options: Sequence[Build | Draw], discard_after: bool
-) -> Build | Draw:
-    """Take a pile top that clearly helps, else draw from the deck the hand lacks."""
+def _best_pile(seat: _Seat, options: Sequence[Build | Draw], discard_after: bool) -> Build | Draw | None:
+    """A pile top that improves the hand clearly more than an unknown deck card would."""
     best: Build | Draw | None = None
     best_gain = 1.0  # a pile card must beat an unknown deck card by this much
     for option in options:
@@ -264,6 +262,14 @@ def _choose_source(
         gain = _draw_gain(seat, top, discard_after)
         if gain > best_gain:
             best, best_gain = option, gain
+    return best
+
+
+def _choose_source(
+    seat: _Seat, options: Sequence[Build | Draw], discard_after: bool
+) -> Build | Draw:
+    """Take a pile top that clearly helps, else draw from the deck the hand lacks."""
+    best = _best_pile(seat, options, discard_after)
     if best is not None:
         return best
     wanted = _wanted_deck(seat)
@@ -378,6 +384,10 @@ def _choose_main(seat: _Seat, legal: Sequence[Action], rng_seed: int) -> Action:
     builds = [a for a in legal if isinstance(a, Build)]
     dominate = next((a for a in legal if isinstance(a, Dominate)), None)
     below = seat.me.building_total() < cards.BUILDING_TOTAL
+    pile = _best_pile(seat, builds, discard_after=not below)
+    if pile is not None:
+        assert isinstance(pile, Build)
+        return pile
     if dominate is not None and not below:
         reds = [c for c in seat.view.strategies if cards.kind_of(c).colour == "red"]
         ready = any(_red_ready(seat, c) for c in reds)

@@ -59,3 +59,28 @@ def test_bot_seeds_differ_by_table_step_and_seat() -> None:
 def test_unknown_game_or_bot_is_refused() -> None:
     with pytest.raises(UnknownBot, match="no game"):
         get_bot("no-such-game", "random")
+
+
+def test_every_game_has_the_random_bot_and_its_own_bots() -> None:
+    from engine.bots import available_bots
+    from engine.registry import all_games
+
+    for name in all_games():
+        assert available_bots(name)["random"] is RANDOM
+    assert "greedy" in available_bots("market-fortune")
+    with pytest.raises(UnknownBot, match="known: greedy, random"):
+        get_bot("market-fortune", "clever")
+
+
+def test_decide_gives_a_legal_action_from_the_seat_view() -> None:
+    from engine.bots import decide
+    from engine.market_fortune import GAME
+    from engine.market_fortune.state import MarketFortuneConfig
+
+    state = GAME.new_table(MarketFortuneConfig(seats=4), 5)
+    seat = GAME.to_act(state)[0]
+    choices = {decide(RANDOM, GAME, state, seat, bot_seed(5, 0, n)).id for n in range(60)}
+    legal = {action.id for action in GAME.legal_actions(state, seat)}
+    assert choices <= legal and len(choices) > 1
+    with pytest.raises(NoLegalAction):
+        decide(RANDOM, GAME, state, (seat + 1) % 4, 0)

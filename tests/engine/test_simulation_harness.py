@@ -246,3 +246,21 @@ def test_a_game_that_never_ends_is_stopped() -> None:
 def test_bot_count_must_match_the_seats() -> None:
     with pytest.raises(ValueError, match="3 seats"):
         play_table(GAME, CONFIG, 1, [RANDOM, RANDOM])
+
+
+def test_a_real_game_playout_replays_and_checks_every_step() -> None:
+    from engine.market_fortune import GAME as MARKET_FORTUNE
+    from engine.market_fortune.audit import card_locations
+    from engine.market_fortune.state import MarketFortuneConfig
+
+    config = MarketFortuneConfig(mode="fortune", seats=3)
+    steps: list[int] = []
+
+    def every_card_once(step: Step) -> None:
+        card_locations(step.state)  # raises if a card is lost or duplicated
+        steps.append(step.index)
+
+    playout = play_table(MARKET_FORTUNE, config, 21, [RANDOM] * 3, check=every_card_once)
+    assert steps == list(range(playout.steps))
+    assert playout.turns > 0 and playout.cards_played is not None
+    assert replay(MARKET_FORTUNE, config, 21, playout.log) == playout.final_state

@@ -36,7 +36,109 @@ TARGETS: dict[tuple[str, str], str] = {
 }
 """How each colour and targeting reads in the rulebook."""
 
-RULINGS: dict[str, str] = {}
+RULINGS: dict[str, str] = {
+    "theft": (
+        "The card is drawn at random from the target's building hand; the thief then "
+        "discards any one building card (it may be the stolen one). Against an empty "
+        "hand nothing is taken and nothing discarded. The target is left one card "
+        "short and builds back up (4.1)."
+    ),
+    "market_crash": (
+        "Hits every opponent, each in its own defence window (7.2). The lost Stocks and "
+        "Returns go to their piles, an attached Innovation to the Strategy pile. It may "
+        "be played even when nobody has an investment."
+    ),
+    "correction": (
+        "Only a seat that is equal or further ahead (10.3) and holds at least one "
+        "investment can be named. The target chooses which investment returns; both "
+        "cards go to its hand, so its building total does not change."
+    ),
+    "fortune": (
+        "Playable only with a pair you could invest (a same-industry pair, or any pair "
+        "with Innovation). The investment is formed face down without a roll and "
+        "Momentum gives a Strategy (3.5), which cannot be played this turn. A 4th "
+        "investment formed this way opens the victory window (8.1)."
+    ),
+    "compound_interest": (
+        "Playable only while you have an unmarked investment. The mark stays with the "
+        "investment and is lost with it (Market Crash, Correction, Systemic Risk, a "
+        "failed count)."
+    ),
+    "buy_more": (
+        "Each draw is a separate choice among the four sources of 3.2; then two "
+        "discards of your choice, any cards from your hand."
+    ),
+    "shrewd_move": (
+        "When this turn ends the same seat starts a new turn. A Regulatory Block on "
+        "that seat makes it lose the extra turn instead (3.6)."
+    ),
+    "federal_audit": (
+        "You see the target's whole hand, building cards and Strategies; if it holds a "
+        "Strategy you take one of your choice (Strategies have no limit, 6.6)."
+    ),
+    "negotiation": (
+        "You choose the card you give; the card you take is drawn at random from the "
+        "target's other building cards. With an empty hand you give nothing and still "
+        "take one at random."
+    ),
+    "regulatory_block": (
+        "The skipped turn still counts toward the turn limit (3.7). Blocking a seat "
+        "twice before its turn still costs it only one turn."
+    ),
+    "liquidity": "The three draws come from the Stock or Return deck, never from a pile.",
+    "inflation": (
+        "Needs at least one opponent equal or further ahead (10.3); each of them, in "
+        "clockwise order, defends or discards one building card of its own choice."
+    ),
+    "bailout": (
+        "Only in last place (10.2). You may take any face-up card of either building "
+        "pile, not only the top one; then discard one building card."
+    ),
+    "lucky_investor": (
+        "One roll of the die: on \"+\" you draw two Strategies (as many as are left), on "
+        "\"−\" nothing happens."
+    ),
+    "systemic_risk": (
+        "Needs a leader (10.1) other than you. Each such leader, clockwise, defends or "
+        "takes its most recent investment (5.3) back into its hand."
+    ),
+    "risk_control": "Both the attacking red and this card go to the Strategy discard pile.",
+    "stablecoin": "The Strategy is drawn after the attack is cancelled (none if deck and pile are empty).",
+    "diamond_hands": (
+        "Answers only attacks that would take investments: Market Crash, Correction and "
+        "Systemic Risk. The card stays in your hand, so the table learns its kind but "
+        "can never see which copy you hold."
+    ),
+    "experience": (
+        "You see the attacker's whole hand, building cards and Strategies, as it is "
+        "when you defend."
+    ),
+    "wrong_analyst": (
+        "The attack's effect now falls on the seat that sent it, which gets its own "
+        "defence window (7.3). In a group attack every target that answers with Wrong "
+        "Analyst sends the effect back once."
+    ),
+    "contingency_plan": (
+        "The attacker's discarded card is drawn at random from its building hand "
+        "(face down in Championship, 9.3)."
+    ),
+    "innovation": (
+        "Offered as a third card of a Risk or Fortune pair of two industries. It stays "
+        "attached and counts as that investment's one green (6.4); if the investment "
+        "goes back to hand or is lost, Innovation goes to the Strategy discard pile."
+    ),
+    "maximum_return": (
+        "Applied automatically at the count to the investment where it adds most; an "
+        "investment with Innovation cannot take it."
+    ),
+    "short_investment": (
+        "Applied automatically at the count, only where it raises the investment "
+        "(an investment worth 6M or more gains nothing)."
+    ),
+    "booming_industry": "Counts the industries of the Stocks of your investments.",
+    "diversification_king": "Needs four investments whose Stocks are of four different industries.",
+    "dividends": "With two Dividends cards each adds its bonus.",
+}
 """Our clarifications per Strategy key, where the effect line leaves a question."""
 
 

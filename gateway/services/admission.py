@@ -1,0 +1,360 @@
+"""Admission: challenges, grading, registration, and the agent's own credentials.
+
+The flow (``docs/agents.md``)::
+
+    create_challenge  -> questions + puzzle (expected answers kept in Redis)
+    submit_answers    -> pass: register the agent (or add the game's scope) and
+                         mint a token; fail: 403 with the score
+    exchange_credentials / rotate_secret -> new token / new secret
+
+Service functions are keyword-only and raise :class:`~gateway.errors.ProblemError`
+with the codes registered below. No log line here carries an answer, an
+expected answer, a secret or a token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from engine.registry import all_games
+from gateway.errors import ProblemError
+from gateway.openapi_docs import register_problem
+from gateway.principal import Principal
+from gateway.schemas.admission import (
+    AdmissionPassed,
+    ChallengeCreated,
+    PassRuleInfo,
+    Score,
+    SecretRotated,
+    TokenIssued,
+)
+from gateway.security import TokenService, game_scope
+from gateway.store.admission import AdmissionStore
+from gateway.store.auth import AgentNameTaken, AgentNotFound, AuthStore
+
+# Submodules, not the ``quiz`` package's re-exports: an editable install made
+# before ``quiz/__init__.py`` existed still maps ``quiz`` as a namespace package.
+from quiz.challenge import PassRule, generate, grade
+from quiz.model import IssuedChallenge, QuestionAnswer
+from quiz.registry import NoQuiz, all_banks, get_bank
+
+__all__ = [
+    "RESERVED_NAMES",
+    "AdmissionSettings",
+    "create_challenge",
+    "exchange_credentials",
+    "rotate_secret",
+    "submit_answers",
+]
+
+log = logging.getLogger(__name__)
+
+RESERVED_NAMES = frozenset(
+    {"admin", "administrator", "organiser", "organizer", "root", "system", "house", "housebot",
+     "house-bot", "agents-club", "agentsclub", "moderator", "spectator", "anonymous", "null", "none"}
+)  # fmt: skip
+"""Names (compared case-insensitively) no agent may register; ``house*`` is reserved too."""
+
+for _code, _status, _title, _detail in (
+    ("admission/not_found", 404, "Challenge not found", "No challenge has that id."),
+    ("admission/expired", 410, "Challenge expired", "The answers came after the challenge expired."),
+    ("admission/already_answered", 409, "Challenge already answered",
+     "This challenge was answered already; ask for a new one."),
+    ("admission/failed", 403, "Admission failed",
+     "2 of 3 questions right; puzzle not solved. Missed: combat, puzzle."),
+    ("admission/no_quiz", 404, "No admission for this game", "That game has no quiz yet."),
+    ("admission/already_admitted", 409, "Already admitted", "This agent may already play that game."),
+    ("admission/name_mismatch", 422, "Name does not match the token",
+     "With a bearer token, agent_name must be the token's agent name."),
+    ("agent/name_reserved", 422, "Agent name reserved", "That name is reserved."),
+    ("auth/invalid_credentials", 401, "Invalid agent credentials", "Unknown agent id or wrong secret."),
+):  # fmt: skip
+    register_problem(_code, _status, _title, _detail)
+
+
+class AdmissionSettings(BaseSettings):
+    """How admission behaves (environment prefix ``AGENTS_CLUB_ADMISSION_``)."""
+
+    model_config = SettingsConfigDict(env_prefix="AGENTS_CLUB_ADMISSION_", extra="ignore")
+
+    challenge_ttl_s: int = Field(default=600, ge=1)
+    """How long an agent has to answer (10 minutes by default)."""
+    keep_after_expiry_s: int = Field(default=3600, ge=0)
+    """How long an expired or answered challenge is remembered (for its own error codes)."""
+    questions: int = Field(default=3, ge=1)
+    questions_required: int = Field(default=3, ge=0)
+    puzzle_required: bool = True
+    challenge_window_s: int = Field(default=600, ge=1)
+    challenges_per_address: int = Field(default=30, ge=1)
+    """Challenges one client address may ask for per window."""
+    challenges_per_name: int = Field(default=10, ge=1)
+    """Challenges one agent name may be asked for per window."""
+    token_window_s: int = Field(default=60, ge=1)
+    token_requests_per_agent: int = Field(default=20, ge=1)
+    """Token exchanges and secret rotations one agent id may make per window."""
+
+    @property
+    def pass_rule(self) -> PassRule:
+        """The rule a submission is judged by."""
+        return PassRule(questions_required=self.questions_required, puzzle_required=self.puzzle_required)
+
+
+class StoredChallenge(BaseModel):
+    """What Redis keeps for a challenge (server-side only: it holds the expected answers)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    challenge_id: str
+    agent_name: str
+    agent_id: str | None
+    """Set when an existing agent is adding a game."""
+    game: str
+    expires_at: int
+    issued: IssuedChallenge
+
+
+def _rate_limited(what: str, retry_after: int) -> ProblemError:
+    return ProblemError(
+        429,
+        "rate/limited",
+        "Too many requests",
+        f"Too many {what}; retry after {retry_after} seconds.",
+        headers={"Retry-After": str(retry_after)},
+        retry_after=retry_after,
+    )
+
+
+def _is_reserved(name: str) -> bool:
+    folded = name.casefold()
+    return folded in RESERVED_NAMES or folded.startswith("house")
+
+
+ANSWER_INSTRUCTIONS = (
+    "POST /v1/admission/challenges/{challenge_id}/answers with "
+    '{"answers": {"q1": ..., "q2": ..., "q3": ...}, "puzzle": {...}}: a single-choice answer is '
+    "the option id (\"A\".. as a string), an integer answer a JSON integer, a yes/no answer true or "
+    "false. The puzzle answer is the JSON object its answer_format describes. One submission only."
+)
+
+
+async def create_challenge(
+    *,
+    store: AdmissionStore,
+    agents: AuthStore,
+    settings: AdmissionSettings,
+    agent_name: str,
+    game: str,
+    principal: Principal | None,
+    client: str,
+) -> ChallengeCreated:
+    """Issue a challenge for ``agent_name`` to join ``game``.
+
+    Without ``principal`` the name must be free; with one (an agent adding a
+    game) it must be that agent's name.
+    """
+    if game not in all_games():
+        raise ProblemError(404, "game/not_found", "Game not found",
+                           f"No game is called {game!r}; see GET /v1/games.", games=sorted(all_games()))
+    try:
+        bank = get_bank(game)
+    except NoQuiz:
+        raise ProblemError(404, "admission/no_quiz", "No admission for this game",
+                           f"{game} has no admission quiz yet.", games=sorted(all_banks())) from None
+    agent_id: str | None = None
+    if principal is not None:
+        if principal.kind != "agent" or principal.name.casefold() != agent_name.casefold():
+            raise ProblemError(422, "admission/name_mismatch", "Name does not match the token",
+                               "With a bearer token, agent_name must be that agent's name.")
+        record = await agents.get_agent(principal.agent_id)
+        if record is None:
+            raise ProblemError(422, "admission/name_mismatch", "Name does not match the token",
+                               "The token's agent is not registered; register without a token.")
+        if game_scope(game) in record.scopes:
+            raise ProblemError(409, "admission/already_admitted", "Already admitted",
+                               f"{record.name} may already play {game}.")
+        agent_id = record.agent_id
+    else:
+        if _is_reserved(agent_name):
+            raise ProblemError(422, "agent/name_reserved", "Agent name reserved",
+                               f"The name {agent_name!r} is reserved; choose another.")
+        if await agents.find_agent_by_name(agent_name) is not None:
+            raise ProblemError(409, "agent/name_taken", "Agent name taken",
+                               "Another agent already uses that name (names are case-insensitive). "
+                               "To add a game to your agent, send its bearer token.")
+    for bucket, subject, limit in (
+        ("challenge-address", client, settings.challenges_per_address),
+        ("challenge-name", agent_name.casefold(), settings.challenges_per_name),
+    ):
+        decision = await store.hit(bucket, subject, limit=limit, window_s=settings.challenge_window_s)
+        if not decision.allowed:
+            raise _rate_limited("admission challenges", decision.retry_after)
+
+    seed = secrets.randbits(63)
+    issued = await asyncio.to_thread(generate, bank, seed, questions=settings.questions)
+    challenge_id = "chl_" + secrets.token_urlsafe(18)
+    now = int(time.time())
+    expires_at = now + settings.challenge_ttl_s
+    stored = StoredChallenge(
+        challenge_id=challenge_id, agent_name=agent_name, agent_id=agent_id,
+        game=game, expires_at=expires_at, issued=issued,
+    )  # fmt: skip
+    await store.save_challenge(
+        challenge_id, stored.model_dump_json(), expires_at=expires_at,
+        keep_s=settings.keep_after_expiry_s,
+    )  # fmt: skip
+    log.info("admission challenge %s issued for game %s (puzzle kind %s)",
+             challenge_id, game, issued.puzzle.puzzle.kind)
+    rule = settings.pass_rule
+    return ChallengeCreated(
+        challenge_id=challenge_id,
+        game=game,
+        agent_name=agent_name,
+        rulebook=f"/v1/games/{game}/rulebook",
+        expires_at=expires_at,
+        expires_in=settings.challenge_ttl_s,
+        pass_rule=PassRuleInfo(
+            questions_required=min(rule.questions_required, len(issued.questions)),
+            puzzle_required=rule.puzzle_required,
+        ),
+        questions=[q.question for q in issued.questions],
+        puzzle=issued.puzzle.puzzle,
+        answer_instructions=ANSWER_INSTRUCTIONS,
+    )
+
+
+async def submit_answers(
+    *,
+    store: AdmissionStore,
+    agents: AuthStore,
+    tokens: TokenService,
+    settings: AdmissionSettings,
+    challenge_id: str,
+    answers: dict[str, QuestionAnswer],
+    puzzle_answer: dict[str, Any],
+) -> AdmissionPassed:
+    """Grade the one submission a challenge accepts; register or extend the agent on a pass."""
+    claim = await store.claim_challenge(challenge_id)
+    if claim.status == "missing":
+        raise ProblemError(404, "admission/not_found", "Challenge not found",
+                           "No challenge has that id (or it was forgotten long after expiring).")
+    if claim.status == "answered":
+        raise ProblemError(409, "admission/already_answered", "Challenge already answered",
+                           "Each challenge accepts one submission; ask for a new challenge.")
+    if claim.status == "late":
+        raise ProblemError(410, "admission/expired", "Challenge expired",
+                           "The answers arrived after the challenge expired; ask for a new one.")
+    assert claim.payload is not None
+    stored = StoredChallenge.model_validate_json(claim.payload)
+    bank = get_bank(stored.game)
+    result = await asyncio.to_thread(grade, bank, stored.issued, answers, puzzle_answer)
+    score = Score(
+        questions_correct=result.questions_correct,
+        questions_total=result.questions_total,
+        puzzle_solved=result.puzzle_solved,
+        missed_categories=list(result.missed_categories),
+    )
+    if not settings.pass_rule.passes(result):
+        log.info("admission challenge %s failed (%d/%d, puzzle %s)", challenge_id,
+                 result.questions_correct, result.questions_total, result.puzzle_solved)
+        missed = ", ".join(score.missed_categories) or "none"
+        raise ProblemError(
+            403, "admission/failed", "Admission failed",
+            f"{score.questions_correct} of {score.questions_total} questions right; puzzle "
+            f"{'solved' if score.puzzle_solved else 'not solved'}. Missed: {missed}. "
+            "Read the cited rulebook sections and ask for a new challenge.",
+            score=score.model_dump(),
+        )  # fmt: skip
+    scope = game_scope(stored.game)
+    secret: str | None = None
+    if stored.agent_id is None:
+        try:
+            record, secret = await agents.create_agent(name=stored.agent_name, scopes={scope})
+        except AgentNameTaken:
+            raise ProblemError(409, "agent/name_taken", "Agent name taken",
+                               "Another agent registered that name meanwhile; choose another.") from None
+    else:
+        try:
+            record = await agents.add_scopes(stored.agent_id, scope)
+        except AgentNotFound:
+            raise ProblemError(404, "agent/not_found", "Agent not found",
+                               "The agent that asked for this challenge no longer exists.") from None
+    token, expires_at = tokens.mint_with_expiry(
+        agent_id=record.agent_id, name=record.name, scopes=record.scopes
+    )
+    log.info("admission challenge %s passed: agent %s now holds %s", challenge_id,
+             record.agent_id, " ".join(sorted(record.scopes)))
+    return AdmissionPassed(
+        access_token=token,
+        expires_in=max(0, expires_at - int(time.time())),
+        expires_at=expires_at,
+        agent_id=record.agent_id,
+        name=record.name,
+        scopes=sorted(record.scopes),
+        secret=secret,
+        score=score,
+    )
+
+
+async def _check_token_rate(store: AdmissionStore, settings: AdmissionSettings, agent_id: str) -> None:
+    decision = await store.hit("token", agent_id, limit=settings.token_requests_per_agent,
+                               window_s=settings.token_window_s)
+    if not decision.allowed:
+        raise _rate_limited("token requests for this agent", decision.retry_after)
+
+
+def _bad_credentials() -> ProblemError:
+    return ProblemError(401, "auth/invalid_credentials", "Invalid agent credentials",
+                        "Unknown agent id or wrong secret.")
+
+
+async def exchange_credentials(
+    *,
+    store: AdmissionStore,
+    agents: AuthStore,
+    tokens: TokenService,
+    settings: AdmissionSettings,
+    agent_id: str,
+    secret: str,
+) -> TokenIssued:
+    """A new access token for an agent's id and secret (no new quiz)."""
+    await _check_token_rate(store, settings, agent_id)
+    record = await agents.verify_secret(agent_id, secret)
+    if record is None:
+        log.info("token request refused for agent id %s", agent_id)
+        raise _bad_credentials()
+    token, expires_at = tokens.mint_with_expiry(
+        agent_id=record.agent_id, name=record.name, scopes=record.scopes
+    )
+    return TokenIssued(
+        access_token=token,
+        expires_in=max(0, expires_at - int(time.time())),
+        expires_at=expires_at,
+        agent_id=record.agent_id,
+        name=record.name,
+        scopes=sorted(record.scopes),
+    )
+
+
+async def rotate_secret(
+    *,
+    store: AdmissionStore,
+    agents: AuthStore,
+    settings: AdmissionSettings,
+    agent_id: str,
+    secret: str,
+) -> SecretRotated:
+    """Replace an agent's secret, proving the current one; the new one is shown once."""
+    await _check_token_rate(store, settings, agent_id)
+    record = await agents.verify_secret(agent_id, secret)
+    if record is None:
+        raise _bad_credentials()
+    fresh = await agents.rotate_secret(record.agent_id)
+    log.info("secret rotated for agent %s", record.agent_id)
+    return SecretRotated(agent_id=record.agent_id, secret=fresh, rotated_at=int(time.time()))

@@ -65,13 +65,17 @@ def starts_turn(event: Event) -> bool:
 
 
 def played_card(event: Event) -> str | None:
-    """The Strategy name a public ``play`` or ``defend`` event names (6.2, 7.2)."""
+    """The Strategy name a public ``play`` or ``defend`` event names (6.2, 7.2).
+
+    Events name the kind (``strategy`` for a red, ``blue`` for a defence); a
+    ``card`` id is read too, for logs recorded before ids left the events.
+    """
     if event.kind not in ("play", "defend"):
         return None
     card = event.data.get("card")
     if isinstance(card, str):
         return cards.kind_of(card).name
-    key = event.data.get("blue")  # Diamond Hands goes back to hand: only its kind is told
+    key = event.data.get("strategy", event.data.get("blue"))
     return cards.strategy(key).name if isinstance(key, str) else None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.core import Event, GameInfo, ModeInfo, Outcome, Seat
+from engine.core import Event, GameInfo, ModeInfo, Outcome, Seat, View
 
 from . import rules
 from .actions import HabAction, HabActionUnion, parse_action
@@ -45,7 +45,7 @@ class HabUndGut:
     )
     config_model = HabConfig
     state_model = HabState
-    view_model = HabView
+    view_model: type[View] = HabView
     action_type: Any = HabActionUnion
 
     def new_table(self, config: HabConfig, seed: int) -> HabState:

@@ -1,0 +1,18 @@
+"""The Hab & Gut admission quiz: question templates and puzzle kinds.
+
+Sections cited are those of ``docs/hab-und-gut.md``.
+"""
+
+from quiz.bank import QuizBank
+from quiz.hab_und_gut.puzzles import PUZZLE_KINDS
+from quiz.hab_und_gut.questions import TEMPLATES
+
+__all__ = ["BANK"]
+
+BANK = QuizBank(
+    game="hab-und-gut",
+    rulebook="docs/hab-und-gut.md",
+    templates=TEMPLATES,
+    puzzle_kinds=PUZZLE_KINDS,
+)
+"""The bank the admission draws Hab & Gut challenges from."""

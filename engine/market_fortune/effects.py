@@ -126,7 +126,9 @@ def play_red(
     state = evolve(state, {"strategy_pile": (*state.strategy_pile, card), "stage": "resolving"})
     kind = cards.kind_of(card)
     on = "" if target is None else f" on seat {target}"
-    events.append(event("play", f"Seat {seat} played {kind.name} ({card}){on}.", seat=seat, card=card, target=target, section=kind.section))
+    # Strategy ids stay out of events: the pile may be reshuffled into the deck
+    # within this same step (Stablecoin, Lucky Investor), and the view shows the pile.
+    events.append(event("play", f"Seat {seat} played {kind.name}{on}.", seat=seat, strategy=kind.key, target=target, section=kind.section))
     if kind.is_attack:
         if target is not None:
             queue: tuple[int, ...] = (target,)
@@ -231,7 +233,7 @@ def hit(state: MarketFortuneState, source: int, victim: int, events: list[Event]
     section = kind.section
     why = f"{kind.name}, {section}"
     locked = _championship(state)
-    events.append(event("hit", f"{kind.name} from seat {source} hits seat {victim}.", seat=victim, source=source, card=state.attack.card))
+    events.append(event("hit", f"{kind.name} from seat {source} hits seat {victim}.", seat=victim, source=source, strategy=kind.key))
     target = state.seats[victim]
     new_tasks: tuple[Task, ...] = ()
     if kind.key == "theft":
@@ -278,7 +280,7 @@ def defend(state: MarketFortuneState, defender: int, card: str, events: list[Eve
         strategies.remove(card)
         state = set_seat(state, defender, strategies=tuple(strategies))
         state = evolve(state, {"strategy_pile": (*state.strategy_pile, card)})
-        events.append(event("defend", f"Seat {defender} answered with {kind.name} ({card}).", seat=defender, card=card, section=kind.section))
+        events.append(event("defend", f"Seat {defender} answered with {kind.name}.", seat=defender, blue=kind.key, section=kind.section))
     else:
         # 12.18: Diamond Hands stays in its owner's hand, so only its kind is told.
         events.append(event("defend", f"Seat {defender} answered with {kind.name}, which goes back to its hand.", seat=defender, blue=kind.key, section=kind.section))

@@ -243,7 +243,7 @@ def return_investment(
         )
     )
     if investment.innovation is not None:
-        events.append(event("discard", f"Seat {seat}'s {cards.card_name(investment.innovation)} ({investment.innovation}) went to the Strategy discard pile.", seat=seat, cards=[investment.innovation]))
+        events.append(event("discard", f"Seat {seat}'s Innovation went to the Strategy discard pile.", seat=seat, strategy="innovation"))
     return state
 
 
@@ -266,5 +266,5 @@ def lose_all_investments(
     events.append(event("crash", f"Seat {seat} lost {len(owner.investments)} investment(s) ({why}).", seat=seat, lost=len(owner.investments)))
     _announce_discards(events, seat, tuple(building), locked, why)
     if strategies:
-        events.append(event("discard", f"Seat {seat}'s Innovation went to the Strategy discard pile.", seat=seat, cards=strategies))
+        events.append(event("discard", f"Seat {seat}'s Innovation went to the Strategy discard pile.", seat=seat, strategy="innovation", count=len(strategies)))
     return state

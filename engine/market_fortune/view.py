@@ -61,9 +61,13 @@ class PlayerView(EngineModel):
 
 
 class AttackView(EngineModel):
-    """The attack being resolved (7): the red is public once played."""
+    """The attack being resolved (7), by the kind of red played.
 
-    card: str
+    Not the card id: a defender's Stablecoin may reshuffle the Strategy pile,
+    red included, into the deck before the attack is over.
+    """
+
+    strategy: str
     name: str
     attacker: int
     source: int | None
@@ -198,7 +202,7 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
         attack = _raw(
             AttackView,
             {
-                "card": a.card,
+                "strategy": cards.kind_of(a.card).key,
                 "name": cards.kind_of(a.card).name,
                 "attacker": a.attacker,
                 "source": a.source,

@@ -356,7 +356,7 @@ def _attack_hurts(seat: _Seat) -> bool:
     attack = seat.view.attack
     if attack is None:
         return True
-    key = cards.kind_of(attack.card).key
+    key = attack.strategy
     if key in ("market_crash", "systemic_risk", "correction"):
         return bool(seat.investments)
     if key == "federal_audit":

@@ -264,3 +264,17 @@ def test_a_real_game_playout_replays_and_checks_every_step() -> None:
     assert steps == list(range(playout.steps))
     assert playout.turns > 0 and playout.cards_played is not None
     assert replay(MARKET_FORTUNE, config, 21, playout.log) == playout.final_state
+
+
+def test_a_probe_decides_what_counts_as_a_turn_and_a_card() -> None:
+    from engine.simulation import PlayoutProbe, probe_for
+
+    assert probe_for(GAME).is_turn(Event(kind="turn_started", text=""))  # defaults for unknown games
+    only_big_takes = PlayoutProbe(
+        is_turn=lambda event: False,
+        card_played=lambda event: "big" if event.data.get("card_kind") == "take-3" else None,
+        opening_turns=5,
+    )
+    playout = play_table(GAME, CONFIG, 7, [Greedy()] * 3, probe=only_big_takes)
+    assert playout.turns == 5
+    assert playout.cards_played == {"big": sum(1 for _, action_id in playout.log if action_id == "take:3")}

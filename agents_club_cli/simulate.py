@@ -163,7 +163,7 @@ def format_summary(summary: SimulationSummary) -> str:
     for seat, name in enumerate(summary.bots):
         lines.append(
             f"  seat {seat}  {name:<{width}}  {_percent(summary.seat_win_rate(seat))}"
-            f"  ({summary.seat_wins[seat]:g} wins)"
+            f"  ({summary.seat_wins[seat]:g} win{'' if summary.seat_wins[seat] == 1 else 's'})"
         )
     lines += ["", "win rate by bot (mean over its seats)"]
     for name, rate in summary.bot_win_rates().items():

@@ -1,0 +1,94 @@
+"""Long-poll events in process: waiting, audiences, cursors."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+GAME = "market-fortune"
+
+
+def seated_table(client: TestClient, seats: list[dict[str, str]]) -> str:
+    """A started two-seat Market Fortune table; returns its id."""
+    table = client.post("/v1/tables", headers=seats[0], json={
+        "game": GAME, "mode": "family", "seats": 2, "seed": 4}).json()
+    client.post(f"/v1/tables/{table['id']}/join", headers=seats[1])
+    return str(table["id"])
+
+
+def test_long_poll_waits_for_the_next_event_and_returns_at_once(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    seats = [auth(mint_token(agent_id=f"a{i}", name=f"a{i}", games=(GAME,))) for i in range(2)]
+    table_id = seated_table(client, seats)
+    now = client.get(f"/v1/tables/{table_id}/observation", headers=seats[0]).json()
+    actor = now["to_act"][0]
+    mine = client.get(f"/v1/tables/{table_id}/observation", headers=seats[actor]).json()
+    empty_started = time.monotonic()
+    empty = client.get(f"/v1/tables/{table_id}/events",
+                       params={"after": mine["last_event_id"], "wait": 0.3}).json()
+    assert empty["events"] == [] and empty["last_id"] == mine["last_event_id"]
+    assert time.monotonic() - empty_started >= 0.25
+
+    result: dict[str, Any] = {}
+
+    def wait_for_it() -> None:
+        started = time.monotonic()
+        result["page"] = client.get(f"/v1/tables/{table_id}/events", headers=seats[actor],
+                                    params={"after": mine["last_event_id"], "wait": 10}).json()
+        result["took"] = time.monotonic() - started
+
+    waiter = threading.Thread(target=wait_for_it)
+    waiter.start()
+    time.sleep(0.3)
+    acted = client.post(f"/v1/tables/{table_id}/actions", headers=seats[actor], json={
+        "version": mine["version"], "action": mine["legal_actions"][0]["id"]})
+    assert acted.status_code == 200
+    waiter.join(15)
+    page = result["page"]
+    assert 0.2 < result["took"] < 5
+    assert [e["id"] for e in page["events"]] == [e["id"] for e in acted.json()["events"]]
+    assert page["last_id"] == page["events"][-1]["id"]
+
+
+def test_each_reader_gets_only_its_audience_and_spectators_public_events(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    seats = [auth(mint_token(agent_id=f"a{i}", name=f"a{i}", games=(GAME,))) for i in range(2)]
+    table_id = seated_table(client, seats)
+    for _ in range(40):  # a few moves so private events (dealt and drawn cards) exist
+        now = client.get(f"/v1/tables/{table_id}/observation", headers=seats[0]).json()
+        if now["status"] != "playing":
+            break
+        actor = now["to_act"][0]
+        mine = client.get(f"/v1/tables/{table_id}/observation", headers=seats[actor]).json()
+        client.post(f"/v1/tables/{table_id}/actions", headers=seats[actor], json={
+            "version": mine["version"], "action": mine["legal_actions"][0]["id"]})
+    pages = {
+        reader: client.get(f"/v1/tables/{table_id}/events", headers=headers).json()
+        for reader, headers in (("seat0", seats[0]), ("seat1", seats[1]), ("spectator", {}))
+    }
+    ids = {reader: [e["id"] for e in page["events"]] for reader, page in pages.items()}
+    assert all(page["last_id"] == pages["spectator"]["last_id"] for page in pages.values())
+    assert not any(e["private"] for e in pages["spectator"]["events"])
+    assert set(ids["spectator"]) < set(ids["seat0"]) | set(ids["seat1"])
+    for reader in ("seat0", "seat1"):
+        assert ids[reader] == sorted(ids[reader])
+        assert set(ids["spectator"]) <= set(ids[reader])
+    private0 = set(ids["seat0"]) - set(ids["spectator"])
+    private1 = set(ids["seat1"]) - set(ids["spectator"])
+    assert private0 or private1
+    assert not private0 & private1
+    # Paging with ``after`` gives the same sequence, split anywhere.
+    middle = ids["seat0"][len(ids["seat0"]) // 2]
+    tail = client.get(f"/v1/tables/{table_id}/events", headers=seats[0],
+                      params={"after": middle}).json()
+    assert [e["id"] for e in tail["events"]] == [i for i in ids["seat0"] if i > middle]
+    bad = client.get(f"/v1/tables/{table_id}/events", params={"after": -1})
+    assert bad.status_code == 422 and bad.json()["code"] == "request/invalid"
+    missing = client.get("/v1/tables/none/events")
+    assert missing.status_code == 404 and missing.json()["code"] == "table/not_found"

@@ -129,3 +129,62 @@ def test_cross_references_inside_the_rulebook_exist() -> None:
     assert references
     missing = sorted(references - set(headings()))
     assert not missing, missing
+
+
+# -- the worked examples of the rulebook hold in the engine ---------------------------
+
+EIGHT = ("S.energy.1", "S.banking.2", "S.health.3", "S.retail.4", "R.mining.1", "R.farming.2", "R.property.3", "R.telecom.4")
+
+
+def test_example_3_2_a_pile_card_just_taken_cannot_be_discarded(mf) -> None:  # type: ignore[no-untyped-def]
+    state = mf.build(hands={0: EIGHT}, return_pile=["R.media.4"], active=0)
+    state, _ = mf.act(state, "build:return_pile")
+    options = mf.ids(state)
+    assert "discard:R.media.4" not in options and len(options) == 8
+    state = mf.build(hands={0: EIGHT}, deck_tops={"return_deck": ["R.media.4"]}, active=0)
+    state, _ = mf.act(state, "build:return_deck")
+    assert "discard:R.media.4" in mf.ids(state)
+
+
+def test_example_4_1_a_seat_below_eight_climbs_back_one_card_per_build(mf) -> None:  # type: ignore[no-untyped-def]
+    from engine.market_fortune.state import MarketFortuneState
+
+    state: MarketFortuneState = mf.build(seats=2, hands={0: EIGHT[:6], 1: EIGHT[6:]}, active=0)
+    sizes = []
+    for _ in range(3):
+        state = state.model_copy(update={"active": 0, "stage": "main"})
+        state, _ = mf.act(state, "build:stock_deck")
+        if state.tasks:
+            state, _ = mf.act(state, mf.ids(state)[0])
+        sizes.append(state.seats[0].building_total())
+    assert sizes == [7, 8, 8]
+
+
+def test_example_5_2_an_optimisation_upgrades_an_investment(mf) -> None:  # type: ignore[no-untyped-def]
+    state = mf.build(hands={0: ("S.energy.5", *EIGHT[1:6])}, investments={0: [("S.energy.1", "R.energy.4")]}, active=0)
+    state, _ = mf.act(state, "optimise:S.energy.1:S.energy.5", "discard:S.energy.1")
+    (investment,) = state.seats[0].investments
+    assert (investment.stock, investment.ret) == ("S.energy.5", "R.energy.4")
+    assert "S.energy.1" in state.stock_pile and state.seats[0].building_total() == 7
+
+
+def test_example_8_1_and_8_2_the_count() -> None:
+    from engine.market_fortune.scoring import count
+    from engine.market_fortune.state import Investment, SeatState
+
+    four = tuple(
+        Investment(stock=s, ret=r)
+        for s, r in [("S.energy.5", "R.energy.3"), ("S.banking.4", "R.banking.4"), ("S.health.3", "R.health.2"), ("S.retail.2", "R.retail.1")]
+    )
+    assert count(SeatState(investments=four)).total == 24
+    assert count(SeatState(investments=four, strategies=("X.dividends.1",))).total == 26
+
+
+def test_example_10_3_market_terms(mf) -> None:  # type: ignore[no-untyped-def]
+    from engine.market_fortune.scoring import equal_or_ahead, is_last_place, leaders
+
+    pairs = [(f"S.{i}.1", f"R.{i}.1") for i in ("energy", "banking", "health", "retail", "media", "mining", "farming", "property")]
+    state = mf.build(investments={0: pairs[:2], 1: pairs[2:5], 2: pairs[5:8]})
+    assert leaders(state) == (1, 2)
+    assert [is_last_place(state, seat) for seat in range(4)] == [False, False, False, True]
+    assert [other for other in (1, 2, 3) if equal_or_ahead(state, 0, other)] == [1, 2]

@@ -188,3 +188,21 @@ def test_example_10_3_market_terms(mf) -> None:  # type: ignore[no-untyped-def]
     assert leaders(state) == (1, 2)
     assert [is_last_place(state, seat) for seat in range(4)] == [False, False, False, True]
     assert [other for other in (1, 2, 3) if equal_or_ahead(state, 0, other)] == [1, 2]
+
+
+def test_example_7_2_group_attack_windows_go_clockwise_from_the_attacker(mf) -> None:  # type: ignore[no-untyped-def]
+    one = {seat: [(f"S.{industry}.1", f"R.{industry}.1")] for seat, industry in ((0, "energy"), (2, "banking"), (3, "health"), (4, "retail"))}
+    hands = {seat: (f"S.media.{seat + 1}",) for seat in range(5)}
+    state = mf.build(seats=5, hands=hands, investments=one, strategies={2: ("X.inflation.1",), 4: ("X.risk_control.1",)}, active=2, stage="red")
+    state, _ = mf.act(state, "play:X.inflation.1")
+    windows = []
+    while state.attack is not None or state.tasks:
+        seat = mf.game.to_act(state)[0]
+        if state.attack is not None and state.attack.defender == seat and not state.tasks:
+            windows.append(seat)
+            choice = "defend:X.risk_control.1" if seat == 4 else "decline"
+        else:
+            choice = mf.ids(state)[0]
+        state, _ = mf.act(state, choice)
+    assert windows == [3, 4, 0]
+    assert [len(state.seats[seat].hand) for seat in (0, 3, 4)] == [0, 0, 1]

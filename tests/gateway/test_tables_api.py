@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -197,10 +198,12 @@ def test_idempotent_retry_is_applied_once_and_a_reused_key_is_refused(
     other = {"version": observation["version"], "action": observation["legal_actions"][-1]["id"]}
     if other != body:
         assert_problem(client.post(url, json=other, headers=headers), 409, "idempotency/conflict")
-    replayed_log = [e for e in client.get(f"/v1/tables/{table['id']}/events").json()["events"]]
-    assert replayed_log  # public events exist
-    # The action was logged once: the version moved on by exactly one step for it.
+    # Applied once: the version moved on by exactly one step, and however far the table
+    # has moved since (house bots), the retry is still answered the same way.
     assert first.json()["version"] == observation["version"] + 1
+    wait_for_my_turn(client, table["id"], players[0])
+    late = client.post(url, json=body, headers=headers)
+    assert late.status_code == 200 and late.json() == first.json()
 
 
 def test_full_game_against_house_bots_ends_with_a_matching_replay(
@@ -225,3 +228,40 @@ def test_full_game_against_house_bots_ends_with_a_matching_replay(
     assert_problem(client.post(f"/v1/tables/{table['id']}/actions",
                                json={"version": 0, "action": "x"}, headers=players[0]),
                    409, "table/finished")
+
+
+def test_game_scope_is_checked(
+    client: TestClient, players: list[Headers],
+    mint_token: Callable[..., str], auth: Callable[[str], Headers],
+) -> None:
+    other_game = auth(mint_token(agent_id="mf-only", name="mf", games=("market-fortune",)))
+    assert_problem(client.post("/v1/tables", headers=other_game,
+                               json={"game": GAME, "mode": "standard", "seats": 3}),
+                   403, "auth/wrong_scope")
+    table = create(client, players[0])
+    assert_problem(client.post(f"/v1/tables/{table['id']}/join", headers=other_game), 403,
+                   "auth/wrong_scope")
+
+
+def test_racing_for_the_last_seat_seats_exactly_one(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
+) -> None:
+    racers = [auth(mint_token(agent_id=f"racer-{i}", name=f"r{i}", games=(GAME,))) for i in range(8)]
+    table = create(client, racers[0], seats=3, house_bots=[{"seat": 1}])
+    answers: list[Any] = []
+    barrier = threading.Barrier(7)
+
+    def join(headers: Headers) -> None:
+        barrier.wait()
+        answers.append(client.post(f"/v1/tables/{table['id']}/join", headers=headers))
+
+    threads = [threading.Thread(target=join, args=(h,)) for h in racers[1:]]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert sorted(a.status_code for a in answers) == [200] + [409] * 6
+    assert {a.json()["code"] for a in answers if a.status_code == 409} == {"table/full"}
+    final = client.get(f"/v1/tables/{table['id']}").json()
+    assert final["status"] == "playing"
+    assert sum(s["kind"] == "agent" for s in final["seated"]) == 2

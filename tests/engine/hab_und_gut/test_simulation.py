@@ -2,17 +2,15 @@
 
 After every action: every one of the 114 cards lies in exactly one place,
 prices stay on the track, money plus the bank's ledger is conserved (and the
-ledger moves exactly by the prices the public events announce), and no event a
-seat may read names a card hidden from it. Views of every seat (and the
-spectator) are scanned on every step of one game in twenty; the other games scan
-the spectator's view (the seats' views are also what the greedy bots read in
-test_bots.py). Each game ends after exactly eight
+ledger moves exactly by the prices the public events announce), and no event
+names a card id at all (rulebook 8.3), so none can leak one. The views of every seat and of the
+spectator are scanned on every step of one game in ten (200 games); building
+every view on every step of all 2,000 would not fit the suite's time budget. Each game ends after exactly eight
 turns, and replaying its log rebuilds the live state.
 """
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -25,7 +23,7 @@ from engine.hab_und_gut.components import START_MONEY, TRACK
 from engine.hab_und_gut.state import HabConfig, HabState
 
 GAMES = 2000
-FULL_VIEW_EVERY = 20
+FULL_VIEW_EVERY = 10
 
 CARD_ID = re.compile(r"M\.[a-z]+\.[+-][0-9]\.[a-i]|H\.[a-z]+\.[0-9]{2}")
 """Anything shaped like a card id (components.py fixes the two shapes)."""
@@ -59,20 +57,17 @@ def _check_step(before: HabState, state: HabState, events: list[Event], full_vie
     assert sum(state.money) + sum(state.charity_money) == (
         START_MONEY * seats + state.bank_paid_out - state.bank_paid_in
     )
-    # Events: one scan of all of them; only if some card id appears at all is it
-    # worth splitting them by audience.
-    event_text = json.dumps([e.model_dump() for e in events])
+    # Rulebook 8.3 is stricter than "no hidden id": events name no card id at all,
+    # since a card seen once may later be dealt where the same seat must not see it.
+    event_text = "".join(e.model_dump_json() for e in events)
+    assert CARD_ID.search(event_text) is None, event_text
+    if not full_views:
+        return
     watchers: list[int | None] = [None, *range(seats)]
     for watcher in watchers:
-        text = ""
-        if CARD_ID.search(event_text):
-            text = json.dumps([e.model_dump() for e in events_for(events, watcher)])
-        if full_views or watcher is None:
-            text += GAME.view(state, watcher).model_dump_json()
-        named = set(CARD_ID.findall(text)) if text else set()
-        if named:
-            leaked = named & hidden_from(state, watcher)
-            assert not leaked, (watcher, leaked)
+        named = set(CARD_ID.findall(GAME.view(state, watcher).model_dump_json()))
+        leaked = named & hidden_from(state, watcher)
+        assert not leaked, (watcher, leaked)
 
 
 @pytest.mark.slow

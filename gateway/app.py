@@ -49,6 +49,7 @@ ROUTER_MODULES = (
     "gateway.routes.auth",
     "gateway.routes.games",
     "gateway.routes.tables",
+    "gateway.routes.admission",
 )
 """Route modules (each exposes ``router``); the ones not written yet are skipped."""
 
@@ -156,6 +157,19 @@ def _operation_id(route: APIRoute) -> str:
     return route.name
 
 
+def _document_request_examples(operation: dict[str, Any], components: dict[str, Any]) -> None:
+    """Show a request model's ``examples`` on the request body itself, where tools look."""
+    body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+    if body is None or "example" in body or "examples" in body:
+        return
+    ref = body.get("schema", {}).get("$ref", "")
+    examples = components.get(ref.rsplit("/", 1)[-1], {}).get("examples") if ref else None
+    if examples:
+        body["examples"] = {
+            f"example-{number}": {"value": example} for number, example in enumerate(examples, 1)
+        }
+
+
 def _problem_openapi(app: FastAPI) -> dict[str, Any]:
     """The OpenAPI document with every 4xx/5xx answer typed as problem+json."""
     if app.openapi_schema is not None:
@@ -172,9 +186,9 @@ def _problem_openapi(app: FastAPI) -> dict[str, Any]:
             for status, answer in operation.get("responses", {}).items():
                 if not str(status).startswith(("4", "5")):
                     continue
-                content = answer.setdefault("content", {})
-                content.pop("application/json", None)
-                problem = content.setdefault(PROBLEM_CONTENT_TYPE, {})
+                # Errors are always problem+json, whatever the route's success type.
+                problem = answer.get("content", {}).get(PROBLEM_CONTENT_TYPE, {})
+                answer["content"] = {PROBLEM_CONTENT_TYPE: problem}
                 problem["schema"] = problem_ref
                 if str(status) == "422" and "examples" not in problem:
                     problem["examples"] = {
@@ -184,6 +198,8 @@ def _problem_openapi(app: FastAPI) -> dict[str, Any]:
                         }
                     }
                     answer["description"] = "`request/invalid`"
+        for operation in path_item.values():
+            _document_request_examples(operation, components)
     for unused in ("HTTPValidationError", "ValidationError"):
         components.pop(unused, None)
     app.openapi_schema = schema

@@ -1,0 +1,103 @@
+"""Start the gateway: ``agents-club serve [--host --port --workers N --data-dir DIR]``.
+
+Runs ``gateway.app:create_app`` under uvicorn with N worker processes. With no
+``REDIS_URL`` in the environment it first starts an embedded ``redis-server``
+with append-only persistence in ``<data-dir>/redis`` and hands its URL to the
+workers through the environment; it stops that server after the workers have
+exited, also on Ctrl-C and SIGTERM. With ``REDIS_URL`` set it uses that server.
+
+In development, the signing key and the organiser key are generated here,
+once, into the data directory, before any worker starts, so every worker
+signs and checks with the same keys. The organiser key is never printed: it is
+read from ``<data-dir>/organiser-key``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+
+__all__ = ["add_arguments", "run"]
+
+log = logging.getLogger("agents_club.serve")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``agents-club serve``."""
+    parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port to bind (default 8000)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="keys and embedded Redis data (default $AGENTS_CLUB_DATA_DIR or .data)",
+    )
+
+
+def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    # uvicorn re-raises the signal it caught once it has shut down; turning
+    # SIGTERM into SystemExit lets `run` stop the embedded Redis on the way out.
+    raise SystemExit(0)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start Redis if needed, then uvicorn; returns the exit code."""
+    import uvicorn
+
+    from gateway.config import Settings
+    from gateway.embedded_redis import EmbeddedRedis
+    from gateway.keys import ORGANISER_KEY_FILE, load_keyring, resolve_organiser_key
+    from gateway.logging_config import configure_logging
+
+    if args.workers < 1:
+        print("--workers must be at least 1", file=sys.stderr)
+        return 2
+    data_dir = Path(args.data_dir or os.environ.get("AGENTS_CLUB_DATA_DIR") or ".data").resolve()
+    os.environ["AGENTS_CLUB_DATA_DIR"] = str(data_dir)
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # keys and the AOF live here
+    try:
+        settings = Settings()
+        load_keyring(settings)  # generates the development key once, before the workers
+        resolve_organiser_key(settings)
+    except ValueError as refused:
+        print(f"agents-club serve: {refused}", file=sys.stderr)
+        return 2
+    configure_logging(level=settings.log_level, fmt=settings.log_format)
+
+    embedded: EmbeddedRedis | None = None
+    previous_sigterm = signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    try:
+        if settings.redis_url is None:
+            embedded = EmbeddedRedis(data_dir / "redis", persistent=True).start()
+            os.environ["REDIS_URL"] = embedded.url
+            log.info("embedded Redis on %s (append-only file in %s)", embedded.url,
+                     data_dir / "redis")
+        if not settings.organiser_key:
+            log.info("organiser key: in %s", data_dir / ORGANISER_KEY_FILE)
+        log.info("gateway on http://%s:%d (docs at /docs), %d worker(s)",
+                 args.host, args.port, args.workers)
+        uvicorn.run(
+            "gateway.app:create_app",
+            factory=True,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            log_config=None,  # our scrubbing handler (gateway.logging_config) owns the output
+            access_log=False,  # gateway.access logs requests without query strings
+            proxy_headers=True,
+            timeout_graceful_shutdown=10,
+        )
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if embedded is not None:
+            embedded.stop()
+            log.info("embedded Redis stopped")
+        signal.signal(signal.SIGTERM, previous_sigterm)
+    return 0

@@ -1,0 +1,92 @@
+"""The committed OpenAPI document matches the app, and every operation is fully documented."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents_club_cli.openapi import openapi_document, render
+
+COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
+METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    """The app's OpenAPI document, built once for this module."""
+    return openapi_document()
+
+
+def _operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (method.upper(), path, operation)
+        for path, item in sorted(document["paths"].items())
+        for method, operation in item.items()
+        if method in METHODS
+    ]
+
+
+def test_committed_document_matches_the_app(document: dict[str, Any]) -> None:
+    committed = COMMITTED.read_text(encoding="utf-8") if COMMITTED.exists() else ""
+    assert committed == render(document), (
+        "openapi/openapi.json differs from the app: whoever changed a route must run "
+        "`.venv/bin/agents-club openapi` and commit openapi/openapi.json"
+    )
+
+
+def test_rendering_is_deterministic(document: dict[str, Any]) -> None:
+    assert render(openapi_document()) == render(document)
+
+
+def test_every_operation_has_a_unique_id_and_a_summary(document: dict[str, Any]) -> None:
+    seen: dict[str, str] = {}
+    for method, path, operation in _operations(document):
+        operation_id = operation.get("operationId")
+        assert operation_id, f"{method} {path} has no operationId"
+        assert operation_id not in seen, f"{method} {path} reuses {operation_id} of {seen[operation_id]}"
+        seen[operation_id] = f"{method} {path}"
+        assert operation.get("summary"), f"{method} {path} has no summary"
+    assert {"get_health", "get_readiness", "get_jwks", "mint_organiser_token"} <= set(seen)
+
+
+def test_every_request_body_has_an_example(document: dict[str, Any]) -> None:
+    for method, path, operation in _operations(document):
+        body = operation.get("requestBody")
+        if body is None:
+            continue
+        media = body["content"]
+        assert any("example" in each or "examples" in each for each in media.values()), (
+            f"{method} {path} has a request body without an example: add "
+            "json_schema_extra={'examples': [...]} to its model or openapi_examples to Body()"
+        )
+
+
+def test_every_operation_documents_its_problems(document: dict[str, Any]) -> None:
+    for method, path, operation in _operations(document):
+        problems = {
+            status: answer
+            for status, answer in operation["responses"].items()
+            if status.startswith(("4", "5"))
+        }
+        assert problems, f"{method} {path} lists no error response (use problem_responses())"
+        for status, answer in problems.items():
+            content = answer.get("content", {})
+            assert list(content) == ["application/problem+json"], (
+                f"{method} {path} answers {status} as {sorted(content)}, not problem+json"
+            )
+            media = content["application/problem+json"]
+            assert media["schema"] == {"$ref": "#/components/schemas/Problem"}
+            assert media.get("examples"), f"{method} {path} {status} has no example problem"
+            for example in media["examples"].values():
+                assert example["value"]["status"] == int(status)
+
+
+def test_operations_with_parameters_document_request_invalid(document: dict[str, Any]) -> None:
+    for method, path, operation in _operations(document):
+        if operation.get("parameters") or operation.get("requestBody"):
+            answer = operation["responses"].get("422")
+            assert answer is not None, f"{method} {path} takes input but documents no 422"
+            examples = answer["content"]["application/problem+json"]["examples"]
+            assert any(e["value"]["code"].startswith(("request/", "action/")) for e in examples.values())

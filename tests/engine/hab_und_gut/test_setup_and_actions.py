@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import TypeAdapter
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import TypeAdapter, ValidationError
 
 from engine.core import Game, InvalidConfig, MalformedAction, NotYourTurn
 from engine.hab_und_gut import GAME
@@ -111,3 +113,30 @@ def test_parsed_ids_give_the_expected_actions() -> None:
     assert GAME.parse_action("buy:coal") == Buy(commodity="coal")
     assert GAME.parse_action("play:left:salt+6") == Play(side="left", commodity="salt", value=6)
     assert GAME.parse_action("halve:right:tea-2") == Halve(side="right", commodity="tea", value=-2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet="abcdefghilnoprstuvwyz:+-0123456789", max_size=24),
+        st.from_regex(
+            r"(buy|sell|donate):(coal|tea|salt|gold)|(play|halve):(left|right|up):(coal|wheat|x)[+-][0-9]",
+            fullmatch=True,
+        ),
+    )
+)
+def test_any_string_either_parses_to_a_round_tripping_action_or_is_malformed(text: str) -> None:
+    try:
+        action = GAME.parse_action(text)
+    except MalformedAction:
+        return
+    assert action.id == text
+    assert GAME.parse_action(action.id) == action
+
+
+def test_structured_bodies_with_an_unknown_kind_are_refused() -> None:
+    adapter = TypeAdapter(GAME.action_type)
+    with pytest.raises(ValidationError):
+        adapter.validate_python({"kind": "steal", "commodity": "coal"})
+    with pytest.raises(ValidationError):
+        adapter.validate_python({"kind": "buy", "commodity": "gold"})

@@ -57,14 +57,14 @@ def _owned(cards: Sequence[str], commodity: Commodity) -> list[str]:
 
 
 def _deal(
-    state_seats: int, seed: int, counter: int
+    seats: int, seed: int, counter: int
 ) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
     """Shuffle all 54 market cards and fill every holder with eight (rulebook 2.3, 6.2)."""
     order = shuffle(seed, counter, sorted(MARKET_CARDS))
     holders = tuple(
-        tuple(sorted(order[h * HOLDER_SIZE : (h + 1) * HOLDER_SIZE])) for h in range(state_seats)
+        tuple(sorted(order[h * HOLDER_SIZE : (h + 1) * HOLDER_SIZE])) for h in range(seats)
     )
-    deck = tuple(sorted(order[state_seats * HOLDER_SIZE :]))
+    deck = tuple(sorted(order[seats * HOLDER_SIZE :]))
     return holders, deck
 
 
@@ -493,27 +493,26 @@ def _end_turn(state: HabState, events: list[Event]) -> HabState:
 def _sell_charity(state: HabState, events: list[Event]) -> HabState:
     """Reveal and sell every charity board into frozen charity money (rulebook 6.1, 7.1)."""
     charity_money = list(state.charity_money)
-    paid = 0
-    revealed: dict[str, object] = {}
+    revealed: dict[str, dict[str, object]] = {}
+    lines: list[str] = []
     for seat in range(state.seats):
         commodities = [SHARE_CARDS[c].commodity for c in state.charity[seat]]
         proceeds = sum(price_of(state, commodity) for commodity in commodities)
         charity_money[seat] += proceeds
-        paid += proceeds
         revealed[str(seat)] = {
             "shares": commodities,
             "proceeds": proceeds,
             "total": charity_money[seat],
         }
-    lines = "; ".join(
-        f"seat {seat}: {', '.join(info['shares']) or 'nothing'} for {info['proceeds']} "  # type: ignore[index]
-        f"(charity total {info['total']})"  # type: ignore[index]
-        for seat, info in revealed.items()
-    )
+        lines.append(
+            f"seat {seat}: {', '.join(commodities) or 'nothing'} for {proceeds} "
+            f"(charity total {charity_money[seat]})"
+        )
+    paid = sum(charity_money) - sum(state.charity_money)
     events.append(
         Event(
             kind="charity_revealed",
-            text=f"Charity boards are revealed and sold: {lines}.",
+            text=f"Charity boards are revealed and sold: {'; '.join(lines)}.",
             data={"round": state.round, "seats": revealed},
         )
     )

@@ -121,3 +121,17 @@ def test_end_resets_the_trade_limits_for_the_next_seat(table, hg) -> None:  # ty
 def test_the_default_action_ends_the_stock_phase(table, hg) -> None:  # type: ignore[no-untyped-def]
     state, _ = hg.act(table(), 0, "buy:coal")
     assert GAME.default_action(state, 0).id == "end"
+
+
+def test_steps_take_the_lowest_numbered_share_card(table, hg) -> None:  # type: ignore[no-untyped-def]
+    state, _ = hg.act(table(), 0, "buy:coal", "buy:coal")
+    assert state.shares[0] == ("H.coal.01", "H.coal.02")
+    state, _ = hg.act(state, 0, "donate:coal")
+    assert state.charity[0] == ("H.coal.01",) and state.shares[0] == ("H.coal.02",)
+
+
+def test_sales_are_public_with_their_price(table, hg) -> None:  # type: ignore[no-untyped-def]
+    state = hg.with_prices(hg.give_shares(table(), 0, "tea"), tea=90)
+    _, events = hg.act(state, 0, "sell:tea")
+    sale = next(e for e in events if e.kind == "share_sold")
+    assert sale.audience is None and sale.data == {"seat": 0, "commodity": "tea", "price": 90}

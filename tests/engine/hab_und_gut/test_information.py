@@ -77,3 +77,17 @@ def test_the_summary_describes_the_seats_own_situation(table, hg) -> None:  # ty
     assert "You are seat 1" in text and "Your shares: wheat" in text
     assert "Holder 1 on your left" in text and "Holder 0 on your right" in text
     assert "Seat 0 decides now" in text
+
+
+def test_states_and_views_survive_a_json_round_trip(table, hg) -> None:  # type: ignore[no-untyped-def]
+    state = hg.give_shares(table(), 0, "coal")
+    state, _ = hg.act(state, 0, "buy:tea", "donate:coal")
+    for _ in range(3):
+        assert GAME.state_model.model_validate_json(state.model_dump_json()) == state
+        for seat in (0, 1, None):
+            seen = GAME.view(state, seat)
+            assert GAME.view_model.model_validate_json(seen.model_dump_json()) == seen
+        state = hg.play_turns(state, 4)
+    assert GAME.outcome(state) is not None
+    config = GAME.config_model.model_validate({"mode": "standard", "seats": 3})
+    assert GAME.new_table(config, 1).seats == 3

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.bots import Bot
 from engine.core import Action, Game, Seat, View
 
 from .actions import Buy, Donate, EndStock, Halve, Play, Sell
@@ -163,5 +164,5 @@ class GreedyBot:
 GREEDY = GreedyBot()
 """The greedy house bot."""
 
-BOTS: dict[str, Any] = {GREEDY.name: GREEDY}
+BOTS: dict[str, Bot] = {GREEDY.name: GREEDY}
 """Hab & Gut's own bots by name (``random`` comes from :mod:`engine.bots`)."""

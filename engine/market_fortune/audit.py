@@ -54,18 +54,19 @@ def hidden_from(state: MarketFortuneState, seat: int | None) -> frozenset[str]:
     face-down investments; pile cards lying face down that the seat did not
     discard (9.3). Cards an effect revealed to the seat (11.1) are known to it.
     """
-    hidden: set[str] = set(state.stock_deck) | set(state.return_deck) | set(state.strategy_deck)
+    hidden: set[str] = set(state.stock_deck)
+    hidden.update(state.return_deck, state.strategy_deck)
     for index, other in enumerate(state.seats):
         if index == seat:
             continue
-        hidden.update(other.hand)
-        hidden.update(other.strategies)
+        hidden.update(other.hand, other.strategies)
         for inv in other.investments:
             if not inv.face_up:
                 hidden.update(inv.cards())
-    hidden.update(card for card, owner in state.locked if owner != seat)
-    if seat is not None and state.seats[seat].revealed is not None:
+    if state.locked:
+        hidden.update(card for card, owner in state.locked if owner != seat)
+    if seat is not None:
         revealed = state.seats[seat].revealed
-        assert revealed is not None
-        hidden.difference_update(revealed.cards)
+        if revealed is not None:
+            hidden.difference_update(revealed.cards)
     return frozenset(hidden)

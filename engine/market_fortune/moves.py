@@ -32,6 +32,7 @@ __all__ = [
     "return_investment",
     "roll_plus",
     "set_seat",
+    "with_seat",
 ]
 
 
@@ -60,9 +61,22 @@ _EVENT_FIELDS = frozenset({"kind", "text", "audience", "data"})
 
 def set_seat(state: MarketFortuneState, index: int, **changes: object) -> MarketFortuneState:
     """Replace some fields of one seat."""
+    return with_seat(state, index, changes)
+
+
+def with_seat(
+    state: MarketFortuneState,
+    index: int,
+    seat_changes: dict[str, object],
+    state_changes: dict[str, object] | None = None,
+) -> MarketFortuneState:
+    """Replace fields of one seat and, in the same copy, fields of the state."""
     seats = list(state.seats)
-    seats[index] = evolve(seats[index], changes)
-    return evolve(state, {"seats": tuple(seats)})
+    seats[index] = evolve(seats[index], seat_changes)
+    changes: dict[str, object] = {"seats": tuple(seats)}
+    if state_changes:
+        changes.update(state_changes)
+    return evolve(state, changes)
 
 
 def clockwise(state: MarketFortuneState, start: int) -> tuple[int, ...]:
@@ -135,15 +149,14 @@ def draw(
             )
             deck = getattr(state, deck_name)
         card = deck[-1]
-        state = evolve(state, {deck_name: deck[:-1]})
+        taken_from: dict[str, object] = {deck_name: deck[:-1]}
         where = f"the {label} deck"
     else:
         pile = getattr(state, pile_name)
         card = pile[-1]
-        state = evolve(state, {pile_name: pile[:-1]})
+        taken_from = {pile_name: pile[:-1]}
         where = f"the top of the {label} discard pile"
-    owner = state.seats[seat]
-    state = set_seat(state, seat, hand=(*owner.hand, card))
+    state = with_seat(state, seat, {"hand": (*state.seats[seat].hand, card)}, taken_from)
     events.append(event("draw", f"Seat {seat} drew a building card from {where}.", seat=seat, source=source))
     events.append(
         event("draw", f"You drew {cards.card_name(card)} ({card}) from {where}.", (seat,), seat=seat, source=source, card=card)
@@ -180,14 +193,21 @@ def draw_strategy(
     return state
 
 
+_PILE_OF = {"S": "stock_pile", "R": "return_pile", "X": "strategy_pile"}
+
+
+def _pile_changes(state: MarketFortuneState, card: str, locked_by: int | None) -> dict[str, object]:
+    """The state fields that change when ``card`` goes on its discard pile."""
+    pile_name = _PILE_OF[card[0]]
+    update: dict[str, object] = {pile_name: (*getattr(state, pile_name), card)}
+    if locked_by is not None and card[0] != "X":
+        update["locked"] = (*state.locked, (card, locked_by))
+    return update
+
+
 def _to_pile(state: MarketFortuneState, card: str, locked_by: int | None) -> MarketFortuneState:
     """Put a card on its discard pile, face down for ``locked_by`` (9.3)."""
-    kind = cards.card_type(card)
-    pile_name = {"stock": "stock_pile", "return": "return_pile", "strategy": "strategy_pile"}[kind]
-    update: dict[str, object] = {pile_name: (*getattr(state, pile_name), card)}
-    if locked_by is not None and kind != "strategy":
-        update["locked"] = (*state.locked, (card, locked_by))
-    return evolve(state, update)
+    return evolve(state, _pile_changes(state, card, locked_by))
 
 
 def _announce_discards(
@@ -213,11 +233,9 @@ def discard(
     why: str = "",
 ) -> MarketFortuneState:
     """Discard a building card from ``seat``'s hand; ``locked`` lays it face down (9.3)."""
-    owner = state.seats[seat]
-    hand = list(owner.hand)
+    hand = list(state.seats[seat].hand)
     hand.remove(card)
-    state = set_seat(state, seat, hand=tuple(hand))
-    state = _to_pile(state, card, seat if locked else None)
+    state = with_seat(state, seat, {"hand": tuple(hand)}, _pile_changes(state, card, seat if locked else None))
     _announce_discards(events, seat, (card,), locked, why)
     return state
 

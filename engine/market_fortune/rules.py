@@ -682,12 +682,11 @@ def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneActio
 def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneAction, events: list[Event]) -> MarketFortuneState:
     if isinstance(action, Build):
         state, card = draw(state, seat, action.source, events)
-        state = evolve(state, {"stage": "ending"})
         if state.seats[seat].building_total() > cards.BUILDING_TOTAL:
             forbid = card if action.source.endswith("_pile") else None
             task = Task(seat=seat, step="discard", section="3.2", forbid=forbid)
-            state = evolve(state, {"tasks": (task,)})
-        return state
+            return evolve(state, {"stage": "ending", "tasks": (task,)})
+        return evolve(state, {"stage": "ending"})
     if isinstance(action, Risk):
         state, plus = roll_plus(state)
         if plus:

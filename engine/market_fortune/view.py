@@ -7,7 +7,8 @@ not see independently, so the tests can check one against the other.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable
+from typing import Any, Generic, Literal, TypeVar
 
 from engine.core import EngineModel, Outcome, View
 from engine.market_fortune import cards
@@ -128,10 +129,13 @@ def _raw(cls: type[ModelT], fields: dict[str, Any]) -> ModelT:
     """
     made = cls.__new__(cls)
     _set_attribute(made, "__dict__", fields)
-    _set_attribute(made, "__pydantic_fields_set__", set(fields))
+    _set_attribute(made, "__pydantic_fields_set__", _ALL_FIELDS[cls])
     _set_attribute(made, "__pydantic_extra__", None)
     _set_attribute(made, "__pydantic_private__", None)
     return made
+
+
+_ALL_FIELDS: dict[type[EngineModel], set[str]] = {}
 
 
 def _investment(inv: Investment, visible: bool) -> InvestmentView:
@@ -147,27 +151,45 @@ def _investment(inv: Investment, visible: bool) -> InvestmentView:
                 "value": cards.card_value(inv.stock) + cards.card_value(inv.ret),
             },
         )
-    return _raw(
-        InvestmentView,
-        {"face_up": False, "marked": inv.marked, "stock": None, "ret": None, "innovation": None, "value": None},
-    )
+    return _FACE_DOWN_MARKED if inv.marked else _FACE_DOWN_PLAIN
 
 
-_PLAYER_CACHE: dict[tuple[int, int], tuple[SeatState, PlayerView]] = {}
-_CACHE_LIMIT = 4096
+# Face-down investments all look alike to others (only the mark shows): share two values.
+_FACE_DOWN_PLAIN = InvestmentView(face_up=False, marked=False)
+_FACE_DOWN_MARKED = InvestmentView(face_up=False, marked=True)
+
+
+_SourceT = TypeVar("_SourceT")
+_MadeT = TypeVar("_MadeT")
+
+
+class _IdentityMemo(Generic[_SourceT, _MadeT]):
+    """Remembers what was built from an immutable engine value, keyed by identity.
+
+    States share unchanged parts (seats, investments) between steps, so after
+    an action most of a view is already built. Entries hold the source object
+    itself, so its id cannot be reused while it is remembered.
+    """
+
+    def __init__(self, build: Callable[[_SourceT], _MadeT], limit: int = 4096) -> None:
+        self._build = build
+        self._limit = limit
+        self._entries: dict[int, tuple[_SourceT, _MadeT]] = {}
+
+    def __call__(self, source: _SourceT) -> _MadeT:
+        entry = self._entries.get(id(source))
+        if entry is not None and entry[0] is source:
+            return entry[1]
+        made = self._build(source)
+        if len(self._entries) >= self._limit:
+            self._entries.clear()
+        self._entries[id(source)] = (source, made)
+        return made
 
 
 def _player(index: int, seat: SeatState) -> PlayerView:
-    """The public view of one seat, memoised on the (immutable) seat object.
-
-    States share unchanged seat objects between steps, so after an action
-    usually only the acting seat's public view has to be rebuilt.
-    """
-    key = (id(seat), index)
-    hit = _PLAYER_CACHE.get(key)
-    if hit is not None and hit[0] is seat:
-        return hit[1]
-    made = _raw(
+    """The public view of one seat."""
+    return _raw(
         PlayerView,
         {
             "seat": index,
@@ -179,11 +201,19 @@ def _player(index: int, seat: SeatState) -> PlayerView:
             "match_total": seat.match_total,
         },
     )
-    if len(_PLAYER_CACHE) >= _CACHE_LIMIT:
-        _PLAYER_CACHE.clear()
-    # The cache holds the seat object itself, so its id cannot be reused while cached.
-    _PLAYER_CACHE[key] = (seat, made)
-    return made
+
+
+def _players(seats: tuple[SeatState, ...]) -> tuple[PlayerView, ...]:
+    return tuple(_player_of[index](seat) for index, seat in enumerate(seats))
+
+
+# One memo per seat number, since the public view carries the seat number.
+_player_of = [
+    _IdentityMemo[SeatState, PlayerView](lambda seat, index=index: _player(index, seat))  # type: ignore[misc]
+    for index in range(cards.MAX_SEATS)
+]
+_all_players = _IdentityMemo[tuple[SeatState, ...], tuple[PlayerView, ...]](_players)
+_own_investment = _IdentityMemo[Investment, InvestmentView](lambda inv: _investment(inv, True))
 
 
 def _pile(state: MarketFortuneState, pile: tuple[str, ...], seat: int | None) -> tuple[str, ...]:
@@ -195,7 +225,7 @@ def _pile(state: MarketFortuneState, pile: tuple[str, ...], seat: int | None) ->
 
 def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
     """The part of ``state`` that ``seat`` may see (11.1, 11.2)."""
-    players = tuple(_player(i, s) for i, s in enumerate(state.seats))
+    players = _all_players(state.seats)
     attack = None
     if state.attack is not None:
         a = state.attack
@@ -231,7 +261,7 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
     if seat is not None:
         mine = state.seats[seat]
         hand, strategies, revealed = mine.hand, mine.strategies, mine.revealed
-        investments = tuple(_investment(inv, True) for inv in mine.investments)
+        investments = tuple(_own_investment(inv) for inv in mine.investments)
     return _raw(
         MarketFortuneView,
         {
@@ -263,6 +293,10 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
             "result": state.result,
         },
     )
+
+
+for _model in (InvestmentView, PlayerView, AttackView, DecisionView, MarketFortuneView):
+    _ALL_FIELDS[_model] = set(_model.model_fields)
 
 
 def _names(ids: tuple[str, ...]) -> str:

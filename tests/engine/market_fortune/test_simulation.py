@@ -20,8 +20,8 @@ from __future__ import annotations
 import multiprocessing
 import random
 import re
-from concurrent.futures import ProcessPoolExecutor
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest

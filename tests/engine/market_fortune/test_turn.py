@@ -54,6 +54,16 @@ def test_roll_off_a_single_minus_opens_and_ties_roll_again() -> None:
         assert contenders == {str(state.active)}
 
 
+def test_roll_off_cap_lets_the_lowest_seat_still_in_open() -> None:
+    # Seed 38065 was found by searching for a 2-seat roll-off without a single "-" in 20 rounds.
+    state = GAME.new_table(MarketFortuneConfig(seats=2), seed=38065)
+    assert len(state.roll_off) == cards.ROLL_OFF_LIMIT + 1
+    assert f"after {cards.ROLL_OFF_LIMIT} rounds" in state.roll_off[-1]
+    last = dict(re.findall(r"seat (\d) ([+-])", state.roll_off[-2]))
+    still_in = sorted(int(s) for s in last)
+    assert state.active == still_in[0]
+
+
 def test_build_below_eight_draws_without_discarding(mf) -> None:  # type: ignore[no-untyped-def]
     state = mf.build(hands={0: NO_PAIRS[:6]}, deck_tops={"stock_deck": ["S.aerospace.5"]})
     state, _ = mf.act(state, "build:stock_deck")

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     """Start Redis if needed, then uvicorn; returns the exit code."""
     import uvicorn
 
-    from gateway.config import Settings
+    from gateway.config import load_settings
     from gateway.embedded_redis import EmbeddedRedis
     from gateway.keys import ORGANISER_KEY_FILE, load_keyring, resolve_organiser_key
     from gateway.logging_config import configure_logging
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     os.environ["AGENTS_CLUB_DATA_DIR"] = str(data_dir)
     data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # keys and the AOF live here
     try:
-        settings = Settings()
+        settings = load_settings()
         load_keyring(settings)  # generates the development key once, before the workers
         resolve_organiser_key(settings)
     except ValueError as refused:

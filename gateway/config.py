@@ -14,10 +14,17 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["KNOWN_DEFAULT_SECRETS", "MIN_ORGANISER_KEY_LENGTH", "Settings", "get_settings"]
+__all__ = [
+    "KNOWN_DEFAULT_SECRETS",
+    "MIN_ORGANISER_KEY_LENGTH",
+    "Settings",
+    "SettingsRefused",
+    "get_settings",
+    "load_settings",
+]
 
 KNOWN_DEFAULT_SECRETS = frozenset(
     {"", "changeme", "change-me", "changethis", "secret", "organiser", "organizer",
@@ -107,7 +114,35 @@ class Settings(BaseSettings):
         return self
 
 
+class SettingsRefused(ValueError):
+    """The environment's settings are invalid; the message never echoes a value.
+
+    (pydantic's own ``ValidationError`` text includes the input, which here
+    holds the organiser key and the signing key.)
+    """
+
+
+def load_settings() -> Settings:
+    """The settings read from the environment.
+
+    :raises SettingsRefused: with one line per problem, naming settings but no values.
+    """
+    try:
+        return Settings()
+    except ValidationError as invalid:
+        reasons = [
+            (".".join(str(part) for part in error["loc"]) + ": " if error["loc"] else "")
+            + error["msg"]
+            for error in invalid.errors(include_url=False, include_input=False,
+                                        include_context=False)
+        ]
+        raise SettingsRefused("; ".join(reasons)) from None
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The settings read from the environment (cached)."""
-    return Settings()
+    """The settings read from the environment (cached).
+
+    :raises SettingsRefused: see :func:`load_settings`.
+    """
+    return load_settings()

@@ -1,0 +1,168 @@
+"""Organiser tokens, revocation rights, the JWKS, development keys and the agent store."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import jwt
+import pytest
+import redis as sync_redis
+from fastapi.testclient import TestClient
+
+from gateway.config import Settings
+from gateway.keys import ORGANISER_KEY_FILE, SIGNING_KEY_FILE
+from gateway.security import TokenService
+from gateway.store.auth import AgentNameTaken, AgentNotFound, AuthStore, secret_matches
+from gateway.store.connection import Keys, connect
+
+from .conftest import ORGANISER_KEY, MintToken
+
+MINT = "/v1/auth/organiser/tokens"
+Auth = Callable[[str], dict[str, str]]
+
+
+def test_organiser_mints_a_token_by_header_or_bearer(client: TestClient, auth: Auth) -> None:
+    by_header = client.post(MINT, headers={"X-Organiser-Key": ORGANISER_KEY},
+                            json={"name": "Alice-Bot", "ttl_s": 600})
+    assert by_header.status_code == 201, by_header.text
+    minted = by_header.json()
+    assert minted["token_type"] == "Bearer" and minted["expires_in"] == 600
+    me = client.get("/v1/agents/me", headers=auth(minted["access_token"])).json()
+    assert me["agent_id"] == minted["agent_id"] and me["name"] == "Alice-Bot"
+    assert me["registered_at"] is not None
+    # The same name (any case) is the same agent; scopes accumulate.
+    by_bearer = client.post(MINT, headers=auth(ORGANISER_KEY), json={"name": "alice-bot"})
+    assert by_bearer.status_code == 201
+    assert by_bearer.json()["agent_id"] == minted["agent_id"]
+
+
+def test_minting_refuses_wrong_keys_agents_and_bad_bodies(
+    client: TestClient, mint_token: MintToken, auth: Auth
+) -> None:
+    wrong = client.post(MINT, headers={"X-Organiser-Key": "nope"}, json={"name": "x"})
+    assert (wrong.status_code, wrong.json()["code"]) == (401, "auth/invalid")
+    assert client.post(MINT, json={"name": "x"}).json()["code"] == "auth/missing"
+    as_agent = client.post(MINT, headers=auth(mint_token()), json={"name": "x"})
+    assert (as_agent.status_code, as_agent.json()["code"]) == (403, "auth/organiser_only")
+    organiser = client.post(MINT, headers={"X-Organiser-Key": ORGANISER_KEY},
+                            json={"name": "boss", "kind": "organiser"}).json()
+    assert organiser["scopes"] == ["organiser"]
+    by_organiser_token = client.post(MINT, headers=auth(organiser["access_token"]),
+                                     json={"name": "helper"})
+    assert by_organiser_token.status_code == 201
+    for body in ({"name": "x", "games": ["chess"]},):
+        unknown_game = client.post(MINT, headers={"X-Organiser-Key": ORGANISER_KEY}, json=body)
+        assert (unknown_game.status_code, unknown_game.json()["code"]) == (404, "game/not_found")
+    for body in ({"name": ""}, {"name": "x", "ttl_s": "600"}, {"name": "x", "extra": 1},
+                 {"name": "x", "ttl_s": 5}, {"name": "<script>"}):
+        invalid = client.post(MINT, headers={"X-Organiser-Key": ORGANISER_KEY}, json=body)
+        assert (invalid.status_code, invalid.json()["code"]) == (422, "request/invalid"), body
+
+
+def test_only_the_organiser_revokes_other_agents_tokens(
+    client: TestClient, mint_token: MintToken, auth: Auth
+) -> None:
+    alice = mint_token(agent_id="agent-a", name="alice")
+    bob = mint_token(agent_id="agent-b", name="bob")
+    denied = client.post("/v1/auth/revoke", headers=auth(alice), json={"token": bob})
+    assert (denied.status_code, denied.json()["code"]) == (403, "auth/wrong_scope")
+    assert client.get("/v1/agents/me", headers=auth(bob)).status_code == 200
+    done = client.post("/v1/auth/revoke", headers={"X-Organiser-Key": ORGANISER_KEY},
+                       json={"token": bob})
+    assert done.status_code == 200
+    assert done.json()["token_id"] == jwt.decode(bob, options={"verify_signature": False})["jti"]
+    assert client.get("/v1/agents/me", headers=auth(bob)).json()["code"] == "auth/revoked"
+    own_by_body = client.post("/v1/auth/revoke", headers=auth(alice), json={"token": alice})
+    assert own_by_body.status_code == 200
+    garbage = client.post("/v1/auth/revoke", headers={"X-Organiser-Key": ORGANISER_KEY},
+                          json={"token": "garbage"})
+    assert garbage.json()["code"] == "request/invalid"
+
+
+def test_revocation_is_remembered_exactly_as_long_as_the_token_lives(
+    client: TestClient, mint_token: MintToken, auth: Auth, settings: Settings, redis_url: str
+) -> None:
+    token = mint_token(ttl_s=120)
+    jti = jwt.decode(token, options={"verify_signature": False})["jti"]
+    client.post("/v1/auth/revoke", headers=auth(token))
+    raw = sync_redis.Redis.from_url(redis_url)
+    try:
+        ttl = raw.ttl(f"{settings.redis_namespace}:revoked:{jti}")
+    finally:
+        raw.close()
+    assert 120 < ttl <= 120 + 300  # the token's remaining life plus the skew margin
+
+
+def test_jwks_lists_the_signing_key(client: TestClient, app_tokens_kid: str) -> None:
+    answer = client.get("/.well-known/jwks.json")
+    assert answer.status_code == 200
+    (key,) = answer.json()["keys"]
+    assert key == {**key, "kty": "OKP", "crv": "Ed25519", "alg": "EdDSA", "use": "sig"}
+    assert key["kid"] == app_tokens_kid
+    assert "d" not in key  # never the private part
+
+
+@pytest.fixture()
+def app_tokens_kid(client: TestClient) -> str:
+    """The kid the app signs with."""
+    tokens: TokenService = client.app.state.tokens  # type: ignore[attr-defined]
+    return tokens.keyring.signing_kid
+
+
+def test_development_keys_are_generated_once_with_mode_0600(tmp_path: Path) -> None:
+    settings = Settings.model_validate({"environment": "development", "data_dir": tmp_path})
+    first = TokenService(settings)
+    second = TokenService(settings)
+    assert first.keyring.signing_kid == second.keyring.signing_kid
+    assert first.organiser_key == second.organiser_key and len(first.organiser_key) >= 32
+    for name in (SIGNING_KEY_FILE, ORGANISER_KEY_FILE):
+        assert os.stat(tmp_path / name).st_mode & 0o777 == 0o600
+    token = first.mint(agent_id="a", name="a", scopes=())
+    assert second.verify(token).agent_id == "a"
+
+
+def test_production_never_generates_keys(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="AGENTS_CLUB_SIGNING_KEY_PEM"):
+        Settings.model_validate({"environment": "production", "data_dir": tmp_path})
+    assert not list(tmp_path.iterdir())
+
+
+def test_agent_store(redis_url: str, redis_namespace: str) -> None:
+    async def scenario() -> None:
+        client = connect(redis_url)
+        store = AuthStore(client, Keys(redis_namespace))
+        try:
+            record, secret = await store.create_agent(name="Carol", scopes=["game:hab-und-gut"])
+            assert secret.startswith("acs_")
+            assert await store.get_agent(record.agent_id) == record
+            assert await store.find_agent_by_name("carol") == record
+            with pytest.raises(AgentNameTaken):
+                await store.create_agent(name="CAROL")
+            assert await store.verify_secret(record.agent_id, secret) == record
+            assert await store.verify_secret(record.agent_id, secret + "x") is None
+            assert await store.verify_secret("agt_unknown", secret) is None
+            stored = await client.hget(f"{redis_namespace}:agent:{record.agent_id}", "secret")
+            assert stored is not None and secret.encode() not in stored
+            assert secret_matches(secret, stored.decode())
+            rotated = await store.rotate_secret(record.agent_id)
+            assert rotated != secret
+            assert await store.verify_secret(record.agent_id, secret) is None
+            assert await store.verify_secret(record.agent_id, rotated) is not None
+            granted = await store.add_scopes(record.agent_id, "game:market-fortune")
+            assert granted.scopes == {"game:hab-und-gut", "game:market-fortune"}
+            with pytest.raises(AgentNotFound):
+                await store.add_scopes("agt_unknown", "game:x")
+            with pytest.raises(AgentNotFound):
+                await store.rotate_secret("agt_unknown")
+            await store.revoke("jti-1", expires_at=int(time.time()) + 60)
+            await store.revoke("jti-2", expires_at=int(time.time()) - 1)  # already expired
+            assert await store.is_revoked("jti-1")
+            assert not await store.is_revoked("jti-2")
+        finally:
+            await client.aclose()
+
+    asyncio.run(scenario())

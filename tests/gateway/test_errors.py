@@ -1,0 +1,77 @@
+"""Every error is problem+json with a stable code: 404, 405, 422, malformed JSON, 500."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from .conftest import ORGANISER_KEY
+
+PROBLEM = "application/problem+json"
+
+
+def test_unknown_path_is_request_not_found(client: TestClient) -> None:
+    answer = client.get("/v1/no-such-thing")
+    assert answer.status_code == 404
+    assert answer.headers["content-type"] == PROBLEM
+    body = answer.json()
+    assert body["code"] == "request/not_found"
+    assert body["type"].endswith("/request/not_found")
+    assert body["status"] == 404 and body["instance"] == "/v1/no-such-thing"
+
+
+def test_wrong_method_is_method_not_allowed_with_allow(client: TestClient) -> None:
+    answer = client.delete("/healthz")
+    assert answer.status_code == 405
+    assert answer.headers["content-type"] == PROBLEM
+    assert answer.json()["code"] == "request/method_not_allowed"
+    assert "GET" in answer.headers["allow"]
+
+
+def test_schema_violations_list_their_errors_without_echoing_input(client: TestClient) -> None:
+    secret_value = "acs_do-not-echo-this-value"
+    answer = client.post(
+        "/v1/auth/organiser/tokens",
+        headers={"X-Organiser-Key": ORGANISER_KEY},
+        json={"name": 7, "ttl_s": "long", "password": secret_value},
+    )
+    assert answer.status_code == 422
+    assert answer.headers["content-type"] == PROBLEM
+    body = answer.json()
+    assert body["code"] == "request/invalid"
+    locations = {tuple(error["loc"]) for error in body["errors"]}
+    assert {("body", "name"), ("body", "ttl_s"), ("body", "password")} <= locations
+    assert all(set(error) == {"loc", "msg", "type"} for error in body["errors"])
+    assert secret_value not in answer.text
+
+
+def test_malformed_json_is_request_invalid(client: TestClient) -> None:
+    answer = client.post(
+        "/v1/auth/organiser/tokens",
+        headers={"X-Organiser-Key": ORGANISER_KEY, "content-type": "application/json"},
+        content=b'{"name": "x",',
+    )
+    assert answer.status_code == 422
+    assert answer.json()["code"] == "request/invalid"
+    wrong_type = client.post(
+        "/v1/auth/organiser/tokens",
+        headers={"X-Organiser-Key": ORGANISER_KEY},
+        json=["not", "an", "object"],
+    )
+    assert wrong_type.json()["code"] == "request/invalid"
+
+
+def test_an_unexpected_error_is_a_bare_500_problem(app: FastAPI) -> None:
+    @app.get("/boom", include_in_schema=False)
+    async def boom() -> None:
+        raise RuntimeError("internal detail: /srv/secret/path password=hunter2")
+
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answer = client.get("/boom")
+    assert answer.status_code == 500
+    assert answer.headers["content-type"] == PROBLEM
+    body = answer.json()
+    assert body["code"] == "server/error"
+    assert set(body) == {"type", "title", "status", "detail", "code", "instance"}
+    for leak in ("RuntimeError", "hunter2", "/srv/secret", "Traceback"):
+        assert leak not in answer.text

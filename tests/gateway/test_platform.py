@@ -1,0 +1,178 @@
+"""Health, readiness, metrics, configuration guards and logs that never hold a secret."""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import socket
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from gateway.app import create_app
+from gateway.config import MIN_ORGANISER_KEY_LENGTH, Settings, SettingsRefused, load_settings
+from gateway.logging_config import REDACTED, configure_logging, scrub
+
+from .conftest import ORGANISER_KEY, MintToken, new_signing_key_pem
+
+Auth = Callable[[str], dict[str, str]]
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_healthz_and_readyz(client: TestClient) -> None:
+    assert client.get("/healthz").json() == {"status": "ok"}
+    assert client.get("/readyz").json() == {"status": "ok"}
+
+
+def test_readyz_is_a_503_problem_when_redis_is_down(settings: Settings) -> None:
+    down = settings.model_copy(update={"redis_url": f"redis://127.0.0.1:{_closed_port()}/0"})
+    with TestClient(create_app(down)) as client:
+        assert client.get("/healthz").status_code == 200
+        ready = client.get("/readyz")
+        assert ready.status_code == 503
+        assert ready.headers["content-type"] == "application/problem+json"
+        assert ready.json()["code"] == "server/unavailable"
+        metrics = client.get("/metrics")
+        assert metrics.status_code == 503
+        assert metrics.json()["code"] == "server/unavailable"
+
+
+def _sample(text: str, name: str, **labels: str) -> float:
+    for line in text.splitlines():
+        if line.startswith(name + "{") and all(f'{k}="{v}"' in line for k, v in labels.items()):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_metrics_are_shared_by_every_worker_through_redis(settings: Settings) -> None:
+    # Two apps on one Redis namespace stand for two workers; each flushes its own
+    # counters in the background, so a scrape of either one sees both.
+    fast = settings.model_copy(update={"metrics_flush_interval_s": 0.05})
+    first, second = create_app(fast), create_app(fast)
+    with TestClient(first) as worker_a, TestClient(second) as worker_b:
+        for _ in range(3):
+            worker_a.get("/healthz")
+        for _ in range(2):
+            worker_b.get("/healthz")
+        worker_b.get("/v1/tables/does-not-exist-at-all/nothing")
+        time.sleep(0.5)
+        text_a = worker_a.get("/metrics").text
+        text_b = worker_b.get("/metrics").text
+    for text in (text_a, text_b):
+        assert "# TYPE agents_club_http_requests_total counter" in text
+        assert _sample(text, "agents_club_http_requests_total", route="/healthz", status="200") == 5
+        assert _sample(text, "agents_club_http_requests_total", route="unmatched", status="404") == 1
+        assert "does-not-exist" not in text  # raw paths never become labels
+    assert _sample(text_b, "agents_club_http_request_duration_seconds_count", route="/healthz") == 5
+    buckets = [
+        line for line in text_b.splitlines()
+        if line.startswith('agents_club_http_request_duration_seconds_bucket{route="/healthz"')
+    ]
+    bounds = [re.search(r'le="([^"]+)"', line).group(1) for line in buckets]  # type: ignore[union-attr]
+    assert bounds[-1] == "+Inf"
+    assert [float(b) for b in bounds[:-1]] == sorted(float(b) for b in bounds[:-1])
+    assert re.search(r'agents_club_worker_up\{worker="[^"]+:\d+"\} 1', text_a)
+
+
+@pytest.mark.parametrize("environment", ["production"])
+def test_config_refuses_default_secrets_outside_development(environment: str,
+                                                            tmp_path: Path) -> None:
+    strong = "k" * MIN_ORGANISER_KEY_LENGTH
+    pem = new_signing_key_pem()
+    base = {"environment": environment, "data_dir": tmp_path}
+    refusals = [
+        ({}, "AGENTS_CLUB_SIGNING_KEY_PEM is missing"),
+        ({"signing_key_pem": pem}, "AGENTS_CLUB_ORGANISER_KEY is missing"),
+        ({"signing_key_pem": pem, "organiser_key": "changeme"}, "well-known default"),
+        ({"signing_key_pem": pem, "organiser_key": "short-key"}, "shorter than"),
+        ({"signing_key_pem": "  ", "organiser_key": strong}, "SIGNING_KEY_PEM is missing"),
+    ]
+    for values, reason in refusals:
+        with pytest.raises(ValueError, match=reason):
+            Settings.model_validate({**base, **values})
+    accepted = Settings.model_validate({**base, "signing_key_pem": pem, "organiser_key": strong})
+    assert accepted.environment == "production"
+    for relaxed in ("development", "test"):
+        assert Settings.model_validate({"environment": relaxed}).organiser_key is None
+
+
+def test_config_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENTS_CLUB_ENVIRONMENT", "production")
+    monkeypatch.setenv("AGENTS_CLUB_ORGANISER_KEY", "changeme")
+    monkeypatch.setenv("AGENTS_CLUB_SIGNING_KEY_PEM", new_signing_key_pem())
+    monkeypatch.setenv("REDIS_URL", "redis://example:6379/0")
+    with pytest.raises(SettingsRefused, match="well-known default") as refused:
+        load_settings()
+    assert "changeme" not in str(refused.value).replace("AGENTS_CLUB", "")
+    assert "PRIVATE KEY" not in str(refused.value)  # pydantic would echo the whole input
+    monkeypatch.setenv("AGENTS_CLUB_ORGANISER_KEY", "a-long-but-unsafe-key-in-" + "x" * 3)
+    with pytest.raises(SettingsRefused, match="shorter than") as refused:
+        load_settings()
+    assert "a-long-but-unsafe-key" not in str(refused.value)
+    monkeypatch.setenv("AGENTS_CLUB_ORGANISER_KEY", "x" * 40)
+    assert Settings().redis_url == "redis://example:6379/0"
+
+
+def test_scrub_removes_every_shape_of_secret() -> None:
+    jwt_like = "eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl"
+    for text in (
+        f"Authorization: Bearer {jwt_like}",
+        f"headers={{'authorization': 'Bearer abc.def'}} {jwt_like}",
+        "GET /v1/tables/t1/stream?access_token=abcdef123456&after=3",
+        '{"secret": "acs_abcdefghijklmnop"}',
+        "x-organiser-key: hunter2hunter2",
+        "organiser_key=hunter2hunter2",
+    ):
+        cleaned = scrub(text, ["hunter2hunter2"])
+        for leak in (jwt_like, "abc.def", "abcdef123456", "acs_abcdefghijklmnop", "hunter2hunter2"):
+            assert leak not in cleaned, (text, cleaned)
+        assert REDACTED in cleaned
+
+
+def test_logs_never_contain_a_token_or_a_secret(
+    app: FastAPI, settings: Settings, mint_token: MintToken, auth: Auth
+) -> None:
+    captured = io.StringIO()
+    assert settings.signing_key_pem
+    handler = configure_logging(
+        level="DEBUG", fmt="json", stream=captured,
+        secrets=[ORGANISER_KEY, settings.signing_key_pem],
+    )
+    token = mint_token(games=["market-fortune"])
+
+    @app.get("/explode", include_in_schema=False)
+    async def explode() -> None:
+        raise RuntimeError(f"failed with Authorization: Bearer {token} and key {ORGANISER_KEY}")
+
+    try:
+        with TestClient(app, raise_server_exceptions=False) as client:
+            assert client.get("/v1/agents/me", headers=auth(token)).status_code == 200
+            client.get(f"/v1/agents/me?access_token={token}")
+            minted = client.post("/v1/auth/organiser/tokens",
+                                 headers={"X-Organiser-Key": ORGANISER_KEY}, json={"name": "dan"})
+            client.post("/v1/auth/organiser/tokens", headers=auth(ORGANISER_KEY),
+                        json={"name": "eve", "secret": "acs_body-secret-value"})
+            assert client.get("/explode", headers=auth(token)).status_code == 500
+            logging.getLogger("gateway.test").info(
+                "debugging %s with headers %r", token, {"Authorization": f"Bearer {token}"}
+            )
+            logging.getLogger("gateway.test").warning("signing key is %s", settings.signing_key_pem)
+    finally:
+        logging.getLogger().removeHandler(handler)
+    output = captured.getvalue()
+    assert "GET /v1/agents/me 200" in output and "unhandled error" in output
+    assert "Traceback" in output  # the traceback is kept, scrubbed
+    pem_body = [line for line in settings.signing_key_pem.splitlines() if "-----" not in line]
+    for leak in (token, minted.json()["access_token"], ORGANISER_KEY, "acs_body-secret-value",
+                 *pem_body):
+        assert leak not in output

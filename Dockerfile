@@ -1,0 +1,48 @@
+# The Agents Club gateway image.
+#
+#   docker build -t agents-club .
+#   docker run -p 8000:8000 -e AGENTS_CLUB_ORGANISER_KEY=... -e AGENTS_CLUB_SIGNING_KEY_PEM="$(cat key.pem)" \
+#       -e REDIS_URL=redis://redis-host:6379/0 agents-club
+#
+# compose.yaml runs it next to a Redis with append-only persistence. Without
+# REDIS_URL the image starts its own redis-server (AOF in the /data volume).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# redis-server only serves the embedded mode (no REDIS_URL); compose uses its own Redis.
+RUN apt-get update \
+    && apt-get install --yes --no-install-recommends redis-server \
+    && rm -rf /var/lib/apt/lists/* \
+    && groupadd --system --gid 10001 agents \
+    && useradd --system --uid 10001 --gid agents --home-dir /app --shell /usr/sbin/nologin agents
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY engine ./engine
+COPY gateway ./gateway
+COPY quiz ./quiz
+COPY agents ./agents
+COPY agents_club_cli ./agents_club_cli
+# The engines read their rulebooks from docs/ beside the packages, hence the
+# editable install: the code stays in /app next to docs/.
+COPY docs ./docs
+RUN pip install --editable . \
+    && mkdir -p /data \
+    && chown agents:agents /data
+
+USER agents
+ENV AGENTS_CLUB_ENVIRONMENT=production \
+    AGENTS_CLUB_DATA_DIR=/data \
+    AGENTS_CLUB_LOG_FORMAT=json
+VOLUME ["/data"]
+EXPOSE 8000
+
+HEALTHCHECK --interval=15s --timeout=3s --start-period=15s --retries=3 \
+    CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2).status == 200 else 1)"]
+
+# Production refuses to start without AGENTS_CLUB_ORGANISER_KEY and AGENTS_CLUB_SIGNING_KEY_PEM.
+CMD ["agents-club", "serve", "--host", "0.0.0.0", "--port", "8000", "--workers", "2"]

@@ -203,3 +203,18 @@ def _global_candidates() -> list[str]:
     for card in cards.ALL_CARD_IDS:
         ids += [f"discard:{card}", f"take:{card}"] if card[0] != "X" else [f"defend:{card}", f"play:{card}@1"]
     return ids
+
+
+def test_states_and_views_survive_json_round_trips() -> None:
+    # The gateway stores states as JSON and validates views against view_model.
+    rng = random.Random(11)
+    for seed, mode in enumerate(MODES):
+        config = MarketFortuneConfig(mode=mode, seats=3 + seed, turn_limit_per_seat=8, match_game_limit=2)  # type: ignore[arg-type]
+        state = GAME.new_table(config, seed)
+        while GAME.outcome(state) is None:
+            assert GAME.state_model.model_validate_json(state.model_dump_json()) == state
+            for seat in (*range(config.seats), None):
+                seen = GAME.view(state, seat)
+                assert GAME.view_model.model_validate_json(seen.model_dump_json()) == seen
+            seat = GAME.to_act(state)[0]
+            state, _ = GAME.apply(state, seat, rng.choice(GAME.legal_actions(state, seat)))

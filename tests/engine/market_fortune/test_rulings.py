@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.market_fortune import GAME, cards
-from engine.market_fortune.audit import card_locations, hidden_from
+from engine.market_fortune.audit import hidden_from
 from engine.market_fortune.state import Investment
 from engine.market_fortune.view import FACE_DOWN
 

@@ -4,9 +4,11 @@
         --bots greedy,random,random,random --games 1000 --seed 1
 
 Game ``i`` (0-based) uses the table seed ``seed + i``, so any single game can be
-replayed. The report gives win rates per seat and per bot (a shared win counts
-as a fraction for each winner), mean turns and steps, why games ended, and how
-often each card was played. Works for every game in the registry.
+replayed. With ``--rotate`` the line-up moves one seat clockwise each game, so
+every bot plays every position and the seat order's advantage cancels out. The
+report gives win rates per seat and per bot (a shared win counts as a fraction
+for each winner), mean turns and steps, why games ended, and how often each
+card was played. Works for every game in the registry.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variants", default="", help="rule variants to switch on, comma separated")
     parser.add_argument("--games", type=int, default=100, help="games to play (default: 100)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the first game (default: 1)")
+    parser.add_argument(
+        "--rotate", action="store_true", help="move the line-up one seat clockwise each game"
+    )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -61,7 +66,10 @@ class SimulationSummary:
     mode: str
     seats: int
     bots: tuple[str, ...]
+    """The line-up of the first game, seat by seat."""
     first_seed: int
+    rotate: bool = False
+    """Whether the line-up moved one seat clockwise each game."""
     games: int = 0
     seat_wins: list[float] = field(default_factory=list)
     """Wins per seat; a win shared by ``n`` seats counts ``1/n`` for each."""
@@ -69,6 +77,10 @@ class SimulationSummary:
     total_steps: int = 0
     end_reasons: Counter[str] = field(default_factory=Counter)
     cards_played: Counter[str] = field(default_factory=Counter)
+    bot_wins: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
+    """Wins per bot name, shared wins counted as fractions."""
+    bot_seats: Counter[str] = field(default_factory=Counter)
+    """Seats played per bot name, over all games."""
 
     def add(self, playout: Playout) -> None:
         """Count one finished playout."""
@@ -77,6 +89,8 @@ class SimulationSummary:
         self.games += 1
         for seat in playout.outcome.winners:
             self.seat_wins[seat] += 1 / len(playout.outcome.winners)
+            self.bot_wins[playout.bots[seat]] += 1 / len(playout.outcome.winners)
+        self.bot_seats.update(playout.bots)
         self.total_turns += playout.turns
         self.total_steps += playout.steps
         self.end_reasons[playout.end_reason] += 1
@@ -87,12 +101,11 @@ class SimulationSummary:
         return self.seat_wins[seat] / self.games if self.games else 0.0
 
     def bot_win_rates(self) -> dict[str, float]:
-        """Per bot name: the mean win rate of the seats it played (0..1)."""
-        rates: dict[str, float] = {}
-        for name in dict.fromkeys(self.bots):
-            seats = [seat for seat, bot in enumerate(self.bots) if bot == name]
-            rates[name] = sum(self.seat_win_rate(seat) for seat in seats) / len(seats)
-        return rates
+        """Per bot name: the share of its seats that won (0..1), over all games."""
+        return {
+            name: self.bot_wins[name] / self.bot_seats[name] if self.bot_seats[name] else 0.0
+            for name in dict.fromkeys(self.bots)
+        }
 
     @property
     def mean_turns(self) -> float:
@@ -111,6 +124,7 @@ class SimulationSummary:
             "mode": self.mode,
             "seats": self.seats,
             "bots": list(self.bots),
+            "rotate": self.rotate,
             "games": self.games,
             "seeds": [self.first_seed, self.first_seed + self.games - 1],
             "win_rate_by_seat": [round(self.seat_win_rate(s), 6) for s in range(self.seats)],
@@ -129,20 +143,27 @@ def summarise(
     first_seed: int,
     games: int,
     *,
+    rotate: bool = False,
     progress: bool = False,
 ) -> SimulationSummary:
-    """Play ``games`` tables with seeds ``first_seed`` upwards and sum them up."""
+    """Play ``games`` tables with seeds ``first_seed`` upwards and sum them up.
+
+    With ``rotate``, game ``i`` seats ``bots[(seat - i) % seats]`` at each seat.
+    """
     summary = SimulationSummary(
         game=game.info.name,
         mode=config.mode,
         seats=config.seats,
         bots=tuple(bot.name for bot in bots),
         first_seed=first_seed,
+        rotate=rotate,
         seat_wins=[0.0] * config.seats,
     )
-    seeds = range(first_seed, first_seed + games)
-    for seed in tqdm(seeds, file=sys.stderr, disable=not progress, unit="game", leave=False):
-        summary.add(play_table(game, config, seed, bots))
+    seats = config.seats
+    for index in tqdm(range(games), file=sys.stderr, disable=not progress, unit="game", leave=False):
+        shift = index if rotate else 0
+        line_up = [bots[(seat - shift) % seats] for seat in range(seats)]
+        summary.add(play_table(game, config, first_seed + index, line_up))
     return summary
 
 
@@ -159,13 +180,14 @@ def format_summary(summary: SimulationSummary) -> str:
         "",
         "win rate by seat",
     ]
-    width = max(len(name) for name in summary.bots)
+    width = max(len(name) for name in (*summary.bots, "rotating" if summary.rotate else ""))
     for seat, name in enumerate(summary.bots):
+        name = "rotating" if summary.rotate else name
         lines.append(
             f"  seat {seat}  {name:<{width}}  {_percent(summary.seat_win_rate(seat))}"
             f"  ({summary.seat_wins[seat]:g} win{'' if summary.seat_wins[seat] == 1 else 's'})"
         )
-    lines += ["", "win rate by bot (mean over its seats)"]
+    lines += ["", "win rate by bot (share of its seats that won)"]
     for name, rate in summary.bot_win_rates().items():
         seats = summary.bots.count(name)
         lines.append(f"  {name:<{width}}  {_percent(rate)}  ({seats} seat{'s' if seats > 1 else ''})")
@@ -221,7 +243,9 @@ def run(args: argparse.Namespace) -> int:
     except (EngineError, ValidationError) as error:
         print(f"invalid table: {error}", file=sys.stderr)
         return 2
-    summary = summarise(game, config, bots, args.seed, args.games, progress=not args.quiet)
+    summary = summarise(
+        game, config, bots, args.seed, args.games, rotate=args.rotate, progress=not args.quiet
+    )
     if args.json:
         print(json.dumps(summary.as_json(), indent=2))
     else:

@@ -130,3 +130,23 @@ def test_bad_arguments_exit_with_status_2(
 ) -> None:
     assert main(["simulate", "--quiet", *arguments]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_rotate_moves_the_line_up_one_seat_each_game(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "--rotate", "--json", "--quiet")
+    assert code == 0
+    report = json.loads(out)
+    config = MarketFortuneConfig(mode="fortune", seats=4)
+    bots = [get_bot("market-fortune", name) for name in BOTS]
+    greedy_wins = seat_wins = 0.0
+    for index in range(GAMES):
+        line_up = [bots[(seat - index) % 4] for seat in range(4)]
+        assert line_up[index % 4].name == "greedy"  # greedy sits one seat further each game
+        outcome = play_table(GAME, config, SEED + index, line_up).outcome
+        for seat in outcome.winners:
+            greedy_wins += (line_up[seat].name == "greedy") / len(outcome.winners)
+            seat_wins += (seat == 0) / len(outcome.winners)
+    assert report["rotate"] is True
+    assert report["win_rate_by_bot"]["greedy"] == round(greedy_wins / GAMES, 6)
+    assert report["win_rate_by_bot"]["random"] == round((GAMES - greedy_wins) / (3 * GAMES), 6)
+    assert report["win_rate_by_seat"][0] == round(seat_wins / GAMES, 6)

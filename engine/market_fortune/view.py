@@ -321,6 +321,9 @@ def summary(state: MarketFortuneState, seat: int | None) -> str:
         lines.append(f"You are seat {seat}.")
         lines.append(f"Your building hand ({len(seen.hand)}): {_names(seen.hand)}.")
         lines.append(f"Your Strategies ({len(seen.strategies)}): {_names(seen.strategies)}.")
+        for key in dict.fromkeys(cards.kind_of(c).key for c in seen.strategies):
+            kind = cards.strategy(key)
+            lines.append(f"  {kind.name} ({kind.colour}, {kind.section}): {kind.effect}")
         for number, inv in enumerate(seen.investments, 1):
             assert inv.stock is not None and inv.ret is not None
             extras = (" face up" if inv.face_up else " face down") + (" marked +2M" if inv.marked else "")

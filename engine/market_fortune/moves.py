@@ -126,9 +126,16 @@ def can_draw(state: MarketFortuneState, source: Source) -> bool:
 
 
 def draw(
-    state: MarketFortuneState, seat: int, source: Source, events: list[Event]
+    state: MarketFortuneState,
+    seat: int,
+    source: Source,
+    events: list[Event],
+    also: dict[str, object] | None = None,
 ) -> tuple[MarketFortuneState, str]:
-    """Move one building card from ``source`` to ``seat``'s hand; the caller checked :func:`can_draw`."""
+    """Move one building card from ``source`` to ``seat``'s hand; the caller checked :func:`can_draw`.
+
+    ``also`` holds further state fields to change in the same copy.
+    """
     deck_name, pile_name = _deck_and_pile(source)
     label = "Stock" if deck_name == "stock_deck" else "Return"
     if source.endswith("_deck"):
@@ -156,6 +163,8 @@ def draw(
         card = pile[-1]
         taken_from = {pile_name: pile[:-1]}
         where = f"the top of the {label} discard pile"
+    if also:
+        taken_from.update(also)
     state = with_seat(state, seat, {"hand": (*state.seats[seat].hand, card)}, taken_from)
     events.append(event("draw", f"Seat {seat} drew a building card from {where}.", seat=seat, source=source))
     events.append(
@@ -231,11 +240,18 @@ def discard(
     *,
     locked: bool = False,
     why: str = "",
+    also: dict[str, object] | None = None,
 ) -> MarketFortuneState:
-    """Discard a building card from ``seat``'s hand; ``locked`` lays it face down (9.3)."""
+    """Discard a building card from ``seat``'s hand; ``locked`` lays it face down (9.3).
+
+    ``also`` holds further state fields to change in the same copy.
+    """
     hand = list(state.seats[seat].hand)
     hand.remove(card)
-    state = with_seat(state, seat, {"hand": tuple(hand)}, _pile_changes(state, card, seat if locked else None))
+    changes = _pile_changes(state, card, seat if locked else None)
+    if also:
+        changes.update(also)
+    state = with_seat(state, seat, {"hand": tuple(hand)}, changes)
     _announce_discards(events, seat, (card,), locked, why)
     return state
 

@@ -345,11 +345,12 @@ def _index_of(seat: SeatState, stock: str) -> int:
     raise AssertionError("validated investment missing")
 
 
-def _pop_task(state: MarketFortuneState) -> MarketFortuneState:
+def _tasks_after_one(state: MarketFortuneState) -> tuple[Task, ...]:
+    """The task queue once the first task has been answered once."""
     task = state.tasks[0]
     if task.count > 1:
-        return evolve(state, {"tasks": (evolve(task, {"count": task.count - 1}), *state.tasks[1:])})
-    return evolve(state, {"tasks": state.tasks[1:]})
+        return (evolve(task, {"count": task.count - 1}), *state.tasks[1:])
+    return state.tasks[1:]
 
 
 def _form(
@@ -636,10 +637,12 @@ def _advance(state: MarketFortuneState, events: list[Event]) -> MarketFortuneSta
 
 def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneAction, events: list[Event]) -> MarketFortuneState:
     task = state.tasks[0]
-    state = _pop_task(state)
     why = f"rule {task.section}"
     if isinstance(action, Discard):
-        return discard(state, seat, action.card, events, locked=task.locked, why=why)
+        # The most frequent decision: one copy of the state covers the task too.
+        remaining: dict[str, object] = {"tasks": _tasks_after_one(state)}
+        return discard(state, seat, action.card, events, locked=task.locked, why=why, also=remaining)
+    state = evolve(state, {"tasks": _tasks_after_one(state)})
     if isinstance(action, Draw):
         return draw(state, seat, action.source, events)[0]
     if isinstance(action, ReturnInvestment):
@@ -653,8 +656,8 @@ def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneActio
             events.append(event("take", f"You took {cards.card_name(action.card)} ({action.card}).", (seat,), seat=seat, card=action.card))
             return state
         pile = "stock_pile" if action.card[0] == "S" else "return_pile"
-        remaining = tuple(c for c in getattr(state, pile) if c != action.card)
-        state = evolve(state, {pile: remaining})
+        left = tuple(c for c in getattr(state, pile) if c != action.card)
+        state = evolve(state, {pile: left})
         state = set_seat(state, seat, hand=(*state.seats[seat].hand, action.card))
         events.append(event("take", f"Seat {seat} took a card from a discard pile ({why}).", seat=seat, pile=pile))
         events.append(event("take", f"You took {cards.card_name(action.card)} ({action.card}).", (seat,), seat=seat, card=action.card))
@@ -681,12 +684,13 @@ def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneActio
 
 def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneAction, events: list[Event]) -> MarketFortuneState:
     if isinstance(action, Build):
-        state, card = draw(state, seat, action.source, events)
-        if state.seats[seat].building_total() > cards.BUILDING_TOTAL:
-            forbid = card if action.source.endswith("_pile") else None
-            task = Task(seat=seat, step="discard", section="3.2", forbid=forbid)
-            return evolve(state, {"stage": "ending", "tasks": (task,)})
-        return evolve(state, {"stage": "ending"})
+        after: dict[str, object] = {"stage": "ending"}
+        if state.seats[seat].building_total() + 1 > cards.BUILDING_TOTAL:
+            # 3.2: the card just taken from a pile (its top, known now) may not go back.
+            pile: tuple[str, ...] = () if action.source.endswith("_deck") else getattr(state, action.source)
+            forbid = pile[-1] if pile else None
+            after["tasks"] = (Task(seat=seat, step="discard", section="3.2", forbid=forbid),)
+        return draw(state, seat, action.source, events, also=after)[0]
     if isinstance(action, Risk):
         state, plus = roll_plus(state)
         if plus:

@@ -213,7 +213,9 @@ _player_of = [
     for index in range(cards.MAX_SEATS)
 ]
 _all_players = _IdentityMemo[tuple[SeatState, ...], tuple[PlayerView, ...]](_players)
-_own_investment = _IdentityMemo[Investment, InvestmentView](lambda inv: _investment(inv, True))
+_own_investments = _IdentityMemo[tuple[Investment, ...], tuple[InvestmentView, ...]](
+    lambda investments: tuple(_investment(inv, True) for inv in investments)
+)
 
 
 def _pile(state: MarketFortuneState, pile: tuple[str, ...], seat: int | None) -> tuple[str, ...]:
@@ -261,7 +263,7 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
     if seat is not None:
         mine = state.seats[seat]
         hand, strategies, revealed = mine.hand, mine.strategies, mine.revealed
-        investments = tuple(_own_investment(inv) for inv in mine.investments)
+        investments = _own_investments(mine.investments)
     return _raw(
         MarketFortuneView,
         {

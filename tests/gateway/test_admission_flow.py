@@ -27,9 +27,8 @@ def stored_challenge(client: TestClient, challenge_id: str) -> IssuedChallenge:
     app = client.app
     assert isinstance(app, FastAPI)
     settings = app.state.settings
-    raw = redis.Redis.from_url(settings.redis_url).hget(
-        app.state.keys.global_("admission", "challenge", challenge_id), "payload"
-    )
+    with redis.Redis.from_url(settings.redis_url) as peek:
+        raw = peek.hget(app.state.keys.global_("admission", "challenge", challenge_id), "payload")
     assert raw is not None
     return StoredChallenge.model_validate_json(raw).issued
 
@@ -290,12 +289,13 @@ def test_unknown_game_and_strict_bodies(admission_client: TestClient) -> None:
     assert floaty.status_code == 422 and floaty.json()["code"] == "request/invalid"
 
 
-def test_a_game_without_a_quiz_has_its_own_code(admission_client: TestClient) -> None:
+def test_a_game_without_a_quiz_has_its_own_code(app: FastAPI) -> None:
     from engine.registry import all_games
     from quiz import all_banks
 
     without = sorted(set(all_games()) - set(all_banks()))
     if not without:
         pytest.skip("every game has a quiz now")
-    response = admission_client.post(CHALLENGES, json={"agent_name": "kim-bot", "game": without[0]})
+    with TestClient(app) as client:
+        response = client.post(CHALLENGES, json={"agent_name": "kim-bot", "game": without[0]})
     assert response.status_code == 404 and response.json()["code"] == "admission/no_quiz"

@@ -64,9 +64,8 @@ def test_secrets_and_expected_answers_stay_on_the_server(
         agent = passed.json()
         forbidden += [agent["secret"], agent["access_token"]]
         # the expected answers are deleted from Redis once the challenge is answered
-        raw = redis.Redis.from_url(app.state.settings.redis_url).hgetall(
-            app.state.keys.global_("admission", "challenge", challenge_id)
-        )
+        with redis.Redis.from_url(app.state.settings.redis_url) as peek:
+            raw = peek.hgetall(app.state.keys.global_("admission", "challenge", challenge_id))
         assert b"payload" not in raw and b"answered" in raw
 
         credentials = {"agent_id": agent["agent_id"], "secret": agent["secret"]}

@@ -19,10 +19,11 @@ registered for that code, so callers catch exactly what they mean::
         │   ├── UnknownKey          auth/unknown_key
         │   ├── WrongScope          auth/wrong_scope
         │   ├── OrganiserOnly       auth/organiser_only
-        │   └── BadCredentials      auth/bad_credentials
+        │   └── InvalidCredentials  auth/invalid_credentials
         ├── AgentError
         │   ├── AgentNotFound       agent/not_found
-        │   └── NameTaken           agent/name_taken
+        │   ├── NameTaken           agent/name_taken
+        │   └── NameReserved        agent/name_reserved
         ├── TableError
         │   ├── TableNotFound       table/not_found
         │   ├── TableFull           table/full
@@ -39,13 +40,21 @@ registered for that code, so callers catch exactly what they mean::
         │   ├── NotYourTurn         action/not_your_turn
         │   ├── IllegalAction       action/illegal (``rule``)
         │   └── MalformedAction     action/malformed
-        ├── AdmissionError          admission/* (codes the admission routes add)
+        ├── AdmissionError
+        │   ├── ChallengeNotFound   admission/not_found
+        │   ├── ChallengeExpired    admission/expired
+        │   ├── AlreadyAnswered     admission/already_answered
+        │   ├── AdmissionFailed     admission/failed (``score``)
+        │   ├── NoQuiz              admission/no_quiz
+        │   ├── AlreadyAdmitted     admission/already_admitted
+        │   └── NameMismatch        admission/name_mismatch
         ├── IdempotencyConflict     idempotency/conflict
         ├── RequestError
         │   ├── InvalidRequest      request/invalid (``errors``)
         │   ├── RouteNotFound       request/not_found
         │   └── MethodNotAllowed    request/method_not_allowed
         ├── GameNotFound            game/not_found
+        ├── RulebookNotFound        rulebook/not_found
         ├── RateLimited             rate/limited (``retry_after``)
         └── ServerError             server/error
             └── ServiceUnavailable  server/unavailable
@@ -62,9 +71,12 @@ from typing import Any, ClassVar
 __all__ = [
     "ActionError",
     "AdmissionError",
+    "AdmissionFailed",
     "AgentError",
     "AgentNotFound",
     "AgentsClubError",
+    "AlreadyAdmitted",
+    "AlreadyAnswered",
     "AlreadySeated",
     "ApiError",
     "AuthError",
@@ -73,21 +85,27 @@ __all__ = [
     "AuthMissing",
     "AuthNotYetValid",
     "AuthRevoked",
-    "BadCredentials",
+    "ChallengeExpired",
+    "ChallengeNotFound",
     "GameNotFound",
     "IdempotencyConflict",
     "IllegalAction",
+    "InvalidCredentials",
     "InvalidRequest",
     "InvalidTableConfig",
     "MalformedAction",
     "MethodNotAllowed",
+    "NameMismatch",
+    "NameReserved",
     "NameTaken",
+    "NoQuiz",
     "NotSeated",
     "NotYourTurn",
     "OrganiserOnly",
     "RateLimited",
     "RequestError",
     "RouteNotFound",
+    "RulebookNotFound",
     "ServerError",
     "ServiceUnavailable",
     "StaleVersion",
@@ -210,10 +228,10 @@ class OrganiserOnly(AuthError):
     code = "auth/organiser_only"
 
 
-class BadCredentials(AuthError):
-    """The agent id and secret given for a token renewal do not match."""
+class InvalidCredentials(AuthError):
+    """The agent id and secret given for a token or a secret rotation do not match."""
 
-    code = "auth/bad_credentials"
+    code = "auth/invalid_credentials"
 
 
 class AgentError(ApiError):
@@ -230,6 +248,12 @@ class NameTaken(AgentError):
     """Another agent already uses that name."""
 
     code = "agent/name_taken"
+
+
+class NameReserved(AgentError):
+    """That agent name is reserved."""
+
+    code = "agent/name_reserved"
 
 
 class TableError(ApiError):
@@ -340,6 +364,54 @@ class AdmissionError(ApiError):
     """The admission flow refused the request (codes under ``admission/``)."""
 
 
+class ChallengeNotFound(AdmissionError):
+    """No challenge has that id."""
+
+    code = "admission/not_found"
+
+
+class ChallengeExpired(AdmissionError):
+    """The answers came after the challenge expired: ask for a new one."""
+
+    code = "admission/expired"
+
+
+class AlreadyAnswered(AdmissionError):
+    """The challenge was answered already (answers are accepted once)."""
+
+    code = "admission/already_answered"
+
+
+class AdmissionFailed(AdmissionError):
+    """Not enough right answers; ``score`` says how many and which categories missed."""
+
+    code = "admission/failed"
+
+    @property
+    def score(self) -> dict[str, Any]:
+        """``questions_correct``, ``questions_total``, ``puzzle_solved``, ``missed_categories``."""
+        value = self.problem.get("score")
+        return dict(value) if isinstance(value, dict) else {}
+
+
+class NoQuiz(AdmissionError):
+    """That game has no admission quiz yet."""
+
+    code = "admission/no_quiz"
+
+
+class AlreadyAdmitted(AdmissionError):
+    """This agent may already play that game."""
+
+    code = "admission/already_admitted"
+
+
+class NameMismatch(AdmissionError):
+    """With a bearer token, the challenge's agent name must be the token's."""
+
+    code = "admission/name_mismatch"
+
+
 class IdempotencyConflict(ApiError):
     """The ``Idempotency-Key`` was already used with a different body."""
 
@@ -378,6 +450,12 @@ class GameNotFound(ApiError):
     """No game has that name."""
 
     code = "game/not_found"
+
+
+class RulebookNotFound(ApiError):
+    """The game's rulebook is not written in that language."""
+
+    code = "rulebook/not_found"
 
 
 class RateLimited(ApiError):
@@ -427,6 +505,7 @@ _FAMILIES: dict[str, type[ApiError]] = {
     "rate": RateLimited,
     "server": ServerError,
     "game": GameNotFound,
+    "rulebook": RulebookNotFound,
 }
 
 

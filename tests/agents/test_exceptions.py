@@ -55,7 +55,7 @@ def test_docstring_draws_every_class_in_the_tree() -> None:
 
 def test_unknown_code_maps_to_its_family_or_to_api_error() -> None:
     assert type(errors.error_from_problem({"code": "table/on_fire"}, status=409)) is errors.TableError
-    assert type(errors.error_from_problem({"code": "admission/expired"}, status=410)) is errors.AdmissionError
+    assert type(errors.error_from_problem({"code": "admission/moon_phase"}, status=410)) is errors.AdmissionError
     assert type(errors.error_from_problem({"code": "weird/thing"}, status=400)) is errors.ApiError
     assert type(errors.error_from_problem({}, status=502)) is errors.ServerError
 

@@ -99,7 +99,7 @@ def test_observe_act_events_and_replay(gateway: RunningGateway, game: GameOut, s
         assert isinstance(observation, ObservationOut)
         assert observation.seat == 0 and observation.view is not None and observation.summary
         while 0 not in observation.to_act:
-            client.events_page(table.id, after=observation.last_event_id, wait=5)
+            client.events_page(table.id, after=observation.last_event_id, wait=3)
             observation = client.observe(table.id)
         choice = observation.legal_actions[0]
         applied = client.act(table.id, choice.id, version=observation.version)

@@ -99,6 +99,9 @@ class AdmissionSettings(BaseSettings):
     token_window_s: int = Field(default=60, ge=1)
     token_requests_per_agent: int = Field(default=20, ge=1)
     """Token exchanges and secret rotations one agent id may make per window."""
+    token_requests_per_address: int = Field(default=120, ge=1)
+    """Token exchanges and secret rotations one client address may make per window
+    (each costs a scrypt hash, so guessing over many agent ids is limited too)."""
 
     @property
     def pass_rule(self) -> PassRule:
@@ -302,11 +305,16 @@ async def submit_answers(
     )
 
 
-async def _check_token_rate(store: AdmissionStore, settings: AdmissionSettings, agent_id: str) -> None:
-    decision = await store.hit("token", agent_id, limit=settings.token_requests_per_agent,
-                               window_s=settings.token_window_s)
-    if not decision.allowed:
-        raise _rate_limited("token requests for this agent", decision.retry_after)
+async def _check_token_rate(
+    store: AdmissionStore, settings: AdmissionSettings, agent_id: str, client: str
+) -> None:
+    for bucket, subject, limit, what in (
+        ("token", agent_id, settings.token_requests_per_agent, "token requests for this agent"),
+        ("token-address", client, settings.token_requests_per_address, "token requests from this address"),
+    ):
+        decision = await store.hit(bucket, subject, limit=limit, window_s=settings.token_window_s)
+        if not decision.allowed:
+            raise _rate_limited(what, decision.retry_after)
 
 
 def _bad_credentials() -> ProblemError:
@@ -322,9 +330,10 @@ async def exchange_credentials(
     settings: AdmissionSettings,
     agent_id: str,
     secret: str,
+    client: str,
 ) -> TokenIssued:
     """A new access token for an agent's id and secret (no new quiz)."""
-    await _check_token_rate(store, settings, agent_id)
+    await _check_token_rate(store, settings, agent_id, client)
     record = await agents.verify_secret(agent_id, secret)
     if record is None:
         log.info("token request refused for agent id %s", agent_id)
@@ -349,9 +358,10 @@ async def rotate_secret(
     settings: AdmissionSettings,
     agent_id: str,
     secret: str,
+    client: str,
 ) -> SecretRotated:
     """Replace an agent's secret, proving the current one; the new one is shown once."""
-    await _check_token_rate(store, settings, agent_id)
+    await _check_token_rate(store, settings, agent_id, client)
     record = await agents.verify_secret(agent_id, secret)
     if record is None:
         raise _bad_credentials()

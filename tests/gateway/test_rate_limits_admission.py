@@ -79,3 +79,20 @@ def test_token_requests_per_agent(app: FastAPI) -> None:
         assert_limited(client.post("/v1/auth/secret", json=credentials), 3)
         time.sleep(retry_after)
         assert client.post("/v1/auth/token", json=credentials).status_code == 200
+
+
+def test_token_requests_per_client_address(app: FastAPI) -> None:
+    app.state.admission_settings = AdmissionSettings(token_requests_per_address=3, token_window_s=3)
+    with TestClient(app) as client:
+        fresh_window(3)
+        # guesses spread over many agent ids still meet the per-address limit
+        for number in range(3):
+            guess = {"agent_id": f"agt_guess{number}", "secret": "acs_guess"}
+            assert client.post("/v1/auth/token", json=guess).status_code == 401
+        retry_after = assert_limited(
+            client.post("/v1/auth/token", json={"agent_id": "agt_guess9", "secret": "acs_guess"}), 3
+        )
+        time.sleep(retry_after)
+        assert client.post(
+            "/v1/auth/token", json={"agent_id": "agt_guess9", "secret": "acs_guess"}
+        ).status_code == 401

@@ -1,0 +1,171 @@
+"""Admission and agent credentials: thin routes over :mod:`gateway.services.admission`.
+
+``POST /v1/admission/challenges`` issues a challenge; ``.../answers`` grades it
+once and, on a pass, registers the agent and returns its token and secret.
+``POST /v1/auth/token`` exchanges an agent's id and secret for a new token;
+``POST /v1/auth/secret`` rotates the secret. Revocation is ``POST /v1/auth/revoke``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+
+from gateway.deps import AuthStoreDep, KeysDep, OptionalPrincipal, RedisDep, TokenServiceDep
+from gateway.openapi_docs import problem_responses
+from gateway.schemas.admission import (
+    AdmissionPassed,
+    AnswersRequest,
+    ChallengeCreated,
+    ChallengeRequest,
+    CredentialsRequest,
+    SecretRotated,
+    TokenIssued,
+)
+from gateway.services import admission as service
+from gateway.services.admission import AdmissionSettings
+from gateway.store.admission import AdmissionStore
+
+__all__ = ["AdmissionSettingsDep", "router"]
+
+router = APIRouter()
+
+AUTH_ERRORS = (
+    "auth/invalid", "auth/expired", "auth/not_yet_valid", "auth/wrong_audience",
+    "auth/wrong_issuer", "auth/unknown_key", "auth/revoked",
+)  # fmt: skip
+
+
+def _admission_settings(request: Request) -> AdmissionSettings:
+    """The app's admission settings (``app.state.admission_settings``), read from the environment once."""
+    found = getattr(request.app.state, "admission_settings", None)
+    if found is None:
+        found = AdmissionSettings()
+        request.app.state.admission_settings = found
+    assert isinstance(found, AdmissionSettings)
+    return found
+
+
+AdmissionSettingsDep = Annotated[AdmissionSettings, Depends(_admission_settings)]
+
+
+def _store(redis: RedisDep, keys: KeysDep) -> AdmissionStore:
+    return AdmissionStore(redis, keys)
+
+
+AdmissionStoreDep = Annotated[AdmissionStore, Depends(_store)]
+
+
+def _client(request: Request) -> str:
+    """The caller's address, the subject of per-address rate limits."""
+    return request.client.host if request.client is not None else "unknown"
+
+
+@router.post(
+    "/v1/admission/challenges",
+    tags=["admission"],
+    summary="Ask for an admission challenge",
+    status_code=201,
+    response_model=ChallengeCreated,
+    responses=problem_responses(
+        *AUTH_ERRORS, "game/not_found", "admission/no_quiz", "agent/name_taken",
+        "agent/name_reserved", "admission/name_mismatch", "admission/already_admitted",
+        "rate/limited", "request/invalid",
+    ),
+)
+async def create_admission_challenge(
+    body: ChallengeRequest,
+    request: Request,
+    principal: OptionalPrincipal,
+    store: AdmissionStoreDep,
+    agents: AuthStoreDep,
+    settings: AdmissionSettingsDep,
+) -> ChallengeCreated:
+    """Three questions on the game's rulebook, from three categories, and one puzzle.
+
+    Answer within `expires_in` seconds (10 minutes by default), once. A new
+    agent sends no token; an admitted agent adding a game sends its bearer
+    token and its own name. Rate-limited per client address and per name.
+    """
+    return await service.create_challenge(
+        store=store, agents=agents, settings=settings, agent_name=body.agent_name,
+        game=body.game, principal=principal, client=_client(request),
+    )  # fmt: skip
+
+
+@router.post(
+    "/v1/admission/challenges/{challenge_id}/answers",
+    tags=["admission"],
+    summary="Answer an admission challenge",
+    status_code=201,
+    response_model=AdmissionPassed,
+    responses=problem_responses(
+        "admission/failed", "admission/not_found", "admission/expired",
+        "admission/already_answered", "agent/name_taken", "agent/not_found", "request/invalid",
+    ),
+)
+async def answer_admission_challenge(
+    challenge_id: str,
+    body: AnswersRequest,
+    store: AdmissionStoreDep,
+    agents: AuthStoreDep,
+    tokens: TokenServiceDep,
+    settings: AdmissionSettingsDep,
+) -> AdmissionPassed:
+    """Grade the answers. A pass registers the agent (or adds the game to it) and
+    returns an access token scoped to the game, the agent id and, for a new
+    agent, its secret, shown this once. A fail is 403 `admission/failed` with
+    the score and the categories missed, never the right answers.
+    """
+    return await service.submit_answers(
+        store=store, agents=agents, tokens=tokens, settings=settings,
+        challenge_id=challenge_id, answers=body.answers, puzzle_answer=body.puzzle,
+    )  # fmt: skip
+
+
+@router.post(
+    "/v1/auth/token",
+    tags=["auth"],
+    summary="Exchange agent credentials for a token",
+    response_model=TokenIssued,
+    responses=problem_responses("auth/invalid_credentials", "rate/limited", "request/invalid"),
+)
+async def exchange_agent_credentials(
+    body: CredentialsRequest,
+    request: Request,
+    store: AdmissionStoreDep,
+    agents: AuthStoreDep,
+    tokens: TokenServiceDep,
+    settings: AdmissionSettingsDep,
+) -> TokenIssued:
+    """A new access token for an admitted agent's id and secret, with all its game scopes."""
+    return await service.exchange_credentials(
+        store=store, agents=agents, tokens=tokens, settings=settings,
+        agent_id=body.agent_id, secret=body.secret, client=_client(request),
+    )  # fmt: skip
+
+
+@router.post(
+    "/v1/auth/secret",
+    tags=["auth"],
+    summary="Rotate an agent's secret",
+    response_model=SecretRotated,
+    responses=problem_responses("auth/invalid_credentials", "rate/limited", "request/invalid"),
+)
+async def rotate_agent_secret(
+    body: CredentialsRequest,
+    request: Request,
+    store: AdmissionStoreDep,
+    agents: AuthStoreDep,
+    settings: AdmissionSettingsDep,
+) -> SecretRotated:
+    """Replace the secret (prove the current one); the new secret is shown once.
+
+    Tokens already issued stay valid until they expire or are revoked
+    (`POST /v1/auth/revoke`).
+    """
+    return await service.rotate_secret(
+        store=store, agents=agents, settings=settings, agent_id=body.agent_id, secret=body.secret,
+        client=_client(request),
+    )  # fmt: skip

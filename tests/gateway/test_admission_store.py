@@ -1,0 +1,49 @@
+"""The admission store on a real Redis: a challenge is claimed once, even by concurrent submissions."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from gateway.store.admission import AdmissionStore
+from gateway.store.connection import Keys, connect
+
+
+def test_concurrent_claims_grade_exactly_once(redis_url: str, redis_namespace: str) -> None:
+    async def scenario() -> list[str]:
+        redis = connect(redis_url)
+        try:
+            store = AdmissionStore(redis, Keys(redis_namespace))
+            await store.save_challenge("chl_race", '{"x": 1}', expires_at=time.time() + 60, keep_s=60)
+            claims = await asyncio.gather(*(store.claim_challenge("chl_race") for _ in range(20)))
+            assert [c.payload for c in claims if c.status == "ok"] == ['{"x": 1}']
+            return sorted(c.status for c in claims)
+        finally:
+            await redis.aclose()
+
+    statuses = asyncio.run(scenario())
+    assert statuses == ["answered"] * 19 + ["ok"]
+
+
+def test_missing_late_and_window_expiry(redis_url: str, redis_namespace: str) -> None:
+    async def scenario() -> None:
+        redis = connect(redis_url)
+        try:
+            store = AdmissionStore(redis, Keys(redis_namespace))
+            assert (await store.claim_challenge("chl_none")).status == "missing"
+            now = time.time()
+            await store.save_challenge("chl_late", "{}", expires_at=now + 5, keep_s=60)
+            assert (await store.claim_challenge("chl_late", now=now + 6)).status == "late"
+            # a late claim does not use the challenge up, and the key lives past the expiry
+            assert (await store.claim_challenge("chl_late", now=now + 1)).status == "ok"
+            ttl = await redis.pttl(Keys(redis_namespace).global_("admission", "challenge", "chl_late"))
+            assert 60_000 < ttl <= 65_000
+            hits = [await store.hit("b", "s", limit=2, window_s=30, now=1_000_000.0) for _ in range(3)]
+            assert [h.allowed for h in hits] == [True, True, False]
+            assert hits[-1].retry_after == 1_000_020 - 1_000_000  # the 30 s window ends at 1,000,020
+            later = await store.hit("b", "s", limit=2, window_s=30, now=1_000_020.5)
+            assert later.allowed and later.count == 1
+        finally:
+            await redis.aclose()
+
+    asyncio.run(scenario())

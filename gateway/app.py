@@ -83,6 +83,9 @@ def _optional_module(name: str) -> ModuleType | None:
 def _problem_response(
     request: Request, error: ProblemError, headers: dict[str, str] | None = None
 ) -> JSONResponse:
+    metrics: Metrics | None = getattr(request.app.state, "metrics", None)
+    if metrics is not None:
+        metrics.inc("agents_club_problems_total", code=error.code)
     return JSONResponse(
         error.to_problem(instance=request.url.path),
         status_code=error.status,

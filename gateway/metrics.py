@@ -41,6 +41,7 @@ _HELP = {
         "Time to answer an HTTP request (streams: time to the first byte), by route.",
     ),
     "agents_club_actions_total": ("counter", "Table actions, by game and result."),
+    "agents_club_problems_total": ("counter", "Problem+json answers, by error code."),
     "agents_club_worker_up": ("gauge", "1 for the worker that answered this scrape."),
 }
 

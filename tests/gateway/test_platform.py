@@ -82,6 +82,7 @@ def test_metrics_are_shared_by_every_worker_through_redis(settings: Settings) ->
     assert bounds[-1] == "+Inf"
     assert [float(b) for b in bounds[:-1]] == sorted(float(b) for b in bounds[:-1])
     assert re.search(r'agents_club_worker_up\{worker="[^"]+:\d+"\} 1', text_a)
+    assert _sample(text_a, "agents_club_problems_total", code="request/not_found") == 1
 
 
 @pytest.mark.parametrize("environment", ["production"])
@@ -171,6 +172,7 @@ def test_logs_never_contain_a_token_or_a_secret(
         logging.getLogger().removeHandler(handler)
     output = captured.getvalue()
     assert "GET /v1/agents/me 200" in output and "unhandled error" in output
+    assert '"agent_id": "agent-1"' in output  # who called is logged; their token is not
     assert "Traceback" in output  # the traceback is kept, scrubbed
     pem_body = [line for line in settings.signing_key_pem.splitlines() if "-----" not in line]
     for leak in (token, minted.json()["access_token"], ORGANISER_KEY, "acs_body-secret-value",

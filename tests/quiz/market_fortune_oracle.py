@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from engine.core import InvalidConfig
 from engine.market_fortune import GAME, cards, scoring
-from engine.market_fortune.actions import Build, Dominate, Optimise, Risk
+from engine.market_fortune.actions import Build, Defend, Dominate, Optimise, Play, Risk
 from engine.market_fortune.effects import formable_pairs
 from engine.market_fortune.state import (
     Investment,
@@ -239,6 +239,31 @@ def _colour_count(p: dict[str, Any]) -> int:
     return sum(1 for card in table().strategy_deck if cards.kind_of(card).colour == p["colour"])
 
 
+def _cards_to_discard(p: dict[str, Any]) -> int:
+    """Play the red on a seat holding the blue, defend, and count both cards on the Strategy pile."""
+    red = cards.strategy(p["red"]).card_ids()[0]
+    blue = cards.strategy(p["blue"]).card_ids()[0]
+    for seed in range(50):
+        state = walk(seed, seats=3, wanted=lambda s: s.stage == "red" and not s.tasks
+                     and s.attack is None and all(seat.investments for seat in s.seats))
+        if state is None or any(c in state.strategy_pile for c in (red, blue)):
+            continue
+        if any(red in seat.strategies or blue in seat.strategies for seat in state.seats):
+            continue
+        attacker = state.active
+        target = (attacker + 1) % len(state.seats)
+        state = with_seat(state, attacker, strategies=(*state.seats[attacker].strategies, red))
+        state = with_seat(state, target, strategies=(blue,))
+        play = Play(card=red, target=target)
+        if play not in GAME.legal_actions(state, attacker):
+            continue
+        state, _ = GAME.apply(state, attacker, play)
+        state, _ = GAME.apply(state, target, Defend(card=blue))
+        state = settle(state)
+        return sum(1 for card in (red, blue) if card in state.strategy_pile)
+    raise AssertionError("no scenario for this attack and defence")
+
+
 def _green_count(key: str, p: dict[str, Any]) -> int:
     return portfolio([[p["stock"], p["ret"]]], (cards.strategy(key).card_ids()[0],))
 
@@ -300,6 +325,7 @@ ENGINE_ANSWERS: dict[str, Callable[[dict[str, Any]], Answer]] = {
     "strategies.colour_count": _colour_count,
     "strategies.kinds": lambda p: len({cards.kind_of(c).key for c in table().strategy_deck}),
     "combat.is_attack": lambda p: cards.strategy(p["kind"]).is_attack,
+    "combat.cards_to_discard": _cards_to_discard,
     "combat.blue_by_effect": lambda p: cards.strategy(p["kind"]).name,
     "cards.red_by_effect": lambda p: cards.strategy(p["kind"]).name,
     "cards.draw_counts": lambda p: {"buy_more": cards.BUY_MORE_DRAWS, "liquidity": cards.LIQUIDITY_DRAWS,
@@ -357,8 +383,6 @@ def rule_answer(template: str, params: dict[str, Any]) -> Answer | None:
         return {"none": "no opponent: it only affects you", "one": "one opponent you choose",
                 "all": "every opponent", "group": "every opponent who meets its condition"}[
             cards.strategy(params["kind"]).targeting]
-    if template == "combat.cards_to_discard":
-        return 1 if params["blue"] == "diamond_hands" else 2  # 6.3, 7.2
     if template == "cards.turn_effects":
         return {"shrewd_move": "you take another turn right after this one",
                 "regulatory_block": "the target loses its next turn",

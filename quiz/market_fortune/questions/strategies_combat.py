@@ -138,7 +138,10 @@ def _window_without_blue(rng: random.Random) -> Draft:
 
 def _cards_to_discard(rng: random.Random) -> Draft:
     blue = rng.choice([kind for kind in BLUES if kind.key != "wrong_analyst"])
-    red = rng.choice([kind for kind in REDS if kind.targeting == "one"])
+    # Diamond Hands answers only attacks that take investments (12.18); of the
+    # single-target reds that is Correction.
+    singles = [kind for kind in REDS if kind.targeting == "one"]
+    red = strategy("correction") if blue.key == "diamond_hands" else rng.choice(singles)
     # Diamond Hands goes back to its owner's hand (6.3); every other blue is discarded.
     answer = 1 if blue.key == "diamond_hands" else 2
     return integer(

@@ -16,7 +16,9 @@ from agents._exceptions import TransportError
 from agents._models import (
     AccessToken,
     ActionResult,
+    AdmissionPassed,
     AgentProfile,
+    ChallengeCreated,
     EventsPage,
     GameList,
     HouseBotSeat,
@@ -24,8 +26,10 @@ from agents._models import (
     ObservationOut,
     ReplayOut,
     Revoked,
+    SecretRotated,
     TableList,
     TableOut,
+    TokenIssued,
 )
 from agents._retry import RetryPolicy
 from agents._transport import (
@@ -186,6 +190,36 @@ class AsyncClient:
     async def revoke(self, token: str | None = None) -> Revoked:
         """Revoke ``token``, or this client's own token when ``token`` is None."""
         return await self.send(endpoints.revoke(token))
+
+    # ---- admission and credentials ----------------------------------------------
+
+    async def create_challenge(self, agent_name: str, game: str) -> ChallengeCreated:
+        """Ask for an admission challenge: three questions and a puzzle on ``game``'s rulebook.
+
+        A new agent sends no token; an admitted agent adding a game keeps its
+        token on the client and uses its own name.
+        """
+        return await self.send(endpoints.create_challenge(agent_name=agent_name, game=game))
+
+    async def answer_challenge(
+        self,
+        challenge_id: str,
+        answers: Mapping[str, str | int | bool],
+        puzzle: Mapping[str, Any],
+    ) -> AdmissionPassed:
+        """Submit the answers (once). A pass returns the token (and a new agent's secret).
+
+        :raises AdmissionFailed: with ``score`` when too few answers were right.
+        """
+        return await self.send(endpoints.answer_challenge(challenge_id, answers=answers, puzzle=puzzle))
+
+    async def exchange_credentials(self, agent_id: str, secret: str) -> TokenIssued:
+        """A new access token for an admitted agent's id and secret (no new quiz)."""
+        return await self.send(endpoints.exchange_credentials(agent_id=agent_id, secret=secret))
+
+    async def rotate_secret(self, agent_id: str, secret: str) -> SecretRotated:
+        """Replace the agent's secret; the new one is shown once."""
+        return await self.send(endpoints.rotate_secret(agent_id=agent_id, secret=secret))
 
     # ---- games ----------------------------------------------------------------
 

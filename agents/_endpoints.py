@@ -20,7 +20,9 @@ from agents._exceptions import UnexpectedResponse
 from agents._models import (
     AccessToken,
     ActionResult,
+    AdmissionPassed,
     AgentProfile,
+    ChallengeCreated,
     EventsPage,
     GameList,
     HouseBotSeat,
@@ -28,8 +30,10 @@ from agents._models import (
     ObservationOut,
     ReplayOut,
     Revoked,
+    SecretRotated,
     TableList,
     TableOut,
+    TokenIssued,
 )
 
 __all__ = ["ActionBody", "Call", "idempotency_key"]
@@ -161,6 +165,43 @@ def revoke(token: str | None = None) -> Call[Revoked]:
     """``POST /v1/auth/revoke``: the caller's own token, or ``token``."""
     body = {"token": token} if token is not None else {}
     return Call("POST", "/v1/auth/revoke", _model(Revoked), body=body)
+
+
+# ---- admission and credentials -------------------------------------------------------
+
+
+def create_challenge(*, agent_name: str, game: str) -> Call[ChallengeCreated]:
+    """``POST /v1/admission/challenges`` (send the token to add a game to an admitted agent)."""
+    return Call(
+        "POST", "/v1/admission/challenges", _model(ChallengeCreated),
+        body={"agent_name": agent_name, "game": game},
+    )
+
+
+def answer_challenge(
+    challenge_id: str, *, answers: Mapping[str, str | int | bool], puzzle: Mapping[str, Any]
+) -> Call[AdmissionPassed]:
+    """``POST /v1/admission/challenges/{id}/answers``."""
+    return Call(
+        "POST", f"/v1/admission/challenges/{challenge_id}/answers", _model(AdmissionPassed),
+        body={"answers": dict(answers), "puzzle": dict(puzzle)}, authenticated=False,
+    )
+
+
+def exchange_credentials(*, agent_id: str, secret: str) -> Call[TokenIssued]:
+    """``POST /v1/auth/token``: agent id and secret for a new access token."""
+    return Call(
+        "POST", "/v1/auth/token", _model(TokenIssued),
+        body={"agent_id": agent_id, "secret": secret}, authenticated=False,
+    )
+
+
+def rotate_secret(*, agent_id: str, secret: str) -> Call[SecretRotated]:
+    """``POST /v1/auth/secret``: replace the secret (proving the current one)."""
+    return Call(
+        "POST", "/v1/auth/secret", _model(SecretRotated),
+        body={"agent_id": agent_id, "secret": secret}, authenticated=False,
+    )
 
 
 # ---- games ------------------------------------------------------------------------

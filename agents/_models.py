@@ -10,6 +10,14 @@ from __future__ import annotations
 # The auth models live in the platform's route module for now (it imports FastAPI);
 # when they move to gateway/schemas/auth.py only this import changes.
 from gateway.routes.auth import AccessToken, AgentProfile, Jwks, Revoked
+from gateway.schemas.admission import (
+    AdmissionPassed,
+    ChallengeCreated,
+    PassRuleInfo,
+    Score,
+    SecretRotated,
+    TokenIssued,
+)
 from gateway.schemas.games import GameList, GameOut, ModeOut, VariantOut
 from gateway.schemas.tables import (
     ActionRequest,
@@ -28,12 +36,16 @@ from gateway.schemas.tables import (
     TableOut,
     TableStatus,
 )
+from quiz.model import Choice, Puzzle, Question
 
 __all__ = [
     "AccessToken",
     "ActionRequest",
     "ActionResult",
+    "AdmissionPassed",
     "AgentProfile",
+    "ChallengeCreated",
+    "Choice",
     "CreateTableRequest",
     "EventOut",
     "EventsPage",
@@ -47,12 +59,18 @@ __all__ = [
     "Observation",
     "ObservationOut",
     "OutcomeOut",
+    "PassRuleInfo",
+    "Puzzle",
+    "Question",
     "ReplayOut",
     "Revoked",
+    "Score",
     "SeatOut",
+    "SecretRotated",
     "TableList",
     "TableOut",
     "TableStatus",
+    "TokenIssued",
     "VariantOut",
 ]
 

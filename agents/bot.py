@@ -25,6 +25,7 @@ from engine.registry import get_game
 
 if TYPE_CHECKING:
     from agents._models import Observation
+    from agents.runner import GameResult
 
 __all__ = ["Bot", "HouseBot", "load_bot"]
 
@@ -38,6 +39,9 @@ class Bot(ABC):
 
         Called only when the seat must decide (it is in ``to_act``).
         """
+
+    def game_over(self, result: GameResult) -> None:  # noqa: B027 - optional hook, empty on purpose
+        """Called once when the table ends; override to learn or keep records (optional)."""
 
 
 class HouseBot(Bot):

@@ -94,6 +94,9 @@ class Runner:
                 self._catch_up(result, table_id, observation.last_event_id)
                 result.outcome = observation.outcome
                 self._say(_result_line(result))
+                game_over = getattr(self.bot, "game_over", None)
+                if callable(game_over):  # duck-typed bots need not define it
+                    game_over(result)
                 return result
             if observation.seat is not None and observation.seat in observation.to_act and observation.legal_actions:
                 refused = refusals_at.get(observation.version, 0)

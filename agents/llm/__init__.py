@@ -7,6 +7,8 @@ comes from the ``AGENTS_CLUB_LLM_API_KEY`` environment variable.
 from __future__ import annotations
 
 from agents.llm._chat import API_KEY_ENV, ChatClient, ChatError
+from agents.llm.admission import pass_admission
+from agents.llm.agent import Fallback, LlmAgent
 from agents.llm.parsing import ParsedChoice, parse_action_reply
 from agents.llm.transcript import Transcript
 
@@ -14,7 +16,10 @@ __all__ = [
     "API_KEY_ENV",
     "ChatClient",
     "ChatError",
+    "Fallback",
+    "LlmAgent",
     "ParsedChoice",
     "Transcript",
     "parse_action_reply",
+    "pass_admission",
 ]

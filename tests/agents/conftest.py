@@ -9,25 +9,30 @@ its own tables and agents, and the module's Redis namespace is deleted after.
 
 from __future__ import annotations
 
+import json
+import re
 import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import jwt
 import pytest
 import redis
+import respx
 import uvicorn
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fastapi import FastAPI
 
 from agents import Client, GameOut
+from agents.llm import ChatClient
 from gateway.app import create_app
 from gateway.config import Settings
 from gateway.security import TokenService
@@ -171,3 +176,117 @@ def gateway(redis_url: str, gateway_namespace: str, tmp_path_factory: pytest.Tem
     app = create_app(settings)
     with serve_app(app) as base_url:
         yield RunningGateway(base_url=base_url, app=app, settings=settings)
+
+
+# ---- the scripted language model (respx mocks the LLM endpoint, nothing else) ----------
+
+LLM_BASE_URL = "https://llm.test/v1"
+_LEGAL_LINE = re.compile(r"^\d+\. (\S+) — ", re.MULTILINE)
+_QUESTION = re.compile(r"^Admission question (\S+) ")
+
+
+def stored_challenge(gateway: RunningGateway, agent_name: str) -> Any:
+    """The server's own record of ``agent_name``'s newest challenge, read from Redis (test side)."""
+    from gateway.services.admission import StoredChallenge
+
+    pattern = f"{gateway.settings.redis_namespace}:admission:challenge:*"
+    with redis.Redis.from_url(gateway.settings.redis_url) as peek:
+        found = []
+        for key in peek.scan_iter(match=pattern, count=1000):
+            raw = peek.hget(key, "payload")
+            if raw is None:
+                continue
+            record = StoredChallenge.model_validate_json(raw)
+            if record.agent_name == agent_name:
+                found.append(record)
+    assert found, f"no stored challenge for {agent_name}"
+    return max(found, key=lambda record: record.expires_at)
+
+
+def right_answer(issued_question: Any) -> Any:
+    """The expected answer of a stored question, in the JSON shape an agent sends."""
+    question = issued_question.question
+    if question.format == "integer":
+        return int(issued_question.expected)
+    if question.format == "yes_no":
+        return issued_question.expected
+    return issued_question.expected
+
+
+@dataclass
+class ScriptedLlm:
+    """A chat-completions endpoint whose replies a test scripts.
+
+    ``turn_script`` maps a decision number (1-based) to the replies for its
+    attempts, in order; a decision without a script answers with its first
+    legal id. Admission prompts are answered from the server's stored
+    challenge (``right_answers=False`` answers every question wrongly).
+    """
+
+    gateway: RunningGateway
+    agent_name: str = ""
+    right_answers: bool = True
+    turn_script: dict[int, list[str]] = field(default_factory=dict)
+    decisions: int = 0
+    requests: list[list[dict[str, str]]] = field(default_factory=list)
+
+    def transport(self) -> httpx.MockTransport:
+        router = respx.Router(base_url=LLM_BASE_URL, assert_all_called=False)
+        router.post("/chat/completions").mock(side_effect=self.reply)
+        return httpx.MockTransport(router.handler)
+
+    def reply(self, request: httpx.Request) -> httpx.Response:
+        messages = json.loads(request.content)["messages"]
+        self.requests.append(messages)
+        first_user = next(m["content"] for m in messages if m["role"] == "user")
+        attempt = sum(1 for m in messages if m["role"] == "assistant")
+        text = self._answer(first_user, attempt)
+        return httpx.Response(200, json={"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]})
+
+    def _answer(self, prompt: str, attempt: int) -> str:
+        question = _QUESTION.match(prompt)
+        if question is not None:
+            stored = stored_challenge(self.gateway, self.agent_name).issued
+            issued = next(q for q in stored.questions if q.question.id == question.group(1))
+            answer = right_answer(issued)
+            if not self.right_answers:
+                answer = _wrong(issued, answer)
+            return f"From the rulebook, section {issued.question.section}.\n" + json.dumps({"answer": answer})
+        if prompt.startswith("Admission puzzle:"):
+            from quiz import get_bank
+
+            stored = stored_challenge(self.gateway, self.agent_name).issued
+            kind = get_bank(stored.game).puzzle_kind(stored.puzzle.puzzle.kind)
+            return "Working it out...\n```json\n" + json.dumps(kind.solve(stored.puzzle)) + "\n```"
+        if attempt == 0:
+            self.decisions += 1
+        legal = _LEGAL_LINE.findall(prompt)
+        script = self.turn_script.get(self.decisions)
+        if script is not None and attempt < len(script):
+            return script[attempt].replace("<first>", legal[0])
+        return f'I pick the first listed option.\n{{"action": "{legal[0]}"}}'
+
+
+def _wrong(issued_question: Any, answer: Any) -> Any:
+    question = issued_question.question
+    if question.format == "integer":
+        return answer + 1
+    if question.format == "yes_no":
+        return "no" if answer == "yes" else "yes"
+    return next(option.id for option in question.options if option.id != answer)
+
+
+@pytest.fixture()
+def scripted(gateway: RunningGateway) -> ScriptedLlm:
+    """A scripted LLM endpoint for a fresh agent name on this module's gateway."""
+    return ScriptedLlm(gateway=gateway, agent_name=f"llm-{uuid.uuid4().hex[:8]}")
+
+
+@pytest.fixture()
+def chat(scripted: ScriptedLlm) -> Callable[[], ChatClient]:
+    """Makes chat clients whose only transport is the scripted endpoint."""
+
+    def make() -> ChatClient:
+        return ChatClient(base_url=LLM_BASE_URL, model="scripted-1", api_key="test-key", transport=scripted.transport())
+
+    return make

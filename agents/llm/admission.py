@@ -1,0 +1,122 @@
+"""Passing admission with a language model: read the rulebook, answer, submit.
+
+The agent reads the rulebook over the API, asks the model each question with
+the whole rulebook as the system message (the questions cite sections, so the
+model gets all of it, not a digest), then the puzzle, and submits once. It
+never looks at the server's quiz code: whatever it knows comes from the
+rulebook and the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agents._client import Client
+from agents._models import AdmissionPassed, Puzzle, Question
+from agents.llm._chat import ChatClient, ChatError, ChatMessage
+from agents.llm.prompts import rules_digest
+from agents.llm.quiz_answers import (
+    ParsedAnswer,
+    parse_puzzle_reply,
+    parse_question_reply,
+    puzzle_message,
+    question_message,
+)
+from agents.llm.transcript import Transcript
+
+__all__ = ["ADMISSION_RULEBOOK_BUDGET", "pass_admission"]
+
+ADMISSION_RULEBOOK_BUDGET = 60_000
+"""Characters of rulebook the quiz prompts carry (enough for a whole rulebook)."""
+
+
+def pass_admission(
+    client: Client,
+    chat: ChatClient,
+    *,
+    game: str,
+    agent_name: str,
+    transcript: Transcript | None = None,
+    max_attempts: int = 2,
+) -> AdmissionPassed:
+    """Take ``game``'s admission as ``agent_name``; on a pass the client holds the new token.
+
+    :raises AdmissionFailed: when the model's answers were not good enough.
+    """
+    rulebook = client.rulebook(game)
+    challenge = client.create_challenge(agent_name, game)
+    _log(transcript, "challenge", challenge_id=challenge.challenge_id, game=game,
+         questions=[q.model_dump() for q in challenge.questions], puzzle=challenge.puzzle.model_dump())  # fmt: skip
+    system: ChatMessage = {
+        "role": "system",
+        "content": (
+            "You are taking the admission quiz of the Agents Club for the game below. "
+            "Answer from the rulebook only. Each answer ends with one JSON object.\n\n"
+            f"Rulebook:\n{rules_digest(rulebook, ADMISSION_RULEBOOK_BUDGET)}"
+        ),
+    }
+    answers: dict[str, str | int | bool] = {
+        question.id: _answer_question(chat, system, question, transcript, max_attempts)
+        for question in challenge.questions
+    }
+    solution = _solve_puzzle(chat, system, challenge.puzzle, transcript, max_attempts)
+    _log(transcript, "answers", challenge_id=challenge.challenge_id, answers=answers, puzzle=solution)
+    passed = client.answer_challenge(challenge.challenge_id, answers, solution)
+    client.token = passed.access_token
+    _log(transcript, "admitted", agent_id=passed.agent_id, name=passed.name, scopes=passed.scopes,
+         score=passed.score.model_dump())  # fmt: skip
+    return passed
+
+
+def _answer_question(
+    chat: ChatClient, system: ChatMessage, question: Question, transcript: Transcript | None, attempts: int
+) -> str | int | bool:
+    parsed = _ask(chat, [system, question_message(question)], lambda reply: parse_question_reply(question, reply),
+                  transcript, f"question {question.id}", attempts)  # fmt: skip
+    if parsed.usable and isinstance(parsed.answer, str | int | bool):
+        return parsed.answer
+    # A guess in the right shape still has a chance; an empty answer has none.
+    if question.format == "single_choice" and question.options:
+        return question.options[0].id
+    return 0 if question.format == "integer" else False
+
+
+def _solve_puzzle(
+    chat: ChatClient, system: ChatMessage, puzzle: Puzzle, transcript: Transcript | None, attempts: int
+) -> dict[str, Any]:
+    parsed = _ask(chat, [system, puzzle_message(puzzle)], parse_puzzle_reply, transcript, "puzzle", attempts)
+    return dict(parsed.answer) if parsed.usable and isinstance(parsed.answer, dict) else {}
+
+
+def _ask(
+    chat: ChatClient,
+    messages: list[ChatMessage],
+    parse: Callable[[str], ParsedAnswer],
+    transcript: Transcript | None,
+    what: str,
+    attempts: int,
+) -> ParsedAnswer:
+    """Ask until a reply parses (at most ``attempts`` replies)."""
+    parsed = ParsedAnswer(None, False, "no reply")
+    for attempt in range(1, max(1, attempts) + 1):
+        _log(transcript, "prompt", about=what, attempt=attempt, message=messages[-1])
+        try:
+            reply = chat.complete(messages)
+        except ChatError as failure:
+            _log(transcript, "error", about=what, attempt=attempt, reason=str(failure))
+            return ParsedAnswer(None, False, f"the LLM endpoint failed: {failure}")
+        parsed = parse(reply)
+        _log(transcript, "reply", about=what, attempt=attempt, reply=reply, usable=parsed.usable,
+             problem=parsed.reason or None)  # fmt: skip
+        if parsed.usable:
+            return parsed
+        messages = [*messages, {"role": "assistant", "content": reply},
+                    {"role": "user", "content": f"That answer could not be read: {parsed.reason}. "
+                     "Answer again, ending with the JSON object."}]  # fmt: skip
+    return parsed
+
+
+def _log(transcript: Transcript | None, kind: str, **fields: object) -> None:
+    if transcript is not None:
+        transcript.record(kind, **fields)

@@ -1,0 +1,102 @@
+"""The LLM agent end to end: respx scripts the LLM endpoint, the gateway is the real one.
+
+Admission is passed from scripted replies that compute the right answers on
+the test side (from the server's stored challenge and the quiz's solver); the
+agent itself only sees the rulebook and the model's replies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+import agents
+from agents.llm import ChatClient, LlmAgent, Transcript, pass_admission
+from agents.runner import Runner
+
+if TYPE_CHECKING:
+    from conftest import RunningGateway, ScriptedLlm
+
+
+def test_admission_passes_from_scripted_replies(
+    gateway: RunningGateway, scripted: ScriptedLlm, chat: Callable[[], ChatClient], tmp_path: Path
+) -> None:
+    transcript = Transcript(tmp_path / "admission.jsonl")
+    with gateway.client() as client:
+        passed = pass_admission(
+            client, chat(), game="market-fortune", agent_name=scripted.agent_name, transcript=transcript
+        )
+        assert passed.score.questions_correct == passed.score.questions_total == 3
+        assert passed.score.puzzle_solved and passed.secret
+        assert client.token == passed.access_token
+        me = client.me()
+        assert me.name == scripted.agent_name and "market-fortune" in me.games
+        renewed = client.exchange_credentials(passed.agent_id, passed.secret)
+        assert renewed.agent_id == passed.agent_id
+    kinds = [record["kind"] for record in transcript.records()]
+    assert kinds[0] == "challenge" and kinds[-1] == "admitted"
+    assert kinds.count("prompt") == 4
+    # The rulebook went into every quiz prompt; the secret never reached the transcript.
+    system = scripted.requests[0][0]["content"]
+    assert "Rulebook:" in system and "Market Fortune" in system
+    assert passed.secret not in transcript.path.read_text()
+
+
+def test_admission_fails_with_a_score_on_wrong_answers(
+    gateway: RunningGateway, scripted: ScriptedLlm, chat: Callable[[], ChatClient]
+) -> None:
+    scripted.right_answers = False
+    with gateway.client() as client, pytest.raises(agents.AdmissionFailed) as failed:
+        pass_admission(client, chat(), game="market-fortune", agent_name=scripted.agent_name)
+    score = failed.value.score
+    assert score["questions_correct"] == 0 and score["questions_total"] == 3
+    assert len(score["missed_categories"]) == 3
+
+
+def test_full_game_with_malformed_illegal_replies_and_a_counted_fallback(
+    gateway: RunningGateway,
+    scripted: ScriptedLlm,
+    chat: Callable[[], ChatClient],
+    short_game: dict[str, Any],
+    tmp_path: Path,
+) -> None:
+    scripted.turn_script = {
+        # decision 1: prose without an id, then an id that is not legal, then a good one
+        1: ["Let me think about the market.", '{"action": "teleport:moon"}', '{"action": "<first>"}'],
+        # decision 2: three unusable replies: the agent falls back to the first legal action
+        2: ["", "no idea", '{"action": 42}'],
+        # decision 3: the option number on its own
+        3: ["1"],
+    }
+    with gateway.client() as client:
+        pass_admission(client, chat(), game="market-fortune", agent_name=scripted.agent_name)
+        rulebook = client.rulebook("market-fortune")
+        agent = LlmAgent(
+            chat(), rulebook=rulebook, game_title="Market Fortune", transcripts=tmp_path, max_attempts=3
+        )
+        table = client.create_table(
+            **{**short_game, "game": "market-fortune"},
+            house_bots=[{"seat": seat, "bot": "random"} for seat in range(1, short_game["seats"])],
+        )
+        lines: list[str] = []
+        result = Runner(client, agent, printer=lines.append).play(table.id)
+
+    assert result.outcome is not None and result.actions == agent.decisions >= 3
+    assert result.refused == []  # every choice the agent sent was legal
+    assert len(agent.fallbacks) == 1
+    assert agent.fallbacks[0].reason == "'42' is not one of the legal action ids"
+    assert agent.retries == 4
+    records = Transcript(tmp_path / f"{table.id}-seat0.jsonl").records()
+    kinds = [record["kind"] for record in records]
+    assert kinds[0] == "game" and kinds[-1] == "result"
+    assert kinds.count("fallback") == 1 and kinds.count("choice") == agent.decisions - 1
+    problems = [record["problem"] for record in records if record["kind"] == "reply" and record["problem"]]
+    assert problems[:2] == ["the reply names no legal action id", "'teleport:moon' is not one of the legal action ids"]
+    assert records[-1]["fallbacks"] == 1 and records[-1]["outcome"] == result.outcome.model_dump()
+    # Every turn prompt carried the digest, the seat's summary and the legal actions.
+    turn_prompts = [request for request in scripted.requests if "Legal actions" in request[1]["content"]]
+    assert turn_prompts and all("Rules digest:" in request[0]["content"] for request in turn_prompts)
+    assert any(line.startswith("table ") for line in lines)

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from engine.core import InvalidConfig
 from engine.market_fortune import GAME, cards, scoring
 from engine.market_fortune.actions import Build, Defend, Dominate, Optimise, Play, Risk
-from engine.market_fortune.effects import formable_pairs
+from engine.market_fortune.effects import formable_pairs, red_options
 from engine.market_fortune.state import (
     Investment,
     MarketFortuneConfig,
@@ -284,8 +284,17 @@ def _equal_or_ahead(p: dict[str, Any]) -> int:
     return sum(1 for s in range(1, len(p["counts"])) if scoring.equal_or_ahead(state, 0, s))
 
 
+def _red_playable(counts: list[int], key: str, target: int | None) -> bool:
+    """Whether seat 0, holding the red ``key``, may play it (on ``target``) by the engine's rules."""
+    state = counts_state(counts)
+    card = cards.strategy(key).card_ids()[0]
+    state = with_seat(state, 0, strategies=(card,))
+    state = state.model_copy(update={"stock_pile": ("S.aerospace.5",), "return_pile": ("R.aerospace.5",)})
+    return (card, target) in red_options(state, 0)
+
+
 def _correction(p: dict[str, Any]) -> bool:
-    return scoring.equal_or_ahead(counts_state([p["mine"], p["theirs"]]), 0, 1)
+    return _red_playable([p["mine"], p["theirs"]], "correction", 1)
 
 
 ENGINE_ANSWERS: dict[str, Callable[[dict[str, Any]], Answer]] = {
@@ -338,7 +347,7 @@ ENGINE_ANSWERS: dict[str, Callable[[dict[str, Any]], Answer]] = {
     "terms.building_card": lambda p: cards.is_building({"a Stock": "S.energy.1", "a Return": "R.energy.1",
                                                         "a Strategy": "X.theft.1"}[p["kind"]]),
     "terms.correction_target": _correction,
-    "terms.bailout_allowed": lambda p: scoring.is_last_place(counts_state(p["counts"]), 0),
+    "terms.bailout_allowed": lambda p: _red_playable(p["counts"], "bailout", None),
     "modes.match_target": lambda p: MarketFortuneConfig().match_target,
     "modes.match_limit": lambda p: MarketFortuneConfig().match_game_limit,
 }

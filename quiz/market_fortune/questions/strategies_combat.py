@@ -88,11 +88,18 @@ def _strategy_limit(rng: random.Random) -> Draft:
     return yes_no("Is there a limit on how many Strategies you may hold?", False)
 
 
+_UNCONDITIONAL_REDS = frozenset(
+    {"theft", "federal_audit", "negotiation", "regulatory_block", "market_crash", "shrewd_move", "lucky_investor"}
+)
+
+
 def _red_on_action(rng: random.Random) -> Draft:
     action, allowed = rng.choice((("Build", False), ("Risk", False), ("Dominate", True)))
-    red = rng.choice(REDS)
+    # Only reds without a precondition (12), so the answer depends on the action alone.
+    red = rng.choice([kind for kind in REDS if kind.key in _UNCONDITIONAL_REDS])
     return yes_no(
-        f"May you play {red.name} (red) on a turn where your main action is {action}?",
+        f"Under the default rules, may you play {red.name} (red) on a turn where your main "
+        f"action is {action}?",
         allowed,
         action=action,
         kind=red.key,

@@ -99,10 +99,11 @@ def _building_card(rng: random.Random) -> Draft:
 def _correction_target(rng: random.Random) -> Draft:
     mine, theirs = rng.randint(0, 3), rng.randint(0, 3)
     correction = strategy("correction")
+    # 12.3: the target must be equal or further ahead and hold an investment to return.
     return yes_no(
-        f"You have {mine} investments and an opponent has {theirs}. May you target that opponent "
-        f"with {correction.name}?",
-        theirs >= mine,
+        f"You have {mine} investments and an opponent has {theirs}. On your Dominate turn, may you "
+        f"target that opponent with {correction.name}?",
+        theirs >= mine and theirs > 0,
         section=correction.section,
         mine=mine,
         theirs=theirs,
@@ -113,8 +114,8 @@ def _bailout_allowed(rng: random.Random) -> Draft:
     counts = _counts(rng)
     bailout = strategy("bailout")
     return yes_no(
-        f"You are seat 0. Investments formed per seat: {_counts_words(counts)}. May you play "
-        f"{bailout.name}?",
+        f"You are seat 0. Investments formed per seat: {_counts_words(counts)}. The building "
+        f"discard piles hold face-up cards. On your Dominate turn, may you play {bailout.name}?",
         0 in last_place(counts),
         section=bailout.section,
         counts=counts,

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from engine.core import InvalidConfig
 from engine.market_fortune import GAME, cards, scoring
-from engine.market_fortune.actions import Build, Defend, Dominate, Optimise, Play, Risk
+from engine.market_fortune.actions import Build, Declare, Defend, Dominate, Optimise, Play, Risk
 from engine.market_fortune.effects import formable_pairs, red_options
 from engine.market_fortune.state import (
     Investment,
@@ -297,6 +297,81 @@ def _correction(p: dict[str, Any]) -> bool:
     return _red_playable([p["mine"], p["theirs"]], "correction", 1)
 
 
+# -- rules shown by short engine runs ----------------------------------------------------
+
+LOW_PAIRS = [("S.energy.1", "R.energy.1"), ("S.banking.1", "R.banking.1"), ("S.media.1", "R.media.1")]
+"""Three 2M investments: a 4th one cannot lift the count to 25M."""
+
+
+def _fourth_risk(mode: str) -> MarketFortuneState:
+    """A table where the active seat formed its 4th (low) investment by a successful Risk."""
+    for seed in range(80):
+        state = table(seed=seed, mode=mode)
+        seat = state.active
+        invs = tuple(Investment(stock=s, ret=r) for s, r in LOW_PAIRS)
+        state = with_seat(state, seat, investments=invs, hand=("S.mining.1", "R.mining.2"))
+        after, _ = GAME.apply(state, seat, Risk(stock="S.mining.1", ret="R.mining.2"))
+        if len(after.seats[seat].investments) == 4 or after.result is not None:
+            return after
+    raise AssertionError("no successful Risk")
+
+
+def _short_count(p: dict[str, Any]) -> str:
+    state = _fourth_risk("fortune")
+    seat = state.active
+    if state.stage == "victory":
+        state, _ = GAME.apply(state, seat, Declare())
+    assert state.result is None and state.tasks[0].step == "return" and state.tasks[0].seat == seat
+    return "you take one investment of your choice back into your hand and play goes on"
+
+
+def _family_low_count(p: dict[str, Any]) -> bool:
+    state = _fourth_risk("family")
+    return state.result is not None and state.result.winners == (state.active,)
+
+
+def _risk_minus(p: dict[str, Any]) -> str:
+    for seed in range(80):
+        state = table(seed=seed)
+        seat = state.active
+        pairs = [pair for pair in formable_pairs(state, seat) if pair[2] is None]
+        if not pairs:
+            continue
+        after, events = GAME.apply(state, seat, Risk(stock=pairs[0][0], ret=pairs[0][1]))
+        if not after.seats[seat].investments:  # the Risk failed
+            assert sorted(after.seats[seat].hand) == sorted(state.seats[seat].hand)
+            public = [e for e in events if e.audience is None]
+            assert not any(pairs[0][0] in e.text or pairs[0][1] in e.text for e in public)
+            return "they stay in your hand and nobody else learns which cards they were"
+    raise AssertionError("no failed Risk")
+
+
+def _optimise_cost(p: dict[str, Any]) -> int:
+    state, seat = _optimise_scenario("S.energy.2", "R.energy.3", ("S.energy.5", "R.banking.1"))
+    state, _ = GAME.apply(state, seat, Optimise(out="S.energy.2", into="S.energy.5"))
+    task = state.tasks[0]
+    assert task.seat == seat and task.step == "discard"
+    return task.count
+
+
+def _optimise_per_turn(p: dict[str, Any]) -> int:
+    state, seat = _optimise_scenario("S.energy.2", "R.energy.3", ("S.energy.5", "R.energy.4"))
+    done = 0
+    while any(isinstance(a, Optimise) for a in GAME.legal_actions(state, seat)):
+        option = next(a for a in GAME.legal_actions(state, seat) if isinstance(a, Optimise))
+        state, _ = GAME.apply(state, seat, option)
+        state = settle(state)
+        done += 1
+    return done
+
+
+def _optimise_flipped(p: dict[str, Any]) -> bool:
+    state, seat = _optimise_scenario("S.energy.2", "R.energy.3", ("S.energy.5",))
+    flipped = tuple(inv.model_copy(update={"face_up": True}) for inv in state.seats[seat].investments)
+    state = with_seat(state, seat, investments=flipped)
+    return any(isinstance(a, Optimise) for a in GAME.legal_actions(state, seat))
+
+
 ENGINE_ANSWERS: dict[str, Callable[[dict[str, Any]], Answer]] = {
     "setup.cards_dealt": _cards_dealt,
     "setup.building_dealt": lambda p: sum(len(s.hand) for s in table(seats=p["seats"]).seats),
@@ -349,6 +424,12 @@ ENGINE_ANSWERS: dict[str, Callable[[dict[str, Any]], Answer]] = {
     "terms.correction_target": _correction,
     "terms.bailout_allowed": lambda p: _red_playable(p["counts"], "bailout", None),
     "modes.match_target": lambda p: MarketFortuneConfig().match_target,
+    "victory.short_count": _short_count,
+    "modes.family_low_count": _family_low_count,
+    "die.risk_minus": _risk_minus,
+    "investments.optimise_cost": _optimise_cost,
+    "investments.optimise_per_turn": _optimise_per_turn,
+    "investments.optimise_flipped": _optimise_flipped,
     "modes.match_limit": lambda p: MarketFortuneConfig().match_game_limit,
 }
 """Template id -> the engine's answer from the question's drawn parameters."""
@@ -359,15 +440,8 @@ def _fraction(value: Fraction) -> str:
 
 
 RULEBOOK_FACTS: dict[str, tuple[Answer, str]] = {
-    "die.risk_minus": ("they stay in your hand and nobody else learns which cards they were",
-                       "both cards stay in your hand"),
     "die.fortune_no_roll": (False, "without rolling the die"),
     "turn.reds_per_turn": (1, "At most one red may be played per turn"),
-    "investments.optimise_cost": (1, "discard one building card from your hand"),
-    "investments.optimise_per_turn": (1, "at most one optimisation per turn"),
-    "investments.optimise_flipped": (False, "face-up investments (8.2) can no longer be changed"),
-    "victory.short_count": ("you take one investment of your choice back into your hand and play goes on",
-                            "the seat chooses one investment and returns both of its cards to its hand"),
     "strategies.blue_when": ("only in a defence window, when you are the target of an attack",
                              "A blue can only be played in a defence window"),
     "strategies.greens_per_investment": (1, "An investment can carry at most one green"),
@@ -377,7 +451,6 @@ RULEBOOK_FACTS: dict[str, tuple[Answer, str]] = {
     "combat.window_without_blue": (True, "window opens for every target even when it holds no blue"),
     "combat.optimise_under_attack": (False, "Nobody may optimise while an attack is being resolved"),
     "modes.family_win": ("by forming its 4th investment, with no count", "forming a 4th investment wins at once"),
-    "modes.family_low_count": (True, "There is no count"),
     "modes.championship_opener": ("the winner of the previous game", "The winner of a game opens the next one"),
     "modes.locked_discard": (False, "While it is the top card nobody can take"),
 }

@@ -26,9 +26,15 @@ class ServerSentEvent:
 
 @dataclass
 class SseDecoder:
-    """Turns stream lines into events; keeps the last event id across events."""
+    """Turns stream lines into events; keeps the last event id across events.
+
+    ``last_event_id`` changes only when a block is complete (as the WHATWG
+    rules say): a connection cut in the middle of a block must resume before
+    that block, not after it.
+    """
 
     last_event_id: str = ""
+    _id_buffer: str | None = None
     _data: list[str] = field(default_factory=list)
     _event: str = ""
     _retry_ms: int | None = None
@@ -49,7 +55,7 @@ class SseDecoder:
         elif name == "event":
             self._event = value
         elif name == "id" and "\x00" not in value:
-            self.last_event_id = value
+            self._id_buffer = value
         elif name == "retry" and value.isdigit():
             self._retry_ms = int(value)
         return None
@@ -65,6 +71,8 @@ class SseDecoder:
         """End of a block: emit it if it carried data (per the spec, else reset)."""
         if not self._seen_field:
             return None
+        if self._id_buffer is not None:
+            self.last_event_id = self._id_buffer
         event = None
         if self._data:
             event = ServerSentEvent(
@@ -74,4 +82,5 @@ class SseDecoder:
                 retry_ms=self._retry_ms,
             )
         self._data, self._event, self._retry_ms, self._seen_field = [], "", None, False
+        self._id_buffer = None
         return event

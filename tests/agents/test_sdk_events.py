@@ -1,0 +1,150 @@
+"""The event iterator: every visible event once, in order, across forced disconnects.
+
+The disconnects are real broken reads: a transport wrapped around httpx's own
+cuts the server's SSE stream after some bytes, or drops a long-poll answer
+after the server sent it, so the SDK must reconnect and resume from its last
+event id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from agents import AsyncClient, Client, EventOut, HouseBot
+from agents.runner import Runner
+
+if TYPE_CHECKING:
+    from conftest import RunningGateway
+
+
+class _CutStream(httpx.SyncByteStream):
+    """Yields the first ``budget`` bytes of a body, then fails like a reset connection."""
+
+    def __init__(self, inner: httpx.SyncByteStream, budget: int) -> None:
+        self.inner = inner
+        self.budget = budget
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.inner:
+            if len(chunk) >= self.budget:
+                yield chunk[: self.budget]
+                raise httpx.ReadError("connection reset by the test")
+            self.budget -= len(chunk)
+            yield chunk
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class DroppingTransport(httpx.BaseTransport):
+    """The real HTTP transport, except that some event reads break on purpose.
+
+    ``sse_cuts``: SSE responses cut after ``cut_bytes`` bytes (the first N streams).
+    ``poll_drops``: long-poll calls (by 1-based count) whose answer is thrown away
+    after the server produced it.
+    """
+
+    def __init__(self, *, sse_cuts: int = 0, cut_bytes: int = 900, poll_drops: frozenset[int] = frozenset()) -> None:
+        self.inner = httpx.HTTPTransport()
+        self.sse_cuts = sse_cuts
+        self.cut_bytes = cut_bytes
+        self.poll_drops = poll_drops
+        self.polls = 0
+        self.streams = 0
+        self.last_event_ids: list[str | None] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self.inner.handle_request(request)
+        path = request.url.path
+        if path.endswith("/events/stream"):
+            self.streams += 1
+            self.last_event_ids.append(request.headers.get("Last-Event-ID"))
+            if self.streams <= self.sse_cuts:
+                assert isinstance(response.stream, httpx.SyncByteStream)
+                response.stream = _CutStream(response.stream, self.cut_bytes)
+        elif path.endswith("/events"):
+            self.polls += 1
+            if self.polls in self.poll_drops:
+                response.close()
+                raise httpx.ReadError("answer lost by the test")
+        return response
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def finished_table(gateway: RunningGateway, short_game: dict[str, Any]) -> tuple[str, str, list[EventOut]]:
+    """A short game played to the end; its id, the player's token and every event it may see."""
+    token = gateway.mint(games=[short_game["game"]])
+    with gateway.client(token) as client:
+        table = client.create_table(
+            **short_game, house_bots=[{"seat": s, "bot": "random"} for s in range(1, short_game["seats"])]
+        )
+        Runner(client, HouseBot("random"), printer=None).play(table.id)
+        events: list[EventOut] = []
+        after = 0
+        while True:
+            page = client.events_page(table.id, after=after)
+            events += page.events
+            if not page.events:
+                return table.id, token, events
+            after = page.last_id
+
+
+def test_long_poll_resumes_after_lost_answers(gateway: RunningGateway, short_game: dict[str, Any]) -> None:
+    table_id, token, expected = finished_table(gateway, short_game)
+    transport = DroppingTransport(poll_drops=frozenset({1, 3}))
+    with Client(gateway.base_url, token=token, transport=transport) as client:
+        stream = client.events(table_id, after=0, mode="poll", wait_s=1)
+        received = list(stream)
+    assert [event.id for event in received] == [event.id for event in expected]
+    assert received == expected
+    assert transport.polls >= 3
+
+
+def test_sse_resumes_from_the_last_event_id_after_cut_streams(gateway: RunningGateway, short_game: dict[str, Any]) -> None:
+    table_id, token, expected = finished_table(gateway, short_game)
+    assert len(expected) > 10
+    transport = DroppingTransport(sse_cuts=3, cut_bytes=700)
+    with Client(gateway.base_url, token=token, transport=transport) as client:
+        stream = client.events(table_id, after=0, mode="sse")
+        received = list(stream)
+    assert received == expected
+    assert stream.reconnects == 3
+    # Each reconnection asked for the events after the last one received.
+    resumed = [int(value) for value in transport.last_event_ids[1:] if value is not None]
+    assert len(resumed) == 3 and resumed == sorted(resumed) and resumed[-1] < expected[-1].id
+
+
+def test_spectator_follows_a_live_bot_table_over_sse_through_drops(
+    gateway: RunningGateway, short_game: dict[str, Any]
+) -> None:
+    with gateway.client(gateway.mint(games=[short_game["game"]])) as organiser:
+        table = organiser.create_table(
+            **short_game, join=False,
+            house_bots=[{"seat": s, "bot": "random"} for s in range(short_game["seats"])],
+        )
+    transport = DroppingTransport(sse_cuts=2, cut_bytes=1500)
+    with Client(gateway.base_url, transport=transport) as spectator:
+        live = list(spectator.events(table.id, mode="sse"))
+        final = spectator.table(table.id)
+        after_the_fact = spectator.events_page(table.id, after=0)
+    assert final.status == "finished" and final.outcome is not None
+    assert [event.id for event in live] == sorted({event.id for event in live})
+    assert all(not event.private for event in live)
+    assert live == after_the_fact.events  # followed live through two cuts: the same as read afterwards
+
+
+def test_async_stream_matches_the_sync_one(gateway: RunningGateway, short_game: dict[str, Any]) -> None:
+    table_id, token, expected = finished_table(gateway, short_game)
+
+    async def follow(mode: str) -> list[EventOut]:
+        async with AsyncClient(gateway.base_url, token=token) as client:
+            return [event async for event in client.events(table_id, after=0, mode=mode)]  # type: ignore[arg-type]
+
+    assert asyncio.run(follow("poll")) == expected
+    assert asyncio.run(follow("sse")) == expected

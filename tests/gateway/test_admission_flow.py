@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from gateway.services.admission import AdmissionSettings
-from quiz import get_bank
+from quiz import all_banks, get_bank
 from quiz.model import IssuedChallenge
 
 GAME = "market-fortune"
@@ -33,7 +33,7 @@ def stored_challenge(client: TestClient, challenge_id: str) -> IssuedChallenge:
     return StoredChallenge.model_validate_json(raw).issued
 
 
-def right_answers(issued: IssuedChallenge) -> dict[str, Any]:
+def right_answers(issued: IssuedChallenge, game: str = GAME) -> dict[str, Any]:
     """A correct submission, built from the stored expectations and the puzzle's own solver."""
     answers: dict[str, Any] = {}
     for item in issued.questions:
@@ -44,7 +44,7 @@ def right_answers(issued: IssuedChallenge) -> dict[str, Any]:
             answers[question.id] = item.expected == "yes"
         else:
             answers[question.id] = item.expected
-    kind = get_bank(GAME).puzzle_kind(issued.puzzle.puzzle.kind)
+    kind = get_bank(game).puzzle_kind(issued.puzzle.puzzle.kind)
     return {"answers": answers, "puzzle": kind.solve(issued.puzzle)}
 
 
@@ -291,7 +291,6 @@ def test_unknown_game_and_strict_bodies(admission_client: TestClient) -> None:
 
 def test_a_game_without_a_quiz_has_its_own_code(app: FastAPI) -> None:
     from engine.registry import all_games
-    from quiz import all_banks
 
     without = sorted(set(all_games()) - set(all_banks()))
     if not without:
@@ -299,3 +298,17 @@ def test_a_game_without_a_quiz_has_its_own_code(app: FastAPI) -> None:
     with TestClient(app) as client:
         response = client.post(CHALLENGES, json={"agent_name": "kim-bot", "game": without[0]})
     assert response.status_code == 404 and response.json()["code"] == "admission/no_quiz"
+
+
+@pytest.mark.parametrize("game", sorted(all_banks()))
+def test_every_game_with_a_quiz_admits_through_the_same_routes(
+    admission_client: TestClient, game: str
+) -> None:
+    response = admission_client.post(CHALLENGES, json={"agent_name": "pat-bot", "game": game})
+    assert response.status_code == 201, response.text
+    challenge = response.json()
+    assert len({q["category"] for q in challenge["questions"]}) == 3
+    body = right_answers(stored_challenge(admission_client, challenge["challenge_id"]), game)
+    passed = answer(admission_client, challenge["challenge_id"], body)
+    assert passed.status_code == 201, passed.text
+    assert passed.json()["scopes"] == [f"game:{game}"]

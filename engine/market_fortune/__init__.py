@@ -5,7 +5,8 @@
 * :mod:`.cards`   the catalogue and every game constant, as data;
 * :mod:`.state`   the frozen table state and its config;
 * :mod:`.actions` action value objects and ``parse_action``;
-* :mod:`.rules`   setup, turn flow, legal actions, ``apply``;
+* :mod:`.rules`   setup, the turn flow and ``apply``;
+* :mod:`.legal`   who decides, legal actions, refusals, the default action;
 * :mod:`.effects` what each Strategy does;
 * :mod:`.scoring` market terms and the final count;
 * :mod:`.view`    per-seat views and the text summary;

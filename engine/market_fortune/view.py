@@ -12,7 +12,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from engine.core import EngineModel, Outcome, View
 from engine.market_fortune import cards
-from engine.market_fortune.rules import to_act
+from engine.market_fortune.legal import to_act
 from engine.market_fortune.state import (
     Investment,
     MarketFortuneState,

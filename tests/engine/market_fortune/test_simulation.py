@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from engine.core import Event, events_for, replay
-from engine.market_fortune import GAME, cards, rules
+from engine.market_fortune import GAME, cards, legal
 from engine.market_fortune.audit import card_locations, hidden_from
 from engine.market_fortune.state import MarketFortuneConfig, MarketFortuneState
 
@@ -165,11 +165,11 @@ def test_apply_checks_exactly_the_listed_actions() -> None:
         state = GAME.new_table(config, seed)
         while GAME.outcome(state) is None:
             seat = GAME.to_act(state)[0]
-            legal = {a.id for a in GAME.legal_actions(state, seat)}
-            candidates = _candidates(state, seat) | set(rng.sample(every_id, 40)) | legal
+            listed = {a.id for a in GAME.legal_actions(state, seat)}
+            candidates = _candidates(state, seat) | set(rng.sample(every_id, 40)) | listed
             for action_id in sorted(candidates):
-                assert rules._allowed(state, GAME.parse_action(action_id)) == (action_id in legal), action_id
-            state, _ = GAME.apply(state, seat, GAME.parse_action(rng.choice(sorted(legal))))
+                assert legal.allowed(state, GAME.parse_action(action_id)) == (action_id in listed), action_id
+            state, _ = GAME.apply(state, seat, GAME.parse_action(rng.choice(sorted(listed))))
 
 
 def _candidates(state: MarketFortuneState, seat: int) -> set[str]:

@@ -1,0 +1,351 @@
+"""Who must decide now, what they may do, and why anything else is refused.
+
+:func:`legal_actions` lists the choices (sections 3-9); :func:`allowed`
+checks one action directly, which is what :func:`engine.market_fortune.rules.apply`
+runs on every step, and a test keeps the two in agreement. An
+:class:`IllegalAction` from :func:`explain_illegal` names the rule broken and
+never a card (11.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.core import IllegalAction, NotYourTurn
+from engine.market_fortune import cards
+from engine.market_fortune.actions import (
+    SOURCES,
+    Build,
+    Declare,
+    Decline,
+    Defend,
+    Discard,
+    Dominate,
+    Draw,
+    EndTurn,
+    Form,
+    Give,
+    Mark,
+    MarketFortuneAction,
+    NextGame,
+    Optimise,
+    Play,
+    ReturnInvestment,
+    Risk,
+    Take,
+)
+from engine.market_fortune.effects import bailout_cards, blue_allowed, formable_pairs, red_options
+from engine.market_fortune.moves import can_draw, can_draw_strategy
+from engine.market_fortune.state import MarketFortuneState, Task
+
+__all__ = [
+    "actions_now",
+    "allowed",
+    "default_action",
+    "explain_illegal",
+    "legal_actions",
+    "task_possible",
+    "to_act",
+]
+
+
+def to_act(state: MarketFortuneState) -> list[int]:
+    """The one seat that must decide now; a defender may act outside its turn (7.2)."""
+    if state.stage == "over":
+        return []
+    if state.tasks:
+        return [state.tasks[0].seat]
+    if state.attack is not None and state.attack.defender is not None:
+        return [state.attack.defender]
+    if state.stage == "between":
+        return [_between_seat(state)]
+    return [state.active]
+
+
+def _between_seat(state: MarketFortuneState) -> int:
+    """Who deals the next Championship game: its opener, else the lowest seat (9.3)."""
+    return state.next_opener if state.next_opener is not None else 0
+
+
+def _pile_sources(state: MarketFortuneState, deck_only: bool = False) -> list[str]:
+    return [s for s in SOURCES if (not deck_only or s.endswith("_deck")) and can_draw(state, s)]
+
+
+def _optimisations(state: MarketFortuneState, seat: int) -> list[Optimise]:
+    """Swaps allowed by 5.2: same type, industries still matching unless Innovation."""
+    if state.optimised:
+        return []
+    owner = state.seats[seat]
+    options: list[Optimise] = []
+    for inv in owner.investments:
+        if inv.face_up:
+            continue
+        for card in owner.hand:
+            if card[0] == "S":
+                partner, out = inv.ret, inv.stock
+            else:
+                partner, out = inv.stock, inv.ret
+            if inv.innovation is None and cards.card_industry(card) != cards.card_industry(partner):
+                continue
+            options.append(Optimise(out=out, into=card))
+    return options
+
+
+def _task_actions(state: MarketFortuneState, task: Task) -> list[MarketFortuneAction]:
+    owner = state.seats[task.seat]
+    if task.step == "discard":
+        allowed = [c for c in owner.hand if c != task.forbid] or list(owner.hand)
+        return [Discard(card=c) for c in allowed]
+    if task.step in ("draw", "draw_deck"):
+        return [Draw(source=s) for s in _pile_sources(state, deck_only=task.step == "draw_deck")]
+    if task.step == "return":
+        return [ReturnInvestment(stock=inv.stock) for inv in owner.investments]
+    if task.step == "take":
+        if task.other is not None:
+            return [Take(card=c) for c in state.seats[task.other].strategies]
+        return [Take(card=c) for c in bailout_cards(state)]
+    if task.step == "give":
+        return [Give(card=c) for c in owner.hand]
+    if task.step == "mark":
+        return [Mark(stock=inv.stock) for inv in owner.investments if not inv.marked]
+    return [Form(stock=s, ret=r, innovation=i) for s, r, i in formable_pairs(state, task.seat)]
+
+
+def actions_now(state: MarketFortuneState) -> list[MarketFortuneAction]:
+    """The legal actions of the seat in :func:`to_act`, unsorted."""
+    if state.stage == "over":
+        return []
+    if state.tasks:
+        return _task_actions(state, state.tasks[0])
+    attack = state.attack
+    if attack is not None and attack.defender is not None:
+        blues = [Defend(card=c) for c in state.seats[attack.defender].strategies if blue_allowed(state, c)]
+        return [Decline(), *blues]
+    seat = state.active
+    if state.stage == "main":
+        options: list[MarketFortuneAction] = [Build(source=s) for s in _pile_sources(state)]
+        options += [Risk(stock=s, ret=r, innovation=i) for s, r, i in formable_pairs(state, seat)]
+        if can_draw_strategy(state):
+            options.append(Dominate())
+        options += _optimisations(state, seat)
+        return options
+    if state.stage == "red":
+        return [EndTurn(), *(Play(card=c, target=t) for c, t in red_options(state, seat))]
+    if state.stage == "victory":
+        return [Declare(), *_optimisations(state, seat)]
+    if state.stage == "between":
+        return [NextGame()]
+    return []
+
+
+def legal_actions(state: MarketFortuneState, seat: int) -> list[MarketFortuneAction]:
+    """Every action ``seat`` may take now, sorted by id (empty if it need not act)."""
+    if seat not in to_act(state):
+        return []
+    return sorted(actions_now(state), key=lambda action: action.id)
+
+
+def _pair_ok(state: MarketFortuneState, seat: int, stock: str, ret: str, innovation: str | None) -> bool:
+    """A Stock and a Return in hand of one industry, or any two with Innovation (3.3, 6.4)."""
+    owner = state.seats[seat]
+    if stock not in owner.hand or ret not in owner.hand:
+        return False
+    same = cards.card_industry(stock) == cards.card_industry(ret)
+    if innovation is None:
+        return same
+    return not same and innovation in owner.strategies and cards.kind_of(innovation).key == "innovation"
+
+
+def _optimise_ok(state: MarketFortuneState, seat: int, action: Optimise) -> bool:
+    """5.2: once a turn, a face-down investment, same card type, industries still matching."""
+    if state.optimised:
+        return False
+    owner = state.seats[seat]
+    if action.into not in owner.hand or action.out[0] != action.into[0]:
+        return False
+    for inv in owner.investments:
+        if action.out in (inv.stock, inv.ret):
+            partner = inv.ret if action.out == inv.stock else inv.stock
+            return not inv.face_up and (
+                inv.innovation is not None
+                or cards.card_industry(action.into) == cards.card_industry(partner)
+            )
+    return False
+
+
+def _task_allows(state: MarketFortuneState, task: Task, action: MarketFortuneAction) -> bool:
+    """Whether ``action`` answers ``task``: the same test as :func:`_task_actions`, cheaper."""
+    owner = state.seats[task.seat]
+    step = task.step
+    if isinstance(action, Discard):
+        if step != "discard" or action.card not in owner.hand:
+            return False
+        return action.card != task.forbid or all(c == task.forbid for c in owner.hand)
+    if isinstance(action, Draw):
+        return (step == "draw" or (step == "draw_deck" and action.source.endswith("_deck"))) and can_draw(state, action.source)
+    if isinstance(action, ReturnInvestment):
+        return step == "return" and any(inv.stock == action.stock for inv in owner.investments)
+    if isinstance(action, Take):
+        if step != "take":
+            return False
+        if task.other is not None:
+            return action.card in state.seats[task.other].strategies
+        return action.card in bailout_cards(state)
+    if isinstance(action, Give):
+        return step == "give" and action.card in owner.hand
+    if isinstance(action, Mark):
+        return step == "mark" and any(inv.stock == action.stock and not inv.marked for inv in owner.investments)
+    if isinstance(action, Form):
+        return step == "form" and _pair_ok(state, task.seat, action.stock, action.ret, action.innovation)
+    return False
+
+
+def allowed(state: MarketFortuneState, action: MarketFortuneAction) -> bool:
+    """Whether ``action`` is among :func:`actions_now`, checked directly (fast path of :func:`apply`)."""
+    if state.stage == "over":
+        return False
+    if state.tasks:
+        return _task_allows(state, state.tasks[0], action)
+    attack = state.attack
+    if attack is not None and attack.defender is not None:
+        if isinstance(action, Decline):
+            return True
+        return (
+            isinstance(action, Defend)
+            and action.card in state.seats[attack.defender].strategies
+            and blue_allowed(state, action.card)
+        )
+    seat = state.active
+    stage = state.stage
+    if isinstance(action, Optimise):
+        return stage in ("main", "victory") and _optimise_ok(state, seat, action)
+    if stage == "main":
+        if isinstance(action, Build):
+            return can_draw(state, action.source)
+        if isinstance(action, Risk):
+            return _pair_ok(state, seat, action.stock, action.ret, action.innovation)
+        return isinstance(action, Dominate) and can_draw_strategy(state)
+    if stage == "red":
+        if isinstance(action, EndTurn):
+            return True
+        if not isinstance(action, Play) or action.card not in state.seats[seat].strategies:
+            return False
+        return (action.card, action.target) in red_options(state, seat)
+    if stage == "victory":
+        return isinstance(action, Declare)
+    return stage == "between" and isinstance(action, NextGame)
+
+
+def task_possible(state: MarketFortuneState, task: Task) -> bool:
+    """Whether ``task`` has at least one answer; impossible ones are skipped (4.3)."""
+    owner = state.seats[task.seat]
+    step = task.step
+    if step in ("discard", "give"):
+        return bool(owner.hand)
+    if step == "draw":
+        return any(can_draw(state, s) for s in SOURCES)
+    if step == "draw_deck":
+        return can_draw(state, "stock_deck") or can_draw(state, "return_deck")
+    if step == "return":
+        return bool(owner.investments)
+    if step == "take":
+        return bool(state.seats[task.other].strategies) if task.other is not None else bool(bailout_cards(state))
+    if step == "mark":
+        return any(not inv.marked for inv in owner.investments)
+    return bool(formable_pairs(state, task.seat))
+
+
+def explain_illegal(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> IllegalAction:
+    """Explain why ``action`` is not legal now; never names a card (11.3)."""
+    if state.stage == "over":
+        return IllegalAction("The table is over.", rule="8.1")
+    if state.tasks:
+        task = state.tasks[0]
+        wanted = {
+            "discard": ("discard", "discard a building card from your hand"),
+            "draw": ("draw", "draw a building card from a deck or a discard pile top"),
+            "draw_deck": ("draw", "draw a building card from a deck"),
+            "return": ("return", "return one of your investments to your hand"),
+            "take": ("take", "take one of the cards offered"),
+            "give": ("give", "give one building card from your hand"),
+            "mark": ("mark", "mark one of your unmarked investments"),
+            "form": ("form", "form an investment from your hand"),
+        }[task.step]
+        if action.kind != wanted[0]:
+            return IllegalAction(f"You must now {wanted[1]} (rule {task.section}).", rule=task.section)
+        reason = "that card may not be discarded now: it was just taken from a discard pile" if (
+            action.kind == "discard" and getattr(action, "card", None) == task.forbid
+        ) else "that choice is not among the legal ones"
+        rule = "3.2" if "just taken" in reason else task.section
+        return IllegalAction(f"You must {wanted[1]}, but {reason}.", rule=rule)
+    if state.attack is not None and state.attack.defender is not None:
+        if action.kind == "defend":
+            return IllegalAction(
+                "That blue card is not in your hand or cannot answer this attack (Diamond Hands only answers attacks on investments).",
+                rule="7.2",
+            )
+        return IllegalAction("You are under attack: defend with a blue Strategy or decline.", rule="7.2")
+    reasons: dict[str, dict[str, tuple[str, str]]] = {
+        "main": {
+            "build": ("That source cannot be drawn from: it is empty or its top card lies face down.", "4.3"),
+            "risk": ("A Risk needs a Stock and a Return of the same industry from your hand (different industries need Innovation).", "3.3"),
+            "dominate": ("The Strategy deck and its discard pile are both empty.", "4.3"),
+            "optimise": ("That optimisation is not allowed: one per turn, face-down investments only, same card type, matching industries.", "5.2"),
+        },
+        "red": {
+            "play": ("That red cannot be played now: it is not in your hand, its target is not allowed, or its condition does not hold.", "6.2"),
+            "end": ("", "3.4"),
+        },
+        "victory": {
+            "declare": ("", "8.1"),
+            "optimise": ("That optimisation is not allowed: one per turn, face-down investments only, same card type, matching industries.", "5.2"),
+        },
+        "between": {"next_game": ("", "9.3")},
+    }
+    stage_reasons = reasons.get(state.stage, {})
+    if action.kind in stage_reasons:
+        message, rule = stage_reasons[action.kind]
+        return IllegalAction(message or "Not allowed now.", rule=rule)
+    described = {
+        "main": ("Your turn: Build, Risk or Dominate (or optimise first).", "3.1"),
+        "red": ("You may play one red Strategy or end your turn.", "6.2"),
+        "victory": ("Victory window: optimise once or declare.", "8.1"),
+        "between": ("The game is over; deal the next game of the match.", "9.3"),
+    }
+    message, rule = described.get(state.stage, ("Not allowed now.", "3.1"))
+    return IllegalAction(message, rule=rule)
+
+
+_DEFAULT_ORDER: tuple[Callable[[MarketFortuneAction], bool], ...] = (
+    lambda a: isinstance(a, Decline),
+    lambda a: isinstance(a, EndTurn),
+    lambda a: isinstance(a, Declare),
+    lambda a: isinstance(a, NextGame),
+    lambda a: isinstance(a, Build) and a.source == "stock_deck",
+    lambda a: isinstance(a, Build) and a.source == "return_deck",
+    lambda a: isinstance(a, Build),
+    lambda a: isinstance(a, Dominate),
+)
+
+
+def default_action(state: MarketFortuneState, seat: int) -> MarketFortuneAction:
+    """An always-legal action for a turn clock (14.1).
+
+    The first of: decline a defence, end the turn, declare, deal the next game,
+    Build from the Stock deck (then discard the card just drawn), any other
+    Build, Dominate; inside an effect, the last card in hand for a discard and
+    the first legal choice otherwise.
+
+    :raises NotYourTurn: ``seat`` need not decide now.
+    """
+    options = legal_actions(state, seat)
+    if not options:
+        raise NotYourTurn(f"Seat {seat} has nothing to decide now.", rule="14.1")
+    for wanted in _DEFAULT_ORDER:
+        for action in options:
+            if wanted(action):
+                return action
+    if state.tasks and state.tasks[0].step == "discard":
+        newest = [c for c in reversed(state.seats[seat].hand) if Discard(card=c) in options]
+        return Discard(card=newest[0])
+    return options[0]

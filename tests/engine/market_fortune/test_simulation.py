@@ -27,6 +27,8 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.core import Event, events_for, replay
 from engine.market_fortune import GAME, cards, legal
@@ -218,3 +220,26 @@ def test_states_and_views_survive_json_round_trips() -> None:
                 assert GAME.view_model.model_validate_json(seen.model_dump_json()) == seen
             seat = GAME.to_act(state)[0]
             state, _ = GAME.apply(state, seat, rng.choice(GAME.legal_actions(state, seat)))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(min_value=0, max_value=2**32),
+    mode=st.sampled_from(MODES),
+    seats=st.integers(min_value=cards.MIN_SEATS, max_value=cards.MAX_SEATS),
+    data=st.data(),
+)
+def test_no_choice_sequence_loses_a_card_or_leaks_one(seed: int, mode: str, seats: int, data: st.DataObject) -> None:
+    # Hypothesis picks every choice, so a failure shrinks to a short action log.
+    config = MarketFortuneConfig(mode=mode, seats=seats, turn_limit_per_seat=4, match_game_limit=2)  # type: ignore[arg-type]
+    state = GAME.new_table(config, seed)
+    log: list[tuple[int, str]] = []
+    while GAME.outcome(state) is None:
+        seat = GAME.to_act(state)[0]
+        options = GAME.legal_actions(state, seat)
+        action = options[data.draw(st.integers(min_value=0, max_value=len(options) - 1))]
+        state, events = GAME.apply(state, seat, action)
+        log.append((seat, action.id))
+        card_locations(state)
+        assert not _leaks(state, events)
+    assert replay(GAME, config, seed, log) == state

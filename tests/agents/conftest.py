@@ -290,3 +290,9 @@ def chat(scripted: ScriptedLlm) -> Callable[[], ChatClient]:
         return ChatClient(base_url=LLM_BASE_URL, model="scripted-1", api_key="test-key", transport=scripted.transport())
 
     return make
+
+
+@pytest.fixture()
+def serve() -> Callable[[FastAPI], Any]:
+    """:func:`serve_app`, for tests that run a second gateway of their own."""
+    return serve_app

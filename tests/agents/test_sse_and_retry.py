@@ -65,7 +65,8 @@ def test_policy_retries_429_always_and_5xx_only_when_repeatable() -> None:
 
 def test_an_unfinished_block_does_not_move_the_resume_point() -> None:
     decoder = SseDecoder()
-    assert list(decoder.iter_events(["id: 3", "data: {}", ""]))[0].id == "3"
+    (complete,) = decoder.iter_events(["id: 3", "data: {}", ""])
+    assert complete.id == "3"
     decoder.feed("id: 4")
     decoder.feed('data: {"half')
     # The connection breaks here: resuming must ask for the events after 3.

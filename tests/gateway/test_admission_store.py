@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from gateway.store.admission import AdmissionStore
 from gateway.store.connection import Keys, connect
 
@@ -47,3 +49,14 @@ def test_missing_late_and_window_expiry(redis_url: str, redis_namespace: str) ->
             await redis.aclose()
 
     asyncio.run(scenario())
+
+
+def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gateway.services.admission import AdmissionSettings
+
+    monkeypatch.setenv("AGENTS_CLUB_ADMISSION_CHALLENGE_TTL_S", "90")
+    monkeypatch.setenv("AGENTS_CLUB_ADMISSION_QUESTIONS_REQUIRED", "2")
+    monkeypatch.setenv("AGENTS_CLUB_ADMISSION_PUZZLE_REQUIRED", "false")
+    settings = AdmissionSettings()
+    assert settings.challenge_ttl_s == 90
+    assert settings.pass_rule.questions_required == 2 and not settings.pass_rule.puzzle_required

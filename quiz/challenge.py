@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from quiz.bank import QuizBank
-from quiz.model import Grade, IssuedChallenge, QuestionAnswer
+from quiz.model import Grade, IssuedChallenge, IssuedPuzzle, QuestionAnswer
+from quiz.puzzles import UnsolvablePuzzle
 from quiz.questions import is_correct, render
 
 __all__ = ["PUZZLE_CATEGORY", "PassRule", "generate", "grade"]
@@ -51,9 +52,23 @@ def generate(bank: QuizBank, seed: int, *, questions: int = 3) -> IssuedChalleng
         render(rng.choice(bank.templates_in(category)), rng, position)
         for position, category in enumerate(chosen, start=1)
     )
-    kind = rng.choice(list(bank.puzzle_kinds))
-    puzzle = kind.generate(rng.getrandbits(63))
+    puzzle = _puzzle(bank, rng)
     return IssuedChallenge(game=bank.game, seed=seed, questions=issued, puzzle=puzzle)
+
+
+PUZZLE_ROUNDS = 3
+"""Rounds over every puzzle kind (each with a fresh seed) before a challenge gives up."""
+
+
+def _puzzle(bank: QuizBank, rng: random.Random) -> IssuedPuzzle:
+    """A puzzle of a random kind; when a kind finds no situation, the next kind is tried."""
+    for _round in range(PUZZLE_ROUNDS):
+        for kind in rng.sample(list(bank.puzzle_kinds), len(bank.puzzle_kinds)):
+            try:
+                return kind.generate(rng.getrandbits(63))
+            except UnsolvablePuzzle:
+                continue
+    raise UnsolvablePuzzle(f"{bank.game}: no puzzle after {PUZZLE_ROUNDS} rounds over every kind")
 
 
 def grade(

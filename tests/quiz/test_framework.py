@@ -156,3 +156,25 @@ def test_grading_reports_score_and_missed_categories_only() -> None:
     assert not PassRule().passes(failed)
     assert PassRule(questions_required=2, puzzle_required=False).passes(failed)
     assert not grade(BANK, challenge, {}, None).puzzle_solved
+
+
+class NeverFits(PairSum):
+    """A kind whose generator never finds a situation."""
+
+    name = "never"
+
+    def generate(self, seed: int) -> IssuedPuzzle:
+        from quiz import UnsolvablePuzzle
+
+        raise UnsolvablePuzzle("no situation")
+
+
+def test_a_kind_that_cannot_generate_is_drawn_again_then_reported() -> None:
+    from quiz import UnsolvablePuzzle
+
+    mixed = QuizBank(game="toy2", rulebook="", templates=BANK.templates, puzzle_kinds=[NeverFits(), PairSum()])
+    for seed in range(20):
+        assert generate(mixed, seed).puzzle.puzzle.kind == "pair_sum"
+    broken = QuizBank(game="toy3", rulebook="", templates=BANK.templates, puzzle_kinds=[NeverFits()])
+    with pytest.raises(UnsolvablePuzzle):
+        generate(broken, 1)

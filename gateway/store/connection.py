@@ -32,4 +32,6 @@ class Keys:
 
 def connect(url: str) -> aioredis.Redis:
     """An asyncio Redis client for ``url`` (responses as bytes; callers decode)."""
-    return aioredis.Redis.from_url(url, health_check_interval=30)
+    # socket_timeout=None: redis-py 6+ defaults to 5 s, which breaks every blocking XREAD
+    # (long-poll waits up to long_poll_max_wait_s, SSE blocks 15 s between keep-alives).
+    return aioredis.Redis.from_url(url, health_check_interval=30, socket_timeout=None)

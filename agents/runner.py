@@ -23,6 +23,7 @@ from agents._client import Client
 from agents._exceptions import (
     ActionError,
     NotYourTurn,
+    ServerError,
     StaleVersion,
     TableFinished,
     TransportError,
@@ -98,6 +99,9 @@ class Runner:
                 if callable(game_over):  # duck-typed bots need not define it
                     game_over(result)
                 return result
+            if self.printer is not None:
+                # Show what the other seats did up to this observation.
+                self._catch_up(result, table_id, observation.last_event_id)
             if observation.seat is not None and observation.seat in observation.to_act and observation.legal_actions:
                 refused = refusals_at.get(observation.version, 0)
                 action_id = self._decide(observation, substitute=refused >= self.max_refusals_per_turn)
@@ -136,8 +140,8 @@ class Runner:
         return True
 
     def _wait_for_change(self, result: GameResult, table_id: str, observation: ObservationOut) -> None:
-        """Long-poll until an event arrives (or the wait runs out); print what arrived."""
-        after = max(observation.last_event_id, self._printed_up_to)
+        """Long-poll for events after the observation (or until the wait runs out); print them."""
+        after = observation.last_event_id
         page = self._reconnecting(
             result, lambda: self.client.events_page(table_id, after=after, wait=self.poll_wait_s)
         )
@@ -145,7 +149,7 @@ class Runner:
         self._printed_up_to = max(self._printed_up_to, page.last_id)
 
     def _catch_up(self, result: GameResult, table_id: str, last_event_id: int) -> None:
-        """Print the final events this seat has not seen yet."""
+        """Print the events up to ``last_event_id`` this seat has not printed yet."""
         while self._printed_up_to < last_event_id:
             after = self._printed_up_to
             page = self._reconnecting(result, partial(self.client.events_page, table_id, after=after, wait=0))
@@ -157,13 +161,17 @@ class Runner:
     # ---- plumbing ----------------------------------------------------------------
 
     def _reconnecting(self, result: GameResult, request: Callable[[], _T]) -> _T:
-        """Run ``request``, waiting out network failures for up to ``max_outage_s``."""
+        """Run ``request``, waiting out network failures and 5xx answers for up to ``max_outage_s``.
+
+        The client has already retried the request itself; this covers longer
+        outages (a restarting server, a proxy answering 502 meanwhile).
+        """
         started = time.monotonic()
         attempt = 0
         while True:
             try:
                 return request()
-            except TransportError as failure:
+            except (TransportError, ServerError) as failure:
                 if time.monotonic() - started > self.max_outage_s:
                     raise
                 result.reconnects += 1

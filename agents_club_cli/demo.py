@@ -1,0 +1,190 @@
+"""Watch four bots play one table through the HTTP API, from nothing.
+
+    agents-club demo                                   # its own gateway, embedded Redis
+    agents-club demo --bots greedy,random,random,random --seed 7
+    agents-club demo --server http://127.0.0.1:8000 --organiser-key "$KEY"
+
+Without ``--server`` the demo starts ``agents-club serve`` as a subprocess on
+a free port, with an embedded Redis in a temporary data directory, and stops
+it at the end. Each bot gets its own token and plays its seat over HTTP with
+the SDK, exactly as an outside agent would; the demo itself follows the table
+as a spectator (Server-Sent Events), printing every public event, and ends
+with the spectator's summary of the final position and the result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from agents import AgentsClubError, Client, HouseBot
+from agents.runner import GameResult, Runner
+from agents_club_cli.play import PREFERRED_MODES, parse_options
+
+__all__ = ["add_arguments", "run"]
+
+DEFAULT_BOTS = "greedy,random,greedy,random"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the ``demo`` options on ``parser``."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("--server", default=None, help="use this gateway instead of starting one")
+    parser.add_argument("--organiser-key", default=os.environ.get("AGENTS_CLUB_ORGANISER_KEY"),
+                        help="the server's organiser key (needed with --server)")
+    parser.add_argument("--game", default="market-fortune", help="game (default market-fortune)")
+    parser.add_argument("--mode", default=None, help="mode (default family for Market Fortune, else the first)")
+    parser.add_argument("--bots", default=DEFAULT_BOTS,
+                        help=f"one house bot per seat, comma separated (default {DEFAULT_BOTS})")
+    parser.add_argument("--seed", type=int, default=None, help="fix the deal")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="game option, the value read as JSON (repeatable)")
+    parser.add_argument("--startup-timeout", type=float, default=60.0,
+                        help="seconds to wait for the embedded gateway (default 60)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start (or reach) a gateway, play the table, print it; 0 when the table finished."""
+    bots = [name.strip() for name in args.bots.split(",") if name.strip()]
+    if len(bots) < 2:
+        print("agents-club demo: --bots needs at least two bots", file=sys.stderr)
+        return 2
+    try:
+        options = parse_options(args.option)
+        with _gateway(args) as (base_url, organiser_key):
+            return _play(args, base_url, organiser_key, bots, options)
+    except (ValueError, RuntimeError) as failure:
+        print(f"agents-club demo: {failure}", file=sys.stderr)
+        return 2
+    except AgentsClubError as failure:
+        print(f"agents-club demo: {failure}", file=sys.stderr)
+        return 1
+
+
+def _play(args: argparse.Namespace, base_url: str, organiser_key: str, bots: list[str],
+          options: dict[str, object]) -> int:  # fmt: skip
+    run_id = uuid.uuid4().hex[:6]
+    players: list[Client] = []
+    try:
+        for seat, bot in enumerate(bots):
+            client = Client(base_url)
+            token = client.organiser_token(f"demo-{run_id}-{seat}-{bot}"[:32], games=[args.game],
+                                           organiser_key=organiser_key)  # fmt: skip
+            client.token = token.access_token
+            players.append(client)
+        game = next((g for g in players[0].games().games if g.name == args.game), None)
+        if game is None:
+            raise ValueError(f"no game {args.game!r} on {base_url}")
+        mode = args.mode or PREFERRED_MODES.get(game.name) or game.modes[0].name
+        table = players[0].create_table(game.name, mode, len(bots), options=options, seed=args.seed)
+        for client in players[1:]:
+            client.join(table.id)
+        print(f"{game.title} ({mode}), table {table.id} at {base_url}")
+        for seat, bot in enumerate(bots):
+            print(f"  seat {seat}: {bot} bot")
+        results: dict[int, GameResult | BaseException] = {}
+        threads = [
+            threading.Thread(target=_play_seat, args=(client, HouseBot(bot), table.id, results, seat),
+                             name=f"seat-{seat}", daemon=True)
+            for seat, (client, bot) in enumerate(zip(players, bots, strict=True))
+        ]
+        for thread in threads:
+            thread.start()
+        with Client(base_url) as spectator:
+            for event in spectator.events(table.id, mode="sse"):
+                print(f"  [{event.id}] {event.text}")
+            for thread in threads:
+                thread.join(timeout=60)
+            failures = {seat: error for seat, error in results.items() if isinstance(error, BaseException)}
+            if failures:
+                for seat, error in failures.items():
+                    print(f"seat {seat} stopped: {error!r}", file=sys.stderr)
+                return 1
+            final = spectator.observe(table.id)
+        print("\nSpectator summary:")
+        print(final.summary)
+        outcome = final.outcome
+        if outcome is not None:
+            winners = ", ".join(f"seat {seat} ({bots[seat]})" for seat in outcome.winners) or "nobody"
+            print(f"\nResult ({outcome.reason}): {winners} won. {outcome.text}".rstrip())
+        return 0 if final.status == "finished" else 1
+    finally:
+        for client in players:
+            client.close()
+
+
+def _play_seat(client: Client, bot: HouseBot, table_id: str,
+               results: dict[int, GameResult | BaseException], seat: int) -> None:  # fmt: skip
+    try:
+        results[seat] = Runner(client, bot, printer=None).play(table_id)
+    except BaseException as error:  # reported by the main thread, which owns the output
+        results[seat] = error
+
+
+@contextmanager
+def _gateway(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
+    """The gateway to use and its organiser key: ``--server``, or a fresh embedded one."""
+    if args.server:
+        if not args.organiser_key:
+            raise ValueError("--server needs --organiser-key (or $AGENTS_CLUB_ORGANISER_KEY)")
+        yield args.server.rstrip("/"), args.organiser_key
+        return
+    with tempfile.TemporaryDirectory(prefix="agents-club-demo-") as scratch:
+        data_dir = Path(scratch)
+        port = _free_port()
+        environment = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+        environment.update({"AGENTS_CLUB_ENVIRONMENT": "development", "AGENTS_CLUB_DATA_DIR": str(data_dir)})
+        environment.pop("AGENTS_CLUB_ORGANISER_KEY", None)  # the demo server makes its own
+        log_path = data_dir / "serve.log"
+        with log_path.open("wb") as log:
+            server = subprocess.Popen(
+                [sys.executable, "-m", "agents_club_cli.main", "serve", "--port", str(port),
+                 "--data-dir", str(data_dir)],
+                stdout=log, stderr=subprocess.STDOUT, env=environment,
+            )  # fmt: skip
+            try:
+                base_url = f"http://127.0.0.1:{port}"
+                _wait_until_ready(base_url, server, args.startup_timeout, log_path)
+                key = (data_dir / "organiser-key").read_text(encoding="ascii").strip()
+                print(f"embedded gateway on {base_url} (Redis in {data_dir})")
+                yield base_url, key
+            finally:
+                server.terminate()  # serve stops uvicorn, then its embedded Redis
+                try:
+                    server.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_until_ready(base_url: str, server: subprocess.Popen[bytes], timeout_s: float, log_path: Path) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            tail = log_path.read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"the gateway exited with {server.returncode}:\n{tail}")
+        try:
+            if httpx.get(f"{base_url}/readyz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"the gateway did not become ready within {timeout_s:.0f} s")

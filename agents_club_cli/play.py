@@ -1,0 +1,201 @@
+"""Play a table through the HTTP API with a bot, to the end.
+
+    agents-club play --server http://127.0.0.1:8000 --bot greedy --token $TOKEN --new 4
+    agents-club play --bot mybots.cautious:Cautious --token $TOKEN --table 4f1c0a9e2b7d3c51
+    agents-club play --bot llm --llm-base-url https://api.example.com/v1 --model some-model \\
+        --admit --name my-llm-agent --new 2
+
+``--new N`` opens a table of N seats, sits the bot in seat 0 and fills the
+other seats with house bots; ``--table ID`` joins that table (or resumes it if
+the bot already sits there). The game is printed turn by turn, then the
+result. Network failures are waited out and the game resumes where it was.
+
+A token comes from ``--token`` (or ``AGENTS_CLUB_TOKEN``); ``--admit`` lets
+the LLM agent pass admission first and saves its credentials; for a local
+development server the organiser key (``--organiser-key``,
+``AGENTS_CLUB_ORGANISER_KEY`` or ``<data-dir>/organiser-key``) mints one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from agents import AgentsClubError, AlreadySeated, Bot, Client, GameOut, HouseBot, load_bot
+from agents.llm import API_KEY_ENV, ChatClient, LlmAgent, Transcript, pass_admission
+from agents.runner import Runner
+
+__all__ = ["add_arguments", "parse_options", "run"]
+
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+PREFERRED_MODES = {"market-fortune": "family"}
+"""The mode ``--new`` opens when ``--mode`` is not given (the shortest game); else the first."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the ``play`` options on ``parser``."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("--server", default=os.environ.get("AGENTS_CLUB_SERVER", DEFAULT_SERVER),
+                        help=f"gateway base URL (default $AGENTS_CLUB_SERVER or {DEFAULT_SERVER})")
+    parser.add_argument("--bot", default="greedy",
+                        help="greedy, random (house bots), llm, or package.module:Class (default greedy)")
+    who = parser.add_argument_group("identity (one of)")
+    who.add_argument("--token", default=os.environ.get("AGENTS_CLUB_TOKEN"),
+                     help="bearer token (default $AGENTS_CLUB_TOKEN)")
+    who.add_argument("--admit", action="store_true", help="pass admission first (needs --bot llm)")
+    who.add_argument("--organiser-key", default=os.environ.get("AGENTS_CLUB_ORGANISER_KEY"),
+                     help="mint a token with the server's organiser key (local servers)")
+    who.add_argument("--data-dir", type=Path, default=Path(os.environ.get("AGENTS_CLUB_DATA_DIR", ".data")),
+                     help="where a local server keeps its organiser-key file (default .data)")
+    who.add_argument("--name", default=None, help="agent name for --admit or --organiser-key")
+    who.add_argument("--credentials", type=Path, default=None,
+                     help="file for the agent id and secret after --admit (default .agents-club/<name>.json)")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--table", help="join (or resume) this table")
+    where.add_argument("--new", type=int, metavar="SEATS", help="open a table of SEATS seats, the rest house bots")
+    table = parser.add_argument_group("a new table")
+    table.add_argument("--game", default="market-fortune", help="game (default market-fortune)")
+    table.add_argument("--mode", default=None, help="mode (default: family for Market Fortune, else the first)")
+    table.add_argument("--house-bot", default=None, help="bot in the other seats (default greedy if the game has it)")
+    table.add_argument("--variant", action="append", default=[], help="rule variant to switch on (repeatable)")
+    table.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                       help="game option, the value read as JSON (repeatable), e.g. turn_limit_per_seat=20")
+    table.add_argument("--seed", type=int, default=None, help="fix the deal (revealed by the replay)")
+    table.add_argument("--turn-timeout", type=float, default=None, help="seconds per decision")
+    llm = parser.add_argument_group("the LLM agent (--bot llm)")
+    llm.add_argument("--llm-base-url", default=os.environ.get("AGENTS_CLUB_LLM_BASE_URL"),
+                     help="OpenAI-compatible endpoint, e.g. https://api.openai.com/v1")
+    llm.add_argument("--model", default=os.environ.get("AGENTS_CLUB_LLM_MODEL"), help="model name")
+    llm.add_argument("--transcripts", type=Path, default=Path("transcripts"),
+                     help="folder for the JSONL transcript of each game (default transcripts/)")
+    llm.add_argument("--max-attempts", type=int, default=3, help="replies asked for per decision (default 3)")
+    parser.add_argument("--poll-wait", type=float, default=20.0, help="long-poll wait in seconds (default 20)")
+    parser.add_argument("--quiet", action="store_true", help="print only the result")
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs as a dict; values are JSON when they parse, else strings."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, equals, raw = pair.partition("=")
+        if not equals or not key:
+            raise ValueError(f"--option wants KEY=VALUE, got {pair!r}")
+        try:
+            options[key] = json.loads(raw)
+        except ValueError:
+            options[key] = raw
+    return options
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play one table to its end; 0 when it finished, 1 on an error, 2 on bad arguments."""
+    say = (lambda line: None) if args.quiet else print
+    try:
+        with Client(args.server) as client:
+            bot = _build_bot(args, client)
+            _authenticate(args, client, bot)
+            table_id = _seat(args, client, bot)
+            say(f"playing table {table_id} at {args.server} with {args.bot}")
+            result = Runner(client, bot, printer=say, poll_wait_s=args.poll_wait).play(table_id)
+    except (ValueError, ImportError) as wrong:
+        print(f"agents-club play: {wrong}", file=sys.stderr)
+        return 2
+    except AgentsClubError as failure:
+        print(f"agents-club play: {failure}", file=sys.stderr)
+        return 1
+    if args.quiet:
+        outcome = result.outcome
+        print(f"table {result.table_id}: {'won' if result.won else 'lost'}"
+              + (f" ({outcome.reason})" if outcome else ""))  # fmt: skip
+    if isinstance(bot, LlmAgent) and bot.fallbacks:
+        print(f"LLM fallbacks: {len(bot.fallbacks)} of {bot.decisions} decisions")
+    return 0
+
+
+def _build_bot(args: argparse.Namespace, client: Client) -> Bot:
+    if args.bot != "llm":
+        if args.admit:
+            raise ValueError("--admit needs --bot llm: only the LLM agent can answer the quiz")
+        return load_bot(args.bot)
+    if not args.llm_base_url or not args.model:
+        raise ValueError("--bot llm needs --llm-base-url and --model (the key is read from "
+                         f"${API_KEY_ENV})")  # fmt: skip
+    chat = ChatClient(base_url=args.llm_base_url, model=args.model)
+    title = next((game.title for game in client.games().games if game.name == args.game), args.game)
+    return LlmAgent(chat, rulebook=client.rulebook(args.game), game_title=title,
+                    transcripts=args.transcripts, max_attempts=args.max_attempts, printer=print)  # fmt: skip
+
+
+def _authenticate(args: argparse.Namespace, client: Client, bot: Bot) -> None:
+    """Give ``client`` a token: given, earned by admission, or minted with the organiser key."""
+    if args.token and not args.admit:
+        client.token = args.token
+        return
+    name = args.name or f"{args.bot.replace(':', '-').replace('.', '-')[:20]}-player"
+    if args.admit:
+        assert isinstance(bot, LlmAgent)
+        transcript = Transcript(args.transcripts / f"admission-{name}.jsonl")
+        passed = pass_admission(client, bot.chat, game=args.game, agent_name=name, transcript=transcript)
+        print(f"admitted as {passed.name} ({passed.agent_id}); score "
+              f"{passed.score.questions_correct}/{passed.score.questions_total}, puzzle "
+              f"{'solved' if passed.score.puzzle_solved else 'not solved'}")  # fmt: skip
+        if passed.secret is not None:
+            path = args.credentials or Path(".agents-club") / f"{passed.name}.json"
+            _save_credentials(path, passed.agent_id, passed.secret)
+            print(f"agent id and secret saved to {path} (renew tokens with POST /v1/auth/token)")
+        return
+    key = args.organiser_key or _read_key(args.data_dir / "organiser-key")
+    if key is None:
+        raise ValueError("no token: pass --token, --admit (with --bot llm) or --organiser-key")
+    client.token = client.organiser_token(name, games=[args.game], organiser_key=key).access_token
+
+
+def _read_key(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="ascii").strip() or None
+    except OSError:
+        return None
+
+
+def _save_credentials(path: Path, agent_id: str, secret: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Created private from the start: the secret must not be readable by others even briefly.
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as sink:
+        json.dump({"agent_id": agent_id, "secret": secret}, sink)
+
+
+def _seat(args: argparse.Namespace, client: Client, bot: Bot) -> str:
+    """Join ``--table`` (resuming when already seated) or open a ``--new`` table."""
+    game = _game(client, client.table(args.table).game if args.table else args.game)
+    if isinstance(bot, HouseBot) and bot.name not in game.house_bots:
+        # Refused before sitting down, rather than at the bot's first turn.
+        raise ValueError(f"{game.name} has no house bot {bot.name!r} (it has: {', '.join(game.house_bots)})")
+    if args.table:
+        with contextlib.suppress(AlreadySeated):  # already seated: resume the game
+            client.join(args.table)
+        return str(args.table)
+    mode = args.mode or PREFERRED_MODES.get(game.name) or game.modes[0].name
+    house = args.house_bot or ("greedy" if "greedy" in game.house_bots else "random")
+    table = client.create_table(
+        game.name, mode, args.new,
+        variants=args.variant,
+        options=parse_options(args.option),
+        house_bots=[{"seat": seat, "bot": house} for seat in range(1, args.new)],
+        turn_timeout_s=args.turn_timeout,
+        seed=args.seed,
+    )  # fmt: skip
+    return table.id
+
+
+def _game(client: Client, name: str) -> GameOut:
+    games = client.games().games
+    for game in games:
+        if game.name == name:
+            return game
+    raise ValueError(f"no game {name!r} on this server (it has: {', '.join(g.name for g in games)})")

@@ -7,8 +7,7 @@ not see independently, so the tests can check one against the other.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from engine.core import EngineModel, Outcome, View
 from engine.market_fortune import cards
@@ -159,34 +158,6 @@ _FACE_DOWN_PLAIN = InvestmentView(face_up=False, marked=False)
 _FACE_DOWN_MARKED = InvestmentView(face_up=False, marked=True)
 
 
-_SourceT = TypeVar("_SourceT")
-_MadeT = TypeVar("_MadeT")
-
-
-class _IdentityMemo(Generic[_SourceT, _MadeT]):
-    """Remembers what was built from an immutable engine value, keyed by identity.
-
-    States share unchanged parts (seats, investments) between steps, so after
-    an action most of a view is already built. Entries hold the source object
-    itself, so its id cannot be reused while it is remembered.
-    """
-
-    def __init__(self, build: Callable[[_SourceT], _MadeT], limit: int = 4096) -> None:
-        self._build = build
-        self._limit = limit
-        self._entries: dict[int, tuple[_SourceT, _MadeT]] = {}
-
-    def __call__(self, source: _SourceT) -> _MadeT:
-        entry = self._entries.get(id(source))
-        if entry is not None and entry[0] is source:
-            return entry[1]
-        made = self._build(source)
-        if len(self._entries) >= self._limit:
-            self._entries.clear()
-        self._entries[id(source)] = (source, made)
-        return made
-
-
 def _player(index: int, seat: SeatState) -> PlayerView:
     """The public view of one seat."""
     return _raw(
@@ -203,19 +174,41 @@ def _player(index: int, seat: SeatState) -> PlayerView:
     )
 
 
+_PLAYERS_SEEN: dict[int, tuple[SeatState, PlayerView]] = {}
+_OWN_SEEN: dict[int, tuple[tuple[Investment, ...], tuple[InvestmentView, ...]]] = {}
+_MEMO_LIMIT = 8192
+
+
 def _players(seats: tuple[SeatState, ...]) -> tuple[PlayerView, ...]:
-    return tuple(_player_of[index](seat) for index, seat in enumerate(seats))
+    """Public views of every seat, rebuilding only seats that changed.
+
+    States share unchanged seat objects between steps, so the memo is keyed by
+    identity; it holds the seat object itself, so an id cannot be reused while
+    it is remembered. This runs for every view of every step (a hot path).
+    """
+    made: list[PlayerView] = []
+    for index, seat in enumerate(seats):
+        entry = _PLAYERS_SEEN.get(id(seat))
+        if entry is None or entry[0] is not seat or entry[1].seat != index:
+            if len(_PLAYERS_SEEN) >= _MEMO_LIMIT:
+                _PLAYERS_SEEN.clear()
+            entry = (seat, _player(index, seat))
+            _PLAYERS_SEEN[id(seat)] = entry
+        made.append(entry[1])
+    return tuple(made)
 
 
-# One memo per seat number, since the public view carries the seat number.
-_player_of = [
-    _IdentityMemo[SeatState, PlayerView](lambda seat, index=index: _player(index, seat))  # type: ignore[misc]
-    for index in range(cards.MAX_SEATS)
-]
-_all_players = _IdentityMemo[tuple[SeatState, ...], tuple[PlayerView, ...]](_players)
-_own_investments = _IdentityMemo[tuple[Investment, ...], tuple[InvestmentView, ...]](
-    lambda investments: tuple(_investment(inv, True) for inv in investments)
-)
+def _own_investments(investments: tuple[Investment, ...]) -> tuple[InvestmentView, ...]:
+    """The seat's own investments with their cards, memoised like :func:`_players`."""
+    if not investments:
+        return ()
+    entry = _OWN_SEEN.get(id(investments))
+    if entry is None or entry[0] is not investments:
+        if len(_OWN_SEEN) >= _MEMO_LIMIT:
+            _OWN_SEEN.clear()
+        entry = (investments, tuple(_investment(inv, True) for inv in investments))
+        _OWN_SEEN[id(investments)] = entry
+    return entry[1]
 
 
 def _pile(state: MarketFortuneState, pile: tuple[str, ...], seat: int | None) -> tuple[str, ...]:
@@ -227,7 +220,7 @@ def _pile(state: MarketFortuneState, pile: tuple[str, ...], seat: int | None) ->
 
 def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
     """The part of ``state`` that ``seat`` may see (11.1, 11.2)."""
-    players = _all_players(state.seats)
+    players = _players(state.seats)
     attack = None
     if state.attack is not None:
         a = state.attack

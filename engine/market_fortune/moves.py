@@ -146,11 +146,10 @@ def draw(
             state, counter = next_chance(state)
             moved = set(pile[:-1])
             state = evolve(state, {
-                    deck_name: tuple(chance.shuffle(state.seed, counter, pile[:-1])),
-                    pile_name: pile[-1:],
-                    "locked": tuple(entry for entry in state.locked if entry[0] not in moved),
-                }
-            )
+                deck_name: tuple(chance.shuffle(state.seed, counter, pile[:-1])),
+                pile_name: pile[-1:],
+                "locked": tuple(entry for entry in state.locked if entry[0] not in moved),
+            })
             events.append(
                 event("reshuffle", f"The {label} deck ran out: its discard pile (all but the top card) was shuffled into a new deck.", deck=deck_name)
             )
@@ -188,10 +187,9 @@ def draw_strategy(
             return state
         state, counter = next_chance(state)
         state = evolve(state, {
-                "strategy_deck": tuple(chance.shuffle(state.seed, counter, state.strategy_pile)),
-                "strategy_pile": (),
-            }
-        )
+            "strategy_deck": tuple(chance.shuffle(state.seed, counter, state.strategy_pile)),
+            "strategy_pile": (),
+        })
         events.append(event("reshuffle", "The Strategy deck ran out: its discard pile was shuffled into a new deck.", deck="strategy_deck"))
     card = state.strategy_deck[-1]
     state = evolve(state, {"strategy_deck": state.strategy_deck[:-1]})

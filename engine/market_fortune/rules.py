@@ -137,23 +137,22 @@ def _deal(state: MarketFortuneState, opener: int | None) -> MarketFortuneState:
         del returns[-cards.RETURNS_DEALT :]
         seats.append(SeatState(hand=hand, match_total=seat.match_total))
     state = evolve(state, {
-            "stock_deck": tuple(stocks),
-            "return_deck": tuple(returns),
-            "strategy_deck": tuple(strategies),
-            "stock_pile": (),
-            "return_pile": (),
-            "strategy_pile": (),
-            "locked": (),
-            "seats": tuple(seats),
-            "stage": "main",
-            "turn": 1,
-            "optimised": False,
-            "extra_turn": False,
-            "attack": None,
-            "tasks": (),
-            "next_opener": None,
-        }
-    )
+        "stock_deck": tuple(stocks),
+        "return_deck": tuple(returns),
+        "strategy_deck": tuple(strategies),
+        "stock_pile": (),
+        "return_pile": (),
+        "strategy_pile": (),
+        "locked": (),
+        "seats": tuple(seats),
+        "stage": "main",
+        "turn": 1,
+        "optimised": False,
+        "extra_turn": False,
+        "attack": None,
+        "tasks": (),
+        "next_opener": None,
+    })
     if opener is None:
         return _roll_off(state)
     return evolve(state, {"active": opener, "roll_off": (f"seat {opener} won the previous game and opens (2.3)",)})
@@ -325,8 +324,7 @@ def _next_turn(state: MarketFortuneState, events: list[Event]) -> MarketFortuneS
             continue
         break
     events.append(event("turn", f"Turn {turn}: seat {seat} to play.", seat=seat, turn=turn))
-    return evolve(state, {"active": seat, "turn": turn, "stage": "main", "optimised": False, "extra_turn": False}
-    )
+    return evolve(state, {"active": seat, "turn": turn, "stage": "main", "optimised": False, "extra_turn": False})
 
 
 def _advance(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
@@ -345,8 +343,8 @@ def _advance(state: MarketFortuneState, events: list[Event]) -> MarketFortuneSta
                 return state
             if attack.queue:
                 target = attack.queue[0]
-                state = evolve(state, {"attack": evolve(attack, {"queue": attack.queue[1:], "source": attack.attacker, "defender": target})}
-                )
+                window = {"queue": attack.queue[1:], "source": attack.attacker, "defender": target}
+                state = evolve(state, {"attack": evolve(attack, window)})
                 events.append(event("defence_window", f"Seat {target} may answer {cards.kind_of(attack.card).name} from seat {attack.attacker} (7.2).", seat=target, source=attack.attacker))
                 return state
             state = evolve(state, {"attack": None})

@@ -225,6 +225,7 @@ class ScriptedLlm:
 
     gateway: RunningGateway
     agent_name: str = ""
+    base_url: str = LLM_BASE_URL
     right_answers: bool = True
     turn_script: dict[int, list[str]] = field(default_factory=dict)
     decisions: int = 0

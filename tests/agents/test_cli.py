@@ -1,0 +1,136 @@
+"""``agents-club play``, the example bot and ``agents-club demo``, run as a user would."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from agents_club_cli.main import main
+
+if TYPE_CHECKING:
+    from conftest import RunningGateway
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_play_opens_a_table_with_house_bots_and_plays_it_to_the_end(
+    gateway: RunningGateway, short_game: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main([
+        "play", "--server", gateway.base_url, "--organiser-key", str(gateway.settings.organiser_key),
+        "--bot", "random", "--new", str(short_game["seats"]), "--game", short_game["game"],
+        "--mode", short_game["mode"], "--option", "turn_limit_per_seat=6", "--seed", "4",
+    ])  # fmt: skip
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert printed.startswith("playing table ")
+    assert "> seat 0 plays " in printed and "Every seat is taken" in printed
+    assert printed.rstrip().splitlines()[-1].startswith("table ") and " finished (" in printed
+
+
+def test_play_joins_an_existing_table_with_a_token(
+    gateway: RunningGateway, short_game: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with gateway.client(gateway.mint(games=[short_game["game"]])) as host:
+        table = host.create_table(
+            **{**short_game, "options": {"turn_limit_per_seat": 4}}, join=False,
+            house_bots=[{"seat": seat, "bot": "random"} for seat in range(1, short_game["seats"])],
+        )
+    code = main([
+        "play", "--server", gateway.base_url, "--token", gateway.mint(games=[short_game["game"]]),
+        "--bot", "random", "--table", table.id, "--quiet",
+    ])  # fmt: skip
+    assert code == 0
+    assert capsys.readouterr().out.startswith(f"table {table.id}: ")
+
+
+def test_play_refuses_bad_arguments_before_sitting_down(
+    gateway: RunningGateway, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token = gateway.mint(games=["market-fortune"])
+    assert main(["play", "--server", gateway.base_url, "--token", token, "--bot", "genius", "--new", "2"]) == 2
+    assert "no house bot 'genius'" in capsys.readouterr().err
+    assert main(["play", "--server", gateway.base_url, "--token", token, "--bot", "random", "--admit", "--new", "2"]) == 2
+    assert "--admit needs --bot llm" in capsys.readouterr().err
+    assert main(["play", "--server", gateway.base_url, "--token", "not-a-token", "--bot", "random", "--new", "2"]) == 1
+    assert "auth/invalid" in capsys.readouterr().err
+
+
+def _environment(**extra: str) -> dict[str, str]:
+    environment = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+    environment.update(extra)
+    return environment
+
+
+def test_the_example_bot_runs_as_written(gateway: RunningGateway) -> None:
+    token = gateway.mint(games=["market-fortune"])
+    finished = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "prudent_investor.py")],
+        env=_environment(AGENTS_CLUB_SERVER=gateway.base_url, AGENTS_CLUB_TOKEN=token),
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    assert finished.returncode == 0, finished.stderr
+    assert "> seat 0 plays " in finished.stdout
+    assert finished.stdout.rstrip().splitlines()[-1] in {"won", "lost"}
+
+
+def test_the_example_class_plays_through_the_cli(gateway: RunningGateway, capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        code = main([
+            "play", "--server", gateway.base_url, "--token", gateway.mint(games=["market-fortune"]),
+            "--bot", "prudent_investor:PrudentInvestor", "--new", "2", "--option", "turn_limit_per_seat=5",
+        ])  # fmt: skip
+    finally:
+        sys.path.remove(str(ROOT / "examples"))
+    assert code == 0
+    assert "risk:" in capsys.readouterr().out
+
+
+def test_demo_starts_its_own_gateway_and_finishes_a_game(tmp_path: Path) -> None:
+    """A real ``agents-club serve`` subprocess with an embedded Redis, four SDK bots over HTTP."""
+    finished = subprocess.run(
+        [sys.executable, "-m", "agents_club_cli.main", "demo", "--seed", "3",
+         "--option", "turn_limit_per_seat=12"],
+        env=_environment(TMPDIR=str(tmp_path)), capture_output=True, text=True, timeout=240, cwd=tmp_path,
+    )  # fmt: skip
+    assert finished.returncode == 0, finished.stdout[-2000:] + finished.stderr[-2000:]
+    out = finished.stdout
+    assert "embedded gateway on http://127.0.0.1:" in out
+    assert out.count("  seat ") >= 4 and "Every seat is taken" in out
+    assert "Spectator summary:" in out and "\nResult (" in out
+    assert "You drew" not in out  # the spectator never sees a private event
+
+
+def test_play_with_the_llm_agent_admits_then_plays(
+    gateway: RunningGateway, scripted: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--bot llm --admit``: respx answers for the LLM host only; the gateway requests pass through."""
+    import respx
+
+    monkeypatch.setenv("AGENTS_CLUB_LLM_API_KEY", "test-key")
+    credentials = tmp_path / "credentials.json"
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(f"{scripted.base_url}/chat/completions").mock(side_effect=scripted.reply)
+        mock.route(host="127.0.0.1").pass_through()
+        code = main([
+            "play", "--server", gateway.base_url, "--bot", "llm", "--llm-base-url", scripted.base_url,
+            "--model", "scripted-1", "--admit", "--name", scripted.agent_name, "--new", "2",
+            "--option", "turn_limit_per_seat=4", "--transcripts", str(tmp_path / "transcripts"),
+            "--credentials", str(credentials),
+        ])  # fmt: skip
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert f"admitted as {scripted.agent_name}" in printed and "score 3/3, puzzle solved" in printed
+    assert (credentials.stat().st_mode & 0o777) == 0o600
+    saved = json.loads(credentials.read_text())
+    assert saved["agent_id"].startswith("agt_") and saved["secret"] not in printed
+    transcripts = sorted(path.name for path in (tmp_path / "transcripts").iterdir())
+    assert transcripts[0] == f"admission-{scripted.agent_name}.jsonl" and transcripts[1].endswith("-seat0.jsonl")

@@ -132,5 +132,6 @@ def test_play_with_the_llm_agent_admits_then_plays(
     assert (credentials.stat().st_mode & 0o777) == 0o600
     saved = json.loads(credentials.read_text())
     assert saved["agent_id"].startswith("agt_") and saved["secret"] not in printed
-    transcripts = sorted(path.name for path in (tmp_path / "transcripts").iterdir())
-    assert transcripts[0] == f"admission-{scripted.agent_name}.jsonl" and transcripts[1].endswith("-seat0.jsonl")
+    transcripts = {path.name for path in (tmp_path / "transcripts").iterdir()}
+    assert f"admission-{scripted.agent_name}.jsonl" in transcripts
+    assert any(name.endswith("-seat0.jsonl") for name in transcripts) and len(transcripts) == 2

@@ -297,3 +297,19 @@ def chat(scripted: ScriptedLlm) -> Callable[[], ChatClient]:
 def serve() -> Callable[[FastAPI], Any]:
     """:func:`serve_app`, for tests that run a second gateway of their own."""
     return serve_app
+
+
+def right_submission(gateway: RunningGateway, agent_name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A correct answer to ``agent_name``'s newest challenge, computed on the test side."""
+    from quiz import get_bank
+
+    stored = stored_challenge(gateway, agent_name).issued
+    answers = {item.question.id: right_answer(item) for item in stored.questions}
+    kind = get_bank(stored.game).puzzle_kind(stored.puzzle.puzzle.kind)
+    return answers, kind.solve(stored.puzzle)
+
+
+@pytest.fixture()
+def oracle(gateway: RunningGateway) -> Callable[[str], tuple[dict[str, Any], dict[str, Any]]]:
+    """``oracle(agent_name)``: the right answers to that agent's newest challenge (test side only)."""
+    return lambda agent_name: right_submission(gateway, agent_name)

@@ -1,0 +1,121 @@
+"""Admission and credentials through the SDK, against the real gateway and Redis.
+
+The right answers come from the server's own stored challenge (the ``oracle``
+fixture peeks at Redis on the test side); the SDK only carries them.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+import agents
+from agents import AdmissionPassed, ChallengeCreated, Question
+
+if TYPE_CHECKING:
+    from conftest import RunningGateway
+
+Oracle = Callable[[str], tuple[dict[str, Any], dict[str, Any]]]
+
+
+def new_name() -> str:
+    return f"sdk-{uuid.uuid4().hex[:10]}"
+
+
+def admit(gateway: RunningGateway, oracle: Oracle, name: str, game: str = "market-fortune") -> AdmissionPassed:
+    with gateway.client() as client:
+        challenge = client.create_challenge(name, game)
+        answers, puzzle = oracle(name)
+        return client.answer_challenge(challenge.challenge_id, answers, puzzle)
+
+
+def test_challenge_is_typed_and_holds_no_expected_answers(gateway: RunningGateway) -> None:
+    with gateway.client() as client:
+        challenge = client.create_challenge(new_name(), "market-fortune")
+    assert isinstance(challenge, ChallengeCreated)
+    assert len(challenge.questions) == 3 and all(isinstance(q, Question) for q in challenge.questions)
+    assert len({q.category for q in challenge.questions}) == 3
+    assert challenge.expires_in > 0 and challenge.puzzle.answer_format
+    assert "expected" not in challenge.model_dump_json()
+
+
+def test_pass_then_renew_rotate_and_revoke(gateway: RunningGateway, oracle: Oracle) -> None:
+    name = new_name()
+    passed = admit(gateway, oracle, name)
+    assert passed.secret and passed.scopes == ["game:market-fortune"]
+    with gateway.client() as client:
+        renewed = client.exchange_credentials(passed.agent_id, passed.secret)
+        assert renewed.agent_id == passed.agent_id and renewed.access_token != passed.access_token
+        rotated = client.rotate_secret(passed.agent_id, passed.secret)
+        assert rotated.secret != passed.secret
+        with pytest.raises(agents.InvalidCredentials):
+            client.exchange_credentials(passed.agent_id, passed.secret)
+        fresh = client.exchange_credentials(passed.agent_id, rotated.secret)
+    with gateway.client(fresh.access_token) as agent:
+        assert agent.me().name == name
+        with pytest.raises(agents.AlreadyAdmitted):
+            agent.create_challenge(name, "market-fortune")
+        with pytest.raises(agents.NameMismatch):
+            agent.create_challenge(new_name(), "hab-und-gut")
+        agent.revoke()
+        with pytest.raises(agents.AuthRevoked):
+            agent.me()
+
+
+def test_adding_a_second_game_to_an_admitted_agent(gateway: RunningGateway, oracle: Oracle) -> None:
+    name = new_name()
+    passed = admit(gateway, oracle, name)
+    with gateway.client(passed.access_token) as agent:
+        challenge = agent.create_challenge(name, "hab-und-gut")
+        answers, puzzle = oracle(name)
+        second = agent.answer_challenge(challenge.challenge_id, answers, puzzle)
+    assert second.secret is None and set(second.scopes) == {"game:market-fortune", "game:hab-und-gut"}
+
+
+def test_admission_errors(gateway: RunningGateway, oracle: Oracle) -> None:
+    name = new_name()
+    with gateway.client() as client:
+        challenge = client.create_challenge(name, "market-fortune")
+        answers, puzzle = oracle(name)
+        wrong = {question: (value + 1 if isinstance(value, int) else value) for question, value in answers.items()}
+        with pytest.raises(agents.AdmissionFailed) as failed:
+            client.answer_challenge(challenge.challenge_id, wrong, {})
+        assert failed.value.score["puzzle_solved"] is False and "puzzle" in failed.value.score["missed_categories"]
+        with pytest.raises(agents.AlreadyAnswered):
+            client.answer_challenge(challenge.challenge_id, answers, puzzle)
+        with pytest.raises(agents.ChallengeNotFound):
+            client.answer_challenge("no-such-challenge", answers, puzzle)
+        with pytest.raises(agents.NameReserved):
+            client.create_challenge("housekeeper", "market-fortune")
+        with pytest.raises(agents.GameNotFound):
+            client.create_challenge(new_name(), "no-such-game")
+        with pytest.raises(agents.InvalidRequest):
+            client.create_challenge("x", "market-fortune")  # too short a name
+        with pytest.raises(agents.InvalidCredentials):
+            client.exchange_credentials("agt_nobody", "acs_nothing")
+        with pytest.raises(agents.RulebookNotFound):
+            client.rulebook("market-fortune", lang="xx")
+    taken = admit(gateway, oracle, new_name())
+    with gateway.client() as client, pytest.raises(agents.NameTaken):
+        client.create_challenge(taken.name.upper(), "market-fortune")
+
+
+def test_late_answers_fail_with_their_own_code(gateway: RunningGateway, oracle: Oracle) -> None:
+    from gateway.services.admission import AdmissionSettings
+
+    previous = getattr(gateway.app.state, "admission_settings", None)
+    gateway.app.state.admission_settings = AdmissionSettings(challenge_ttl_s=1)
+    try:
+        name = new_name()
+        with gateway.client() as client:
+            challenge = client.create_challenge(name, "market-fortune")
+            answers, puzzle = oracle(name)
+            time.sleep(1.2)
+            with pytest.raises(agents.ChallengeExpired):
+                client.answer_challenge(challenge.challenge_id, answers, puzzle)
+    finally:
+        gateway.app.state.admission_settings = previous

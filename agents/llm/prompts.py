@@ -23,12 +23,12 @@ __all__ = [
     "turn_message",
 ]
 
-DIGEST_BUDGET = 12_000
+DIGEST_BUDGET = 16_000
 """Characters of rulebook a digest keeps: enough for the rules, small enough for any model."""
 
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _BLANK_RUN = re.compile(r"\n{3,}")
-_FIRST_SENTENCE = re.compile(r"^(.*?[.;:])\s")
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 
 
 class LegalOption(Protocol):
@@ -46,24 +46,32 @@ class LegalOption(Protocol):
 
 
 def rules_digest(rulebook: str, budget: int = DIGEST_BUDGET) -> str:
-    """The rulebook reduced to at most ``budget`` characters.
+    """The rulebook reduced to at most ``budget`` characters, every section represented.
 
-    Authors' comments go first; if that is not enough, each bullet keeps its
-    first sentence (rulebooks state the rule first and the detail after); a
-    rulebook still too long is cut, and says so.
+    Authors' comments go first. A rulebook that still does not fit keeps every
+    heading and then paragraphs by their place in their section: every
+    section's first paragraph (where a rule is stated), then every second one
+    (the details), and so on while the budget lasts, printed in the
+    rulebook's order. A digest that had to leave paragraphs out says so.
     """
-    digest = _BLANK_RUN.sub("\n\n", _COMMENT.sub("", rulebook)).strip()
-    if len(digest) <= budget:
-        return digest
-    shortened = []
-    for line in digest.splitlines():
-        first = _FIRST_SENTENCE.match(line) if line.lstrip().startswith("-") else None
-        shortened.append(first.group(1) if first else line)
-    digest = "\n".join(shortened)
-    if len(digest) <= budget:
-        return digest
-    marker = "\n[digest cut here: the rest of the rulebook is left out]"
-    return digest[: budget - len(marker)] + marker
+    text = _BLANK_RUN.sub("\n\n", _COMMENT.sub("", rulebook)).strip()
+    if len(text) <= budget:
+        return text
+    marker = "[digest: some paragraphs of the rulebook are left out]"
+    blocks = [block.strip() for block in _PARAGRAPH_BREAK.split(text) if block.strip()]
+    ranks: list[int] = []
+    place = 0
+    for block in blocks:
+        place = 0 if block.startswith("#") else place + 1
+        ranks.append(place)
+    chosen: set[int] = set()
+    used = len(marker)
+    for index in sorted(range(len(blocks)), key=lambda i: (ranks[i], i)):
+        cost = len(blocks[index]) + 2
+        if used + cost <= budget:
+            chosen.add(index)
+            used += cost
+    return "\n\n".join([*(blocks[i] for i in sorted(chosen)), marker])
 
 
 def system_message(game_title: str, digest: str) -> ChatMessage:

@@ -33,17 +33,20 @@ def test_short_rulebook_is_kept_whole_without_comments() -> None:
     assert "\n\n\n" not in digest
 
 
-def test_long_rulebook_keeps_first_sentences_then_is_cut() -> None:
-    long_book = RULEBOOK + "".join(f"- 2.{i} Rule {i}. Long detail {'x' * 200}\n" for i in range(100))
+def test_long_rulebook_keeps_every_heading_and_first_paragraphs_first() -> None:
+    sections = "".join(
+        f"## {n} Section {n}\n\nRule {n} stated first.\n\nDetail {n}: {'x' * 300}\n\nExample {n}: {'y' * 300}\n\n"
+        for n in range(1, 21)
+    )
+    long_book = RULEBOOK + sections
     digest = rules_digest(long_book, budget=3000)
     assert len(digest) <= 3000
-    assert "- 1.1 Draw a card." in digest
-    assert "never the card just taken" not in digest
-    assert "- 2.99 Rule 99." in digest
-    cut = rules_digest(long_book, budget=600)
-    assert len(cut) <= 600
-    assert cut.startswith("# A game")
-    assert cut.endswith("left out]")
+    assert all(f"## {n} Section {n}" in digest and f"Rule {n} stated first." in digest for n in range(1, 21))
+    assert "Example 20" not in digest
+    assert digest.index("## 2 Section 2") < digest.index("## 10 Section 10")  # the rulebook's order
+    assert digest.endswith("left out]")
+    roomier = rules_digest(long_book, budget=9000)
+    assert "Detail 20" in roomier and "Example 20" not in roomier
 
 
 def test_turn_prompt_holds_digest_summary_and_numbered_legal_actions() -> None:

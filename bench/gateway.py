@@ -1,0 +1,291 @@
+"""Gateway benchmark: N agents play real tables against a 2-worker gateway on Redis.
+
+It starts ``uvicorn gateway.app:create_app --workers 2`` (with the baseline
+endpoint switched on by ``AGENTS_CLUB_BENCH_ENDPOINTS=1``) on ``REDIS_URL``, or
+on a private ``redis-server`` when none is set, then runs two phases of the
+same length with the same concurrency:
+
+1. **game**: N agents (httpx async) on N/2 two-seat Market Fortune tables.
+   Each agent observes, acts when it must (a random legal action, with an
+   ``Idempotency-Key``) and otherwise long-polls the events; a finished table
+   is replaced by a new one. Every request is authenticated with a JWT.
+2. **baseline**: N clients call ``POST /v1/tables/_bench/baseline``, which does
+   one Redis GET and one SET and nothing else.
+
+It prints actions/s, the action requests' p50 and p99 latency, and the ratio
+of the game phase's request throughput (observations, actions and long-polls
+that returned) to the baseline's: how much of the server's raw request
+capacity the real game path keeps. Targets (with 64 agents): ratio at least
+0.5, action p99 at most 50 ms, each printed with PASS or FAIL.
+
+    .venv/bin/python bench/gateway.py [--agents 64] [--seconds 10] [--strict]
+
+Only prints; ``--strict`` makes a FAIL exit with status 1. The client runs on
+the same machine as the server, so on a small machine they share the CPUs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Run as a script, this file's folder comes first on sys.path and its own name
+# would hide the ``gateway`` package; drop the folder before importing it.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
+
+import httpx  # noqa: E402
+from cryptography.hazmat.primitives import serialization  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
+
+from gateway.config import Settings  # noqa: E402
+from gateway.embedded_redis import EmbeddedRedis  # noqa: E402
+from gateway.security import TokenService  # noqa: E402
+
+GAME = "market-fortune"
+MODE = "family"
+RATIO_TARGET = 0.5
+P99_TARGET_MS = 50.0
+ORGANISER_KEY = "bench-organiser-key-" + uuid.uuid4().hex
+
+
+@dataclass
+class Tally:
+    """What one phase measured."""
+
+    requests: int = 0
+    actions: int = 0
+    action_latencies: list[float] = field(default_factory=list)
+    conflicts: int = 0
+    finished_tables: int = 0
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+class Table:
+    """A pair's current table id, handed from the agent that opens it to its partner."""
+
+    def __init__(self) -> None:
+        self.ids: asyncio.Queue[str] = asyncio.Queue()
+
+
+async def _agent(
+    http: httpx.AsyncClient, index: int, pair: Table, headers: dict[str, str],
+    stop_at: float, tally: Tally, rng: random.Random,
+) -> None:
+    """Play tables until ``stop_at``: the even agent of a pair opens each table, the odd one joins."""
+    while time.monotonic() < stop_at:
+        if index % 2 == 0:
+            created = await http.post("/v1/tables", headers=headers, json={
+                "game": GAME, "mode": MODE, "seats": 2, "turn_timeout_s": 600})
+            tally.requests += 1
+            table_id = created.json()["id"]
+            await pair.ids.put(table_id)
+        else:
+            try:
+                table_id = await asyncio.wait_for(
+                    pair.ids.get(), max(0.01, stop_at - time.monotonic()))
+            except TimeoutError:
+                return  # the partner stopped opening tables: the phase is over
+            await http.post(f"/v1/tables/{table_id}/join", headers=headers)
+            tally.requests += 1
+        await _play(http, table_id, headers, stop_at, tally, rng)
+
+
+async def _play(
+    http: httpx.AsyncClient, table_id: str, headers: dict[str, str],
+    stop_at: float, tally: Tally, rng: random.Random,
+) -> None:
+    base = f"/v1/tables/{table_id}"
+    while time.monotonic() < stop_at:
+        observation = (await http.get(f"{base}/observation", headers=headers)).json()
+        tally.requests += 1
+        if observation["status"] == "finished":
+            tally.finished_tables += 1
+            return
+        if observation["legal_actions"]:
+            action = rng.choice(observation["legal_actions"])["id"]
+            started = time.perf_counter()
+            answer = await http.post(f"{base}/actions", json={
+                "version": observation["version"], "action": action},
+                headers={**headers, "Idempotency-Key": uuid.uuid4().hex})
+            tally.action_latencies.append(time.perf_counter() - started)
+            tally.requests += 1
+            if answer.status_code == 200:
+                tally.actions += 1
+            else:
+                tally.conflicts += 1
+            continue
+        wait = max(0.0, min(2.0, stop_at - time.monotonic()))
+        await http.get(f"{base}/events", headers=headers,
+                       params={"after": observation["last_event_id"], "wait": wait})
+        tally.requests += 1
+
+
+async def _game_phase(url: str, tokens: TokenService, agents: int, seconds: float) -> Tally:
+    tally = Tally()
+    limits = httpx.Limits(max_connections=agents * 2, max_keepalive_connections=agents * 2)
+    async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as http:
+        pairs = [Table() for _ in range(agents // 2)]
+        headers = [
+            {"Authorization": "Bearer " + tokens.mint(
+                agent_id=f"bench-{i}", name=f"bench{i}", scopes={f"game:{GAME}"})}
+            for i in range(agents)
+        ]
+        stop_at = time.monotonic() + seconds
+        await asyncio.gather(*(
+            _agent(http, i, pairs[i // 2], headers[i], stop_at, tally, random.Random(i))
+            for i in range(agents)
+        ))
+    return tally
+
+
+async def _baseline_phase(url: str, clients: int, seconds: float) -> Tally:
+    tally = Tally()
+    limits = httpx.Limits(max_connections=clients * 2, max_keepalive_connections=clients * 2)
+    async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as http:
+        stop_at = time.monotonic() + seconds
+
+        async def hammer() -> None:
+            while time.monotonic() < stop_at:
+                started = time.perf_counter()
+                answer = await http.post("/v1/tables/_bench/baseline")
+                answer.raise_for_status()
+                tally.action_latencies.append(time.perf_counter() - started)
+                tally.requests += 1
+
+        await asyncio.gather(*(hammer() for _ in range(clients)))
+    return tally
+
+
+def _start_gateway(redis_url: str, port: int, data_dir: Path, settings_env: dict[str, str]) -> subprocess.Popen[bytes]:
+    env = {**os.environ, **settings_env, "REDIS_URL": redis_url,
+           "AGENTS_CLUB_BENCH_ENDPOINTS": "1", "AGENTS_CLUB_DATA_DIR": str(data_dir)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "gateway.app:create_app", "--factory",
+         "--workers", "2", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+         "--http", "gateway.http_protocol:NoDelayH11Protocol",
+         "--no-access-log"],
+        env=env, cwd=_HERE.parent,
+    )
+
+
+def _wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit("the gateway exited during start-up")
+        try:
+            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise SystemExit("the gateway did not become ready")
+
+
+def _verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run both phases and print the results."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", type=int, default=64, help="concurrent agents (even)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="length of each phase")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target fails")
+    args = parser.parse_args(argv)
+    agents = max(2, args.agents - args.agents % 2)
+    signing_key = Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption()).decode()
+    namespace = f"bench-{uuid.uuid4().hex[:8]}"
+    settings_env = {
+        "AGENTS_CLUB_ENVIRONMENT": "test",
+        "AGENTS_CLUB_REDIS_NAMESPACE": namespace,
+        "AGENTS_CLUB_SIGNING_KEY_PEM": signing_key,
+        "AGENTS_CLUB_ORGANISER_KEY": ORGANISER_KEY,
+        "AGENTS_CLUB_LOG_LEVEL": "WARNING",
+    }
+    with tempfile.TemporaryDirectory(prefix="agents-club-bench-") as scratch:
+        data_dir = Path(scratch)
+        embedded: EmbeddedRedis | None = None
+        redis_url = os.environ.get("REDIS_URL")
+        if not redis_url:
+            embedded = EmbeddedRedis(data_dir / "redis", persistent=False).start()
+            redis_url = embedded.url
+        settings = Settings.model_validate({
+            "environment": "test", "redis_url": redis_url, "redis_namespace": namespace,
+            "data_dir": data_dir, "signing_key_pem": signing_key, "organiser_key": ORGANISER_KEY,
+        })
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}"
+        process = _start_gateway(redis_url, port, data_dir, settings_env)
+        try:
+            _wait_ready(url, process)
+            game = asyncio.run(_game_phase(url, TokenService(settings), agents, args.seconds))
+            baseline = asyncio.run(_baseline_phase(url, agents, args.seconds))
+        finally:
+            process.terminate()
+            process.wait(timeout=20)
+            if embedded is not None:
+                embedded.stop()
+    return _report(game, baseline, agents, args.seconds, args.strict)
+
+
+def _report(game: Tally, baseline: Tally, agents: int, seconds: float, strict: bool) -> int:
+    actions_per_s = game.actions / seconds
+    game_rps = game.requests / seconds
+    baseline_rps = baseline.requests / seconds
+    ratio = game_rps / baseline_rps if baseline_rps else 0.0
+    p50 = _percentile(game.action_latencies, 0.50) * 1000
+    p99 = _percentile(game.action_latencies, 0.99) * 1000
+    rows: list[tuple[str, Any]] = [
+        ("agents / tables", f"{agents} / {agents // 2} ({GAME}, {MODE})"),
+        ("actions applied", game.actions),
+        ("actions/s", f"{actions_per_s:.1f}"),
+        ("action p50 latency", f"{p50:.1f} ms"),
+        ("action p99 latency", f"{p99:.1f} ms   target <= {P99_TARGET_MS:.0f} ms: "
+                               f"{_verdict(p99 <= P99_TARGET_MS)}"),
+        ("refused actions (stale/illegal)", game.conflicts),
+        ("tables finished", game.finished_tables),
+        ("game requests/s (all kinds)", f"{game_rps:.1f}"),
+        ("baseline requests/s (GET+SET)", f"{baseline_rps:.1f}   p50 "
+         f"{_percentile(baseline.action_latencies, 0.5) * 1000:.1f} ms"),
+        ("ratio game/baseline", f"{ratio:.2f}   target >= {RATIO_TARGET}: "
+                                f"{_verdict(ratio >= RATIO_TARGET)}"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+    failed = p99 > P99_TARGET_MS or ratio < RATIO_TARGET
+    if game.action_latencies:
+        print(f"{'action mean latency':<{width}}  {statistics.fmean(game.action_latencies) * 1000:.1f} ms")
+    return 1 if strict and failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

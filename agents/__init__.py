@@ -105,6 +105,7 @@ from agents._models import (
 from agents._retry import RetryPolicy
 from agents._transport import RetryNotice
 from agents.bot import Bot, HouseBot, load_bot
+from agents.runner import GameResult, Runner
 
 __all__ = [
     "AccessToken",
@@ -143,6 +144,7 @@ __all__ = [
     "GameList",
     "GameNotFound",
     "GameOut",
+    "GameResult",
     "HouseBot",
     "HouseBotSeat",
     "IdempotencyConflict",
@@ -177,6 +179,7 @@ __all__ = [
     "Revoked",
     "RouteNotFound",
     "RulebookNotFound",
+    "Runner",
     "Score",
     "SeatOut",
     "SecretRotated",

@@ -1,0 +1,68 @@
+"""The runner: it plays to the end through refusals and through a server outage."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from agents import Bot, Client, HouseBot, Observation, RetryPolicy, Runner
+
+if TYPE_CHECKING:
+    from conftest import RunningGateway
+
+
+class Stubborn(Bot):
+    """Always answers an id no game has: the runner must not loop on it forever."""
+
+    def choose(self, observation: Observation) -> str:
+        return "no-such-action"
+
+
+class Outage(httpx.BaseTransport):
+    """Passes requests through, except that the 4th to the 15th find no server."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.HTTPTransport()
+        self.sent = 0
+        self.refused = 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent += 1
+        if 4 <= self.sent <= 15:
+            self.refused += 1
+            raise httpx.ConnectError("the server is restarting (test)")
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_refused_choices_are_replaced_by_the_first_legal_action(
+    gateway: RunningGateway, short_game: dict[str, Any]
+) -> None:
+    with gateway.client(gateway.mint(games=[short_game["game"]])) as client:
+        table = client.create_table(
+            **{**short_game, "options": {"turn_limit_per_seat": 3}},
+            house_bots=[{"seat": s, "bot": "random"} for s in range(1, short_game["seats"])],
+        )
+        result = Runner(client, Stubborn(), printer=None, max_refusals_per_turn=2).play(table.id)
+    assert result.outcome is not None
+    assert result.substitutes == result.actions > 0
+    assert len(result.refused) == 2 * result.substitutes
+    assert all(refusal.startswith("action/malformed") for refusal in result.refused)
+
+
+def test_the_game_survives_a_server_outage(gateway: RunningGateway, short_game: dict[str, Any]) -> None:
+    outage = Outage()
+    fast = RetryPolicy(max_retries=2, backoff_base_s=0.01, backoff_cap_s=0.05)
+    lines: list[str] = []
+    token = gateway.mint(games=[short_game["game"]])
+    with Client(gateway.base_url, token=token, transport=outage, retry=fast) as client:
+        table = client.create_table(
+            **short_game, house_bots=[{"seat": s, "bot": "random"} for s in range(1, short_game["seats"])]
+        )
+        result = Runner(client, HouseBot("random"), printer=lines.append).play(table.id)
+    assert result.outcome is not None
+    assert outage.refused == 12 and result.reconnects >= 1
+    assert any("connection lost" in line for line in lines)

@@ -100,3 +100,29 @@ def test_full_game_with_malformed_illegal_replies_and_a_counted_fallback(
     turn_prompts = [request for request in scripted.requests if "Legal actions" in request[1]["content"]]
     assert turn_prompts and all("Rules digest:" in request[0]["content"] for request in turn_prompts)
     assert any(line.startswith("table ") for line in lines)
+
+
+def test_a_failing_llm_endpoint_falls_back_and_says_why(
+    gateway: RunningGateway, short_game: dict[str, Any], tmp_path: Path
+) -> None:
+    import httpx
+    import respx
+
+    router = respx.Router(base_url="https://down.test/v1")
+    route = router.post("/chat/completions").mock(return_value=httpx.Response(503, headers={"Retry-After": "0"}))
+    broken = ChatClient(base_url="https://down.test/v1", model="m", api_key="k", max_retries=1,
+                        transport=httpx.MockTransport(router.handler))  # fmt: skip
+    with gateway.client(gateway.mint(games=[short_game["game"]])) as client:
+        table = client.create_table(
+            **short_game, house_bots=[{"seat": s, "bot": "random"} for s in range(1, short_game["seats"])]
+        )
+        observation = client.observe(table.id)
+        while observation.seat not in observation.to_act:
+            client.events_page(table.id, after=observation.last_event_id, wait=3)
+            observation = client.observe(table.id)
+    agent = LlmAgent(broken, rulebook="# Rules", game_title="Test", transcripts=tmp_path)
+    assert agent.choose(observation) == observation.legal_actions[0].id
+    assert route.call_count == 2  # the endpoint was retried once, then given up on for this decision
+    assert len(agent.fallbacks) == 1 and "LLM endpoint failed" in agent.fallbacks[0].reason
+    kinds = [record["kind"] for record in Transcript(tmp_path / f"{table.id}-seat0.jsonl").records()]
+    assert kinds == ["game", "prompt", "error", "fallback"]

@@ -1,0 +1,25 @@
+"""The async client mirrors the sync one: same methods, same parameters, awaited."""
+
+from __future__ import annotations
+
+import inspect
+
+from agents import AsyncClient, Client
+
+NOT_COROUTINES = {"events", "http"}
+
+
+def public_methods(cls: type) -> dict[str, object]:
+    return {name: member for name, member in vars(cls).items() if not name.startswith("_")}
+
+
+def test_every_sync_method_has_an_async_twin_with_the_same_parameters() -> None:
+    sync_methods = public_methods(Client)
+    async_methods = public_methods(AsyncClient)
+    assert set(sync_methods) - {"close"} == set(async_methods) - {"aclose"}
+    for name, member in sync_methods.items():
+        if name == "close" or isinstance(member, property):
+            continue
+        twin = async_methods[name]
+        assert inspect.signature(member).parameters.keys() == inspect.signature(twin).parameters.keys(), name  # type: ignore[arg-type]
+        assert inspect.iscoroutinefunction(twin) == (name not in NOT_COROUTINES), name

@@ -54,6 +54,8 @@ ROUTER_MODULES = (
 """Route modules (each exposes ``router``); the ones not written yet are skipped."""
 
 RUNTIME_MODULE = "gateway.services.runtime"
+SHUTDOWN_GRACE_S = 5.0
+"""How long shutdown waits for cancelled background tasks."""
 
 log = logging.getLogger(__name__)
 
@@ -209,6 +211,34 @@ def _problem_openapi(app: FastAPI) -> dict[str, Any]:
     return schema
 
 
+async def _stop_tasks(tasks: list[asyncio.Task[Any]]) -> None:
+    """Cancel the background tasks and wait for them, but never longer than the grace period.
+
+    Cancellation is repeated while waiting: a cancellation can be lost when it
+    races with an ``asyncio.wait_for`` timeout (Python 3.11) or a client
+    library's own timeout, and the task would then run on and keep the worker
+    (and with it ``agents-club serve`` and its embedded Redis) from stopping.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + SHUTDOWN_GRACE_S
+    pending: set[asyncio.Task[Any]] = set(tasks)
+    finished: set[asyncio.Task[Any]] = set()
+    while pending:
+        for task in pending:
+            task.cancel()
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            break
+        done, pending = await asyncio.wait(pending, timeout=min(0.1, remaining))
+        finished |= done
+    for task in finished:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task %s failed", task.get_name(), exc_info=task.exception())
+    for task in pending:
+        log.error("background task %s ignored cancellation for %.0f s; leaving it",
+                  task.get_name(), SHUTDOWN_GRACE_S)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the gateway app for ``settings`` (default: read from the environment).
 
@@ -244,9 +274,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
             yield
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _stop_tasks(tasks)
             app.state.redis = None
             await redis.aclose()
 

@@ -178,3 +178,56 @@ def test_logs_never_contain_a_token_or_a_secret(
     for leak in (token, minted.json()["access_token"], ORGANISER_KEY, "acs_body-secret-value",
                  *pem_body):
         assert leak not in output
+
+
+def test_shutdown_does_not_wait_forever_for_a_stubborn_task(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+
+    import gateway.app as gateway_app
+
+    monkeypatch.setattr(gateway_app, "SHUTDOWN_GRACE_S", 0.5)
+
+    async def scenario() -> float:
+        release = asyncio.Event()
+
+        async def stubborn() -> None:
+            # The bug guarded against: a background task that swallows cancellation.
+            while not release.is_set():
+                try:
+                    await release.wait()
+                except asyncio.CancelledError:
+                    continue
+
+        async def polite() -> None:
+            await asyncio.sleep(10)
+
+        swallowed = 0
+
+        async def loses_one_cancellation() -> None:
+            # What a cancellation racing a wait_for timeout looks like from outside.
+            nonlocal swallowed
+            while True:
+                try:
+                    await asyncio.sleep(10)
+                except asyncio.CancelledError:
+                    swallowed += 1
+                    if swallowed > 1:
+                        raise
+
+        tasks = [asyncio.create_task(stubborn()), asyncio.create_task(polite()),
+                 asyncio.create_task(loses_one_cancellation())]
+        await asyncio.sleep(0)
+        started = time.monotonic()
+        try:
+            await gateway_app._stop_tasks(tasks)
+            elapsed = time.monotonic() - started
+            assert tasks[1].cancelled() and tasks[2].cancelled()
+            assert not tasks[0].done()  # given up on after the grace period, not waited for
+        finally:
+            release.set()  # let the stubborn task end so asyncio.run can close
+        await tasks[0]
+        return elapsed
+
+    assert asyncio.run(scenario()) < 2

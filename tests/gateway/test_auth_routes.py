@@ -166,3 +166,14 @@ def test_agent_store(redis_url: str, redis_namespace: str) -> None:
             await client.aclose()
 
     asyncio.run(scenario())
+
+
+def test_workers_starting_together_end_up_with_one_key(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    settings = Settings.model_validate({"environment": "development", "data_dir": tmp_path})
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        services = list(pool.map(lambda _: TokenService(settings), range(16)))
+    assert len({service.keyring.signing_kid for service in services}) == 1
+    assert len({service.organiser_key for service in services}) == 1
+    assert sorted(path.name for path in tmp_path.iterdir()) == [ORGANISER_KEY_FILE, SIGNING_KEY_FILE]

@@ -43,7 +43,8 @@ AUTH_ERRORS = (
     "auth/missing", "auth/invalid", "auth/expired", "auth/not_yet_valid", "auth/wrong_audience",
     "auth/wrong_issuer", "auth/unknown_key", "auth/revoked",
 )
-AGENT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,62}[A-Za-z0-9_.\-]?$"
+AGENT_NAME_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9 _.\-]{0,62}[A-Za-z0-9_.\-])?$"
+"""1 to 64 characters: letters, digits, space, `_`, `.`, `-`; no space at either end."""
 
 
 class StrictModel(BaseModel):

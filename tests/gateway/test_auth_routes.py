@@ -58,7 +58,8 @@ def test_minting_refuses_wrong_keys_agents_and_bad_bodies(
         unknown_game = client.post(MINT, headers={"X-Organiser-Key": ORGANISER_KEY}, json=body)
         assert (unknown_game.status_code, unknown_game.json()["code"]) == (404, "game/not_found")
     for body in ({"name": ""}, {"name": "x", "ttl_s": "600"}, {"name": "x", "extra": 1},
-                 {"name": "x", "ttl_s": 5}, {"name": "<script>"}):
+                 {"name": "x", "ttl_s": 5}, {"name": "<script>"}, {"name": "trailing "},
+                 {"name": "x" * 65}):
         invalid = client.post(MINT, headers={"X-Organiser-Key": ORGANISER_KEY}, json=body)
         assert (invalid.status_code, invalid.json()["code"]) == (422, "request/invalid"), body
 

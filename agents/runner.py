@@ -22,6 +22,7 @@ from typing import TypeVar
 from agents._client import Client
 from agents._exceptions import (
     ActionError,
+    InvalidRequest,
     NotYourTurn,
     ServerError,
     StaleVersion,
@@ -91,6 +92,8 @@ class Runner:
         while True:
             observation = self._reconnecting(result, lambda: self.client.observe(table_id))
             result.seat = observation.seat
+            if observation.seat is None and observation.status != "finished":
+                raise ValueError(f"this client holds no seat at table {table_id}: join it first")
             if observation.status == "finished":
                 self._catch_up(result, table_id, observation.last_event_id)
                 result.outcome = observation.outcome
@@ -130,7 +133,7 @@ class Runner:
             )
         except (StaleVersion, NotYourTurn, TableFinished):
             return True  # the table moved on (a clock, a defender): observe again
-        except ActionError as refused:
+        except (ActionError, InvalidRequest) as refused:  # not legal, or not even an action
             result.refused.append(f"{refused.code_received}: {refused.detail}")
             self._say(f"  ! seat {observation.seat}: {action_id!r} refused ({refused.code_received})")
             return False

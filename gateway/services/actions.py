@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -31,13 +31,15 @@ from gateway.services.records import TableRecord, game_or_problem, problem
 from gateway.store.tables import CommitResult, IdempotencyRecord, TableSnapshot
 
 __all__ = [
+    "IndexUpdates",
     "LoadedTable",
     "Step",
     "advance",
     "commit_step",
     "event_out",
+    "index_updates",
     "load_table",
-    "post_commit",
+    "parse_table",
     "schedule_for",
     "submit",
 ]
@@ -73,7 +75,11 @@ class Step:
 
 async def load_table(ctx: TableContext, table_id: str) -> LoadedTable:
     """Read and parse a table; a ``table/not_found`` problem when there is none."""
-    snapshot = await ctx.store.load(table_id)
+    return parse_table(table_id, await ctx.store.load(table_id))
+
+
+def parse_table(table_id: str, snapshot: TableSnapshot | None) -> LoadedTable:
+    """Parse a read table; a ``table/not_found`` problem when there is none."""
     if snapshot is None or snapshot.state is None:
         raise problem("table/not_found", f"No table has the id {table_id!r}.")
     record = TableRecord.model_validate(snapshot.record)
@@ -159,9 +165,11 @@ async def commit_step(
 ) -> CommitResult:
     """Store ``step`` if the table is still at ``loaded.version``; index its clock and bots.
 
+    One round trip: the compare-and-set and the index updates travel together.
     The house-bot driver passes ``announce_bots=False``: it keeps playing the
     table it holds instead of announcing it to itself again.
     """
+    bots_due = step.bots_due and announce_bots
     result = await ctx.store.commit(
         loaded.snapshot.table_id,
         expected_version=loaded.version,
@@ -172,22 +180,26 @@ async def commit_step(
         log=[step.log_entry],
         idempotency_scope=idempotency_scope,
         idempotency=idempotency,
+        **index_updates(ctx, step.deadline, bots_due),
     )
-    if result.applied:
-        bots_due = step.bots_due and announce_bots
-        await post_commit(ctx, loaded.snapshot.table_id, step.deadline, bots_due)
+    if result.applied and bots_due:
+        ctx.bots_due.set()
     return result
 
 
-async def post_commit(
-    ctx: TableContext, table_id: str, deadline: float | None, bots_due: bool
-) -> None:
-    """Index what a commit started: the turn clock and any house-bot turn."""
-    if deadline is not None:
-        await ctx.store.schedule_clock(table_id, deadline)
-    if bots_due:
-        await ctx.store.schedule_bots(table_id, ctx.now() + ctx.settings.house_bot_delay_s)
-        ctx.bots_due.set()
+class IndexUpdates(TypedDict):
+    """The index arguments of :meth:`gateway.store.tables.TableStore.commit`."""
+
+    index_clock: float | None
+    index_bots: float | None
+
+
+def index_updates(ctx: TableContext, deadline: float | None, bots_due: bool) -> IndexUpdates:
+    """The ``index_clock`` / ``index_bots`` arguments of a commit that leaves this schedule."""
+    return {
+        "index_clock": deadline,
+        "index_bots": ctx.now() + ctx.settings.house_bot_delay_s if bots_due else None,
+    }
 
 
 def _fingerprint(body: ActionRequest) -> str:
@@ -239,19 +251,18 @@ async def submit(
     another body it is ``idempotency/conflict``. A ``version`` that is not the
     table's current one is ``table/stale_version`` with ``current_version``.
     """
-    loaded = await load_table(ctx, table_id)
+    scope = f"{principal.agent_id}:{idempotency_key}" if idempotency_key else None
+    snapshot, stored = await ctx.store.load_for_action(table_id, scope)
+    loaded = parse_table(table_id, snapshot)
     record, game = loaded.record, loaded.game
     seat = record.seat_of(principal.agent_id)
     if seat is None:
         raise problem("table/not_seated", "You do not sit at this table.")
     if not principal.may_play(record.game):
         raise problem("auth/wrong_scope", f"Your token does not allow playing {record.game}.")
-    scope = f"{principal.agent_id}:{idempotency_key}" if idempotency_key else None
     fingerprint = _fingerprint(body)
-    if scope is not None:
-        stored = await ctx.store.idempotency(table_id, scope)
-        if stored is not None:
-            return _answer_again(stored, fingerprint)
+    if stored is not None:
+        return _answer_again(stored, fingerprint)
     if record.status == "open":
         raise problem("table/not_started", "The table starts when every seat is taken.")
     if record.status == "finished":

@@ -28,7 +28,13 @@ from gateway.schemas.tables import (
     TableOut,
     TableStatus,
 )
-from gateway.services.actions import LoadedTable, event_out, load_table, post_commit, schedule_for
+from gateway.services.actions import (
+    LoadedTable,
+    event_out,
+    index_updates,
+    load_table,
+    schedule_for,
+)
 from gateway.services.context import TableContext
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
 
@@ -176,12 +182,14 @@ async def create_table(
     result = await ctx.store.commit(
         table_id, expected_version=-1, record=record.model_dump(mode="json"),
         state=state.model_dump_json(), deadline=deadline, events=events,
+        **index_updates(ctx, deadline, bots_due),
     )
     if not result.applied:  # a 64-bit id collision: vanishingly rare, but never overwrite
         raise problem("server/error", "Could not allocate a table id; try again.")
+    if bots_due:
+        ctx.bots_due.set()
     if not record.private:
         await ctx.store.index_public(table_id, now)
-    await post_commit(ctx, table_id, deadline, bots_due)
     return table_out(record, result.version, principal)
 
 
@@ -273,9 +281,10 @@ async def _commit_record(
     result = await ctx.store.commit(
         loaded.snapshot.table_id, expected_version=loaded.version,
         record=record.model_dump(mode="json"), deadline=deadline, events=events,
+        **index_updates(ctx, deadline, bots_due),
     )
-    if result.applied:
-        await post_commit(ctx, loaded.snapshot.table_id, deadline, bots_due)
+    if result.applied and bots_due:
+        ctx.bots_due.set()
     return result.applied
 
 

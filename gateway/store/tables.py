@@ -30,12 +30,14 @@ table hash, so a stale index entry is harmless.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.exceptions import NoScriptError
 
 from gateway.store.connection import Keys
 
@@ -105,6 +107,8 @@ if ARGV[5] ~= '' then
 end
 return {1, version, seq}
 """
+
+_COMMIT_SHA = hashlib.sha1(_COMMIT_LUA.encode()).hexdigest()  # the name Redis caches it under
 
 # Claims the due members of an index (clock or bots) for one worker: each due
 # member's score moves to the lease end, so other workers skip it until then.
@@ -223,7 +227,6 @@ class TableStore:
     def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:  # type: ignore[type-arg]
         self.redis = redis
         self.keys = keys
-        self._commit = redis.register_script(_COMMIT_LUA)
         self._claim = redis.register_script(_CLAIM_LUA)
         self._release = redis.register_script(_RELEASE_LUA)
 
@@ -257,12 +260,27 @@ class TableStore:
 
     async def load(self, table_id: str) -> TableSnapshot | None:
         """Read a table's hash in one round trip; ``None`` when it does not exist."""
-        record, state, version, seq, deadline = await self.redis.hmget(
-            self._hash(table_id), ["record", "state", "version", "seq", "deadline"]
-        )
+        snapshot, _seen = await self.load_for_action(table_id, None)
+        return snapshot
+
+    async def load_for_action(
+        self, table_id: str, idempotency_scope: str | None
+    ) -> tuple[TableSnapshot | None, IdempotencyRecord | None]:
+        """The table and, when a scope is given, its stored idempotent answer: one round trip."""
+        fields = ["record", "state", "version", "seq", "deadline"]
+        if idempotency_scope is None:
+            row = await self.redis.hmget(self._hash(table_id), fields)
+            seen = None
+        else:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hmget(self._hash(table_id), fields)
+                pipe.get(self._seen(table_id, idempotency_scope))
+                row, seen = await pipe.execute()
+        stored = IdempotencyRecord.from_json(seen) if seen is not None else None
+        record, state, version, seq, deadline = row
         if record is None or version is None:
-            return None
-        return TableSnapshot(
+            return None, stored
+        snapshot = TableSnapshot(
             table_id=table_id,
             record=json.loads(record),
             state=_text(state) if state is not None else None,
@@ -270,6 +288,7 @@ class TableStore:
             seq=int(seq or 0),
             deadline=float(deadline) if deadline is not None else None,
         )
+        return snapshot, stored
 
     async def load_records(self, table_ids: Sequence[str]) -> list[dict[str, Any]]:
         """The records (no state) of several tables, in one pipeline; missing ones skipped."""
@@ -338,12 +357,18 @@ class TableStore:
         log: Sequence[dict[str, Any]] = (),
         idempotency_scope: str | None = None,
         idempotency: IdempotencyRecord | None = None,
+        index_clock: float | None = None,
+        index_bots: float | None = None,
     ) -> CommitResult:
         """Write a change only if the table's version is still ``expected_version``.
 
         ``deadline``: ``False`` keeps it, ``None`` clears it, a number sets it.
         ``events`` are ``(audience, body)`` pairs appended in order with the
         next sequence ids. ``expected_version=-1`` creates the table.
+        ``index_clock`` / ``index_bots`` put the table in the clock or house-bot
+        index in the same round trip; they are written even when the
+        compare-and-set fails, which is harmless because the workers draining
+        the indexes re-check the table itself.
         """
         if deadline is False:
             deadline_arg = ""
@@ -367,10 +392,8 @@ class TableStore:
         seen_key = self._seen(table_id, idempotency_scope or _NO_IDEMPOTENCY)
         if idempotency is not None and idempotency_scope is None:
             raise ValueError("an idempotency record needs its scope")
-        reply = await self._commit(
-            keys=[self._hash(table_id), self._events(table_id), self._log(table_id), seen_key],
-            args=argv,
-        )
+        keys = [self._hash(table_id), self._events(table_id), self._log(table_id), seen_key]
+        reply = await self._commit_and_index(keys, argv, table_id, index_clock, index_bots)
         outcome = int(reply[0])
         if outcome == 1:
             return CommitResult(applied=True, version=int(reply[1]), last_seq=int(reply[2]))
@@ -378,6 +401,36 @@ class TableStore:
             stored = IdempotencyRecord.from_json(reply[1])
             return CommitResult(applied=False, version=-1, replayed=stored)
         return CommitResult(applied=False, version=int(reply[1]))
+
+    async def _commit_and_index(
+        self,
+        keys: list[str],
+        argv: list[str | int],
+        table_id: str,
+        index_clock: float | None,
+        index_bots: float | None,
+    ) -> Any:
+        """EVALSHA the commit script and the index updates in one pipeline (one round trip).
+
+        A Redis that lost its script cache answers NOSCRIPT; nothing of the
+        script ran then, so it is loaded and the pipeline sent again.
+        """
+        for _attempt in range(2):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.evalsha(_COMMIT_SHA, len(keys), *keys, *argv)
+                if index_clock is not None:
+                    pipe.zadd(self._clock_index, {table_id: index_clock})
+                if index_bots is not None:
+                    pipe.zadd(self._bots_index, {table_id: index_bots})
+                replies = await pipe.execute(raise_on_error=False)
+            reply = replies[0]
+            if isinstance(reply, NoScriptError):
+                await self.redis.script_load(_COMMIT_LUA)  # type: ignore[no-untyped-call]
+                continue
+            if isinstance(reply, Exception):
+                raise reply
+            return reply
+        raise RuntimeError("the commit script could not be loaded")
 
     async def bench_get_set(self) -> int:
         """One GET and one SET of a counter: the benchmark's baseline request."""

@@ -117,3 +117,19 @@ def test_a_due_entry_is_claimed_by_one_worker_and_released_only_by_its_lease(
         assert await store.claim_clocks(1000.0, 1100.0) == ["t2"]
 
     run(scenario, redis_url, redis_namespace)
+
+
+def test_a_flushed_script_cache_is_reloaded_and_the_index_goes_with_the_commit(
+    redis_url: str, redis_namespace: str
+) -> None:
+    async def scenario(store: TableStore) -> None:
+        await store.commit("t1", expected_version=-1, record={}, state="{}", index_clock=42.0)
+        assert await store.claim_clocks(50.0, 60.0) == ["t1"]
+        await store.redis.script_flush()
+        moved = await store.commit("t1", expected_version=0, state="{}", index_bots=7.0)
+        assert moved.applied and moved.version == 1
+        assert await store.claim_bots(8.0, 9.0) == ["t1"]
+        snapshot, seen = await store.load_for_action("t1", "agent:key")
+        assert snapshot is not None and snapshot.version == 1 and seen is None
+
+    run(scenario, redis_url, redis_namespace)

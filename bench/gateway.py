@@ -18,7 +18,7 @@ that returned) to the baseline's: how much of the server's raw request
 capacity the real game path keeps. Targets (with 64 agents): ratio at least
 0.5, action p99 at most 50 ms, each printed with PASS or FAIL.
 
-    .venv/bin/python bench/gateway.py [--agents 64] [--seconds 10] [--strict]
+    .venv/bin/python bench/gateway.py [--agents 64] [--seconds 10] [--warmup 2] [--strict]
 
 Only prints; ``--strict`` makes a FAIL exit with status 1. The client runs on
 the same machine as the server, so on a small machine they share the CPUs.
@@ -63,8 +63,9 @@ ORGANISER_KEY = "bench-organiser-key-" + uuid.uuid4().hex
 
 @dataclass
 class Tally:
-    """What one phase measured."""
+    """What one phase measured (only after its warm-up: workers import and tables get dealt)."""
 
+    measure_from: float = 0.0
     requests: int = 0
     actions: int = 0
     action_latencies: list[float] = field(default_factory=list)
@@ -122,7 +123,7 @@ async def _play(
     base = f"/v1/tables/{table_id}"
     while time.monotonic() < stop_at:
         observation = (await http.get(f"{base}/observation", headers=headers)).json()
-        tally.requests += 1
+        tally.requests += time.monotonic() >= tally.measure_from
         if observation["status"] == "finished":
             tally.finished_tables += 1
             return
@@ -132,21 +133,24 @@ async def _play(
             answer = await http.post(f"{base}/actions", json={
                 "version": observation["version"], "action": action},
                 headers={**headers, "Idempotency-Key": uuid.uuid4().hex})
-            tally.action_latencies.append(time.perf_counter() - started)
-            tally.requests += 1
-            if answer.status_code == 200:
-                tally.actions += 1
-            else:
-                tally.conflicts += 1
+            if time.monotonic() >= tally.measure_from:
+                tally.action_latencies.append(time.perf_counter() - started)
+                tally.requests += 1
+                if answer.status_code == 200:
+                    tally.actions += 1
+                else:
+                    tally.conflicts += 1
             continue
         wait = max(0.0, min(2.0, stop_at - time.monotonic()))
         await http.get(f"{base}/events", headers=headers,
                        params={"after": observation["last_event_id"], "wait": wait})
-        tally.requests += 1
+        tally.requests += time.monotonic() >= tally.measure_from
 
 
-async def _game_phase(url: str, tokens: TokenService, agents: int, seconds: float) -> Tally:
-    tally = Tally()
+async def _game_phase(
+    url: str, tokens: TokenService, agents: int, seconds: float, warmup: float
+) -> Tally:
+    tally = Tally(measure_from=time.monotonic() + warmup)
     limits = httpx.Limits(max_connections=agents * 2, max_keepalive_connections=agents * 2)
     async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as http:
         pairs = [Table() for _ in range(agents // 2)]
@@ -155,7 +159,7 @@ async def _game_phase(url: str, tokens: TokenService, agents: int, seconds: floa
                 agent_id=f"bench-{i}", name=f"bench{i}", scopes={f"game:{GAME}"})}
             for i in range(agents)
         ]
-        stop_at = time.monotonic() + seconds
+        stop_at = time.monotonic() + warmup + seconds
         await asyncio.gather(*(
             _agent(http, i, pairs[i // 2], headers[i], stop_at, tally, random.Random(i))
             for i in range(agents)
@@ -163,19 +167,20 @@ async def _game_phase(url: str, tokens: TokenService, agents: int, seconds: floa
     return tally
 
 
-async def _baseline_phase(url: str, clients: int, seconds: float) -> Tally:
-    tally = Tally()
+async def _baseline_phase(url: str, clients: int, seconds: float, warmup: float) -> Tally:
+    tally = Tally(measure_from=time.monotonic() + warmup)
     limits = httpx.Limits(max_connections=clients * 2, max_keepalive_connections=clients * 2)
     async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as http:
-        stop_at = time.monotonic() + seconds
+        stop_at = time.monotonic() + warmup + seconds
 
         async def hammer() -> None:
             while time.monotonic() < stop_at:
                 started = time.perf_counter()
                 answer = await http.post("/v1/tables/_bench/baseline")
                 answer.raise_for_status()
-                tally.action_latencies.append(time.perf_counter() - started)
-                tally.requests += 1
+                if time.monotonic() >= tally.measure_from:
+                    tally.action_latencies.append(time.perf_counter() - started)
+                    tally.requests += 1
 
         await asyncio.gather(*(hammer() for _ in range(clients)))
     return tally
@@ -216,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", type=int, default=64, help="concurrent agents (even)")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each phase")
+    parser.add_argument("--warmup", type=float, default=2.0, help="unmeasured seconds first")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target fails")
     args = parser.parse_args(argv)
     agents = max(2, args.agents - args.agents % 2)
@@ -246,8 +252,9 @@ def main(argv: list[str] | None = None) -> int:
         process = _start_gateway(redis_url, port, data_dir, settings_env)
         try:
             _wait_ready(url, process)
-            game = asyncio.run(_game_phase(url, TokenService(settings), agents, args.seconds))
-            baseline = asyncio.run(_baseline_phase(url, agents, args.seconds))
+            game = asyncio.run(
+                _game_phase(url, TokenService(settings), agents, args.seconds, args.warmup))
+            baseline = asyncio.run(_baseline_phase(url, agents, args.seconds, args.warmup))
         finally:
             process.terminate()
             process.wait(timeout=20)

@@ -103,7 +103,7 @@ from agents._models import (
     VariantOut,
 )
 from agents._retry import RetryPolicy
-from agents._transport import RetryNotice
+from agents._transport import AgentCredentials, RetryNotice
 from agents.bot import Bot, HouseBot, load_bot
 from agents.runner import GameResult, Runner
 
@@ -115,6 +115,7 @@ __all__ = [
     "AdmissionError",
     "AdmissionFailed",
     "AdmissionPassed",
+    "AgentCredentials",
     "AgentError",
     "AgentNotFound",
     "AgentProfile",

@@ -35,11 +35,13 @@ from agents._retry import RetryPolicy
 from agents._transport import (
     DEFAULT_BASE_URL,
     USER_AGENT,
+    AgentCredentials,
     RetryNotice,
     RetryObserver,
     always_resendable,
     error_for,
     request_headers,
+    token_expired,
 )
 
 __all__ = ["Client"]
@@ -50,7 +52,9 @@ T = TypeVar("T")
 class Client:
     """Talks to an Agents Club gateway.
 
-    ``token`` is the bearer token (set it later with :attr:`token`);
+    ``token`` is the bearer token (set it later with :attr:`token`); with
+    ``credentials`` (agent id and secret) an expired token is renewed on the
+    fly (``POST /v1/auth/token``) and the request sent again;
     ``transport`` is the httpx seam: pass ``httpx.WSGITransport``, a mocked
     transport or a wrapper to run the SDK without a network. Use it as a
     context manager, or call :meth:`close`.
@@ -69,8 +73,10 @@ class Client:
         timeout_s: float = 30.0,
         retry: RetryPolicy | None = None,
         on_retry: RetryObserver | None = None,
+        credentials: AgentCredentials | None = None,
     ) -> None:
         self.token = token
+        self.credentials = credentials
         self.retry = retry or RetryPolicy()
         self.on_retry = on_retry
         self._http = httpx.Client(
@@ -90,6 +96,7 @@ class Client:
     def send(self, call: Call[T]) -> T:
         """Send ``call``, retrying as :class:`~agents._retry.RetryPolicy` allows; its typed answer."""
         attempt = 0
+        renewed = False
         while True:
             try:
                 response = self._http.request(
@@ -108,6 +115,12 @@ class Client:
                 continue
             if response.is_success:
                 return call.read(response)
+            if not renewed and call.authenticated and self.credentials is not None and token_expired(response):
+                # One renewal per call: a token refused again right after it was minted is a real error.
+                renewed = True
+                issued = self.send(endpoints.exchange_credentials(**self.credentials.as_body()))
+                self.token = issued.access_token
+                continue
             if self.retry.should_retry(response.status_code, repeatable=call.repeatable) and (
                 attempt < self.retry.max_retries
             ):
@@ -294,12 +307,12 @@ class Client:
     ) -> ActionResult:
         """Submit one action for your seat at ``version``.
 
-        The ``Idempotency-Key`` is derived from the token, table, version and
-        action unless given, so sending the same action again (a retry, or
-        after a crash) is applied at most once.
+        The ``Idempotency-Key`` is derived from the table, version and action
+        unless given, so sending the same action again (a retry, or after a
+        crash) is applied at most once.
         """
         return self.send(
-            endpoints.act(table_id, version=version, action=action, token=self.token, key=idempotency_key)
+            endpoints.act(table_id, version=version, action=action, key=idempotency_key)
         )
 
     def events_page(self, table_id: str, *, after: int | None = None, wait: float | None = None) -> EventsPage:

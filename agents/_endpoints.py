@@ -104,17 +104,16 @@ def action_json(action: ActionBody) -> Any:
     return dict(action)
 
 
-def idempotency_key(*, token: str | None, table_id: str, version: int, action: Any) -> str:
-    """The key of one logical action: the same agent, table, version and action.
+def idempotency_key(*, table_id: str, version: int, action: Any) -> str:
+    """The key of one logical action: the same table, version and action.
 
-    Deterministic, so a retry — even from a new process after a crash — reuses
-    the key and the server applies the action at most once. The token's hash
-    keeps two agents sending the same action at the same version apart.
+    Deterministic, so a retry — even from a new process after a crash, or with
+    a renewed token — reuses the key and the server applies the action at most
+    once. The server keeps keys per agent, so two agents sending the same
+    action at the same version never share one.
     """
     material = json.dumps(
-        {"token": token or "", "table": table_id, "version": version, "action": action},
-        sort_keys=True,
-        separators=(",", ":"),
+        {"table": table_id, "version": version, "action": action}, sort_keys=True, separators=(",", ":")
     )
     return "sdk-" + hashlib.sha256(material.encode()).hexdigest()[:40]
 
@@ -293,12 +292,10 @@ def observation(table_id: str) -> Call[ObservationOut]:
     return Call("GET", f"/v1/tables/{table_id}/observation", _model(ObservationOut), repeatable=True)
 
 
-def act(
-    table_id: str, *, version: int, action: ActionBody, token: str | None, key: str | None = None
-) -> Call[ActionResult]:
+def act(table_id: str, *, version: int, action: ActionBody, key: str | None = None) -> Call[ActionResult]:
     """``POST /v1/tables/{id}/actions`` with an ``Idempotency-Key`` (derived when not given)."""
     wire_action = action_json(action)
-    key = key or idempotency_key(token=token, table_id=table_id, version=version, action=wire_action)
+    key = key or idempotency_key(table_id=table_id, version=version, action=wire_action)
     return Call(
         "POST",
         f"/v1/tables/{table_id}/actions",

@@ -17,17 +17,34 @@ from agents._exceptions import AgentsClubError, UnexpectedResponse, error_from_p
 
 __all__ = [
     "DEFAULT_BASE_URL",
+    "AgentCredentials",
     "RetryNotice",
     "RetryObserver",
     "always_resendable",
     "error_for",
     "request_headers",
+    "token_expired",
 ]
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 """Where ``agents-club serve`` listens by default."""
 
 USER_AGENT = "agents-club-sdk/0.1"
+
+
+@dataclass(frozen=True)
+class AgentCredentials:
+    """An admitted agent's id and secret, which buy new tokens (``POST /v1/auth/token``)."""
+
+    agent_id: str
+    secret: str
+
+    def __repr__(self) -> str:
+        return f"AgentCredentials(agent_id={self.agent_id!r}, secret=<hidden>)"
+
+    def as_body(self) -> dict[str, str]:
+        """The fields of the token request."""
+        return {"agent_id": self.agent_id, "secret": self.secret}
 
 
 @dataclass(frozen=True)
@@ -54,6 +71,17 @@ def request_headers(call: Call[Any], token: str | None) -> dict[str, str]:
     if call.authenticated and token:
         headers["Authorization"] = f"Bearer {token}"
     return headers
+
+
+def token_expired(response: httpx.Response) -> bool:
+    """True when ``response`` refuses the request because the bearer token expired."""
+    if response.status_code != 401:
+        return False
+    try:
+        problem = response.json()
+    except ValueError:
+        return False
+    return isinstance(problem, dict) and problem.get("code") == "auth/expired"
 
 
 def always_resendable(failure: httpx.TransportError) -> bool:

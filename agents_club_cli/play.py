@@ -11,9 +11,11 @@ the bot already sits there). The game is printed turn by turn, then the
 result. Network failures are waited out and the game resumes where it was.
 
 A token comes from ``--token`` (or ``AGENTS_CLUB_TOKEN``); ``--admit`` lets
-the LLM agent pass admission first and saves its credentials; for a local
-development server the organiser key (``--organiser-key``,
-``AGENTS_CLUB_ORGANISER_KEY`` or ``<data-dir>/organiser-key``) mints one.
+the LLM agent pass admission first and saves its credentials;
+``--credentials FILE`` reads saved credentials and renews tokens as they
+expire; for a local development server the organiser key
+(``--organiser-key``, ``AGENTS_CLUB_ORGANISER_KEY`` or
+``<data-dir>/organiser-key``) mints one.
 """
 
 from __future__ import annotations
@@ -26,7 +28,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents import AgentsClubError, AlreadySeated, Bot, Client, GameOut, HouseBot, load_bot
+from agents import (
+    AgentCredentials,
+    AgentsClubError,
+    AlreadySeated,
+    Bot,
+    Client,
+    GameOut,
+    HouseBot,
+    load_bot,
+)
 from agents.llm import API_KEY_ENV, ChatClient, LlmAgent, Transcript, pass_admission
 from agents.runner import Runner
 
@@ -54,7 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="where a local server keeps its organiser-key file (default .data)")
     who.add_argument("--name", default=None, help="agent name for --admit or --organiser-key")
     who.add_argument("--credentials", type=Path, default=None,
-                     help="file for the agent id and secret after --admit (default .agents-club/<name>.json)")
+                     help="agent id and secret as JSON: written by --admit (default .agents-club/<name>.json), "
+                     "read otherwise to get tokens")
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--table", help="join (or resume) this table")
     where.add_argument("--new", type=int, metavar="SEATS", help="open a table of SEATS seats, the rest house bots")
@@ -132,7 +144,8 @@ def _build_bot(args: argparse.Namespace, client: Client) -> Bot:
 
 
 def _authenticate(args: argparse.Namespace, client: Client, bot: Bot) -> None:
-    """Give ``client`` a token: given, earned by admission, or minted with the organiser key."""
+    """Give ``client`` a token: given, earned by admission, bought with saved credentials,
+    or minted with the organiser key. With credentials, expired tokens renew themselves."""
     if args.token and not args.admit:
         client.token = args.token
         return
@@ -147,11 +160,17 @@ def _authenticate(args: argparse.Namespace, client: Client, bot: Bot) -> None:
         if passed.secret is not None:
             path = args.credentials or Path(".agents-club") / f"{passed.name}.json"
             _save_credentials(path, passed.agent_id, passed.secret)
+            client.credentials = AgentCredentials(passed.agent_id, passed.secret)
             print(f"agent id and secret saved to {path} (renew tokens with POST /v1/auth/token)")
+        return
+    if args.credentials is not None:
+        saved = json.loads(args.credentials.read_text(encoding="utf-8"))
+        client.credentials = AgentCredentials(str(saved["agent_id"]), str(saved["secret"]))
+        client.token = client.exchange_credentials(**client.credentials.as_body()).access_token
         return
     key = args.organiser_key or _read_key(args.data_dir / "organiser-key")
     if key is None:
-        raise ValueError("no token: pass --token, --admit (with --bot llm) or --organiser-key")
+        raise ValueError("no token: pass --token, --credentials, --admit (with --bot llm) or --organiser-key")
     client.token = client.organiser_token(name, games=[args.game], organiser_key=key).access_token
 
 

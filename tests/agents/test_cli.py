@@ -135,3 +135,10 @@ def test_play_with_the_llm_agent_admits_then_plays(
     transcripts = {path.name for path in (tmp_path / "transcripts").iterdir()}
     assert f"admission-{scripted.agent_name}.jsonl" in transcripts
     assert any(name.endswith("-seat0.jsonl") for name in transcripts) and len(transcripts) == 2
+    # The saved credentials are enough to come back later, without a token or a quiz.
+    code = main([
+        "play", "--server", gateway.base_url, "--credentials", str(credentials), "--bot", "random",
+        "--new", "2", "--option", "turn_limit_per_seat=3", "--quiet",
+    ])  # fmt: skip
+    assert code == 0
+    assert capsys.readouterr().out.startswith("table ")

@@ -119,3 +119,29 @@ def test_late_answers_fail_with_their_own_code(gateway: RunningGateway, oracle: 
                 client.answer_challenge(challenge.challenge_id, answers, puzzle)
     finally:
         gateway.app.state.admission_settings = previous
+
+
+def test_an_expired_token_is_renewed_with_the_agent_credentials(gateway: RunningGateway, oracle: Oracle) -> None:
+    from agents import AgentCredentials, AsyncClient
+
+    passed = admit(gateway, oracle, new_name())
+    assert passed.secret is not None
+    expired = gateway.tokens.mint(agent_id=passed.agent_id, name=passed.name, scopes=passed.scopes, ttl_s=-5)
+    credentials = AgentCredentials(passed.agent_id, passed.secret)
+    assert passed.secret not in repr(credentials)
+    with gateway.client(expired) as plain, pytest.raises(agents.AuthExpired):
+        plain.me()
+    with gateway.client(expired, credentials=credentials) as renewing:
+        assert renewing.me().agent_id == passed.agent_id
+        assert renewing.token not in (expired, passed.access_token)
+
+    async def renew_async() -> str:
+        async with AsyncClient(gateway.base_url, token=expired, credentials=credentials) as client:
+            return (await client.me()).agent_id
+
+    import asyncio
+
+    assert asyncio.run(renew_async()) == passed.agent_id
+    wrong = AgentCredentials(passed.agent_id, "acs_wrong")
+    with gateway.client(expired, credentials=wrong) as hopeless, pytest.raises(agents.InvalidCredentials):
+        hopeless.me()

@@ -66,8 +66,10 @@ async def sweep_clocks(ctx: TableContext) -> int:
     for table_id in claimed:
         try:
             next_due = await expire_table(ctx, table_id)
-        except Exception:
-            log.exception("turn clock of table %s failed", table_id)
+        except Exception as error:
+            # Type and place only: an engine message may name a card, and logs are
+            # read by people who also play (rule: hidden information never leaks).
+            log.error("turn clock of table %s failed: %s", table_id, type(error).__name__)
             next_due = ctx.now() + _RETRY_S
         await ctx.store.release_clock(table_id, lease_end, next_due)
     return len(claimed)
@@ -80,6 +82,6 @@ async def run_clock_sweeper(ctx: TableContext) -> None:
             await sweep_clocks(ctx)
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("turn-clock sweep failed")
+        except Exception as error:
+            log.error("turn-clock sweep failed: %s", type(error).__name__)
         await asyncio.sleep(ctx.settings.sweeper_interval_s)

@@ -61,8 +61,9 @@ async def play_bots(ctx: TableContext, table_id: str) -> float | None:
 async def _play_claimed(ctx: TableContext, table_id: str, lease_end: float) -> None:
     try:
         next_due = await play_bots(ctx, table_id)
-    except Exception:
-        log.exception("house bots of table %s failed", table_id)
+    except Exception as error:
+        # Type and place only: a bot's or the engine's message may name a hidden card.
+        log.error("house bots of table %s failed: %s", table_id, type(error).__name__)
         next_due = ctx.now() + _RETRY_S
     await ctx.store.release_bots(table_id, lease_end, next_due)
 
@@ -86,5 +87,5 @@ async def run_house_bots(ctx: TableContext) -> None:
             await drive_bots(ctx)
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("house-bot drive failed")
+        except Exception as error:
+            log.error("house-bot drive failed: %s", type(error).__name__)

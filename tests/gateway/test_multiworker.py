@@ -58,6 +58,18 @@ class Cluster:
         token = self.tokens.mint(agent_id=agent, name=agent, scopes={f"game:{GAME}"})
         return {"Authorization": f"Bearer {token}"}
 
+    def record(self, table_id: str) -> dict[str, Any]:
+        """The table's stored record (with its seed), read from Redis."""
+        client = redis.Redis.from_url(self.settings.redis_url or "")
+        try:
+            key = f"{self.settings.redis_namespace}:t:{{{table_id}}}:table"
+            raw = client.hget(key, "record")
+            assert raw is not None
+            stored: dict[str, Any] = json.loads(raw)
+            return stored
+        finally:
+            client.close()
+
     def log(self, table_id: str) -> list[dict[str, Any]]:
         """The table's action log, read from Redis."""
         client = redis.Redis.from_url(self.settings.redis_url or "")
@@ -232,6 +244,15 @@ def test_a_turn_clock_applies_the_default_action_once_with_two_workers(cluster: 
                                                                 log[0]["version"] + len(log)))
         events = httpx.get(f"{cluster.urls[0]}/v1/tables/{table_id}/events").json()["events"]
         assert [e["kind"] for e in events].count("turn.timeout") >= len(log)
+        # What was applied is the game's default action for the seat that ran out of time.
+        game = get_game(GAME)
+        record = cluster.record(table_id)
+        config = game.config_model.model_validate(record["config"])
+        for index, entry in enumerate(log):
+            before = engine_replay(game, config, record["seed"],
+                                   [(e["seat"], e["action"]) for e in log[:index]])
+            assert entry["seat"] == game.to_act(before)[0]
+            assert entry["action"] == game.default_action(before, entry["seat"]).id
 
 
 def _sse_events(response: httpx.Response, stop_after: int | None = None) -> list[dict[str, Any]]:

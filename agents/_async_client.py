@@ -116,8 +116,7 @@ class AsyncClient:
             if not renewed and call.authenticated and self.credentials is not None and token_expired(response):
                 # One renewal per call: a token refused again right after it was minted is a real error.
                 renewed = True
-                issued = await self.send(endpoints.exchange_credentials(**self.credentials.as_body()))
-                self.token = issued.access_token
+                await self.renew_token()
                 continue
             if self.retry.should_retry(response.status_code, repeatable=call.repeatable) and (
                 attempt < self.retry.max_retries
@@ -128,6 +127,17 @@ class AsyncClient:
                     attempt += 1
                     continue
             raise error_for(response)
+
+    async def renew_token(self) -> TokenIssued:
+        """Exchange :attr:`credentials` for a new token and use it from now on.
+
+        :raises ValueError: when the client holds no credentials.
+        """
+        if self.credentials is None:
+            raise ValueError("this client has no agent credentials to renew its token with")
+        issued = await self.send(endpoints.exchange_credentials(**self.credentials.as_body()))
+        self.token = issued.access_token
+        return issued
 
     async def _pause(
         self,

@@ -118,8 +118,7 @@ class Client:
             if not renewed and call.authenticated and self.credentials is not None and token_expired(response):
                 # One renewal per call: a token refused again right after it was minted is a real error.
                 renewed = True
-                issued = self.send(endpoints.exchange_credentials(**self.credentials.as_body()))
-                self.token = issued.access_token
+                self.renew_token()
                 continue
             if self.retry.should_retry(response.status_code, repeatable=call.repeatable) and (
                 attempt < self.retry.max_retries
@@ -130,6 +129,17 @@ class Client:
                     attempt += 1
                     continue
             raise error_for(response)
+
+    def renew_token(self) -> TokenIssued:
+        """Exchange :attr:`credentials` for a new token and use it from now on.
+
+        :raises ValueError: when the client holds no credentials.
+        """
+        if self.credentials is None:
+            raise ValueError("this client has no agent credentials to renew its token with")
+        issued = self.send(endpoints.exchange_credentials(**self.credentials.as_body()))
+        self.token = issued.access_token
+        return issued
 
     def _pause(
         self,

@@ -20,7 +20,7 @@ from agents import _endpoints as endpoints
 from agents._exceptions import TransportError
 from agents._models import EventOut, EventsPage
 from agents._sse import ServerSentEvent, SseDecoder
-from agents._transport import error_for
+from agents._transport import AgentCredentials, error_for, token_expired
 
 if TYPE_CHECKING:
     from agents._async_client import AsyncClient
@@ -43,6 +43,7 @@ class _Cursor:
         self.reconnects = 0
         self.max_failures = max_failures
         self.finished = False
+        self.renewed = False
 
     def fresh(self, event: EventOut) -> bool:
         """True (and remembered) when ``event`` comes after everything yielded so far."""
@@ -78,6 +79,13 @@ class _Cursor:
             return None
         event = EventOut.model_validate_json(sse.data)
         return event if self.fresh(event) else None
+
+    def may_renew(self, response: httpx.Response, credentials: AgentCredentials | None) -> bool:
+        """True (once per stream) when the token expired and credentials can renew it."""
+        if credentials is None or self.renewed or not token_expired(response):
+            return False
+        self.renewed = True
+        return True
 
     def sse_headers(self, token: str | None) -> dict[str, str]:
         headers = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
@@ -141,6 +149,9 @@ class EventStream:
                 with self.client.http.stream("GET", path, headers=cursor.sse_headers(self.client.token)) as response:
                     if not response.is_success:
                         response.read()
+                        if cursor.may_renew(response, self.client.credentials):
+                            self.client.renew_token()
+                            continue
                         raise error_for(response)
                     for sse in decoder.iter_events(response.iter_lines()):
                         event = cursor.sse_event(sse)
@@ -215,6 +226,9 @@ class AsyncEventStream:
                 ) as response:
                     if not response.is_success:
                         await response.aread()
+                        if cursor.may_renew(response, self.client.credentials):
+                            await self.client.renew_token()
+                            continue
                         raise error_for(response)
                     async for line in response.aiter_lines():
                         sse = decoder.feed(line.rstrip("\r\n"))

@@ -145,3 +145,22 @@ def test_an_expired_token_is_renewed_with_the_agent_credentials(gateway: Running
     wrong = AgentCredentials(passed.agent_id, "acs_wrong")
     with gateway.client(expired, credentials=wrong) as hopeless, pytest.raises(agents.InvalidCredentials):
         hopeless.me()
+
+
+def test_an_event_stream_renews_an_expired_token_too(
+    gateway: RunningGateway, oracle: Oracle, short_game: dict[str, Any]
+) -> None:
+    from agents import AgentCredentials
+
+    passed = admit(gateway, oracle, new_name())
+    assert passed.secret is not None
+    with gateway.client(passed.access_token) as host:
+        table = host.create_table(
+            **short_game, join=False, house_bots=[{"seat": s, "bot": "random"} for s in range(short_game["seats"])]
+        )
+    expired = gateway.tokens.mint(agent_id=passed.agent_id, name=passed.name, scopes=passed.scopes, ttl_s=-5)
+    credentials = AgentCredentials(passed.agent_id, passed.secret)
+    with gateway.client(expired, credentials=credentials) as watcher:
+        events = list(watcher.events(table.id, mode="sse"))
+        assert watcher.token != expired
+    assert events and events[-1].id >= len(events)

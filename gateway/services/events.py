@@ -40,7 +40,10 @@ async def poll_events(
     ``last_id`` moves past events the caller may not see too, so the next
     poll does not wait on them again.
     """
-    seat, status, _last = await reader_seat(ctx, table_id, principal)
+    seat, status, last = await reader_seat(ctx, table_id, principal)
+    if status == "finished" and after >= last:
+        # Nothing will ever follow: answer now instead of holding the request.
+        return EventsPage(events=[], last_id=max(after, last), status=status)
     wait = min(max(wait, 0.0), ctx.settings.long_poll_max_wait_s)
     give_up = time.monotonic() + wait
     cursor = after

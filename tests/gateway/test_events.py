@@ -92,3 +92,30 @@ def test_each_reader_gets_only_its_audience_and_spectators_public_events(
     assert bad.status_code == 422 and bad.json()["code"] == "request/invalid"
     missing = client.get("/v1/tables/none/events")
     assert missing.status_code == 404 and missing.json()["code"] == "table/not_found"
+
+
+def test_long_poll_on_a_finished_table_answers_at_once(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    organiser = auth(mint_token(agent_id="org", name="org", kind="organiser"))
+    table = client.post("/v1/tables", headers=organiser, json={
+        "game": "hab-und-gut", "mode": "standard", "seats": 3, "seed": 2, "join": False,
+        "house_bots": [{"seat": s} for s in range(3)]}).json()
+    page: dict[str, Any] = {}
+    for _ in range(100):
+        page = client.get(f"/v1/tables/{table['id']}/events", params={"after": 0, "wait": 0}).json()
+        if page["status"] == "finished":
+            break
+        time.sleep(0.05)
+    assert page["status"] == "finished"
+    last_id = 0
+    while True:  # page through everything (a page holds at most 500 events)
+        chunk = client.get(f"/v1/tables/{table['id']}/events", params={"after": last_id}).json()
+        if not chunk["events"]:
+            break
+        last_id = chunk["last_id"]
+    started = time.monotonic()
+    done = client.get(f"/v1/tables/{table['id']}/events",
+                      params={"after": last_id, "wait": 20}).json()
+    assert time.monotonic() - started < 2
+    assert done == {"events": [], "last_id": last_id, "status": "finished"}

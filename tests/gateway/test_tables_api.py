@@ -265,3 +265,22 @@ def test_racing_for_the_last_seat_seats_exactly_one(
     final = client.get(f"/v1/tables/{table['id']}").json()
     assert final["status"] == "playing"
     assert sum(s["kind"] == "agent" for s in final["seated"]) == 2
+
+
+def test_variants_are_passed_to_the_game_and_unknown_ones_refused(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
+) -> None:
+    game = get_game("market-fortune")
+    me = auth(mint_token(agent_id="variant", name="v", games=("market-fortune",)))
+    variant = next(iter(game.info.variants))
+    made = client.post("/v1/tables", headers=me, json={
+        "game": "market-fortune", "mode": "family", "seats": 2, "variants": [variant]})
+    assert made.status_code == 201 and made.json()["variants"] == [variant]
+    assert_problem(client.post("/v1/tables", headers=me, json={
+        "game": "market-fortune", "mode": "family", "seats": 2, "variants": ["no-such-rule"]}),
+        422, "table/invalid_config")
+    assert_problem(client.post("/v1/tables", headers=me, json={
+        "game": "market-fortune", "mode": "no-such-mode", "seats": 2}), 422, "table/invalid_config")
+    assert_problem(client.post("/v1/tables", headers=me, json={
+        "game": "market-fortune", "mode": "family", "seats": 2,
+        "house_bots": [{"seat": 2}]}), 422, "table/invalid_config")

@@ -189,7 +189,7 @@ async def create_table(
     if bots_due:
         ctx.bots_due.set()
     if not record.private:
-        await ctx.store.index_public(table_id, now)
+        await ctx.store.index_public(table_id, now, open_=record.status == "open")
     return table_out(record, result.version, principal)
 
 
@@ -209,8 +209,13 @@ async def list_tables(
     offset: int,
     limit: int,
 ) -> TableList:
-    """Listed tables, newest first, filtered within the requested page of the index."""
-    ids = await ctx.store.public_table_ids(offset=offset, limit=limit + 1)
+    """Listed tables, newest first, filtered within the requested page of the index.
+
+    ``status="open"`` reads the open index, so every page is full of joinable tables.
+    """
+    ids = await ctx.store.public_table_ids(
+        offset=offset, limit=limit + 1, open_only=status == "open"
+    )
     more = len(ids) > limit
     records = await ctx.store.load_records(ids[:limit])
     tables = []
@@ -247,6 +252,8 @@ async def join_table(ctx: TableContext, table_id: str, principal: Principal) -> 
         now = ctx.now()
         record = _start_if_full(record.model_copy(update={"seated": seated}), now, events)
         if await _commit_record(ctx, loaded, record, events, now):
+            if record.status != "open":
+                await ctx.store.unindex_open(table_id)
             return table_out(record, loaded.version + 1, principal)
     raise problem("table/stale_version", "The table kept changing; try again.",
                   current_version=loaded.version)

@@ -18,6 +18,8 @@ Keys of one table share the hash tag ``{<table_id>}`` (see
 Global keys (outside any table, so never inside the per-table script):
 
 * ``tables:public`` — sorted set of listed (non-private) tables by creation time;
+* ``tables:open`` — the same for listed tables that still have free seats (a
+  table leaves it when it starts);
 * ``clock`` — sorted set: table id -> turn-clock deadline (an index; the table
   hash's ``deadline`` is the truth);
 * ``bots`` — sorted set: table id -> when a house bot is due to act.
@@ -249,6 +251,10 @@ class TableStore:
         return self.keys.global_("tables", "public")
 
     @property
+    def _open_index(self) -> str:
+        return self.keys.global_("tables", "open")
+
+    @property
     def _clock_index(self) -> str:
         return self.keys.global_("clock")
 
@@ -441,13 +447,24 @@ class TableStore:
 
     # -- indexes --------------------------------------------------------------
 
-    async def index_public(self, table_id: str, created_at: float) -> None:
-        """List a table in the public index."""
-        await self.redis.zadd(self._public_index, {table_id: created_at})
+    async def index_public(self, table_id: str, created_at: float, *, open_: bool) -> None:
+        """List a table in the public index, and in the open index while it has free seats."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(self._public_index, {table_id: created_at})
+            if open_:
+                pipe.zadd(self._open_index, {table_id: created_at})
+            await pipe.execute()
 
-    async def public_table_ids(self, *, offset: int = 0, limit: int = 50) -> list[str]:
-        """Listed table ids, newest first."""
-        ids = await self.redis.zrevrange(self._public_index, offset, offset + limit - 1)
+    async def unindex_open(self, table_id: str) -> None:
+        """Take a table that started out of the open index (idempotent)."""
+        await self.redis.zrem(self._open_index, table_id)
+
+    async def public_table_ids(
+        self, *, offset: int = 0, limit: int = 50, open_only: bool = False
+    ) -> list[str]:
+        """Listed table ids (all, or only those still open), newest first."""
+        index = self._open_index if open_only else self._public_index
+        ids = await self.redis.zrevrange(index, offset, offset + limit - 1)
         return [_text(table_id) for table_id in ids]
 
     async def schedule_clock(self, table_id: str, deadline: float) -> None:

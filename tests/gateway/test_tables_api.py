@@ -90,6 +90,23 @@ def test_create_join_start_and_observe(client: TestClient, players: list[Headers
     assert spectator["seat"] is None and spectator["legal_actions"] == []
     listed = client.get("/v1/tables", params={"game": GAME, "status": "playing"}).json()
     assert [t["id"] for t in listed["tables"]] == [table["id"]]
+    assert client.get("/v1/tables", params={"status": "open"}).json()["tables"] == []
+
+
+def test_the_open_listing_holds_joinable_tables_only(
+    client: TestClient, players: list[Headers]
+) -> None:
+    tables = [create(client, players[0], seats=3) for _ in range(3)]
+    client.post(f"/v1/tables/{tables[1]['id']}/join", headers=players[1])
+    client.post(f"/v1/tables/{tables[1]['id']}/join", headers=players[2])
+    first = client.get("/v1/tables", params={"status": "open", "limit": 1}).json()
+    second = client.get("/v1/tables", params={"status": "open", "limit": 1,
+                                              "offset": first["next_offset"]}).json()
+    assert [t["id"] for t in first["tables"] + second["tables"]] == [
+        tables[2]["id"], tables[0]["id"]]
+    assert second["next_offset"] is None
+    everything = client.get("/v1/tables").json()["tables"]
+    assert [t["id"] for t in everything] == [t["id"] for t in reversed(tables)]
 
 
 def test_leave_before_start_and_private_tables_are_not_listed(

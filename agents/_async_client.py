@@ -178,6 +178,10 @@ class AsyncClient:
         """``GET /readyz``: the server reaches its Redis."""
         return await self.send(endpoints.readyz())
 
+    async def metrics(self) -> str:
+        """``GET /metrics``: Prometheus counters (text exposition format)."""
+        return await self.send(endpoints.metrics())
+
     async def jwks(self) -> Jwks:
         """``GET /.well-known/jwks.json``: the public keys that verify our tokens."""
         return await self.send(endpoints.jwks())

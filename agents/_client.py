@@ -180,6 +180,10 @@ class Client:
         """``GET /readyz``: the server reaches its Redis."""
         return self.send(endpoints.readyz())
 
+    def metrics(self) -> str:
+        """``GET /metrics``: Prometheus counters (text exposition format)."""
+        return self.send(endpoints.metrics())
+
     def jwks(self) -> Jwks:
         """``GET /.well-known/jwks.json``: the public keys that verify our tokens."""
         return self.send(endpoints.jwks())

@@ -131,6 +131,11 @@ def readyz() -> Call[dict[str, Any]]:
     return Call("GET", "/readyz", _json, repeatable=True, authenticated=False)
 
 
+def metrics() -> Call[str]:
+    """``GET /metrics``: the Prometheus text exposition of every worker's counters."""
+    return Call("GET", "/metrics", _text, repeatable=True, authenticated=False)
+
+
 def jwks() -> Call[Jwks]:
     """``GET /.well-known/jwks.json``: the public keys that verify tokens."""
     return Call("GET", "/.well-known/jwks.json", _model(Jwks), repeatable=True, authenticated=False)

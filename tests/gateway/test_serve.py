@@ -109,3 +109,26 @@ def test_serve_refuses_production_without_secrets(tmp_path: Path) -> None:
     message = finished.stderr.decode()
     assert "AGENTS_CLUB_SIGNING_KEY_PEM" in message and "AGENTS_CLUB_ORGANISER_KEY" in message
     assert not (tmp_path / "signing-key.pem").exists()
+
+
+def test_serve_uses_redis_url_when_set(tmp_path: Path, redis_url: str, redis_namespace: str) -> None:
+    port = _free_port()
+    data_dir = tmp_path / "data"
+    environment = {**_clean_environment(), "REDIS_URL": redis_url,
+                   "AGENTS_CLUB_REDIS_NAMESPACE": redis_namespace}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agents_club_cli.main", "serve", "--port", str(port),
+         "--data-dir", str(data_dir)],
+        env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_ready(f"http://127.0.0.1:{port}", process)
+        assert not (data_dir / "redis").exists()  # no embedded server was started
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise
+    assert process.returncode == 0

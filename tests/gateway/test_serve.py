@@ -53,6 +53,16 @@ def _embedded_redis_port(data_dir: Path) -> int:
     return int(found.group(1))
 
 
+def _shut_down_redis(data_dir: Path) -> None:
+    """Stop an embedded Redis left behind by a serve that had to be killed."""
+    try:
+        port = _embedded_redis_port(data_dir)
+        with socket.create_connection(("127.0.0.1", port), timeout=2) as conn:
+            conn.sendall(b"*2\r\n$8\r\nSHUTDOWN\r\n$6\r\nNOSAVE\r\n")
+    except (OSError, AssertionError):
+        pass
+
+
 @pytest.mark.parametrize(
     ("workers", "stop_signal"), [(2, signal.SIGTERM), (1, signal.SIGINT)], ids=["2w-term", "1w-int"]
 )
@@ -85,6 +95,7 @@ def test_serve_starts_embedded_redis_and_stops_it(
         except subprocess.TimeoutExpired:
             process.kill()
             _, stderr = process.communicate()
+            _shut_down_redis(data_dir)  # the killed serve could not stop it
             raise AssertionError(
                 "serve did not stop: " + stderr.decode(errors="replace")[-3000:]
             ) from None

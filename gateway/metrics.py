@@ -10,7 +10,12 @@ that hash, so every worker answers with the same cluster-wide totals, at most
 one flush interval late. Gauges that only make sense per process
 (``agents_club_worker_up``) carry a ``worker`` label instead.
 
-Other modules count their own events with :meth:`Metrics.inc`, for example
+What is counted: every request by method, route template and status
+(``agents_club_http_requests_total``; actions are the requests to
+``/v1/tables/{table_id}/actions``), its latency histogram, and every
+problem+json answer by code (``agents_club_problems_total``: stale versions,
+illegal actions, auth failures ...). Other modules count their own events with
+:meth:`Metrics.inc` on ``app.state.metrics``, for example
 ``metrics.inc("agents_club_actions_total", game="market-fortune", result="applied")``.
 """
 

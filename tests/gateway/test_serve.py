@@ -32,7 +32,7 @@ def _clean_environment() -> dict[str, str]:
     }
 
 
-def _wait_ready(base: str, process: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+def _wait_ready(base: str, process: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         assert process.poll() is None, "agents-club serve exited early"

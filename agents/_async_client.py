@@ -103,6 +103,7 @@ class AsyncClient:
                     params=call.params,
                     json=call.body,
                     headers=request_headers(call, self.token),
+                    timeout=httpx.USE_CLIENT_DEFAULT if call.timeout_s is None else call.timeout_s,
                 )
             except httpx.TransportError as broken:
                 resendable = call.repeatable or always_resendable(broken)

@@ -40,6 +40,9 @@ __all__ = ["ActionBody", "Call", "idempotency_key"]
 
 T = TypeVar("T")
 
+LONG_POLL_GRACE_S = 30.0
+"""How much longer than its ``wait`` a long-poll may take before the client gives up on it."""
+
 ActionBody = str | BaseModel | Mapping[str, Any]
 """An action: its id string, an engine action object, or the structured form as a dict."""
 
@@ -60,6 +63,8 @@ class Call(Generic[T]):
     headers: Mapping[str, str] = field(default_factory=dict)
     repeatable: bool = False
     authenticated: bool = True
+    timeout_s: float | None = None
+    """Overrides the client's timeout (a long-poll must outlast its own wait)."""
 
 
 def _model(model: type[T] | Any) -> Callable[[httpx.Response], T]:
@@ -314,7 +319,10 @@ def act(table_id: str, *, version: int, action: ActionBody, key: str | None = No
 def events(table_id: str, *, after: int | None = None, wait: float | None = None) -> Call[EventsPage]:
     """``GET /v1/tables/{id}/events``: events after ``after``, waiting up to ``wait`` seconds."""
     params = _drop_none({"after": after, "wait": wait})
-    return Call("GET", f"/v1/tables/{table_id}/events", _model(EventsPage), params=params, repeatable=True)
+    return Call(
+        "GET", f"/v1/tables/{table_id}/events", _model(EventsPage), params=params, repeatable=True,
+        timeout_s=(wait or 0) + LONG_POLL_GRACE_S,
+    )
 
 
 def replay(table_id: str) -> Call[ReplayOut]:

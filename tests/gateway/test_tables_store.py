@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any
 
+from gateway.embedded_redis import EmbeddedRedis
 from gateway.store.connection import Keys, connect
 from gateway.store.tables import IdempotencyRecord, TableStore
 
@@ -120,8 +122,14 @@ def test_a_due_entry_is_claimed_by_one_worker_and_released_only_by_its_lease(
 
 
 def test_a_flushed_script_cache_is_reloaded_and_the_index_goes_with_the_commit(
-    redis_url: str, redis_namespace: str
+    tmp_path: Path, redis_namespace: str
 ) -> None:
+    # A private server: flushing the shared one's script cache would disturb other runs.
+    with EmbeddedRedis(tmp_path / "redis", persistent=False) as private:
+        _flushed_cache_scenario(private.url, redis_namespace)
+
+
+def _flushed_cache_scenario(redis_url: str, redis_namespace: str) -> None:
     async def scenario(store: TableStore) -> None:
         await store.commit("t1", expected_version=-1, record={}, state="{}", index_clock=42.0)
         assert await store.claim_clocks(50.0, 60.0) == ["t1"]

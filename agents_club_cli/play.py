@@ -109,9 +109,11 @@ def run(args: argparse.Namespace) -> int:
     say = (lambda line: None) if args.quiet else print
     try:
         with Client(args.server) as client:
-            bot = _build_bot(args, client)
-            _authenticate(args, client, bot)
-            table_id = _seat(args, client, bot)
+            # Joining a table plays its game, whatever --game says.
+            game = _game(client, client.table(args.table).game if args.table else args.game)
+            bot = _build_bot(args, client, game)
+            _authenticate(args, client, bot, game)
+            table_id = _seat(args, client, bot, game)
             say(f"playing table {table_id} at {args.server} with {args.bot}")
             result = Runner(client, bot, printer=say, poll_wait_s=args.poll_wait).play(table_id)
     except (ValueError, ImportError) as wrong:
@@ -129,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _build_bot(args: argparse.Namespace, client: Client) -> Bot:
+def _build_bot(args: argparse.Namespace, client: Client, game: GameOut) -> Bot:
     if args.bot != "llm":
         if args.admit:
             raise ValueError("--admit needs --bot llm: only the LLM agent can answer the quiz")
@@ -138,12 +140,11 @@ def _build_bot(args: argparse.Namespace, client: Client) -> Bot:
         raise ValueError("--bot llm needs --llm-base-url and --model (the key is read from "
                          f"${API_KEY_ENV})")  # fmt: skip
     chat = ChatClient(base_url=args.llm_base_url, model=args.model)
-    title = next((game.title for game in client.games().games if game.name == args.game), args.game)
-    return LlmAgent(chat, rulebook=client.rulebook(args.game), game_title=title,
+    return LlmAgent(chat, rulebook=client.rulebook(game.name), game_title=game.title,
                     transcripts=args.transcripts, max_attempts=args.max_attempts, printer=print)  # fmt: skip
 
 
-def _authenticate(args: argparse.Namespace, client: Client, bot: Bot) -> None:
+def _authenticate(args: argparse.Namespace, client: Client, bot: Bot, game: GameOut) -> None:
     """Give ``client`` a token: given, earned by admission, bought with saved credentials,
     or minted with the organiser key. With credentials, expired tokens renew themselves."""
     if args.token and not args.admit:
@@ -153,7 +154,7 @@ def _authenticate(args: argparse.Namespace, client: Client, bot: Bot) -> None:
     if args.admit:
         assert isinstance(bot, LlmAgent)
         transcript = Transcript(args.transcripts / f"admission-{name}.jsonl")
-        passed = pass_admission(client, bot.chat, game=args.game, agent_name=name, transcript=transcript)
+        passed = pass_admission(client, bot.chat, game=game.name, agent_name=name, transcript=transcript)
         print(f"admitted as {passed.name} ({passed.agent_id}); score "
               f"{passed.score.questions_correct}/{passed.score.questions_total}, puzzle "
               f"{'solved' if passed.score.puzzle_solved else 'not solved'}")  # fmt: skip
@@ -171,7 +172,7 @@ def _authenticate(args: argparse.Namespace, client: Client, bot: Bot) -> None:
     key = args.organiser_key or _read_key(args.data_dir / "organiser-key")
     if key is None:
         raise ValueError("no token: pass --token, --credentials, --admit (with --bot llm) or --organiser-key")
-    client.token = client.organiser_token(name, games=[args.game], organiser_key=key).access_token
+    client.token = client.organiser_token(name, games=[game.name], organiser_key=key).access_token
 
 
 def _read_key(path: Path) -> str | None:
@@ -189,9 +190,8 @@ def _save_credentials(path: Path, agent_id: str, secret: str) -> None:
         json.dump({"agent_id": agent_id, "secret": secret}, sink)
 
 
-def _seat(args: argparse.Namespace, client: Client, bot: Bot) -> str:
+def _seat(args: argparse.Namespace, client: Client, bot: Bot, game: GameOut) -> str:
     """Join ``--table`` (resuming when already seated) or open a ``--new`` table."""
-    game = _game(client, client.table(args.table).game if args.table else args.game)
     if isinstance(bot, HouseBot) and bot.name not in game.house_bots:
         # Refused before sitting down, rather than at the bot's first turn.
         raise ValueError(f"{game.name} has no house bot {bot.name!r} (it has: {', '.join(game.house_bots)})")

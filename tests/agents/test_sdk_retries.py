@@ -27,8 +27,13 @@ if TYPE_CHECKING:
 
 @pytest.fixture()
 def strict_admission(gateway: RunningGateway) -> None:
-    """One challenge per agent name per 2-second window on this module's gateway."""
-    gateway.app.state.admission_settings = AdmissionSettings(challenges_per_name=1, challenge_window_s=2)
+    """One challenge per agent name per 1-second window on this module's gateway.
+
+    The limit counts in fixed windows (``now // window``); the test starts just
+    after a window opens, so its quick requests all fall in the same one.
+    """
+    gateway.app.state.admission_settings = AdmissionSettings(challenges_per_name=1, challenge_window_s=1)
+    time.sleep(1.0 - time.time() % 1.0 + 0.01)
 
 
 def test_rate_limit_is_waited_out_as_retry_after_says(gateway: RunningGateway, strict_admission: None) -> None:
@@ -43,7 +48,7 @@ def test_rate_limit_is_waited_out_as_retry_after_says(gateway: RunningGateway, s
     assert len(notices) == 1
     notice = notices[0]
     assert (notice.status, notice.method, notice.path, notice.attempt) == (429, "POST", "/v1/admission/challenges", 1)
-    assert notice.wait_s in (1.0, 2.0)  # the server's Retry-After, not a backoff of ours
+    assert notice.wait_s == 1.0  # the server's Retry-After, not a backoff of ours
     assert waited >= notice.wait_s
 
 
@@ -55,7 +60,7 @@ def test_rate_limit_surfaces_when_retries_are_off_or_the_wait_is_too_long(
         client.create_challenge(name, "market-fortune")
         with pytest.raises(agents.RateLimited) as limited:
             client.create_challenge(name, "market-fortune")
-    assert limited.value.retry_after in (1.0, 2.0)
+    assert limited.value.retry_after == 1.0
     assert limited.value.problem["retry_after"] == int(limited.value.retry_after or 0)
     with Client(gateway.base_url, retry=RetryPolicy(max_wait_s=0.5)) as impatient:
         started = time.monotonic()

@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,8 @@ class Tally:
     """What one phase measured (only after its warm-up: workers import and tables get dealt)."""
 
     measure_from: float = 0.0
+    client_cpu: float = 0.0
+    """The share of one CPU the load generator itself used (near 1.0: it, not the server, limits)."""
     requests: int = 0
     actions: int = 0
     action_latencies: list[float] = field(default_factory=list)
@@ -212,6 +215,14 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:
     raise SystemExit("the gateway did not become ready")
 
 
+def _timed(phase: Callable[[], Coroutine[Any, Any, Tally]]) -> Tally:
+    """Run a phase and note how much CPU this client process spent on it."""
+    cpu, wall = time.process_time(), time.monotonic()
+    tally = asyncio.run(phase())
+    tally.client_cpu = (time.process_time() - cpu) / max(time.monotonic() - wall, 1e-9)
+    return tally
+
+
 def _verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
@@ -252,9 +263,9 @@ def main(argv: list[str] | None = None) -> int:
         process = _start_gateway(redis_url, port, data_dir, settings_env)
         try:
             _wait_ready(url, process)
-            game = asyncio.run(
-                _game_phase(url, TokenService(settings), agents, args.seconds, args.warmup))
-            baseline = asyncio.run(_baseline_phase(url, agents, args.seconds, args.warmup))
+            game = _timed(lambda: _game_phase(
+                url, TokenService(settings), agents, args.seconds, args.warmup))
+            baseline = _timed(lambda: _baseline_phase(url, agents, args.seconds, args.warmup))
         finally:
             process.terminate()
             process.wait(timeout=20)
@@ -284,6 +295,8 @@ def _report(game: Tally, baseline: Tally, agents: int, seconds: float, strict: b
          f"{_percentile(baseline.action_latencies, 0.5) * 1000:.1f} ms"),
         ("ratio game/baseline", f"{ratio:.2f}   target >= {RATIO_TARGET}: "
                                 f"{_verdict(ratio >= RATIO_TARGET)}"),
+        ("client CPU (game / baseline)", f"{game.client_cpu:.2f} / {baseline.client_cpu:.2f} "
+                                         f"of one core ({os.cpu_count()} cores here)"),
     ]
     width = max(len(name) for name, _ in rows)
     for name, value in rows:

@@ -121,19 +121,37 @@ REPEATS = 3
 """Each timing is taken this many times, alternating, and the fastest kept (load noise)."""
 
 
+def fresh_copies(game: Game[Any, Any, Any], states: list[Any]) -> list[Any]:
+    """Each state as the gateway holds it: just read back from its JSON.
+
+    The gateway loads a table's state from Redis on every action, so the state
+    an action is applied to never shares objects with the previous step's.
+    Timing ``apply`` + ``view`` on fresh copies keeps any cache keyed by object
+    identity (which only a playout in one process would hit) out of the figure.
+    """
+    return [game.state_model.model_validate_json(state.model_dump_json()) for state in states]
+
+
 def measure_step_ratio(game: Game[Any, Any, Any], steps: list[tuple[Any, Seat, Action]]) -> tuple[float, float]:
-    """Mean seconds of ``apply`` + ``view`` and of a JSON round trip, over ``steps``."""
+    """Mean seconds of ``apply`` + ``view`` and of a JSON round trip, over the same ``steps``.
+
+    Both sides work on the same fresh copies of the states before each step
+    (:func:`fresh_copies`, made again for every repeat and not timed): the step
+    applies the recorded action and builds the acting seat's view of the
+    result; the round trip dumps the state to JSON and validates it back.
+    """
     state_model = game.state_model
     step_times: list[float] = []
     round_trips: list[float] = []
     for _ in range(REPEATS):
+        states = fresh_copies(game, [state for state, _, _ in steps])
         start = time.perf_counter()
-        for state, seat, action in steps:
+        for state, (_, seat, action) in zip(states, steps, strict=True):
             after, _ = game.apply(state, seat, action)
             game.view(after, seat)
         step_times.append((time.perf_counter() - start) / len(steps))
         start = time.perf_counter()
-        for state, _, _ in steps:
+        for state in states:
             state_model.model_validate_json(state.model_dump_json())
         round_trips.append((time.perf_counter() - start) / len(steps))
     return min(step_times), min(round_trips)

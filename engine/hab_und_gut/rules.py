@@ -8,7 +8,8 @@ reshuffled into a place the same seat must not see (rulebook 8.3).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from bisect import bisect_left, insort
+from typing import Any, get_args
 
 from engine.chance import shuffle
 from engine.core import Event, IllegalAction, InvalidConfig, NotYourTurn, Outcome, Seat
@@ -31,7 +32,7 @@ from .components import (
     market_card,
     move_space,
 )
-from .state import HabConfig, HabState, Side, StockProgress, holder_of
+from .state import HabConfig, HabState, Side, StockProgress, TradeKind, evolve, holder_of
 
 __all__ = [
     "apply",
@@ -46,14 +47,85 @@ __all__ = [
 
 LAST_TURN = ROUNDS * TURNS_PER_ROUND
 
+_set_attribute = object.__setattr__
+_EVENT_FIELDS = frozenset(Event.model_fields)
+
+
+def _event(
+    *, kind: str, text: str, data: dict[str, Any], audience: tuple[Seat, ...] | None = None
+) -> Event:
+    """An event built without validating again: the engine only passes plain JSON values."""
+    made = Event.__new__(Event)
+    _set_attribute(made, "__dict__", {"kind": kind, "text": text, "audience": audience, "data": data})
+    _set_attribute(made, "__pydantic_fields_set__", _EVENT_FIELDS)
+    _set_attribute(made, "__pydantic_extra__", None)
+    _set_attribute(made, "__pydantic_private__", None)
+    return made
+
+
+# What a stock phase may have done so far: few enough to share one value each.
+_PROGRESS: dict[tuple[TradeKind, int, bool], StockProgress] = {
+    (trade, count, donated): StockProgress(trade=trade, count=count, donated=donated)
+    for trade in get_args(TradeKind)
+    for count in range(MAX_TRADE + 1)
+    for donated in (False, True)
+}
+_FRESH = _PROGRESS[("none", 0, False)]
+
+
+def _progress(
+    progress: StockProgress,
+    *,
+    trade: TradeKind | None = None,
+    count: int | None = None,
+    donated: bool | None = None,
+) -> StockProgress:
+    """``progress`` with the given fields changed, as one of the shared values."""
+    return _PROGRESS[
+        (
+            progress.trade if trade is None else trade,
+            progress.count if count is None else count,
+            progress.donated if donated is None else donated,
+        )
+    ]
+
+
+def _without(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
+    """``cards`` less one copy of ``card``, order kept."""
+    index = cards.index(card)
+    return cards[:index] + cards[index + 1 :]
+
+
+def _with_sorted(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
+    """Sorted ``cards`` plus ``card``, still sorted."""
+    merged = list(cards)
+    insort(merged, card)
+    return tuple(merged)
+
+
+_COMMODITY_INDEX: dict[str, int] = {commodity: index for index, commodity in enumerate(COMMODITIES)}
+_FACES: dict[str, tuple[str, int]] = {
+    card.id: (card.commodity, card.value) for card in MARKET_CARDS.values()
+}
+"""Market card id -> (commodity, value): what a pick names (rulebook 9)."""
+
 
 def price_of(state: HabState, commodity: Commodity) -> int:
     """The current price of ``commodity``: the value printed on its marker's space."""
-    return TRACK[state.prices[COMMODITIES.index(commodity)]]
+    return TRACK[state.prices[_COMMODITY_INDEX[commodity]]]
 
 
-def _owned(cards: Sequence[str], commodity: Commodity) -> list[str]:
-    return [card for card in cards if SHARE_CARDS[card].commodity == commodity]
+_SHARE_PREFIX: dict[str, str] = {commodity: f"H.{commodity}." for commodity in COMMODITIES}
+"""Share ids are ``H.<commodity>.NN`` (components.py), so one commodity's ids sort together."""
+
+
+def _first_share(cards: tuple[str, ...], commodity: Commodity) -> str | None:
+    """The lowest id among the ``commodity`` shares of the sorted ``cards``, if any."""
+    prefix = _SHARE_PREFIX[commodity]
+    index = bisect_left(cards, prefix)
+    if index < len(cards) and cards[index].startswith(prefix):
+        return cards[index]
+    return None
 
 
 def _deal(
@@ -70,7 +142,7 @@ def _deal(
 
 def _deal_events(seats: int, round_number: int) -> list[Event]:
     return [
-        Event(
+        _event(
             kind="market_dealt",
             text=(
                 f"Round {round_number}: the market deck is shuffled and {HOLDER_SIZE} cards "
@@ -183,15 +255,20 @@ def _market_choices(state: HabState, seat: Seat) -> list[HabAction]:
     ]
 
 
+_STOCK_ACTIONS = (Buy, Sell, Donate, EndStock)
+
+
 def illegal_reason(state: HabState, seat: Seat, action: HabAction) -> IllegalAction | None:
     """Why ``action`` by ``seat`` is not allowed now, or ``None`` if it is legal."""
-    if state.phase == "over":
+    phase = state.phase
+    if phase == "over":
         return IllegalAction("the table is over", rule="7.4")
-    if seat != state.actor:
-        return NotYourTurn(f"seat {state.actor} decides now, not seat {seat}", rule="3.2")
+    actor = (state.turn - 1 + state.order_index) % state.seats  # state.actor, inlined: a hot path
+    if seat != actor:
+        return NotYourTurn(f"seat {actor} decides now, not seat {seat}", rule="3.2")
     progress = state.stock
-    if isinstance(action, (Buy, Sell, Donate, EndStock)):
-        if state.phase != "stock":
+    if isinstance(action, _STOCK_ACTIONS):
+        if phase != "stock":
             return IllegalAction(
                 "it is the market phase: play a card in full, then halve one", rule="5.1"
             )
@@ -202,7 +279,7 @@ def illegal_reason(state: HabState, seat: Seat, action: HabAction) -> IllegalAct
                 return IllegalAction(
                     "only one share per stock phase may go to the charity board", rule="4.5"
                 )
-            if not _owned(state.shares[seat], action.commodity):
+            if _first_share(state.shares[seat], action.commodity) is None:
                 return IllegalAction(f"you hold no {action.commodity} share", rule="4.5")
             return None
         if progress.count >= MAX_TRADE:
@@ -219,7 +296,7 @@ def illegal_reason(state: HabState, seat: Seat, action: HabAction) -> IllegalAct
                 return IllegalAction(
                     f"{action.commodity} stands at 0 and cannot be bought", rule="4.3"
                 )
-            if not _owned(state.supply, action.commodity):
+            if _first_share(state.supply, action.commodity) is None:
                 return IllegalAction(f"the supply has no {action.commodity} share left", rule="4.3")
             if state.money[seat] < price:
                 return IllegalAction(
@@ -231,10 +308,10 @@ def illegal_reason(state: HabState, seat: Seat, action: HabAction) -> IllegalAct
             return IllegalAction(
                 "you bought this stock phase, so you may not also sell", rule="4.2"
             )
-        if not _owned(state.shares[seat], action.commodity):
+        if _first_share(state.shares[seat], action.commodity) is None:
             return IllegalAction(f"you hold no {action.commodity} share to sell", rule="4.4")
         return None
-    if state.phase != "market":
+    if phase != "market":
         return IllegalAction("it is the stock phase: buy, sell, donate or end it first", rule="4.1")
     if isinstance(action, Play) and state.full_side is not None:
         return IllegalAction(
@@ -257,9 +334,9 @@ def illegal_reason(state: HabState, seat: Seat, action: HabAction) -> IllegalAct
 
 def _find_card(state: HabState, seat: Seat, pick: Play | Halve) -> str | None:
     """The lowest-id card of the picked face in the picked holder (rulebook 9)."""
+    face = (pick.commodity, pick.value)
     for card in state.holders[holder_of(seat, pick.side, state.seats)]:
-        face = market_card(card)
-        if face.commodity == pick.commodity and face.value == pick.value:
+        if _FACES[card] == face:
             return card
     return None
 
@@ -300,9 +377,18 @@ def apply(state: HabState, seat: Seat, action: HabAction) -> tuple[HabState, lis
     if reason is not None:
         raise reason
     events: list[Event] = []
-    if state.phase == "stock" and state.order_index == 0 and state.stock == StockProgress():
+    stock = state.stock
+    # The first decision of a turn: nobody has acted yet (fields compared, not
+    # models: a state read back from JSON holds its own equal StockProgress).
+    if (
+        state.phase == "stock"
+        and state.order_index == 0
+        and stock.trade == "none"
+        and not stock.count
+        and not stock.donated
+    ):
         events.append(
-            Event(
+            _event(
                 kind="turn_started",
                 text=(
                     f"Round {state.round}, turn {state.turn}: seat {state.first_player} "
@@ -324,101 +410,102 @@ def apply(state: HabState, seat: Seat, action: HabAction) -> tuple[HabState, lis
     return state, events
 
 
+def _share(cards: tuple[str, ...], commodity: Commodity) -> str:
+    card = _first_share(cards, commodity)
+    assert card is not None  # illegal_reason checked it
+    return card
+
+
 def _buy(state: HabState, seat: Seat, commodity: Commodity, events: list[Event]) -> HabState:
     price = price_of(state, commodity)
-    card = _owned(state.supply, commodity)[0]
+    card = _share(state.supply, commodity)
     events.append(
-        Event(
+        _event(
             kind="share_bought",
             text=f"Seat {seat} buys one {commodity} share for {price}.",
             data={"seat": seat, "commodity": commodity, "price": price},
         )
     )
-    return state.model_copy(
-        update={
-            "supply": tuple(c for c in state.supply if c != card),
-            "shares": _replace(state.shares, seat, tuple(sorted((*state.shares[seat], card)))),
+    return evolve(
+        state,
+        {
+            "supply": _without(state.supply, card),
+            "shares": _replace(state.shares, seat, _with_sorted(state.shares[seat], card)),
             "money": _replace(state.money, seat, state.money[seat] - price),
             "bank_paid_in": state.bank_paid_in + price,
-            "stock": state.stock.model_copy(
-                update={"trade": "buy", "count": state.stock.count + 1}
-            ),
-        }
+            "stock": _progress(state.stock, trade="buy", count=state.stock.count + 1),
+        },
     )
 
 
 def _sell(state: HabState, seat: Seat, commodity: Commodity, events: list[Event]) -> HabState:
     price = price_of(state, commodity)
-    card = _owned(state.shares[seat], commodity)[0]
+    card = _share(state.shares[seat], commodity)
     events.append(
-        Event(
+        _event(
             kind="share_sold",
             text=f"Seat {seat} sells one {commodity} share for {price}.",
             data={"seat": seat, "commodity": commodity, "price": price},
         )
     )
-    return state.model_copy(
-        update={
-            "supply": tuple(sorted((*state.supply, card))),
-            "shares": _replace(
-                state.shares, seat, tuple(c for c in state.shares[seat] if c != card)
-            ),
+    return evolve(
+        state,
+        {
+            "supply": _with_sorted(state.supply, card),
+            "shares": _replace(state.shares, seat, _without(state.shares[seat], card)),
             "money": _replace(state.money, seat, state.money[seat] + price),
             "bank_paid_out": state.bank_paid_out + price,
-            "stock": state.stock.model_copy(
-                update={"trade": "sell", "count": state.stock.count + 1}
-            ),
-        }
+            "stock": _progress(state.stock, trade="sell", count=state.stock.count + 1),
+        },
     )
 
 
 def _donate(state: HabState, seat: Seat, commodity: Commodity, events: list[Event]) -> HabState:
-    card = _owned(state.shares[seat], commodity)[0]
+    card = _share(state.shares[seat], commodity)
     events.append(
-        Event(
+        _event(
             kind="share_donated",
             text=f"Seat {seat} places one share face down on its charity board.",
             data={"seat": seat},
         )
     )
     events.append(
-        Event(
+        _event(
             kind="share_donated_private",
             text=f"You place one of your {commodity} shares face down on your charity board.",
             audience=(seat,),
             data={"seat": seat, "commodity": commodity},
         )
     )
-    return state.model_copy(
-        update={
-            "shares": _replace(
-                state.shares, seat, tuple(c for c in state.shares[seat] if c != card)
-            ),
+    return evolve(
+        state,
+        {
+            "shares": _replace(state.shares, seat, _without(state.shares[seat], card)),
             "charity": _replace(state.charity, seat, (*state.charity[seat], card)),
-            "stock": state.stock.model_copy(update={"donated": True}),
-        }
+            "stock": _progress(state.stock, donated=True),
+        },
     )
 
 
 def _end_stock(state: HabState, seat: Seat, events: list[Event]) -> HabState:
     done = state.order_index + 1
     events.append(
-        Event(
+        _event(
             kind="stock_phase_ended",
             text=f"Seat {seat} ends its stock phase.",
             data={"seat": seat},
         )
     )
     if done < state.seats:
-        return state.model_copy(update={"order_index": done, "stock": StockProgress()})
+        return evolve(state, {"order_index": done, "stock": _FRESH})
     events.append(
-        Event(
+        _event(
             kind="market_phase_started",
             text=f"Market phase of turn {state.turn}: seat {state.first_player} picks first.",
             data={"turn": state.turn, "first_player": state.first_player},
         )
     )
-    return state.model_copy(update={"order_index": 0, "stock": StockProgress(), "phase": "market"})
+    return evolve(state, {"order_index": 0, "stock": _FRESH, "phase": "market"})
 
 
 def _market(state: HabState, seat: Seat, pick: Play | Halve, events: list[Event]) -> HabState:
@@ -426,13 +513,13 @@ def _market(state: HabState, seat: Seat, pick: Play | Halve, events: list[Event]
     assert card_id is not None  # illegal_reason checked it
     card = market_card(card_id)
     spaces = card.value if isinstance(pick, Play) else card.half
-    index = COMMODITIES.index(card.commodity)
+    index = _COMMODITY_INDEX[card.commodity]
     before = state.prices[index]
     after = move_space(before, spaces)
     holder = holder_of(seat, pick.side, state.seats)
     how = "in full" if isinstance(pick, Play) else "at half"
     events.append(
-        Event(
+        _event(
             kind="card_played",
             text=(
                 f"Seat {seat} plays {card.label} from holder {holder} ({pick.side}) {how}: "
@@ -451,28 +538,27 @@ def _market(state: HabState, seat: Seat, pick: Play | Halve, events: list[Event]
             },
         )
     )
-    holders = _replace(
-        state.holders, holder, tuple(c for c in state.holders[holder] if c != card_id)
-    )
-    state = state.model_copy(
-        update={
+    holders = _replace(state.holders, holder, _without(state.holders[holder], card_id))
+    state = evolve(
+        state,
+        {
             "holders": holders,
             "discards": (*state.discards, card_id),
             "prices": _replace(state.prices, index, after),
             "full_side": pick.side if isinstance(pick, Play) else None,
-        }
+        },
     )
     if isinstance(pick, Play):
         return state
     done = state.order_index + 1
     if done < state.seats:
-        return state.model_copy(update={"order_index": done})
+        return evolve(state, {"order_index": done})
     return _end_turn(state, events)
 
 
 def _end_turn(state: HabState, events: list[Event]) -> HabState:
     events.append(
-        Event(
+        _event(
             kind="turn_ended",
             text=f"Turn {state.turn} ends.",
             data={
@@ -485,8 +571,9 @@ def _end_turn(state: HabState, events: list[Event]) -> HabState:
         return _end_game(state, events)
     if state.turn % TURNS_PER_ROUND == 0:
         state = _end_round(state, events)
-    return state.model_copy(
-        update={"turn": state.turn + 1, "phase": "stock", "order_index": 0, "full_side": None}
+    return evolve(
+        state,
+        {"turn": state.turn + 1, "phase": "stock", "order_index": 0, "full_side": None}
     )
 
 
@@ -510,20 +597,21 @@ def _sell_charity(state: HabState, events: list[Event]) -> HabState:
         )
     paid = sum(charity_money) - sum(state.charity_money)
     events.append(
-        Event(
+        _event(
             kind="charity_revealed",
             text=f"Charity boards are revealed and sold: {'; '.join(lines)}.",
             data={"round": state.round, "seats": revealed},
         )
     )
     returned = [card for board in state.charity for card in board]
-    return state.model_copy(
-        update={
+    return evolve(
+        state,
+        {
             "charity": ((),) * state.seats,
             "charity_money": tuple(charity_money),
             "supply": tuple(sorted((*state.supply, *returned))),
             "bank_paid_out": state.bank_paid_out + paid,
-        }
+        },
     )
 
 
@@ -532,8 +620,9 @@ def _end_round(state: HabState, events: list[Event]) -> HabState:
     state = _sell_charity(state, events)
     holders, deck = _deal(state.seats, state.seed, state.chance)
     events.extend(_deal_events(state.seats, state.round + 1))
-    return state.model_copy(
-        update={"holders": holders, "deck": deck, "discards": (), "chance": state.chance + 1}
+    return evolve(
+        state,
+        {"holders": holders, "deck": deck, "discards": (), "chance": state.chance + 1}
     )
 
 
@@ -546,7 +635,7 @@ def _end_game(state: HabState, events: list[Event]) -> HabState:
     if len(eliminated) == state.seats:
         eliminated = ()  # rulebook 7.2: a tie of everybody eliminates nobody
     events.append(
-        Event(
+        _event(
             kind="donors_compared",
             text=(
                 f"Charity totals: {', '.join(f'seat {s} {d}' for s, d in enumerate(donations))}. "
@@ -571,7 +660,7 @@ def _end_game(state: HabState, events: list[Event]) -> HabState:
     best = max(money[seat] for seat in contenders)
     winners = tuple(seat for seat in contenders if money[seat] == best)
     events.append(
-        Event(
+        _event(
             kind="shares_cashed",
             text="Every seat sells its remaining shares at the final prices: "
             + ", ".join(f"seat {s} +{p}" for s, p in sold.items())
@@ -580,15 +669,16 @@ def _end_game(state: HabState, events: list[Event]) -> HabState:
         )
     )
     events.append(
-        Event(
+        _event(
             kind="game_over",
             text=f"The richest remaining: {', '.join(f'seat {s}' for s in winners)} with {best}.",
             data={"winners": list(winners), "money": money},
         )
     )
     returned = [card for hand in state.shares for card in hand]
-    return state.model_copy(
-        update={
+    return evolve(
+        state,
+        {
             "phase": "over",
             "order_index": 0,
             "full_side": None,
@@ -601,7 +691,7 @@ def _end_game(state: HabState, events: list[Event]) -> HabState:
             "winners": winners,
             "bank_paid_out": state.bank_paid_out + paid_out,
             "bank_paid_in": state.bank_paid_in + sum(donations),
-        }
+        },
     )
 
 

@@ -10,11 +10,21 @@ beside a seat (spectators see none).
 
 from __future__ import annotations
 
-from typing import Literal
+from bisect import bisect_left
+from typing import Any, Literal, TypeVar
 
 from engine.core import EngineModel, Seat, View
 
-from .components import COMMODITIES, MARKET_CARDS, SHARE_CARDS, TRACK, Commodity
+from .components import (
+    COMMODITIES,
+    MARKET_CARDS,
+    ROUNDS,
+    SHARE_CARDS,
+    SHARES_PER_COMMODITY,
+    TRACK,
+    TURNS_PER_ROUND,
+    Commodity,
+)
 from .state import HabState, Phase, Side, TradeKind, left_holder, right_holder
 
 __all__ = [
@@ -101,7 +111,31 @@ class HabView(View):
     winners: tuple[Seat, ...] = ()
 
 
-# Card faces never change, so each card's view is built once (views are built on every step).
+_set_attribute = object.__setattr__
+ModelT = TypeVar("ModelT", bound=EngineModel)
+T = TypeVar("T")
+_ALL_FIELDS: dict[type[EngineModel], frozenset[str]] = {}
+
+
+def _built(cls: type[ModelT], fields: dict[str, Any]) -> ModelT:
+    """A view model made from values the engine produced, without validating them again.
+
+    A view is built after every action of every table, and validation would
+    only re-check data the engine itself made; ``fields`` names every field
+    of ``cls`` with a value of its declared type.
+    """
+    made = cls.__new__(cls)
+    _set_attribute(made, "__dict__", fields)
+    _set_attribute(made, "__pydantic_fields_set__", _ALL_FIELDS[cls])
+    _set_attribute(made, "__pydantic_extra__", None)
+    _set_attribute(made, "__pydantic_private__", None)
+    return made
+
+
+for _model in (MarketCardView, ShareView, HolderView, PriceView, SeatView, HabView):
+    _ALL_FIELDS[_model] = frozenset(_model.model_fields)
+
+# Card faces and price markers never change, so their views are built once, at import.
 _MARKET_VIEWS: dict[str, MarketCardView] = {
     card.id: MarketCardView(id=card.id, commodity=card.commodity, value=card.value)
     for card in MARKET_CARDS.values()
@@ -109,79 +143,148 @@ _MARKET_VIEWS: dict[str, MarketCardView] = {
 _SHARE_VIEWS: dict[str, ShareView] = {
     card.id: ShareView(id=card.id, commodity=card.commodity) for card in SHARE_CARDS.values()
 }
+_PRICE_VIEWS: tuple[tuple[tuple[PriceView, ...], ...], ...] = tuple(
+    tuple(
+        tuple(
+            PriceView(commodity=commodity, space=space, price=price, supply=supply)
+            for supply in range(SHARES_PER_COMMODITY + 1)
+        )
+        for space, price in enumerate(TRACK)
+    )
+    for commodity in COMMODITIES
+)
+"""``_PRICE_VIEWS[commodity index][space][shares in supply]``."""
+
+# The supply is kept sorted (state.py), and share ids group by commodity
+# (``H.<commodity>.NN``), so each commodity's count is the width of its id range.
+_SUPPLY_RANGES: tuple[tuple[str, str], ...] = tuple(
+    (f"H.{commodity}.", f"H.{commodity}/") for commodity in COMMODITIES
+)
+
+_MEMO_LIMIT = 4096
+"""Entries a view memo holds before it starts afresh (the memos only save time).
+
+Views are memoised by value, not identity: the gateway reads every state back
+from JSON, so only equal values (not the same objects) recur between actions.
+"""
+_PRICES: dict[tuple[tuple[int, ...], tuple[str, ...]], tuple[PriceView, ...]] = {}
+_SEATS: dict[tuple[object, ...], tuple[SeatView, ...]] = {}
+_HOLDER_VIEWS: dict[tuple[int, Side, tuple[str, ...]], HolderView] = {}
 
 
-def _card_view(card_id: str) -> MarketCardView:
-    return _MARKET_VIEWS[card_id]
+def _remember(memo: dict[Any, T], key: Any, made: T) -> T:
+    if len(memo) >= _MEMO_LIMIT:
+        memo.clear()
+    memo[key] = made
+    return made
 
 
-def _share_view(card_id: str) -> ShareView:
-    return _SHARE_VIEWS[card_id]
+def _prices(state: HabState) -> tuple[PriceView, ...]:
+    """Every commodity's marker, price and supply count, from the prebuilt table."""
+    supply = state.supply
+    key = (state.prices, supply)
+    made = _PRICES.get(key)
+    if made is None:
+        made = _remember(
+            _PRICES,
+            key,
+            tuple(
+                _PRICE_VIEWS[index][space][bisect_left(supply, high) - bisect_left(supply, low)]
+                for index, (space, (low, high)) in enumerate(
+                    zip(state.prices, _SUPPLY_RANGES, strict=True)
+                )
+            ),
+        )
+    return made
+
+
+def _seats(state: HabState) -> tuple[SeatView, ...]:
+    """Every seat's public facts; an action changes one seat's at most, so memoised."""
+    key = (state.money, state.charity_money, state.shares, state.charity)
+    made = _SEATS.get(key)
+    if made is None:
+        made = _remember(
+            _SEATS,
+            key,
+            tuple(
+                _built(
+                    SeatView,
+                    {
+                        "seat": seat,
+                        "money": money,
+                        "shares_held": len(held),
+                        "charity_face_down": len(given),
+                        "charity_money": charity_money,
+                    },
+                )
+                for seat, (money, held, given, charity_money) in enumerate(
+                    zip(state.money, state.shares, state.charity, state.charity_money, strict=True)
+                )
+            ),
+        )
+    return made
+
+
+def _holder(number: int, side: Side, cards: tuple[str, ...]) -> HolderView:
+    """A holder beside the viewer, memoised by its contents (they change once a turn)."""
+    key = (number, side, cards)
+    made = _HOLDER_VIEWS.get(key)
+    if made is None:
+        made = _remember(
+            _HOLDER_VIEWS,
+            key,
+            _built(
+                HolderView,
+                {"holder": number, "side": side, "cards": tuple(map(_MARKET_VIEWS.__getitem__, cards))},
+            ),
+        )
+    return made
 
 
 def view(state: HabState, seat: Seat | None) -> HabView:
     """The part of ``state`` that ``seat`` may see (``None``: spectator)."""
-    supply_counts = {c: 0 for c in COMMODITIES}
-    for card in state.supply:
-        supply_counts[SHARE_CARDS[card].commodity] += 1
     holders: tuple[HolderView, ...] = ()
     my_shares: tuple[ShareView, ...] = ()
     my_charity: tuple[ShareView, ...] = ()
+    seats = state.seats
     if seat is not None:
-        sides: tuple[tuple[int, Side], ...] = (
-            (left_holder(seat, state.seats), "left"),
-            (right_holder(seat, state.seats), "right"),
+        left = left_holder(seat, seats)
+        right = right_holder(seat, seats)
+        holders = (
+            _holder(left, "left", state.holders[left]),
+            _holder(right, "right", state.holders[right]),
         )
-        holders = tuple(
-            HolderView(
-                holder=number,
-                side=side,
-                cards=tuple(_card_view(c) for c in state.holders[number]),
-            )
-            for number, side in sides
-        )
-        my_shares = tuple(_share_view(c) for c in state.shares[seat])
-        my_charity = tuple(_share_view(c) for c in state.charity[seat])
-    over = state.phase == "over"
-    return HabView(
-        seat=seat,
-        round=state.round,
-        turn=state.turn,
-        phase=state.phase,
-        first_player=state.first_player,
-        to_act=None if over else state.actor,
-        prices=tuple(
-            PriceView(
-                commodity=commodity,
-                space=space,
-                price=TRACK[space],
-                supply=supply_counts[commodity],
-            )
-            for commodity, space in zip(COMMODITIES, state.prices, strict=True)
-        ),
-        seats=tuple(
-            SeatView(
-                seat=s,
-                money=state.money[s],
-                shares_held=len(state.shares[s]),
-                charity_face_down=len(state.charity[s]),
-                charity_money=state.charity_money[s],
-            )
-            for s in range(state.seats)
-        ),
-        holder_sizes=tuple(len(h) for h in state.holders),
-        deck_size=len(state.deck),
-        discards=tuple(_card_view(c) for c in state.discards),
-        stock_trade=state.stock.trade,
-        stock_count=state.stock.count,
-        stock_donated=state.stock.donated,
-        full_side=state.full_side,
-        my_shares=my_shares,
-        my_charity=my_charity,
-        holders=holders,
-        donations=state.donations,
-        eliminated=state.eliminated,
-        winners=state.winners,
+        my_shares = tuple(map(_SHARE_VIEWS.__getitem__, state.shares[seat]))
+        my_charity = tuple(map(_SHARE_VIEWS.__getitem__, state.charity[seat]))
+    phase = state.phase
+    turn = state.turn
+    stock = state.stock
+    return _built(
+        HabView,
+        {
+            "game": "hab-und-gut",
+            "seat": seat,
+            "round": min(ROUNDS, (turn - 1) // TURNS_PER_ROUND + 1),
+            "turn": turn,
+            "phase": phase,
+            "first_player": (turn - 1) % seats,
+            "to_act": None if phase == "over" else state.actor,
+            "prices": _prices(state),
+            "seats": _seats(state),
+            "holder_sizes": tuple(map(len, state.holders)),
+            "deck_size": len(state.deck),
+            "discards": tuple(map(_MARKET_VIEWS.__getitem__, state.discards)),
+            "stock_trade": stock.trade,
+            "stock_count": stock.count,
+            "stock_donated": stock.donated,
+            "full_side": state.full_side,
+            "my_shares": my_shares,
+            "my_charity": my_charity,
+            "holders": holders,
+            "donations": state.donations,
+            "eliminated": state.eliminated,
+            "winners": state.winners,
+        },
     )
 
 

@@ -331,7 +331,12 @@ def test_sse_and_long_poll_deliver_every_event_once_in_order_and_resume(cluster:
                 break
         # Everything this seat may see, once, in order; the same on both transports.
         everything = http.get(f"{cluster.urls[1]}/v1/tables/{table_id}/replay").json()["events"]
+        # A spectator's stream of the finished table: the public events, and only those.
+        with http.stream("GET", f"{cluster.urls[1]}/v1/tables/{table_id}/events/stream") as stream:
+            spectator = _sse_events(stream)
+    assert spectator[-1]["event"] == "end"
     audience = [event["id"] for event in everything if not event["private"]]
+    assert [int(frame["id"]) for frame in spectator[:-1]] == audience
     assert sse_seen == polled
     assert sse_seen == sorted(set(sse_seen))
     assert set(audience) <= set(sse_seen)

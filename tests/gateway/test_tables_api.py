@@ -169,6 +169,10 @@ def test_action_errors_are_problems_with_codes(client: TestClient, players: list
                                                    "house_bots": [{"seat": 1, "bot": "genius"}]},
                                headers=players[0]), 422, "table/unknown_bot")
     assert_problem(client.get(f"/v1/tables/{table_id}/replay"), 409, "table/not_finished")
+    assert_problem(client.delete(f"/v1/tables/{table_id}"), 405, "request/method_not_allowed")
+    assert_problem(client.get(f"/v1/tables/{table_id}/nothing-here"), 404, "request/not_found")
+    assert_problem(client.get(f"/v1/tables/{table_id}/events/stream",
+                              headers={"Last-Event-ID": "abc"}), 422, "request/invalid")
 
 
 def test_illegal_and_malformed_actions_name_what_is_legal(

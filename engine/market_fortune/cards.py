@@ -244,11 +244,16 @@ def strategy(key: str) -> StrategyKind:
 
 
 @cache
-def _split(card_id: str) -> tuple[str, str, int]:
-    if card_id not in _ALL_SET:
-        raise KeyError(card_id)
+def _parts(card_id: str) -> tuple[str, str, int]:
     prefix, middle, number = card_id.split(".")
     return prefix, middle, int(number)
+
+
+_PARTS: dict[str, tuple[str, str, int]] = {card_id: _parts(card_id) for card_id in _ALL_SET}
+"""Every card id split once, at import: the rules and bots ask on every step."""
+
+_split = _PARTS.__getitem__
+"""``(prefix, middle, number)`` of a card id; ``KeyError`` for an unknown id."""
 
 
 def card_type(card_id: str) -> CardType:
@@ -273,8 +278,8 @@ def card_value(card_id: str) -> int:
 
 
 def kind_of(card_id: str) -> StrategyKind:
-    """The Strategy kind of a Strategy card id."""
-    return _BY_KEY[_split(card_id)[1]]
+    """The Strategy kind of a Strategy card id (``KeyError`` for any other id)."""
+    return _KINDS[card_id]
 
 
 def card_name(card_id: str) -> str:
@@ -284,6 +289,10 @@ def card_name(card_id: str) -> str:
         return _BY_KEY[middle].name
     deck = "Stock" if prefix == "S" else "Return"
     return f"{middle.capitalize()} {deck} {number}M"
+
+
+_KINDS: dict[str, StrategyKind] = {card_id: _BY_KEY[_split(card_id)[1]] for card_id in STRATEGY_IDS}
+"""Strategy card id -> its kind, built once."""
 
 
 def _check_catalogue() -> None:

@@ -10,6 +10,7 @@ never a card (11.3).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 from engine.core import IllegalAction, NotYourTurn
 from engine.market_fortune import cards
@@ -36,7 +37,7 @@ from engine.market_fortune.actions import (
 )
 from engine.market_fortune.effects import bailout_cards, blue_allowed, formable_pairs, red_options
 from engine.market_fortune.moves import can_draw, can_draw_strategy
-from engine.market_fortune.state import MarketFortuneState, Task
+from engine.market_fortune.state import MarketFortuneState, Source, Task
 
 __all__ = [
     "actions_now",
@@ -47,6 +48,92 @@ __all__ = [
     "task_possible",
     "to_act",
 ]
+
+
+# Actions are immutable values, and a table only ever offers a bounded set of
+# them, so each one is built (and validated) once and then shared: legal
+# actions are listed on every step of every table and bot. Their ids are
+# remembered too, for sorting. The cached actions live for the process, so
+# the ids of these objects can't be reused while they are remembered.
+_IDS: dict[int, str] = {}
+
+
+def _known(action: MarketFortuneAction) -> MarketFortuneAction:
+    _IDS[id(action)] = action.id
+    return action
+
+
+def _id_of(action: MarketFortuneAction) -> str:
+    """The action's canonical id, remembered for the shared actions."""
+    known = _IDS.get(id(action))
+    return action.id if known is None else known
+
+
+@cache
+def _build(source: Source) -> MarketFortuneAction:
+    return _known(Build(source=source))
+
+
+@cache
+def _draw(source: Source) -> MarketFortuneAction:
+    return _known(Draw(source=source))
+
+
+@cache
+def _discard(card: str) -> MarketFortuneAction:
+    return _known(Discard(card=card))
+
+
+@cache
+def _take(card: str) -> MarketFortuneAction:
+    return _known(Take(card=card))
+
+
+@cache
+def _give(card: str) -> MarketFortuneAction:
+    return _known(Give(card=card))
+
+
+@cache
+def _return(stock: str) -> MarketFortuneAction:
+    return _known(ReturnInvestment(stock=stock))
+
+
+@cache
+def _mark(stock: str) -> MarketFortuneAction:
+    return _known(Mark(stock=stock))
+
+
+@cache
+def _defend(card: str) -> MarketFortuneAction:
+    return _known(Defend(card=card))
+
+
+@cache
+def _play(card: str, target: int | None) -> MarketFortuneAction:
+    return _known(Play(card=card, target=target))
+
+
+@cache
+def _risk(stock: str, ret: str, innovation: str | None) -> MarketFortuneAction:
+    return _known(Risk(stock=stock, ret=ret, innovation=innovation))
+
+
+@cache
+def _formed(stock: str, ret: str, innovation: str | None) -> MarketFortuneAction:
+    return _known(Form(stock=stock, ret=ret, innovation=innovation))
+
+
+@cache
+def _optimise(out: str, into: str) -> MarketFortuneAction:
+    return _known(Optimise(out=out, into=into))
+
+
+_DOMINATE = _known(Dominate())
+_DECLINE = _known(Decline())
+_END_TURN = _known(EndTurn())
+_DECLARE = _known(Declare())
+_NEXT_GAME = _known(NextGame())
 
 
 def to_act(state: MarketFortuneState) -> list[int]:
@@ -71,12 +158,12 @@ def _pile_sources(state: MarketFortuneState, deck_only: bool = False) -> list[st
     return [s for s in SOURCES if (not deck_only or s.endswith("_deck")) and can_draw(state, s)]
 
 
-def _optimisations(state: MarketFortuneState, seat: int) -> list[Optimise]:
+def _optimisations(state: MarketFortuneState, seat: int) -> list[MarketFortuneAction]:
     """Swaps allowed by 5.2: same type, industries still matching unless Innovation."""
     if state.optimised:
         return []
     owner = state.seats[seat]
-    options: list[Optimise] = []
+    options: list[MarketFortuneAction] = []
     for inv in owner.investments:
         if inv.face_up:
             continue
@@ -87,7 +174,7 @@ def _optimisations(state: MarketFortuneState, seat: int) -> list[Optimise]:
                 partner, out = inv.stock, inv.ret
             if inv.innovation is None and cards.card_industry(card) != cards.card_industry(partner):
                 continue
-            options.append(Optimise(out=out, into=card))
+            options.append(_optimise(out, card))
     return options
 
 
@@ -95,20 +182,20 @@ def _task_actions(state: MarketFortuneState, task: Task) -> list[MarketFortuneAc
     owner = state.seats[task.seat]
     if task.step == "discard":
         allowed = [c for c in owner.hand if c != task.forbid] or list(owner.hand)
-        return [Discard(card=c) for c in allowed]
+        return [_discard(c) for c in allowed]
     if task.step in ("draw", "draw_deck"):
-        return [Draw(source=s) for s in _pile_sources(state, deck_only=task.step == "draw_deck")]
+        return [_draw(s) for s in _pile_sources(state, deck_only=task.step == "draw_deck")]
     if task.step == "return":
-        return [ReturnInvestment(stock=inv.stock) for inv in owner.investments]
+        return [_return(inv.stock) for inv in owner.investments]
     if task.step == "take":
         if task.other is not None:
-            return [Take(card=c) for c in state.seats[task.other].strategies]
-        return [Take(card=c) for c in bailout_cards(state)]
+            return [_take(c) for c in state.seats[task.other].strategies]
+        return [_take(c) for c in bailout_cards(state)]
     if task.step == "give":
-        return [Give(card=c) for c in owner.hand]
+        return [_give(c) for c in owner.hand]
     if task.step == "mark":
-        return [Mark(stock=inv.stock) for inv in owner.investments if not inv.marked]
-    return [Form(stock=s, ret=r, innovation=i) for s, r, i in formable_pairs(state, task.seat)]
+        return [_mark(inv.stock) for inv in owner.investments if not inv.marked]
+    return [_formed(s, r, i) for s, r, i in formable_pairs(state, task.seat)]
 
 
 def actions_now(state: MarketFortuneState) -> list[MarketFortuneAction]:
@@ -119,22 +206,22 @@ def actions_now(state: MarketFortuneState) -> list[MarketFortuneAction]:
         return _task_actions(state, state.tasks[0])
     attack = state.attack
     if attack is not None and attack.defender is not None:
-        blues = [Defend(card=c) for c in state.seats[attack.defender].strategies if blue_allowed(state, c)]
-        return [Decline(), *blues]
+        blues = [_defend(c) for c in state.seats[attack.defender].strategies if blue_allowed(state, c)]
+        return [_DECLINE, *blues]
     seat = state.active
     if state.stage == "main":
-        options: list[MarketFortuneAction] = [Build(source=s) for s in _pile_sources(state)]
-        options += [Risk(stock=s, ret=r, innovation=i) for s, r, i in formable_pairs(state, seat)]
+        options: list[MarketFortuneAction] = [_build(s) for s in _pile_sources(state)]
+        options += [_risk(s, r, i) for s, r, i in formable_pairs(state, seat)]
         if can_draw_strategy(state):
-            options.append(Dominate())
+            options.append(_DOMINATE)
         options += _optimisations(state, seat)
         return options
     if state.stage == "red":
-        return [EndTurn(), *(Play(card=c, target=t) for c, t in red_options(state, seat))]
+        return [_END_TURN, *(_play(c, t) for c, t in red_options(state, seat))]
     if state.stage == "victory":
-        return [Declare(), *_optimisations(state, seat)]
+        return [_DECLARE, *_optimisations(state, seat)]
     if state.stage == "between":
-        return [NextGame()]
+        return [_NEXT_GAME]
     return []
 
 
@@ -142,7 +229,7 @@ def legal_actions(state: MarketFortuneState, seat: int) -> list[MarketFortuneAct
     """Every action ``seat`` may take now, sorted by id (empty if it need not act)."""
     if seat not in to_act(state):
         return []
-    return sorted(actions_now(state), key=lambda action: action.id)
+    return sorted(actions_now(state), key=_id_of)
 
 
 def _pair_ok(state: MarketFortuneState, seat: int, stock: str, ret: str, innovation: str | None) -> bool:
@@ -346,6 +433,6 @@ def default_action(state: MarketFortuneState, seat: int) -> MarketFortuneAction:
             if wanted(action):
                 return action
     if state.tasks and state.tasks[0].step == "discard":
-        newest = [c for c in reversed(state.seats[seat].hand) if Discard(card=c) in options]
-        return Discard(card=newest[0])
+        newest = [c for c in reversed(state.seats[seat].hand) if _discard(c) in options]
+        return _discard(newest[0])
     return options[0]

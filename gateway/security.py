@@ -70,7 +70,13 @@ _TITLES = {
 def auth_problem(code: str, detail: str | None = None) -> ProblemError:
     """A 401 problem for an ``auth/...`` code (403 for ``auth/wrong_scope``)."""
     status = 403 if code == "auth/wrong_scope" else 401
-    headers = {"WWW-Authenticate": 'Bearer error="invalid_token"'} if status == 401 else None
+    headers = None
+    if status == 401:
+        # RFC 6750 3.1: no error attribute when the request carried no token at all.
+        challenge = 'Bearer realm="agents-club"'
+        if code != "auth/missing":
+            challenge += ', error="invalid_token"'
+        headers = {"WWW-Authenticate": challenge}
     return ProblemError(status, code, _TITLES[code], detail, headers=headers)
 
 

@@ -74,7 +74,9 @@ class _Cursor:
     def sse_event(self, sse: ServerSentEvent) -> EventOut | None:
         """The table event carried by ``sse``, if it is new."""
         self.failures = 0
-        if sse.event in END_EVENTS:
+        # The closing frame carries no event (``data: {}``); an engine event that happened to
+        # be called "end" still carries its JSON and is yielded like any other.
+        if sse.event in END_EVENTS and not sse.data.strip("{} \n"):
             self.finished = True
             return None
         event = EventOut.model_validate_json(sse.data)

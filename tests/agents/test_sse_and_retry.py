@@ -71,3 +71,15 @@ def test_an_unfinished_block_does_not_move_the_resume_point() -> None:
     decoder.feed('data: {"half')
     # The connection breaks here: resuming must ask for the events after 3.
     assert decoder.last_event_id == "3"
+
+
+def test_only_the_empty_end_frame_closes_a_stream() -> None:
+    from agents._events import _Cursor
+    from agents._sse import ServerSentEvent
+
+    cursor = _Cursor(after=None, max_failures=3)
+    engine_event = '{"id": 3, "kind": "end", "text": "Seat 1 ends its phase.", "data": {}, "private": false}'
+    event = cursor.sse_event(ServerSentEvent(data=engine_event, event="end", id="3"))
+    assert event is not None and event.id == 3 and not cursor.finished
+    assert cursor.sse_event(ServerSentEvent(data="{}", event="end")) is None
+    assert cursor.finished

@@ -112,25 +112,53 @@ STRATEGY_WORTH: dict[str, float] = {
 """How much greedy wants each Strategy kind when it may take one (Federal Audit)."""
 
 
+_VALUES: dict[str, int] = {
+    card: cards.card_value(card) for card in cards.ALL_CARD_IDS if cards.is_building(card)
+}
+_INDUSTRIES: dict[str, str] = {
+    card: cards.card_industry(card) for card in cards.ALL_CARD_IDS if cards.is_building(card)
+}
+# Greedy weighs hands many times per decision, so the card facts are looked up
+# in tables built once rather than parsed from the id each time.
+
+
 def _value(card: str) -> int:
-    return cards.card_value(card)
+    return _VALUES[card]
 
 
 def _pairs(hand: Iterable[str]) -> tuple[list[int], list[str]]:
-    """Best disjoint same-industry pair values (descending) and the cards left loose."""
+    """Best disjoint same-industry pair values (descending) and the cards left loose.
+
+    Within an industry every Stock (and every Return) has its own value, so
+    pairing them highest with highest is one well-defined matching.
+    """
     stocks: dict[str, list[str]] = {}
     returns: dict[str, list[str]] = {}
     for card in hand:
         side = stocks if card[0] == "S" else returns
-        side.setdefault(cards.card_industry(card), []).append(card)
+        industry = _INDUSTRIES[card]
+        same = side.get(industry)
+        if same is None:
+            side[industry] = [card]
+        else:
+            same.append(card)
     values: list[int] = []
     loose: list[str] = []
-    for industry in stocks.keys() | returns.keys():
-        ss = sorted(stocks.get(industry, ()), key=_value, reverse=True)
-        rs = sorted(returns.get(industry, ()), key=_value, reverse=True)
+    worth = _VALUES.__getitem__
+    for industry, ss in stocks.items():
+        rs = returns.pop(industry, None)
+        if rs is None:
+            loose += ss
+            continue
+        if len(ss) > 1:
+            ss.sort(key=worth, reverse=True)
+        if len(rs) > 1:
+            rs.sort(key=worth, reverse=True)
         matched = min(len(ss), len(rs))
-        values += [_value(s) + _value(r) for s, r in zip(ss, rs, strict=False)]
+        values += [worth(s) + worth(r) for s, r in zip(ss, rs, strict=False)]
         loose += ss[matched:] + rs[matched:]
+    for rs in returns.values():
+        loose += rs
     values.sort(reverse=True)
     return values, loose
 
@@ -154,9 +182,9 @@ def _best_upgrade(hand: Sequence[str], investments: Sequence[Investment]) -> int
             continue
         for card in hand:
             out, partner = (inv.stock, inv.ret) if card[0] == "S" else (inv.ret, inv.stock)
-            if inv.innovation is None and cards.card_industry(card) != cards.card_industry(partner):
+            if inv.innovation is None and _INDUSTRIES[card] != _INDUSTRIES[partner]:
                 continue
-            best = max(best, _value(card) - _value(out))
+            best = max(best, _VALUES[card] - _VALUES[out])
     return best
 
 

@@ -7,6 +7,8 @@ statement of the hidden-information rules (rulebook 8).
 
 from __future__ import annotations
 
+from itertools import chain
+
 from engine.core import Seat
 
 from .state import HabState
@@ -46,17 +48,13 @@ def hidden_from(state: HabState, seat: Seat | None) -> frozenset[str]:
     not). The seat's own cards, its two holders and the discards are visible.
     """
     seats = state.seats
-    visible_holders: set[int] = set()
+    visible_holders: tuple[int, ...] = ()
     if seat is not None:
         # The holder a seat deals into (left) and its right neighbour's (right).
-        visible_holders = {seat, (seat - 1) % seats}
-    hidden: set[str] = set(state.deck)
-    for number, holder in enumerate(state.holders):
-        if number not in visible_holders:
-            hidden.update(holder)
+        visible_holders = (seat, (seat - 1) % seats)
+    parts: list[tuple[str, ...]] = [state.deck]
+    parts += [holder for number, holder in enumerate(state.holders) if number not in visible_holders]
     for other in range(seats):
-        if other == seat:
-            continue
-        hidden.update(state.shares[other])
-        hidden.update(state.charity[other])
-    return frozenset(hidden)
+        if other != seat:
+            parts += (state.shares[other], state.charity[other])
+    return frozenset(chain.from_iterable(parts))

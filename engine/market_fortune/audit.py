@@ -7,6 +7,9 @@ against :func:`hidden_from`, so the two must not share code.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from itertools import chain
+
 from engine.market_fortune import cards
 from engine.market_fortune.state import MarketFortuneState
 
@@ -84,19 +87,17 @@ def hidden_from(state: MarketFortuneState, seat: int | None) -> frozenset[str]:
     face-down investments; pile cards lying face down that the seat did not
     discard (9.3). Cards an effect revealed to the seat (11.1) are known to it.
     """
-    hidden: set[str] = set(state.stock_deck)
-    hidden.update(state.return_deck, state.strategy_deck)
+    parts: list[Iterable[str]] = [state.stock_deck, state.return_deck, state.strategy_deck]
     for index, other in enumerate(state.seats):
         if index == seat:
             continue
-        hidden.update(other.hand, other.strategies)
-        for inv in other.investments:
-            if not inv.face_up:
-                hidden.update(inv.cards())
+        parts += (other.hand, other.strategies)
+        parts += [inv.cards() for inv in other.investments if not inv.face_up]
     if state.locked:
-        hidden.update(card for card, owner in state.locked if owner != seat)
+        parts.append([card for card, owner in state.locked if owner != seat])
+    hidden = frozenset(chain.from_iterable(parts))
     if seat is not None:
         revealed = state.seats[seat].revealed
         if revealed is not None:
-            hidden.difference_update(revealed.cards)
-    return frozenset(hidden)
+            hidden = hidden.difference(revealed.cards)
+    return hidden

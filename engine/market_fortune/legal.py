@@ -225,11 +225,20 @@ def actions_now(state: MarketFortuneState) -> list[MarketFortuneAction]:
     return []
 
 
+_LAST_LISTED: list[tuple[MarketFortuneState, tuple[MarketFortuneAction, ...]]] = []
+"""The last state whose legal actions were listed, and the list: a seat's
+options are often asked for twice in a row (a bot, then ``default_action``)."""
+
+
 def legal_actions(state: MarketFortuneState, seat: int) -> list[MarketFortuneAction]:
     """Every action ``seat`` may take now, sorted by id (empty if it need not act)."""
     if seat not in to_act(state):
         return []
-    return sorted(actions_now(state), key=_id_of)
+    if _LAST_LISTED and _LAST_LISTED[0][0] is state:
+        return list(_LAST_LISTED[0][1])
+    listed = sorted(actions_now(state), key=_id_of)
+    _LAST_LISTED[:] = [(state, tuple(listed))]
+    return listed
 
 
 def _pair_ok(state: MarketFortuneState, seat: int, stock: str, ret: str, innovation: str | None) -> bool:

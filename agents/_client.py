@@ -55,9 +55,10 @@ class Client:
     ``token`` is the bearer token (set it later with :attr:`token`); with
     ``credentials`` (agent id and secret) an expired token is renewed on the
     fly (``POST /v1/auth/token``) and the request sent again;
-    ``transport`` is the httpx seam: pass ``httpx.WSGITransport``, a mocked
-    transport or a wrapper to run the SDK without a network. Use it as a
-    context manager, or call :meth:`close`.
+    ``transport`` is the httpx seam: a wrapper around ``httpx.HTTPTransport``
+    (the SDK's tests cut connections that way) or any ``httpx.BaseTransport``;
+    to run the app in-process use :class:`~agents.AsyncClient` with
+    ``httpx.ASGITransport``. Use it as a context manager, or call :meth:`close`.
 
     Every method raises the :class:`~agents.ApiError` subclass of the problem
     the server answered (``TableFull``, ``StaleVersion``...), or

@@ -118,6 +118,7 @@ class MarketFortuneView(View):
 
 _set_attribute = object.__setattr__
 ModelT = TypeVar("ModelT", bound=EngineModel)
+T = TypeVar("T")
 
 
 def _raw(cls: type[ModelT], fields: dict[str, Any]) -> ModelT:
@@ -176,24 +177,57 @@ def _player(index: int, seat: SeatState) -> PlayerView:
 
 _PLAYERS_SEEN: dict[int, tuple[SeatState, PlayerView]] = {}
 _OWN_SEEN: dict[int, tuple[tuple[Investment, ...], tuple[InvestmentView, ...]]] = {}
+_PLAYERS_BY_VALUE: dict[tuple[object, ...], PlayerView] = {}
+_OWN_BY_VALUE: dict[tuple[object, ...], tuple[InvestmentView, ...]] = {}
 _MEMO_LIMIT = 8192
+
+
+def _remember(memo: dict[Any, T], key: Any, made: T) -> T:
+    if len(memo) >= _MEMO_LIMIT:
+        memo.clear()
+    memo[key] = made
+    return made
+
+
+def _investments_key(investments: tuple[Investment, ...]) -> tuple[object, ...]:
+    """The investments as plain values: a memo key that compares without pydantic."""
+    return tuple([(inv.stock, inv.ret, inv.innovation, inv.marked, inv.face_up) for inv in investments])
+
+
+def _player_by_value(index: int, seat: SeatState) -> PlayerView:
+    """:func:`_player`, memoised by the seat's public facts.
+
+    A state read back from JSON (as the gateway holds it) shares no objects
+    with the previous step's, but most seats hold the same values as before.
+    """
+    key = (
+        index,
+        len(seat.hand),
+        len(seat.strategies),
+        _investments_key(seat.investments),
+        seat.skip_next,
+        seat.match_total,
+    )
+    made = _PLAYERS_BY_VALUE.get(key)
+    if made is None:
+        made = _remember(_PLAYERS_BY_VALUE, key, _player(index, seat))
+    return made
 
 
 def _players(seats: tuple[SeatState, ...]) -> tuple[PlayerView, ...]:
     """Public views of every seat, rebuilding only seats that changed.
 
-    States share unchanged seat objects between steps, so the memo is keyed by
-    identity; it holds the seat object itself, so an id cannot be reused while
-    it is remembered. This runs for every view of every step (a hot path).
+    Within one process, states share unchanged seat objects between steps, so
+    the first memo is keyed by identity; it holds the seat object itself, so
+    an id cannot be reused while it is remembered. Behind it, a memo by value
+    serves states that were read back from JSON. This runs for every view of
+    every step (a hot path).
     """
     made: list[PlayerView] = []
     for index, seat in enumerate(seats):
         entry = _PLAYERS_SEEN.get(id(seat))
         if entry is None or entry[0] is not seat or entry[1].seat != index:
-            if len(_PLAYERS_SEEN) >= _MEMO_LIMIT:
-                _PLAYERS_SEEN.clear()
-            entry = (seat, _player(index, seat))
-            _PLAYERS_SEEN[id(seat)] = entry
+            entry = _remember(_PLAYERS_SEEN, id(seat), (seat, _player_by_value(index, seat)))
         made.append(entry[1])
     return tuple(made)
 
@@ -204,10 +238,11 @@ def _own_investments(investments: tuple[Investment, ...]) -> tuple[InvestmentVie
         return ()
     entry = _OWN_SEEN.get(id(investments))
     if entry is None or entry[0] is not investments:
-        if len(_OWN_SEEN) >= _MEMO_LIMIT:
-            _OWN_SEEN.clear()
-        entry = (investments, tuple(_investment(inv, True) for inv in investments))
-        _OWN_SEEN[id(investments)] = entry
+        key = _investments_key(investments)
+        own = _OWN_BY_VALUE.get(key)
+        if own is None:
+            own = _remember(_OWN_BY_VALUE, key, tuple(_investment(inv, True) for inv in investments))
+        entry = _remember(_OWN_SEEN, id(investments), (investments, own))
     return entry[1]
 
 

@@ -115,6 +115,9 @@ def test_observe_act_events_and_replay(gateway: RunningGateway, game: GameOut, s
         applied = client.act(table.id, choice.id, version=observation.version)
         assert isinstance(applied, ActionResult)
         assert applied.action.id == choice.id and applied.version > observation.version
+        # The same logical action sent again (a retry after a lost answer) derives the same
+        # Idempotency-Key: the server answers the first result instead of a stale version.
+        assert client.act(table.id, choice.id, version=observation.version) == applied
         page = client.events_page(table.id, after=0, wait=0)
         assert isinstance(page, EventsPage) and page.events
         assert [event.id for event in page.events] == sorted({event.id for event in page.events})

@@ -225,19 +225,22 @@ def actions_now(state: MarketFortuneState) -> list[MarketFortuneAction]:
     return []
 
 
-_LAST_LISTED: list[tuple[MarketFortuneState, tuple[MarketFortuneAction, ...]]] = []
-"""The last state whose legal actions were listed, and the list: a seat's
-options are often asked for twice in a row (a bot, then ``default_action``)."""
+_NOTHING_LISTED: tuple[MarketFortuneState | None, tuple[MarketFortuneAction, ...]] = (None, ())
+_LAST_LISTED = [_NOTHING_LISTED]
+"""The last state whose legal actions were listed, with the list: a seat's
+options are often asked for twice in a row (a bot, then ``default_action``).
+One tuple, replaced whole, so a thread never reads one state with another's list."""
 
 
 def legal_actions(state: MarketFortuneState, seat: int) -> list[MarketFortuneAction]:
     """Every action ``seat`` may take now, sorted by id (empty if it need not act)."""
     if seat not in to_act(state):
         return []
-    if _LAST_LISTED and _LAST_LISTED[0][0] is state:
-        return list(_LAST_LISTED[0][1])
+    last_state, last_listed = _LAST_LISTED[0]
+    if last_state is state:
+        return list(last_listed)
     listed = sorted(actions_now(state), key=_id_of)
-    _LAST_LISTED[:] = [(state, tuple(listed))]
+    _LAST_LISTED[0] = (state, tuple(listed))
     return listed
 
 

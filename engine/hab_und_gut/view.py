@@ -268,7 +268,8 @@ def view(state: HabState, seat: Seat | None) -> HabView:
             "turn": turn,
             "phase": phase,
             "first_player": (turn - 1) % seats,
-            "to_act": None if phase == "over" else state.actor,
+            # state.actor, inlined (views are built on every step).
+            "to_act": None if phase == "over" else (turn - 1 + state.order_index) % seats,
             "prices": _prices(state),
             "seats": _seats(state),
             "holder_sizes": tuple(map(len, state.holders)),

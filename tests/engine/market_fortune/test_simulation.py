@@ -302,3 +302,36 @@ def test_no_choice_sequence_loses_a_card_or_leaks_one(seed: int, mode: str, seat
         card_locations(state)
         assert not _leaks(state, events)
     assert replay(GAME, config, seed, log) == state
+
+
+def test_views_of_states_read_back_from_json_match_a_direct_reading() -> None:
+    # Views reuse memoised parts (by identity, then by value); a state read back
+    # from JSON (the gateway's case) must get the same view as the live state,
+    # and the public facts must be the state's own.
+    stats: Counter[str] = Counter()
+    for index, mode in enumerate(MODES):
+        seats = 3 + index
+        config = MarketFortuneConfig(mode=mode, seats=seats, match_target=SWEEP_MATCH_TARGET)  # type: ignore[arg-type]
+        bots = sweep_bots(index, seats)
+        state = GAME.new_table(config, 40 + index)
+        step = 0
+        while GAME.outcome(state) is None:
+            copy = GAME.state_model.model_validate_json(state.model_dump_json())
+            for watcher in (None, *range(seats)):
+                seen = GAME.view(copy, watcher)
+                assert seen == GAME.view(state, watcher)
+                assert [(p.hand_count, p.strategy_count, p.investment_count, p.skip_next) for p in seen.players] == [
+                    (len(s.hand), len(s.strategies), len(s.investments), s.skip_next) for s in state.seats
+                ]
+                if watcher is not None:
+                    own = state.seats[watcher].investments
+                    assert [(i.stock, i.ret, i.marked, i.face_up) for i in seen.investments] == [
+                        (i.stock, i.ret, i.marked, i.face_up) for i in own
+                    ]
+            seat = GAME.to_act(state)[0]
+            options = GAME.legal_actions(state, seat)
+            action = bots[seat].choose(GAME, GAME.view(state, seat), options, seat, bot_seed(40 + index, step, seat))
+            stats[action.kind] += 1
+            state, _ = GAME.apply(state, seat, action)
+            step += 1
+    assert stats["declare"] > 0

@@ -7,6 +7,7 @@ not see independently, so the tests can check one against the other.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any, Literal, TypeVar
 
 from engine.core import EngineModel, Outcome, View
@@ -189,9 +190,12 @@ def _remember(memo: dict[Any, T], key: Any, made: T) -> T:
     return made
 
 
+_INVESTMENT_FIELDS = attrgetter("stock", "ret", "innovation", "marked", "face_up")
+
+
 def _investments_key(investments: tuple[Investment, ...]) -> tuple[object, ...]:
     """The investments as plain values: a memo key that compares without pydantic."""
-    return tuple([(inv.stock, inv.ret, inv.innovation, inv.marked, inv.face_up) for inv in investments])
+    return tuple(map(_INVESTMENT_FIELDS, investments))
 
 
 def _player_by_value(index: int, seat: SeatState) -> PlayerView:

@@ -53,20 +53,21 @@ __all__ = [
 # Actions are immutable values, and a table only ever offers a bounded set of
 # them, so each one is built (and validated) once and then shared: legal
 # actions are listed on every step of every table and bot. Their ids are
-# remembered too, for sorting. The cached actions live for the process, so
-# the ids of these objects can't be reused while they are remembered.
-_IDS: dict[int, str] = {}
+# remembered too, for sorting, each beside the action itself: holding the
+# action keeps its object id from being reused while it is remembered (two
+# threads may both build one action; both copies stay valid).
+_IDS: dict[int, tuple[MarketFortuneAction, str]] = {}
 
 
 def _known(action: MarketFortuneAction) -> MarketFortuneAction:
-    _IDS[id(action)] = action.id
+    _IDS[id(action)] = (action, action.id)
     return action
 
 
 def _id_of(action: MarketFortuneAction) -> str:
     """The action's canonical id, remembered for the shared actions."""
     known = _IDS.get(id(action))
-    return action.id if known is None else known
+    return known[1] if known is not None and known[0] is action else action.id
 
 
 @cache

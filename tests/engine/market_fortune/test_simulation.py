@@ -105,12 +105,12 @@ def play_checked(
         assert options, f"seat {seat} must act but has no legal action"
         ids = [a.id for a in options]
         assert ids == sorted(ids)
-        for action in options:
+        for action, action_id in zip(options, ids, strict=True):
             # A parse depends on the id alone, so each distinct id is checked once.
-            if action.id not in _ROUND_TRIPPED:
-                assert GAME.parse_action(action.id) == action
+            if action_id not in _ROUND_TRIPPED:
+                assert GAME.parse_action(action_id) == action
                 assert action.text
-                _ROUND_TRIPPED.add(action.id)
+                _ROUND_TRIPPED.add(action_id)
         assert GAME.default_action(state, seat) in options
         bot = players[seat]
         action = bot.choose(GAME, views[seat], options, seat, bot_seed(seed, len(log), seat))

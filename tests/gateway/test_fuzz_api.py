@@ -1,0 +1,681 @@
+"""Bad input never gets a 500: property-based fuzzing of every operation of the API.
+
+For each operation of ``app.openapi()`` hypothesis sends requests built from
+its own parameters and request schema, bent out of shape: unknown fields,
+wrong types, missing fields, huge strings and numbers, nulls, nested junk,
+bodies that are not JSON, wrong content types, unknown and strange path ids,
+junk query values and junk ``Authorization``, ``Idempotency-Key``,
+``Last-Event-ID`` and ``X-Organiser-Key`` headers. Every answer must be below
+500, and every error a problem+json document with ``type``, ``title``,
+``status`` (equal to the HTTP status), ``detail`` and a published ``code``.
+
+The requests go straight to the ASGI app on the test client's own event loop
+(:func:`_send`), so a Server-Sent Events stream can be read up to its first
+frame and then disconnected, and header bytes reach the app exactly as drawn.
+
+Before the fuzzing the module opens real tables on a real Redis: a started
+table of each game where the owner is to act against house bots, a table the
+bots played to its end, and sandbox tables the fuzzing agent may legitimately
+join or play at. After each operation's fuzzing the protected tables must
+read back exactly as before (record, version, every observation, every event,
+the replay, the owner's agent record) and the sandbox tables' event logs must
+only have grown.
+
+Examples per operation are sized so the module runs in well under 60 s on a
+busy 2-core machine; ``derandomize=True`` makes every run send the same requests.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.parse
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import redis
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+
+from engine.bots import available_bots
+from engine.registry import all_games
+from gateway.app import create_app
+from gateway.errors import PROBLEM_CONTENT_TYPE
+from gateway.openapi_docs import PROBLEM_CATALOGUE
+
+from .conftest import ORGANISER_KEY, make_settings
+
+EXAMPLES_PER_OPERATION = 45
+"""Requests drawn per operation (about 25 operations: roughly 1,100 requests in all)."""
+
+REQUEST_TIMEOUT_S = 10.0
+"""No single fuzzed request may take longer (long-polls are capped far below this)."""
+
+OPENAPI_FILE = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
+METHODS = ("get", "post", "put", "patch", "delete")
+GAMES = sorted(all_games())
+OWNER_NAME = "fuzz-owner-7f3a"
+FUZZER_NAME = "fuzz-agent-9c1e"
+PROBLEM_MEMBERS = ("type", "title", "status", "detail", "code")
+
+
+def _committed_operations() -> list[tuple[str, str, str]]:
+    """(operation id, method, path) of every operation in the committed OpenAPI document."""
+    document = json.loads(OPENAPI_FILE.read_text())
+    return sorted(
+        (operation["operationId"], method, path)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        if method in METHODS
+    )
+
+
+OPERATIONS = _committed_operations()
+
+
+# -- raw ASGI requests -------------------------------------------------------------
+
+
+@dataclass(frozen=True, repr=False)
+class FuzzRequest:
+    """One drawn request, as bytes the app will see."""
+
+    method: str
+    raw_path: str
+    query: list[tuple[str, str]]
+    headers: list[tuple[bytes, bytes]]
+    body: bytes
+
+    def describe(self) -> str:
+        """A short text naming the request (hypothesis prints it with a failing example)."""
+        def cut(text: object) -> str:
+            shown = repr(text)
+            return shown if len(shown) <= 300 else f"{shown[:300]}...({len(shown)} chars)"
+
+        return (f"{self.method} {cut(self.raw_path)} query={cut(self.query)} "
+                f"headers={cut(self.headers)} body={cut(self.body)}")
+
+    __repr__ = describe
+
+
+@dataclass
+class Answer:
+    """The status, headers and (first frame of the) body the app answered."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+def _send(client: TestClient, app: FastAPI, request: FuzzRequest) -> Answer:
+    """Drive ``app`` with ``request`` on the client's event loop; stop after a complete
+    body or, for a stream, after its first frame (then the client disconnects)."""
+
+    async def exchange() -> Answer:
+        start: dict[str, Any] = {}
+        chunks: list[bytes] = []
+        request_sent = False
+        disconnected = anyio.Event()
+
+        async def receive() -> dict[str, Any]:
+            nonlocal request_sent
+            if not request_sent:
+                request_sent = True
+                return {"type": "http.request", "body": request.body, "more_body": False}
+            await disconnected.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body", False) or chunks[-1]:
+                    disconnected.set()
+
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": request.method,
+            "scheme": "http",
+            "path": urllib.parse.unquote(request.raw_path),
+            "raw_path": request.raw_path.encode("ascii"),
+            "root_path": "",
+            "query_string": urllib.parse.urlencode(request.query).encode("ascii"),
+            "headers": [(b"host", b"testserver"), *request.headers],
+            "client": ("203.0.113.9", 50000),
+            "server": ("testserver", 80),
+            "state": {},
+        }
+        with anyio.fail_after(REQUEST_TIMEOUT_S):
+            await app(scope, receive, send)
+        headers = {
+            name.decode("latin-1").lower(): value.decode("latin-1")
+            for name, value in start.get("headers", [])
+        }
+        return Answer(int(start["status"]), headers, b"".join(chunks))
+
+    assert client.portal is not None, "the client's lifespan must be running"
+    return client.portal.call(exchange)
+
+
+def check_answer(request: FuzzRequest, answer: Answer) -> None:
+    """Below 500; an error is problem+json with the five members and a published code."""
+    context = f"{answer.status} {answer.body[:500]!r} for {request.describe()}"
+    assert answer.status < 500, context
+    if answer.status < 400:
+        return
+    assert answer.headers.get("content-type") == PROBLEM_CONTENT_TYPE, context
+    document = json.loads(answer.body)
+    assert isinstance(document, dict), context
+    for member in PROBLEM_MEMBERS:
+        assert member in document, f"no {member!r}: {context}"
+    assert document["status"] == answer.status, context
+    assert document["code"] in PROBLEM_CATALOGUE, f"unpublished code: {context}"
+    assert document["type"].endswith("/" + document["code"]), context
+    assert isinstance(document["title"], str) and isinstance(document["detail"], str), context
+
+
+# -- the world the fuzzing runs in -------------------------------------------------
+
+
+@dataclass(repr=False)
+class World:
+    """The app, its client, the tokens and the tables the fuzzing aims at."""
+
+    app: FastAPI
+    client: TestClient
+    owner: dict[str, str]
+    fuzzer_id: str
+    protected: list[str]
+    finished: str
+    sandboxes: list[str]
+    challenge_id: str
+    legal_ids: list[str]
+    baseline: dict[str, Any] = field(default_factory=dict)
+    sandbox_events: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"World(protected={self.protected}, sandboxes={self.sandboxes})"
+
+    def fuzzer_token(self) -> str:
+        """A fresh, valid token of the fuzzing agent (a revoked one must not end the fuzzing)."""
+        return str(self.app.state.tokens.mint(
+            agent_id=self.fuzzer_id, name=FUZZER_NAME,
+            scopes={f"game:{game}" for game in GAMES},
+        ))
+
+    def expired_token(self) -> str:
+        """A token of the fuzzing agent that expired a while ago."""
+        return str(self.app.state.tokens.mint(
+            agent_id=self.fuzzer_id, name=FUZZER_NAME, scopes=set(), ttl_s=-3600,
+        ))
+
+    @property
+    def table_ids(self) -> list[str]:
+        """Every real table id."""
+        return [*self.protected, self.finished, *self.sandboxes]
+
+
+def _organiser_token(client: TestClient, name: str) -> dict[str, Any]:
+    answer = client.post(
+        "/v1/auth/organiser/tokens", headers={"X-Organiser-Key": ORGANISER_KEY},
+        json={"name": name, "games": GAMES, "ttl_s": 6 * 3600},
+    )
+    assert answer.status_code == 201, answer.text
+    issued: dict[str, Any] = answer.json()
+    return issued
+
+
+def _settle(client: TestClient, table_id: str, headers: dict[str, str], *, until: str) -> None:
+    """Wait until the house bots are done: the caller is to act, or the table is finished."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        seen = client.get(f"/v1/tables/{table_id}/observation", headers=headers).json()
+        if until == "finished" and seen["status"] == "finished":
+            return
+        if until == "my_turn" and seen["seat"] in seen["to_act"] and seen["legal_actions"]:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"table {table_id} did not settle ({until})")
+
+
+def _all_events(client: TestClient, table_id: str, headers: dict[str, str]) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    after = 0
+    while True:
+        page = client.get(f"/v1/tables/{table_id}/events", headers=headers, params={"after": after})
+        assert page.status_code == 200, page.text
+        body = page.json()
+        events += body["events"]
+        if body["last_id"] == after:
+            return events
+        after = body["last_id"]
+
+
+def _listed_ids(client: TestClient) -> set[str]:
+    listed: set[str] = set()
+    offset: int | None = 0
+    while offset is not None:
+        page = client.get("/v1/tables", params={"offset": offset, "limit": 200}).json()
+        listed |= {table["id"] for table in page["tables"]}
+        offset = page["next_offset"]
+    return listed
+
+
+def protected_facts(world: World) -> dict[str, Any]:
+    """Everything stored about the protected tables and the owner, as the API shows it."""
+    client, owner = world.client, world.owner
+    facts: dict[str, Any] = {"me": client.get("/v1/agents/me", headers=owner).json()}
+    for table_id in [*world.protected, world.finished]:
+        base = f"/v1/tables/{table_id}"
+        facts[table_id] = {
+            "table": client.get(base, headers=owner).json(),
+            "owner_view": client.get(f"{base}/observation", headers=owner).json(),
+            "spectator_view": client.get(f"{base}/observation").json(),
+            "owner_events": _all_events(client, table_id, owner),
+            "spectator_events": _all_events(client, table_id, {}),
+        }
+    facts[world.finished]["replay"] = client.get(f"/v1/tables/{world.finished}/replay").json()
+    facts["listed"] = sorted(set(world.table_ids) & _listed_ids(client))
+    return facts
+
+
+def check_nothing_lost(world: World) -> None:
+    """Protected tables read back exactly; sandbox tables only grew, and still load."""
+    assert protected_facts(world) == world.baseline
+    for table_id in world.sandboxes:
+        events = _all_events(world.client, table_id, {})
+        before = world.sandbox_events[table_id]
+        assert events[: len(before)] == before, f"sandbox {table_id} lost or changed events"
+        ids = [event["id"] for event in events]
+        assert ids == sorted(set(ids))
+        seen = world.client.get(f"/v1/tables/{table_id}/observation")
+        assert seen.status_code == 200, seen.text
+
+
+@pytest.fixture(scope="module")
+def world(
+    redis_url: str, signing_key_pem: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[World]:
+    """The app on its own namespace of the real Redis, with the tables to fuzz around."""
+    namespace = f"test-fuzz-{uuid.uuid4().hex[:12]}"
+    settings = make_settings(
+        redis_url=redis_url, redis_namespace=namespace,
+        data_dir=tmp_path_factory.mktemp("fuzz") / "data", signing_key_pem=signing_key_pem,
+        long_poll_max_wait_s=0.05, house_bot_delay_s=0.0, default_turn_timeout_s=86_400.0,
+    )
+    app = create_app(settings)
+    try:
+        with TestClient(app) as client:
+            yield _build_world(app, client)
+    finally:
+        cleaner = redis.Redis.from_url(redis_url)
+        try:
+            batch = list(cleaner.scan_iter(match=f"{namespace}:*", count=1000))
+            if batch:
+                cleaner.delete(*batch)
+        finally:
+            cleaner.close()
+
+
+def _build_world(app: FastAPI, client: TestClient) -> World:
+    owner_token = _organiser_token(client, OWNER_NAME)
+    owner = {"Authorization": f"Bearer {owner_token['access_token']}"}
+    fuzzer_id = _organiser_token(client, FUZZER_NAME)["agent_id"]
+    fuzzer = {"Authorization": "Bearer " + app.state.tokens.mint(
+        agent_id=fuzzer_id, name=FUZZER_NAME, scopes={f"game:{game}" for game in GAMES})}
+
+    def open_table(headers: dict[str, str], **body: Any) -> str:
+        answer = client.post("/v1/tables", headers=headers, json={"turn_timeout_s": 86_400, **body})
+        assert answer.status_code == 201, answer.text
+        return str(answer.json()["id"])
+
+    protected = []
+    for number, game in enumerate(GAMES):
+        mode = all_games()[game].info.modes[0]
+        seats = max(mode.min_seats, 3)
+        protected.append(open_table(
+            owner, game=game, mode=mode.name, seats=seats, seed=100 + number, private=number == 1,
+            house_bots=[{"seat": seat, "bot": "random"} for seat in range(1, seats)],
+        ))
+    for table_id in protected:
+        _settle(client, table_id, owner, until="my_turn")
+
+    first = all_games()[GAMES[0]].info.modes[0]
+    finished = open_table(
+        owner, game=GAMES[0], mode=first.name, seats=first.min_seats, seed=7, join=False,
+        house_bots=[{"seat": seat, "bot": "greedy"} for seat in range(first.min_seats)],
+    )
+    _settle(client, finished, owner, until="finished")
+
+    sandboxes = []
+    for number, game in enumerate(GAMES):
+        mode = all_games()[game].info.modes[-1]
+        seats = max(mode.min_seats, 2)
+        sandboxes.append(open_table(
+            fuzzer, game=game, mode=mode.name, seats=seats, seed=200 + number,
+            house_bots=[{"seat": seat} for seat in range(1, seats)],
+        ))
+        sandboxes.append(open_table(
+            owner, game=game, mode=mode.name, seats=mode.max_seats, seed=300 + number,
+        ))
+    legal_ids: list[str] = []
+    for table_id in sandboxes[::2]:
+        _settle(client, table_id, fuzzer, until="my_turn")
+        seen = client.get(f"/v1/tables/{table_id}/observation", headers=fuzzer).json()
+        legal_ids += [action["id"] for action in seen["legal_actions"]]
+
+    challenge = client.post("/v1/admission/challenges",
+                            json={"agent_name": "fuzz-candidate", "game": GAMES[-1]})
+    assert challenge.status_code == 201, challenge.text
+
+    world = World(
+        app=app, client=client, owner=owner, fuzzer_id=fuzzer_id, protected=protected,
+        finished=finished, sandboxes=sandboxes, challenge_id=challenge.json()["challenge_id"],
+        legal_ids=sorted(set(legal_ids)),
+    )
+    world.baseline = protected_facts(world)
+    world.sandbox_events = {table_id: _all_events(client, table_id, {}) for table_id in sandboxes}
+    return world
+
+
+# -- strategies ---------------------------------------------------------------------
+
+EDGE_INTEGERS = (-1, 0, 1, 2**31, 2**53 + 1, 2**63 - 1, 2**63, 2**64, -(2**63) - 1, 10**30, -(10**30))
+EDGE_TEXTS = (
+    "", " ", "null", "0", "-1", "1e309", "NaN", "Infinity", "-0", "0x10", "１２", "²", "١٢",
+    "../../etc/passwd", "%00", "%2F", "{tag}", "*", "?", "#", "a" * 300, "\u202e", "💥",
+    "' OR 1=1 --", "<script>", "\\", "\t",
+)
+HUGE_TEXT = "Z" * 100_000
+
+junk_text = st.one_of(
+    st.sampled_from(EDGE_TEXTS),
+    st.text(max_size=30),
+    st.just(HUGE_TEXT),
+)
+junk_number = st.one_of(
+    st.sampled_from(EDGE_INTEGERS),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+)
+junk_scalar = st.one_of(st.none(), st.booleans(), junk_number, junk_text)
+junk_json = st.recursive(
+    junk_scalar,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    ),
+    max_leaves=12,
+)
+
+
+def hints(world: World) -> dict[str, st.SearchStrategy[Any]]:
+    """Real values for names the API uses, so requests also get past the first check."""
+    modes = sorted({mode.name for game in all_games().values() for mode in game.info.modes})
+    bots = sorted({bot for game in GAMES for bot in available_bots(game)})
+    names = st.sampled_from(["fuzz-new-1", "fuzz-new-2", "fuzz_x.y", "fuzz-candidate"])
+    return {
+        "table_id": st.sampled_from(world.table_ids),
+        "challenge_id": st.just(world.challenge_id),
+        "game": st.sampled_from(GAMES),
+        "games": st.lists(st.sampled_from(GAMES), max_size=3),
+        "mode": st.sampled_from(modes),
+        "bot": st.sampled_from(bots),
+        "agent_name": names,
+        "name": names,
+        "agent_id": st.just(world.fuzzer_id),
+        "action": st.sampled_from(world.legal_ids or ["pass"]),
+        "version": st.integers(min_value=0, max_value=40),
+        "seat": st.integers(min_value=0, max_value=6),
+        "seats": st.integers(min_value=1, max_value=7),
+        "status": st.sampled_from(["open", "playing", "finished"]),
+        "after": st.integers(min_value=0, max_value=400),
+        "token": st.builds(world.fuzzer_token),
+        "lang": st.sampled_from(["en", "de"]),
+    }
+
+
+def from_schema(
+    schema: dict[str, Any], components: dict[str, Any], hinted: dict[str, st.SearchStrategy[Any]],
+    name: str = "", depth: int = 0,
+) -> st.SearchStrategy[Any]:
+    """Values shaped like ``schema`` most of the time, any junk some of the time."""
+    if "$ref" in schema:
+        schema = components[schema["$ref"].rsplit("/", 1)[-1]]
+    right = _shaped(schema, components, hinted, name, depth)
+    if name in hinted:
+        right = st.one_of(hinted[name], right)
+    return st.one_of(right, right, right, junk_json)
+
+
+def _shaped(
+    schema: dict[str, Any], components: dict[str, Any], hinted: dict[str, st.SearchStrategy[Any]],
+    name: str, depth: int,
+) -> st.SearchStrategy[Any]:
+    choices = schema.get("anyOf") or schema.get("oneOf")
+    if choices:
+        return st.one_of([from_schema(choice, components, hinted, name, depth) for choice in choices])
+    if "const" in schema:
+        return st.just(schema["const"])
+    if "enum" in schema:
+        return st.sampled_from(schema["enum"])
+    kind = schema.get("type")
+    if kind == "object" or "properties" in schema:
+        return _object(schema, components, hinted, depth)
+    if kind == "array":
+        items = schema.get("items", {})
+        return st.lists(from_schema(items, components, hinted, name, depth + 1), max_size=4)
+    if kind == "string":
+        return st.one_of(st.text(max_size=20), junk_text)
+    if kind == "integer":
+        return st.one_of(st.integers(min_value=-5, max_value=100), st.sampled_from(EDGE_INTEGERS))
+    if kind == "number":
+        return st.one_of(st.integers(min_value=-5, max_value=100), junk_number)
+    if kind == "boolean":
+        return st.booleans()
+    if kind == "null":
+        return st.none()
+    return junk_json
+
+
+@st.composite
+def _object(
+    draw: st.DrawFn, schema: dict[str, Any], components: dict[str, Any],
+    hinted: dict[str, st.SearchStrategy[Any]], depth: int,
+) -> dict[str, Any]:
+    properties: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", ()))
+    built: dict[str, Any] = {}
+    if depth > 3:
+        return built
+    for prop, prop_schema in properties.items():
+        keep = draw(st.integers(0, 9)) < (9 if prop in required else 5)
+        if keep:
+            built[prop] = draw(from_schema(prop_schema, components, hinted, prop, depth + 1))
+    if draw(st.integers(0, 5)) == 0:
+        built[draw(st.sampled_from(["extra", "admin", "__proto__", "seed ", "Version"]))] = draw(junk_json)
+    return built
+
+
+def body_bytes(
+    schema: dict[str, Any] | None, components: dict[str, Any], hinted: dict[str, st.SearchStrategy[Any]],
+) -> st.SearchStrategy[tuple[bytes, bytes | None]]:
+    """(body, content type): JSON of the request shape or junk, raw junk, strange content types."""
+    shaped = from_schema(schema, components, hinted) if schema else junk_json
+    as_json = shaped.map(lambda value: json.dumps(value, allow_nan=True).encode())
+    raw = st.one_of(
+        as_json,
+        st.binary(max_size=64),
+        st.sampled_from([
+            b"", b"{", b'{"version": NaN, "action": "pass"}', b"[" * 50_000 + b"]" * 50_000,
+            b"[" * 900 + b"0" + b"]" * 900, b'{"a":' * 900 + b"0" + b"}" * 900, b'{"a": 1, "a": 2}', b"\xff\xfe{}", b"null",
+            b"0" * 10_000, json.dumps({"game": HUGE_TEXT, "agent_name": HUGE_TEXT}).encode(),
+        ]),
+    )
+    content_type = st.sampled_from([
+        b"application/json", b"application/json", b"application/json", None, b"text/plain",
+        b"application/x-www-form-urlencoded", b"multipart/form-data; boundary=zz",
+        b"application/json; charset=latin-1", b"application/problem+json", b"\xff junk",
+    ])
+    return st.tuples(raw, content_type)
+
+
+latin1_text = st.text(
+    alphabet=st.characters(min_codepoint=0x20, max_codepoint=0xFF, exclude_characters="\x7f"),
+    max_size=40,
+)
+
+
+def header_value(special: list[str]) -> st.SearchStrategy[bytes | None]:
+    """None (not sent) or a value: real ones, junk, latin-1 bytes, very long."""
+    return st.one_of(
+        st.none(),
+        st.sampled_from(special).map(str.encode),
+        latin1_text.map(lambda text: text.encode("latin-1")),
+        st.sampled_from(["", "9" * 40, "-1", "1-0", "0", "²", "٣", "x" * 201, "y" * 20_000])
+        .map(lambda text: text.encode("utf-8")),
+    )
+
+
+@st.composite
+def authorization(draw: st.DrawFn, world: World) -> bytes | None:
+    """No token, a valid token, or broken ones (junk, expired, tampered, ``alg: none``)."""
+    choice = draw(st.integers(0, 9))
+    if choice <= 3:
+        return ("Bearer " + world.fuzzer_token()).encode()
+    if choice == 4:
+        return None
+    token = world.fuzzer_token()
+    header, payload, signature = token.split(".")
+    broken = draw(st.sampled_from([
+        "Bearer", "Bearer ", "bearer " + token, "Basic ZnV6ejpmdXp6", "Bearer " + ORGANISER_KEY,
+        "Bearer " + world.expired_token(), f"Bearer {header}.{payload}x.{signature}",
+        f"Bearer {header}.{payload[:-4]}AAAA.{signature}",
+        "Bearer eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJ4In0.",
+        "Bearer " + "A" * 20_000, "Bearer a.b.c", "Bearer ...", "Token x",
+    ]))
+    junk = draw(st.one_of(st.just(broken), latin1_text.map(lambda text: "Bearer " + text)))
+    return junk.encode("latin-1", errors="replace")
+
+
+@dataclass(frozen=True, repr=False)
+class Target:
+    """One operation of the OpenAPI document, with what its requests are drawn from."""
+
+    method: str
+    path: str
+    operation: dict[str, Any]
+    components: dict[str, Any]
+    hinted: dict[str, st.SearchStrategy[Any]]
+
+    def __repr__(self) -> str:
+        return f"Target({self.method.upper()} {self.path})"
+
+
+@st.composite
+def fuzzed_request(draw: st.DrawFn, world: World, target: Target) -> FuzzRequest:
+    """One request to ``target``: its own parameters, bodies and headers, bent."""
+    method, path, operation = target.method, target.path, target.operation
+    components, hinted = target.components, target.hinted
+    raw_path = path
+    query: list[tuple[str, str]] = []
+    headers: list[tuple[bytes, bytes]] = []
+    for parameter in operation.get("parameters", []):
+        name, where = parameter["name"], parameter["in"]
+        real = hinted.get(name, st.text(max_size=10)).map(str)
+        junk = st.one_of(junk_text, junk_number.map(str))
+        if where == "path":
+            value = draw(st.one_of(real, real, st.just(uuid.uuid4().hex[:16]), junk))
+            raw_path = raw_path.replace("{" + name + "}", urllib.parse.quote(value, safe=""))
+        elif where == "query":
+            for _repeat in range(draw(st.integers(0, 2))):
+                query.append((name, draw(st.one_of(real, junk))))
+        elif where == "header":
+            value_bytes = draw(header_value([uuid.uuid4().hex, "0", "12"]))
+            if value_bytes is not None:
+                headers.append((name.lower().encode(), value_bytes))
+    if draw(st.integers(0, 4)) == 0:
+        query.append((draw(st.sampled_from(["unknown", "limit", "after", "wait", "game"])),
+                      draw(junk_text)))
+    token = draw(authorization(world))
+    if token is not None:
+        headers.append((b"authorization", token))
+    organiser = draw(st.sampled_from([None, None, None, ORGANISER_KEY.encode(), b"wrong-key", b""]))
+    if organiser is not None:
+        headers.append((b"x-organiser-key", organiser))
+    for extra in (b"idempotency-key", b"last-event-id"):
+        if not any(name == extra for name, _ in headers) and draw(st.integers(0, 3)) == 0:
+            value_bytes = draw(header_value(["1", "0"]))
+            if value_bytes is not None:
+                headers.append((extra, value_bytes))
+    body = b""
+    request_body = operation.get("requestBody")
+    if request_body is not None or draw(st.integers(0, 5)) == 0:
+        schema = None
+        if request_body is not None:
+            schema = request_body.get("content", {}).get("application/json", {}).get("schema")
+        body, content_type = draw(body_bytes(schema, components, hinted))
+        if content_type is not None:
+            headers.append((b"content-type", content_type))
+        headers.append((b"content-length", str(len(body)).encode()))
+    return FuzzRequest(method.upper(), raw_path, query, headers, body)
+
+
+# -- the tests ----------------------------------------------------------------------
+
+
+def test_every_operation_of_the_app_is_fuzzed(world: World) -> None:
+    """The committed operations (which parametrise the fuzzing) are the app's own."""
+    served = sorted(
+        (operation["operationId"], method, path)
+        for path, item in world.app.openapi()["paths"].items()
+        for method, operation in item.items()
+        if method in METHODS
+    )
+    assert served == OPERATIONS
+
+
+@pytest.mark.parametrize(("operation_id", "method", "path"), OPERATIONS, ids=[o[0] for o in OPERATIONS])
+def test_bad_input_never_gets_a_500_and_loses_nothing(
+    world: World, operation_id: str, method: str, path: str
+) -> None:
+    """Fuzz one operation, then check the stored tables are intact."""
+    document = world.app.openapi()
+    operation = document["paths"][path][method]
+    components = document.get("components", {}).get("schemas", {})
+    target = Target(method, path, operation, components, hints(world))
+
+    @hypothesis_settings(
+        derandomize=True, database=None, deadline=None, max_examples=EXAMPLES_PER_OPERATION,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(request=fuzzed_request(world, target))
+    def fuzz(request: FuzzRequest) -> None:
+        check_answer(request, _send(world.client, world.app, request))
+
+    fuzz()
+    check_nothing_lost(world)
+
+
+def test_the_checks_themselves_catch_a_500(world: World) -> None:
+    """``check_answer`` refuses a 500 and a non-problem error (so a pass means something)."""
+    request = FuzzRequest("GET", "/x", [], [], b"")
+    with pytest.raises(AssertionError):
+        check_answer(request, Answer(500, {"content-type": PROBLEM_CONTENT_TYPE}, b"{}"))
+    with pytest.raises(AssertionError):
+        check_answer(request, Answer(404, {"content-type": "application/json"}, b'{"detail": "x"}'))
+    answer = _send(world.client, world.app, FuzzRequest("GET", "/v1/no/such/route", [], [], b""))
+    check_answer(request, answer)
+    assert answer.status == 404
+

@@ -33,10 +33,14 @@ from gateway.services.context import TableContext
 from gateway.services.records import problem
 from gateway.services.runtime import table_context
 
-__all__ = ["BENCH_ENDPOINTS_ENV", "router"]
+__all__ = ["BENCH_ENDPOINTS_ENV", "MAX_LIST_OFFSET", "router"]
 
 BENCH_ENDPOINTS_ENV = "AGENTS_CLUB_BENCH_ENDPOINTS"
 """Set to ``1`` to serve the baseline endpoint ``bench/gateway.py`` compares actions with."""
+
+MAX_LIST_OFFSET = 2**53
+"""The largest listing offset: far past any index, and small enough that Redis
+takes ``offset + limit`` as an integer (a larger one was a 500)."""
 
 router = APIRouter(prefix="/v1/tables", tags=["tables"])
 
@@ -94,7 +98,7 @@ async def list_tables(
     game: Annotated[str | None, Query(description="Only this game.")] = None,
     mode: Annotated[str | None, Query(description="Only this mode.")] = None,
     status: Annotated[TableStatus | None, Query(description="Only tables in this status.")] = None,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_LIST_OFFSET)] = 0,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> TableList:
     """Private tables are never listed. Filters apply within each page of ``limit``
@@ -210,7 +214,9 @@ async def poll_events(
     request: Request,
     table_id: str,
     principal: OptionalPrincipal,
-    after: Annotated[int, Query(ge=0, description="Return events with a larger id.")] = 0,
+    after: Annotated[int, Query(
+        ge=0, le=events_service.MAX_EVENT_ID, description="Return events with a larger id.",
+    )] = 0,
     wait: Annotated[float, Query(ge=0, le=60, description="Seconds to wait for one.")] = 0,
 ) -> EventsPage:
     """Returns as soon as there is an event for you, or after ``wait`` seconds with none.
@@ -236,7 +242,9 @@ async def stream_events(
     request: Request,
     table_id: str,
     principal: OptionalPrincipal,
-    after: Annotated[int | None, Query(ge=0, description="Start after this event id.")] = None,
+    after: Annotated[int | None, Query(
+        ge=0, le=events_service.MAX_EVENT_ID, description="Start after this event id.",
+    )] = None,
     last_event_id: Annotated[str | None, Header(
         alias="Last-Event-ID", description="Resume after this id (sent by EventSource).",
     )] = None,
@@ -244,9 +252,10 @@ async def stream_events(
     """Resume with ``Last-Event-ID`` (or ``after``): every later event arrives once, in order."""
     start = after or 0
     if last_event_id is not None:
-        if not last_event_id.isdigit():
-            raise problem("request/invalid", "Last-Event-ID must be an event id.")
-        start = max(start, int(last_event_id))
+        resume = events_service.parse_event_id(last_event_id)
+        if resume is None:
+            raise problem("request/invalid", "Last-Event-ID must be an event id (digits).")
+        start = max(start, resume)
     ctx = _ctx(request)
     seat, status, last = await events_service.reader_seat(ctx, table_id, principal)
     frames = events_service.stream_events(

@@ -17,12 +17,27 @@ from gateway.schemas.tables import EventsPage, TableStatus
 from gateway.services.actions import event_out, load_table
 from gateway.services.context import TableContext
 
-__all__ = ["SSE_KEEPALIVE_S", "poll_events", "reader_seat", "stream_events"]
+__all__ = ["MAX_EVENT_ID", "SSE_KEEPALIVE_S", "parse_event_id", "poll_events", "reader_seat", "stream_events"]
+
+MAX_EVENT_ID = 2**63 - 1
+"""The largest event id a reader may resume after. Event ids are the first part of
+Redis stream ids (at most 2**64 - 1); a larger cursor made Redis refuse the read
+(a 500), so requests are held to the signed 64-bit range every client can send."""
 
 SSE_KEEPALIVE_S = 15.0
 """A comment line this often keeps proxies from closing an idle stream."""
 
 _FINISHED = "table.finished"
+
+
+def parse_event_id(raw: str) -> int | None:
+    """An event id sent as text (``Last-Event-ID``); None unless it is ASCII digits
+    within :data:`MAX_EVENT_ID` (``str.isdigit`` alone also accepts ``²``, which
+    ``int`` refuses)."""
+    if not raw.isascii() or not raw.isdigit() or len(raw) > len(str(MAX_EVENT_ID)):
+        return None
+    event_id = int(raw)
+    return event_id if event_id <= MAX_EVENT_ID else None
 
 
 async def reader_seat(ctx: TableContext, table_id: str, principal: Principal | None) -> tuple[int | None, TableStatus, int]:

@@ -53,8 +53,11 @@ from gateway.openapi_docs import PROBLEM_CATALOGUE
 
 from .conftest import ORGANISER_KEY, make_settings
 
-EXAMPLES_PER_OPERATION = 45
+EXAMPLES_PER_OPERATION = 100
 """Requests drawn per operation (about 25 operations: roughly 1,100 requests in all)."""
+
+STREAM_LISTEN_S = 0.05
+"""How long a Server-Sent Events stream is read past its first frame before hanging up."""
 
 REQUEST_TIMEOUT_S = 10.0
 """No single fuzzed request may take longer (long-polls are capped far below this)."""
@@ -123,6 +126,7 @@ def _send(client: TestClient, app: FastAPI, request: FuzzRequest) -> Answer:
         start: dict[str, Any] = {}
         chunks: list[bytes] = []
         request_sent = False
+        streaming = anyio.Event()
         disconnected = anyio.Event()
 
         async def receive() -> dict[str, Any]:
@@ -138,8 +142,15 @@ def _send(client: TestClient, app: FastAPI, request: FuzzRequest) -> Answer:
                 start.update(message)
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
-                if not message.get("more_body", False) or chunks[-1]:
-                    disconnected.set()
+                if message.get("more_body", False):
+                    streaming.set()
+
+        async def hang_up_on_a_stream() -> None:
+            # Listen a moment past the first frame: a stream that breaks on its
+            # first read of Redis must fail here, not after we hung up.
+            await streaming.wait()
+            await anyio.sleep(STREAM_LISTEN_S)
+            disconnected.set()
 
         scope = {
             "type": "http",
@@ -157,7 +168,15 @@ def _send(client: TestClient, app: FastAPI, request: FuzzRequest) -> Answer:
             "state": {},
         }
         with anyio.fail_after(REQUEST_TIMEOUT_S):
-            await app(scope, receive, send)
+            try:
+                async with anyio.create_task_group() as listener:
+                    listener.start_soon(hang_up_on_a_stream)
+                    await app(scope, receive, send)
+                    listener.cancel_scope.cancel()
+            except BaseExceptionGroup as group:
+                if len(group.exceptions) == 1:
+                    raise group.exceptions[0] from None  # the app's own error, unwrapped
+                raise
         headers = {
             name.decode("latin-1").lower(): value.decode("latin-1")
             for name, value in start.get("headers", [])
@@ -552,7 +571,7 @@ def header_value(special: list[str]) -> st.SearchStrategy[bytes | None]:
 def authorization(draw: st.DrawFn, world: World) -> bytes | None:
     """No token, a valid token, or broken ones (junk, expired, tampered, ``alg: none``)."""
     choice = draw(st.integers(0, 9))
-    if choice <= 3:
+    if choice <= 5:
         return ("Bearer " + world.fuzzer_token()).encode()
     if choice == 4:
         return None
@@ -595,12 +614,13 @@ def fuzzed_request(draw: st.DrawFn, world: World, target: Target) -> FuzzRequest
         name, where = parameter["name"], parameter["in"]
         real = hinted.get(name, st.text(max_size=10)).map(str)
         junk = st.one_of(junk_text, junk_number.map(str))
+        edge = st.sampled_from(EDGE_INTEGERS).map(str)
         if where == "path":
-            value = draw(st.one_of(real, real, st.just(uuid.uuid4().hex[:16]), junk))
+            value = draw(st.one_of(real, real, real, st.just(uuid.uuid4().hex[:16]), junk))
             raw_path = raw_path.replace("{" + name + "}", urllib.parse.quote(value, safe=""))
         elif where == "query":
-            for _repeat in range(draw(st.integers(0, 2))):
-                query.append((name, draw(st.one_of(real, junk))))
+            for _repeat in range(draw(st.sampled_from([0, 1, 1, 1, 2]))):
+                query.append((name, draw(st.one_of(real, edge, junk))))
         elif where == "header":
             value_bytes = draw(header_value([uuid.uuid4().hex, "0", "12"]))
             if value_bytes is not None:
@@ -679,3 +699,176 @@ def test_the_checks_themselves_catch_a_500(world: World) -> None:
     check_answer(request, answer)
     assert answer.status == 404
 
+
+
+# -- one bad thing at a time ----------------------------------------------------------
+
+EDGE_JSON: tuple[Any, ...] = (
+    None, True, False, -1, 0, 2**63, 2**64, -(2**63) - 1, 10**30, 1.5, 1e308, -0.0, "", " ",
+    "²", HUGE_TEXT, [], {}, [None], {"kind": None}, [[[[[]]]]], {"extra": {"extra": []}},
+)
+EDGE_BODIES: tuple[bytes, ...] = (
+    b"", b"{", b"null", b"[]", b"0", b'"text"', b"\xff\xfe{}", b'{"a": 1, "a": 2}',
+    b'{"version": NaN, "action": "pass"}', b'{"version": Infinity}', b"[" * 50_000 + b"]" * 50_000,
+    b"[" * 900 + b"0" + b"]" * 900,
+)
+EDGE_CONTENT_TYPES: tuple[bytes | None, ...] = (
+    None, b"text/plain", b"application/x-www-form-urlencoded", b"multipart/form-data; boundary=zz",
+    b"application/json; charset=latin-1", b"\xff junk",
+)
+EDGE_HEADERS: tuple[bytes, ...] = (
+    b"", b"-1", b"0", b"1-0", b"9" * 19, b"9" * 20, b"9" * 40, b"\xb2", b"\xb2\xb3", b"1.5",
+    b" 1", b"x" * 201, b"y" * 20_000, b"\xe9t\xe9",
+)
+EDGE_QUERY: tuple[str, ...] = (
+    *EDGE_TEXTS, *(str(number) for number in EDGE_INTEGERS), "nan", "inf", "-inf", "1e400", "1.5",
+)
+
+
+def _base_table(world: World, method: str, path: str) -> str:
+    """The real table a one-thing-wrong request aims at: where the fuzzer sits for
+    posts, the finished one for the replay, a protected one otherwise."""
+    if path.endswith("/replay"):
+        return world.finished
+    return world.sandboxes[0] if method == "post" else world.protected[0]
+
+
+def _example_body(operation: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]:
+    content = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+    for example in content.get("examples", {}).values():
+        if isinstance(example.get("value"), dict):
+            return dict(example["value"])
+    ref = content.get("schema", {}).get("$ref", "")
+    listed = components.get(ref.rsplit("/", 1)[-1], {}).get("examples", [{}]) if ref else [{}]
+    return dict(listed[0]) if isinstance(listed[0], dict) else {}
+
+
+def one_thing_wrong(world: World, method: str, path: str, operation: dict[str, Any],
+                    components: dict[str, Any]) -> Iterator[FuzzRequest]:
+    """A valid-looking request with exactly one edge value, for every place and edge value."""
+    table_id = _base_table(world, method, path)
+    values = {"table_id": table_id, "challenge_id": world.challenge_id, "game": GAMES[0]}
+    parameters = operation.get("parameters", [])
+    body = _example_body(operation, components) if "requestBody" in operation else None
+
+    def build(
+        path_values: dict[str, str] | None = None, query: list[tuple[str, str]] | None = None,
+        headers: dict[bytes, bytes] | None = None, raw_body: bytes | None = None,
+    ) -> FuzzRequest:
+        raw_path = path
+        for parameter in parameters:
+            if parameter["in"] == "path":
+                name = parameter["name"]
+                value = (path_values or {}).get(name, values.get(name, "x"))
+                raw_path = raw_path.replace("{" + name + "}", urllib.parse.quote(value, safe=""))
+        sent = {b"authorization": ("Bearer " + world.fuzzer_token()).encode()}
+        sent.update(headers or {})
+        content = raw_body if raw_body is not None else (
+            json.dumps(body, allow_nan=True).encode() if body is not None else b""
+        )
+        if body is not None and b"content-type" not in sent:
+            sent[b"content-type"] = b"application/json"
+        sent = {name: value for name, value in sent.items() if value is not None}
+        sent[b"content-length"] = str(len(content)).encode()
+        return FuzzRequest(method.upper(), raw_path, query or [], list(sent.items()), content)
+
+    yield build()
+    for parameter in parameters:
+        name, where = parameter["name"], parameter["in"]
+        if where == "path":
+            for text in (*EDGE_TEXTS, uuid.uuid4().hex[:16], "x" * 20_000):
+                yield build(path_values={name: text})
+        elif where == "query":
+            for text in EDGE_QUERY:
+                yield build(query=[(name, text)])
+            yield build(query=[(name, "1"), (name, "2")])
+        elif where == "header":
+            for raw in EDGE_HEADERS:
+                yield build(headers={name.lower().encode(): raw})
+    for header in (b"authorization", b"idempotency-key", b"last-event-id", b"x-organiser-key"):
+        for raw in (*EDGE_HEADERS, b"Bearer", b"Bearer " + b"A" * 20_000, b"Basic eDp5"):
+            yield build(headers={header: raw})
+    if body is None:
+        return
+    for prop in [*body, "extra"]:
+        for junk in EDGE_JSON:
+            yield build(raw_body=json.dumps({**body, prop: junk}).encode())
+        yield build(raw_body=json.dumps({k: v for k, v in body.items() if k != prop}).encode())
+    for raw_body in EDGE_BODIES:
+        yield build(raw_body=raw_body)
+    for content_type in EDGE_CONTENT_TYPES:
+        yield build(headers={b"content-type": content_type} if content_type else {b"content-type": b""})
+
+
+@pytest.mark.parametrize(("operation_id", "method", "path"), OPERATIONS, ids=[o[0] for o in OPERATIONS])
+def test_each_edge_value_alone_never_gets_a_500(
+    world: World, operation_id: str, method: str, path: str
+) -> None:
+    """Every parameter, header and body field of the operation, bent one at a time."""
+    document = world.app.openapi()
+    operation = document["paths"][path][method]
+    components = document.get("components", {}).get("schemas", {})
+    failures = []
+    for request in one_thing_wrong(world, method, path, operation, components):
+        try:
+            check_answer(request, _send(world.client, world.app, request))
+        except Exception as failure:  # collect them all: one run names every bug
+            failures.append(
+                f"{request.describe()[:400]}\n  -> {type(failure).__name__}: {str(failure)[:300]}"
+            )
+    assert not failures, "\n".join(failures)
+    check_nothing_lost(world)
+
+
+# -- regressions: what the fuzzing found --------------------------------------------
+
+
+def _problem_of(world: World, request: FuzzRequest) -> dict[str, Any]:
+    answer = _send(world.client, world.app, request)
+    check_answer(request, answer)
+    assert answer.status == 422, answer.body[:300]
+    document: dict[str, Any] = json.loads(answer.body)
+    return document
+
+
+@pytest.mark.parametrize("cursor", [str(2**63), str(2**64), str(10**30)])
+def test_an_event_cursor_past_redis_range_is_request_invalid(world: World, cursor: str) -> None:
+    """``after`` past 2**63 - 1 was sent to ``XREAD`` as is: Redis refused the id, a 500."""
+    table_id = world.protected[0]
+    for operation in ("events", "events/stream"):
+        request = FuzzRequest("GET", f"/v1/tables/{table_id}/{operation}", [("after", cursor)], [], b"")
+        assert _problem_of(world, request)["code"] == "request/invalid"
+    largest = FuzzRequest("GET", f"/v1/tables/{table_id}/events", [("after", str(2**63 - 1))], [], b"")
+    answer = _send(world.client, world.app, largest)
+    assert answer.status == 200 and json.loads(answer.body)["events"] == []
+
+
+@pytest.mark.parametrize("resume", [b"\xb2", b"\xb2\xb3", b"9" * 20, b"9" * 40, b"-1", b""])
+def test_a_last_event_id_that_is_not_an_event_id_is_request_invalid(
+    world: World, resume: bytes
+) -> None:
+    """``Last-Event-ID: ²`` passed ``str.isdigit`` and broke ``int`` (a 500); twenty nines
+    passed both and broke the stream's first ``XREAD`` after the 200 had gone out."""
+    request = FuzzRequest("GET", f"/v1/tables/{world.protected[0]}/events/stream", [],
+                          [(b"last-event-id", resume)], b"")
+    assert _problem_of(world, request)["code"] == "request/invalid"
+
+
+def test_a_last_event_id_resumes_the_stream_after_it(world: World) -> None:
+    """A good ``Last-Event-ID`` still resumes (the stricter parsing kept the feature)."""
+    table_id = world.finished
+    last = world.baseline[table_id]["spectator_events"][-1]["id"]
+    request = FuzzRequest("GET", f"/v1/tables/{table_id}/events/stream", [],
+                          [(b"last-event-id", str(last).encode())], b"")
+    answer = _send(world.client, world.app, request)
+    assert answer.status == 200
+    assert answer.body.endswith(b"event: end\ndata: {}\n\n") and b"id: " not in answer.body
+
+
+@pytest.mark.parametrize("offset", [str(2**53 + 1), str(2**63), str(2**70)])
+def test_a_listing_offset_past_redis_range_is_request_invalid(world: World, offset: str) -> None:
+    """``offset`` of 2**63 went to ``ZREVRANGE`` as is: Redis refused it, a 500."""
+    request = FuzzRequest("GET", "/v1/tables", [("offset", offset)], [], b"")
+    assert _problem_of(world, request)["code"] == "request/invalid"
+    far = _send(world.client, world.app, FuzzRequest("GET", "/v1/tables", [("offset", str(2**53))], [], b""))
+    assert far.status == 200 and json.loads(far.body) == {"tables": [], "next_offset": None}

@@ -28,6 +28,7 @@ busy 2-core machine; ``derandomize=True`` makes every run send the same requests
 from __future__ import annotations
 
 import json
+import re
 import time
 import urllib.parse
 import uuid
@@ -58,6 +59,12 @@ EXAMPLES_PER_OPERATION = 100
 
 STREAM_LISTEN_S = 0.05
 """How long a Server-Sent Events stream is read past its first frame before hanging up."""
+
+ADMISSION_EXAMPLES = 100
+"""Challenges opened and answered with bent answers."""
+
+ACTION_EXAMPLES_PER_GAME = 150
+"""Bent actions tried at each game's sandbox table."""
 
 REQUEST_TIMEOUT_S = 10.0
 """No single fuzzed request may take longer (long-polls are capped far below this)."""
@@ -96,6 +103,7 @@ class FuzzRequest:
     query: list[tuple[str, str]]
     headers: list[tuple[bytes, bytes]]
     body: bytes
+    client: str = "203.0.113.9"
 
     def describe(self) -> str:
         """A short text naming the request (hypothesis prints it with a failing example)."""
@@ -163,7 +171,7 @@ def _send(client: TestClient, app: FastAPI, request: FuzzRequest) -> Answer:
             "root_path": "",
             "query_string": urllib.parse.urlencode(request.query).encode("ascii"),
             "headers": [(b"host", b"testserver"), *request.headers],
-            "client": ("203.0.113.9", 50000),
+            "client": (request.client, 50000),
             "server": ("testserver", 80),
             "state": {},
         }
@@ -220,6 +228,7 @@ class World:
     sandboxes: list[str]
     challenge_id: str
     legal_ids: list[str]
+    legal_by_game: dict[str, list[str]]
     baseline: dict[str, Any] = field(default_factory=dict)
     sandbox_events: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
@@ -347,6 +356,18 @@ def world(
             cleaner.close()
 
 
+def open_sandbox(client: TestClient, headers: dict[str, str], game: str, *, seed: int) -> str:
+    """A started table of ``game`` where the caller sits in seat 0 against house bots."""
+    mode = all_games()[game].info.modes[-1]
+    seats = max(mode.min_seats, 2)
+    answer = client.post("/v1/tables", headers=headers, json={
+        "game": game, "mode": mode.name, "seats": seats, "seed": seed, "turn_timeout_s": 86_400,
+        "house_bots": [{"seat": seat} for seat in range(1, seats)],
+    })
+    assert answer.status_code == 201, answer.text
+    return str(answer.json()["id"])
+
+
 def _build_world(app: FastAPI, client: TestClient) -> World:
     owner_token = _organiser_token(client, OWNER_NAME)
     owner = {"Authorization": f"Bearer {owner_token['access_token']}"}
@@ -380,19 +401,16 @@ def _build_world(app: FastAPI, client: TestClient) -> World:
     sandboxes = []
     for number, game in enumerate(GAMES):
         mode = all_games()[game].info.modes[-1]
-        seats = max(mode.min_seats, 2)
-        sandboxes.append(open_table(
-            fuzzer, game=game, mode=mode.name, seats=seats, seed=200 + number,
-            house_bots=[{"seat": seat} for seat in range(1, seats)],
-        ))
+        sandboxes.append(open_sandbox(client, fuzzer, game, seed=200 + number))
         sandboxes.append(open_table(
             owner, game=game, mode=mode.name, seats=mode.max_seats, seed=300 + number,
         ))
-    legal_ids: list[str] = []
-    for table_id in sandboxes[::2]:
+    legal_by_game: dict[str, list[str]] = {}
+    for game, table_id in zip(GAMES, sandboxes[::2], strict=True):
         _settle(client, table_id, fuzzer, until="my_turn")
         seen = client.get(f"/v1/tables/{table_id}/observation", headers=fuzzer).json()
-        legal_ids += [action["id"] for action in seen["legal_actions"]]
+        legal_by_game[game] = [action["id"] for action in seen["legal_actions"]]
+    legal_ids = [legal for ids in legal_by_game.values() for legal in ids]
 
     challenge = client.post("/v1/admission/challenges",
                             json={"agent_name": "fuzz-candidate", "game": GAMES[-1]})
@@ -401,7 +419,7 @@ def _build_world(app: FastAPI, client: TestClient) -> World:
     world = World(
         app=app, client=client, owner=owner, fuzzer_id=fuzzer_id, protected=protected,
         finished=finished, sandboxes=sandboxes, challenge_id=challenge.json()["challenge_id"],
-        legal_ids=sorted(set(legal_ids)),
+        legal_ids=sorted(set(legal_ids)), legal_by_game=legal_by_game,
     )
     world.baseline = protected_facts(world)
     world.sandbox_events = {table_id: _all_events(client, table_id, {}) for table_id in sandboxes}
@@ -872,3 +890,196 @@ def test_a_listing_offset_past_redis_range_is_request_invalid(world: World, offs
     assert _problem_of(world, request)["code"] == "request/invalid"
     far = _send(world.client, world.app, FuzzRequest("GET", "/v1/tables", [("offset", str(2**53))], [], b""))
     assert far.status == 200 and json.loads(far.body) == {"tables": [], "next_offset": None}
+
+
+# -- actions at the fuzzer's own tables: past the schema, into the rules ----------------
+
+
+def _my_turn(world: World, table_id: str, headers: dict[str, str]) -> dict[str, Any]:
+    """The fuzzer's observation once the house bots have moved (or the table is over)."""
+    deadline = time.monotonic() + 5
+    while True:
+        seen: dict[str, Any] = world.client.get(
+            f"/v1/tables/{table_id}/observation", headers=headers).json()
+        if seen["status"] != "playing" or seen["legal_actions"] or time.monotonic() > deadline:
+            return seen
+        time.sleep(0.01)
+
+
+@dataclass(frozen=True)
+class Bend:
+    """How to bend a legal action, drawn before the table is read (so hypothesis can
+    replay it): which action, which form, where, and with what."""
+
+    pick: int
+    form: str
+    where: int
+    delete: bool
+    replacement: Any
+
+    def apply(self, game_name: str, legal_ids: list[str]) -> Any:
+        """The bent action, built from the legal actions of now."""
+        game = all_games()[game_name]
+        base_id = legal_ids[self.pick % len(legal_ids)]
+        structured = game.parse_action(base_id).model_dump(mode="json")
+        if self.form == "id":
+            return base_id
+        if self.form == "structured":
+            return structured
+        if self.form == "bent id":
+            parts = base_id.split(":")
+            where = self.where % (len(parts) + 1)
+            if where == len(parts):
+                parts.append(str(self.replacement))  # one part too many
+            elif self.delete:
+                del parts[where]
+            else:
+                parts[where] = str(self.replacement)
+            return ":".join(parts)
+        fields = sorted(structured)
+        structured[fields[self.where % len(fields)]] = self.replacement
+        return structured
+
+
+def bends(game_name: str, seen_ids: list[str]) -> st.SearchStrategy[Bend]:
+    """Bends whose replacements come from the parts of actions seen at setup, or junk."""
+    game = all_games()[game_name]
+    pieces = sorted({piece for legal in seen_ids for piece in legal.split(":")})
+    values = [value for legal in seen_ids
+              for value in game.parse_action(legal).model_dump(mode="json").values()]
+    return st.builds(
+        Bend,
+        pick=st.integers(0, 2**16),
+        form=st.sampled_from(["id", "bent id", "structured", "bent structured"]),
+        where=st.integers(0, 2**16),
+        delete=st.booleans(),
+        replacement=st.one_of(st.sampled_from(pieces), st.sampled_from(values), junk_json),
+    )
+
+
+@pytest.mark.parametrize("game_index", range(len(GAMES)), ids=GAMES)
+def test_bent_actions_at_my_own_table_never_get_a_500(world: World, game_index: int) -> None:
+    """At the current version, on the fuzzer's turn: legal actions with one part bent.
+
+    Well-formed but wrong actions reach the game's own parsing and rules, the
+    deepest path bad input can take. A legal one is applied (the table moves on,
+    legitimately); anything else is a problem, and never a 500.
+    """
+    tables = [world.sandboxes[2 * game_index]]
+    game_name = GAMES[game_index]
+
+    @hypothesis_settings(
+        derandomize=True, database=None, deadline=None, max_examples=ACTION_EXAMPLES_PER_GAME,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    @given(bend=bends(game_name, world.legal_by_game[game_name]))
+    def act(bend: Bend) -> None:
+        headers = {"Authorization": "Bearer " + world.fuzzer_token()}
+        seen = _my_turn(world, tables[-1], headers)
+        if seen["status"] != "playing":  # played to the end: sit down at a new table
+            tables.append(open_sandbox(world.client, headers, game_name, seed=400 + len(tables)))
+            seen = _my_turn(world, tables[-1], headers)
+        table_id = tables[-1]
+        legal_ids = [action["id"] for action in seen["legal_actions"]]
+        action = bend.apply(game_name, legal_ids or world.legal_by_game[game_name])
+        body = json.dumps({"version": seen["version"], "action": action}, allow_nan=True).encode()
+        request = FuzzRequest(
+            "POST", f"/v1/tables/{table_id}/actions", [],
+            [(b"authorization", headers["Authorization"].encode()),
+             (b"content-type", b"application/json"),
+             (b"idempotency-key", uuid.uuid4().hex.encode())], body,
+        )
+        answer = _send(world.client, world.app, request)
+        check_answer(request, answer)
+
+    act()
+    check_nothing_lost(world)
+
+
+# -- admission answers: right keys, wrong everything else --------------------------------
+
+CARD_LIKE = ("S.energy.5", "R.energy.4", "X.correction.1", "S.banking.2", "R.retail.4", "S.", "X..",
+             "coal", "salt", "tea", "A", "B", "q1")
+plausible_leaf = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 300), st.sampled_from(CARD_LIKE), junk_scalar,
+)
+plausible = st.recursive(
+    plausible_leaf,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=6),
+        st.dictionaries(st.sampled_from(["0", "1", "2", "3", "-1", "99", "x", "coal", "investments",
+                                         "hand", "strategies", ""]), inner, max_size=5),
+    ),
+    max_leaves=14,
+)
+
+
+@dataclass(frozen=True)
+class AnswerPlan:
+    """Answers drawn before the challenge exists; laid onto its question ids and the
+    keys its puzzle's ``answer_format`` names."""
+
+    game: int
+    questions: list[Any]
+    puzzle_values: list[Any]
+    drop_key: int | None
+    extra_key: bool
+
+    def body(self, challenge: dict[str, Any]) -> dict[str, Any]:
+        """The answers body for ``challenge``."""
+        answers = {
+            question["id"]: self.questions[number % len(self.questions)]
+            for number, question in enumerate(challenge["questions"])
+        }
+        keys = list(dict.fromkeys(re.findall(r'"(\w+)":', challenge["puzzle"]["answer_format"])))
+        puzzle = {key: self.puzzle_values[number % len(self.puzzle_values)]
+                  for number, key in enumerate(keys)}
+        if self.drop_key is not None and keys:
+            puzzle.pop(keys[self.drop_key % len(keys)])
+        if self.extra_key:
+            puzzle["extra"] = True
+        return {"answers": answers, "puzzle": puzzle}
+
+
+answer_plans = st.builds(
+    AnswerPlan,
+    game=st.integers(0, len(GAMES) - 1),
+    questions=st.lists(st.one_of(st.sampled_from(["A", "B", "C", "D", "E", ""]), st.integers(-1, 100),
+                                 st.booleans(), junk_json), min_size=1, max_size=3),
+    puzzle_values=st.lists(plausible, min_size=1, max_size=4),
+    drop_key=st.one_of(st.none(), st.integers(0, 5)),
+    extra_key=st.booleans(),
+)
+
+
+def test_bent_admission_answers_never_get_a_500(world: World) -> None:
+    """Fresh challenges, answered with the right keys and bent values: the graders and
+    the puzzle checkers meet wrong types and shapes, and must fail the answer, not crash."""
+    opened = iter(range(10**6))
+
+    @hypothesis_settings(
+        derandomize=True, database=None, deadline=None, max_examples=ADMISSION_EXAMPLES,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    @given(plan=answer_plans)
+    def answer(plan: AnswerPlan) -> None:
+        number = next(opened)
+        client = f"198.51.100.{number % 250}"  # the per-address limit is not under test here
+        ask = FuzzRequest(
+            "POST", "/v1/admission/challenges", [], [(b"content-type", b"application/json")],
+            json.dumps({"agent_name": f"fz{number}-cand", "game": GAMES[plan.game]}).encode(),
+            client=client,
+        )
+        created = _send(world.client, world.app, ask)
+        check_answer(ask, created)
+        assert created.status == 201, created.body[:300]
+        challenge = json.loads(created.body)
+        reply = FuzzRequest(
+            "POST", f"/v1/admission/challenges/{challenge['challenge_id']}/answers", [],
+            [(b"content-type", b"application/json")],
+            json.dumps(plan.body(challenge), allow_nan=True).encode(), client=client,
+        )
+        check_answer(reply, _send(world.client, world.app, reply))
+
+    answer()
+    check_nothing_lost(world)

@@ -243,7 +243,9 @@ class World:
     challenge_id: str
     legal_ids: list[str]
     legal_by_game: dict[str, list[str]]
+    redis_url: str
     baseline: dict[str, Any] = field(default_factory=dict)
+    stored: dict[bytes, bytes] = field(default_factory=dict)
     sandbox_events: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def __repr__(self) -> str:
@@ -332,8 +334,26 @@ def protected_facts(world: World) -> dict[str, Any]:
     return facts
 
 
+def stored_bytes(world: World) -> dict[bytes, bytes]:
+    """Every Redis key of the protected tables, serialised by ``DUMP``: what is stored,
+    byte for byte, beneath what the API shows."""
+    keys = world.app.state.keys
+    reader = redis.Redis.from_url(world.redis_url)
+    try:
+        dumped: dict[bytes, bytes] = {}
+        for table_id in [*world.protected, world.finished]:
+            pattern = keys.table(table_id, "*")
+            for key in sorted(reader.scan_iter(match=pattern, count=1000)):
+                dumped[key] = reader.dump(key)  # type: ignore[assignment]
+        return dumped
+    finally:
+        reader.close()
+
+
 def check_nothing_lost(world: World) -> None:
-    """Protected tables read back exactly; sandbox tables only grew, and still load."""
+    """Protected tables read back exactly (through the API and byte for byte in Redis);
+    sandbox tables only grew, and still load."""
+    assert stored_bytes(world) == world.stored
     assert protected_facts(world) == world.baseline
     for table_id in world.sandboxes:
         events = _all_events(world.client, table_id, {})
@@ -359,7 +379,7 @@ def world(
     app = create_app(settings)
     try:
         with TestClient(app) as client:
-            yield _build_world(app, client)
+            yield _build_world(app, client, redis_url)
     finally:
         cleaner = redis.Redis.from_url(redis_url)
         try:
@@ -382,7 +402,7 @@ def open_sandbox(client: TestClient, headers: dict[str, str], game: str, *, seed
     return str(answer.json()["id"])
 
 
-def _build_world(app: FastAPI, client: TestClient) -> World:
+def _build_world(app: FastAPI, client: TestClient, redis_url: str) -> World:
     owner_token = _organiser_token(client, OWNER_NAME)
     owner = {"Authorization": f"Bearer {owner_token['access_token']}"}
     fuzzer_id = _organiser_token(client, FUZZER_NAME)["agent_id"]
@@ -433,9 +453,11 @@ def _build_world(app: FastAPI, client: TestClient) -> World:
     world = World(
         app=app, client=client, owner=owner, fuzzer_id=fuzzer_id, protected=protected,
         finished=finished, sandboxes=sandboxes, challenge_id=challenge.json()["challenge_id"],
-        legal_ids=sorted(set(legal_ids)), legal_by_game=legal_by_game,
+        legal_ids=sorted(set(legal_ids)), legal_by_game=legal_by_game, redis_url=redis_url,
     )
     world.baseline = protected_facts(world)
+    world.stored = stored_bytes(world)
+    assert len(world.stored) >= 2 * (len(world.protected) + 1)  # a hash and events each (a log once played)
     world.sandbox_events = {table_id: _all_events(client, table_id, {}) for table_id in sandboxes}
     return world
 

@@ -50,6 +50,7 @@ __all__ = [
     "TableConfig",
     "View",
     "events_for",
+    "evolve",
     "replay",
 ]
 
@@ -281,3 +282,26 @@ def replay(
     for seat, action_id in log:
         state, _ = game.apply(state, seat, game.parse_action(action_id))
     return state
+
+
+ModelT = TypeVar("ModelT", bound=EngineModel)
+_set_attribute = object.__setattr__
+
+
+def evolve(model: ModelT, changes: dict[str, Any]) -> ModelT:
+    """A copy of the frozen ``model`` with ``changes`` applied, without validating again.
+
+    Like ``model_copy(update=...)`` but leaner: one dict copy and no
+    re-validation. Games call it on every step, and only ever pass values of
+    the fields' own types, so validating again would only cost time (the
+    engine benchmark bounds one step at half a JSON round trip of the state).
+    """
+    cls = type(model)
+    copy = cls.__new__(cls)
+    values = model.__dict__.copy()
+    values.update(changes)
+    _set_attribute(copy, "__dict__", values)
+    _set_attribute(copy, "__pydantic_fields_set__", model.__pydantic_fields_set__)
+    _set_attribute(copy, "__pydantic_extra__", None)
+    _set_attribute(copy, "__pydantic_private__", None)
+    return copy

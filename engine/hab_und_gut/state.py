@@ -7,9 +7,9 @@ money is whole numbers, and chance is only the table seed plus a counter (see
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+from typing import Literal
 
-from engine.core import EngineModel, Seat, TableConfig
+from engine.core import EngineModel, Seat, TableConfig, evolve
 
 from .components import ROUNDS, TURNS_PER_ROUND
 
@@ -110,26 +110,6 @@ class HabState(EngineModel):
         return (self.first_player + self.order_index) % self.seats
 
 
-M = TypeVar("M", bound=EngineModel)
-_set_attribute = object.__setattr__
-
-
-def evolve(model: M, changes: dict[str, Any]) -> M:
-    """A copy of the frozen ``model`` with ``changes`` applied, without validating again.
-
-    Like ``model_copy(update=...)`` but leaner: ``apply`` makes a copy on every
-    step, and its callers only pass values of the fields' own types (the
-    benchmark bounds a step at half a JSON round trip of the state).
-    """
-    cls = type(model)
-    copy = cls.__new__(cls)
-    values = model.__dict__.copy()
-    values.update(changes)
-    _set_attribute(copy, "__dict__", values)
-    _set_attribute(copy, "__pydantic_fields_set__", model.__pydantic_fields_set__)
-    _set_attribute(copy, "__pydantic_extra__", None)
-    _set_attribute(copy, "__pydantic_private__", None)
-    return copy
 
 
 def left_holder(seat: Seat, seats: int) -> int:

@@ -23,11 +23,11 @@ it takes precedence over the stage; otherwise an open ``attack`` with a
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+from typing import Literal
 
 from pydantic import Field
 
-from engine.core import EngineModel, Outcome, TableConfig
+from engine.core import EngineModel, Outcome, TableConfig, evolve
 from engine.market_fortune import cards
 
 __all__ = [
@@ -192,24 +192,3 @@ class MarketFortuneState(EngineModel):
     result: Outcome | None = None
 
 
-M = TypeVar("M", bound=EngineModel)
-_set_attribute = object.__setattr__
-
-
-def evolve(model: M, changes: dict[str, Any]) -> M:
-    """A copy of the frozen ``model`` with ``changes`` applied.
-
-    Like ``model_copy(update=...)`` but leaner: one dict copy, no re-validation.
-    The engine calls it on every step, and its callers only pass values of the
-    fields' own types, so validating again would only cost time (the benchmark
-    bounds one step at half a JSON round trip of the state).
-    """
-    cls = type(model)
-    copy = cls.__new__(cls)
-    values = model.__dict__.copy()
-    values.update(changes)
-    _set_attribute(copy, "__dict__", values)
-    _set_attribute(copy, "__pydantic_fields_set__", model.__pydantic_fields_set__)
-    _set_attribute(copy, "__pydantic_extra__", None)
-    _set_attribute(copy, "__pydantic_private__", None)
-    return copy

@@ -1,28 +1,42 @@
 """Bad input never gets a 500: property-based fuzzing of every operation of the API.
 
-For each operation of ``app.openapi()`` hypothesis sends requests built from
-its own parameters and request schema, bent out of shape: unknown fields,
-wrong types, missing fields, huge strings and numbers, nulls, nested junk,
-bodies that are not JSON, wrong content types, unknown and strange path ids,
-junk query values and junk ``Authorization``, ``Idempotency-Key``,
-``Last-Event-ID`` and ``X-Organiser-Key`` headers. Every answer must be below
-500, and every error a problem+json document with ``type``, ``title``,
-``status`` (equal to the HTTP status), ``detail`` and a published ``code``.
+Four kinds of test, each against the real app and a real Redis:
+
+* **random** (``test_bad_input_never_gets_a_500_and_loses_nothing``): for each
+  operation of ``app.openapi()`` hypothesis sends requests built from its own
+  parameters and request schema, bent out of shape: unknown fields, wrong
+  types, missing fields, huge strings and numbers, nulls, nested junk, bodies
+  that are not JSON, wrong content types, wrong methods, unknown and strange
+  path ids, junk query values and junk ``Authorization``, ``Idempotency-Key``,
+  ``Last-Event-ID`` and ``X-Organiser-Key`` headers;
+* **one thing wrong** (``test_each_edge_value_alone_never_gets_a_500``): a
+  valid request with exactly one parameter, header or body field replaced by
+  each edge value in turn (random combinations rarely reach a bad value behind
+  a good token, a real id and the other fields right: this does, every time);
+* **bent actions**: at the fuzzer's own table, at the current version, a legal
+  action (id or structured form) with one part bent, so the game's own parsing
+  and rules meet the bad input;
+* **bent admission answers**: fresh challenges answered with the right keys
+  and wrong values, so the graders and puzzle checkers meet them.
+
+Every answer must be below 500, echo no credential, and every error must be a
+problem+json document with ``type``, ``title``, ``status`` (equal to the HTTP
+status), ``detail`` and a published ``code``.
 
 The requests go straight to the ASGI app on the test client's own event loop
-(:func:`_send`), so a Server-Sent Events stream can be read up to its first
-frame and then disconnected, and header bytes reach the app exactly as drawn.
+(:func:`_send`), so a Server-Sent Events stream can be read a moment past its
+first frame and then disconnected, and header bytes reach the app exactly as drawn.
 
-Before the fuzzing the module opens real tables on a real Redis: a started
-table of each game where the owner is to act against house bots, a table the
-bots played to its end, and sandbox tables the fuzzing agent may legitimately
-join or play at. After each operation's fuzzing the protected tables must
-read back exactly as before (record, version, every observation, every event,
-the replay, the owner's agent record) and the sandbox tables' event logs must
-only have grown.
+Before the fuzzing the module opens real tables: a started table of each game
+where the owner is to act against house bots, a table the bots played to its
+end, and sandbox tables the fuzzing agent may legitimately join or play at.
+After each test the protected tables must read back exactly as before, through
+the API (record, version, every observation, every event, the replay, the
+owner's agent record) and byte for byte in Redis, and the sandbox tables'
+event logs must only have grown.
 
-Examples per operation are sized so the module runs in well under 60 s on a
-busy 2-core machine; ``derandomize=True`` makes every run send the same requests.
+Sized to run in about 17 s alone and well under 60 s on a busy 2-core machine;
+``derandomize=True`` makes every run send the same requests.
 """
 
 from __future__ import annotations

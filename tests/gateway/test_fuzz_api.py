@@ -46,7 +46,7 @@ import re
 import time
 import urllib.parse
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,7 +159,7 @@ def _send(client: TestClient, app: FastAPI, request: FuzzRequest) -> Answer:
             await disconnected.wait()
             return {"type": "http.disconnect"}
 
-        async def send(message: dict[str, Any]) -> None:
+        async def send(message: MutableMapping[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 start.update(message)
             elif message["type"] == "http.response.body":

@@ -719,7 +719,8 @@ def fuzzed_request(draw: st.DrawFn, world: World, target: Target) -> FuzzRequest
         headers.append((b"content-length", str(len(body)).encode()))
     # Rare branches test a middle value: hypothesis favours zeros (its simplest choices).
     if draw(st.integers(0, 11)) == 6:  # the right path with a method it does not take
-        method = draw(st.sampled_from(["put", "patch", "delete", "options", "get", "post"]))
+        method = draw(st.sampled_from(
+            ["put", "patch", "delete", "options", "get", "post", "head", "trace", "brew"]))
     return FuzzRequest(method.upper(), raw_path, query, headers, body)
 
 
@@ -825,13 +826,15 @@ def one_thing_wrong(world: World, method: str, path: str, operation: dict[str, A
     def build(
         path_values: dict[str, str] | None = None, query: list[tuple[str, str]] | None = None,
         headers: dict[bytes, bytes] | None = None, raw_body: bytes | None = None,
+        raw_segments: dict[str, str] | None = None,
     ) -> FuzzRequest:
         raw_path = path
         for parameter in parameters:
             if parameter["in"] == "path":
                 name = parameter["name"]
                 value = (path_values or {}).get(name, values.get(name, "x"))
-                raw_path = raw_path.replace("{" + name + "}", urllib.parse.quote(value, safe=""))
+                segment = (raw_segments or {}).get(name, urllib.parse.quote(value, safe=""))
+                raw_path = raw_path.replace("{" + name + "}", segment)
         sent = {b"authorization": ("Bearer " + world.fuzzer_token()).encode()}
         sent.update(headers or {})
         content = raw_body if raw_body is not None else (
@@ -849,6 +852,8 @@ def one_thing_wrong(world: World, method: str, path: str, operation: dict[str, A
         if where == "path":
             for text in (*EDGE_TEXTS, uuid.uuid4().hex[:16], "x" * 20_000):
                 yield build(path_values={name: text})
+            for segment in ("%ff", "%00", "%2F", "..", ".", "%", "%zz", "a%2Fb%2F..%2F.."):
+                yield build(raw_segments={name: segment})  # as sent, not quoted again
         elif where == "query":
             for text in EDGE_QUERY:
                 yield build(query=[(name, text)])

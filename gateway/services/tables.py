@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.bots import UnknownBot, get_bot
-from engine.core import InvalidConfig, Seat
+from engine.core import Game, InvalidConfig, Seat
 from gateway.principal import Principal
 from gateway.schemas.tables import (
     CreateTableRequest,
@@ -109,6 +109,26 @@ def _start_if_full(record: TableRecord, now: float, events: Events) -> TableReco
     return record.model_copy(update={"status": "playing", "started_at": now})
 
 
+_SET_BY_REQUEST = frozenset({"mode", "seats", "variants"})
+"""Configuration fields the request names itself (``options`` cannot override them)."""
+
+
+def _keep_caps(game: Game[Any, Any, Any], config: Any, options: dict[str, Any]) -> None:
+    """Options may lower a game's numeric caps (turn limits, match targets), never raise
+    them past the rulebook's values (the config's defaults): a table of house bots with
+    a cap of 10**30 played on for ever, at the server's expense."""
+    fields = game.config_model.model_fields
+    for name in sorted(set(options) & set(fields) - _SET_BY_REQUEST):
+        default = fields[name].default
+        value = getattr(config, name)
+        numeric = isinstance(default, int | float) and not isinstance(default, bool)
+        if numeric and isinstance(value, int | float) and value > default:
+            raise problem(
+                "table/invalid_config",
+                f"Option {name} may be at most {default} (the rulebook's value); got more.",
+            )
+
+
 async def create_table(
     ctx: TableContext, principal: Principal, request: CreateTableRequest
 ) -> TableOut:
@@ -124,6 +144,7 @@ async def create_table(
             "table/invalid_config", "The table configuration does not fit this game.",
             errors=[{"loc": list(e["loc"]), "msg": e["msg"]} for e in error.errors()],
         ) from None
+    _keep_caps(game, config, request.options)
     seated: list[SeatRecord | None] = [None] * request.seats
     for house_bot in request.house_bots:
         if house_bot.seat >= request.seats or seated[house_bot.seat] is not None:

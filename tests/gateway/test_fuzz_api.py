@@ -1147,3 +1147,27 @@ def test_bent_admission_answers_never_get_a_500(world: World) -> None:
 
     answer()
     check_nothing_lost(world)
+
+
+def test_options_may_lower_a_game_cap_but_never_raise_it(world: World) -> None:
+    """``options: {"turn_limit_per_seat": 10**30}`` was accepted: a table of house bots
+    then played on for ever (about 1,700 actions a second, its event stream growing
+    without end). Caps may be lowered, as tests and short games do, never raised."""
+    headers = {"Authorization": "Bearer " + world.fuzzer_token()}
+    game = "market-fortune"
+    caps = ("turn_limit_per_seat", "match_game_limit", "match_target")
+    fields = all_games()[game].config_model.model_fields
+    base = {"game": game, "mode": "championship", "seats": 2, "house_bots": [{"seat": 1}],
+            "turn_timeout_s": 86_400}
+    for cap in caps:
+        rulebook = fields[cap].default
+        for too_many in (rulebook + 1, 10**30):
+            refused = world.client.post("/v1/tables", headers=headers,
+                                        json={**base, "options": {cap: too_many}})
+            assert refused.status_code == 422, refused.text
+            assert refused.json()["code"] == "table/invalid_config"
+            assert len(refused.content) < 2_000
+        for allowed in (1, rulebook):
+            opened = world.client.post("/v1/tables", headers=headers,
+                                       json={**base, "options": {cap: allowed}})
+            assert opened.status_code == 201, opened.text

@@ -107,7 +107,9 @@ class CreateTableRequest(_Request):
     seats: int = Field(ge=1, le=12)
     variants: list[str] = Field(default_factory=list, description="Variant names to switch on.")
     options: dict[str, Any] = Field(
-        default_factory=dict, description="Further game-specific configuration fields."
+        default_factory=dict,
+        description="Further game-specific configuration fields; a numeric cap (a turn "
+        "limit, a match target) may be lowered from the rulebook's value, never raised.",
     )
     house_bots: list[HouseBotSeat] = Field(default_factory=list)
     turn_timeout_s: float | None = Field(

@@ -7,9 +7,6 @@ are short aliases for the names an agent author types most.
 
 from __future__ import annotations
 
-# The auth models live in the platform's route module for now (it imports FastAPI);
-# when they move to gateway/schemas/auth.py only this import changes.
-from gateway.routes.auth import AccessToken, AgentProfile, Jwks, Revoked
 from gateway.schemas.admission import (
     AdmissionPassed,
     ChallengeCreated,
@@ -18,6 +15,10 @@ from gateway.schemas.admission import (
     SecretRotated,
     TokenIssued,
 )
+
+# The auth models live in the platform's route module for now (it imports FastAPI);
+# when they move to gateway/schemas/auth.py only this import changes.
+from gateway.schemas.auth import AccessToken, AgentProfile, Jwks, Revoked
 from gateway.schemas.games import GameList, GameOut, ModeOut, VariantOut
 from gateway.schemas.tables import (
     ActionRequest,

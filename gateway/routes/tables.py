@@ -75,7 +75,7 @@ async def create_table(
                       "turn_timeout_s": 60},
         },
         "open a private table for two": {
-            "value": {"game": "market-fortune", "mode": "classic", "seats": 2, "private": True},
+            "value": {"game": "market-fortune", "mode": "fortune", "seats": 2, "private": True},
         },
     })],
 ) -> TableOut:

@@ -63,12 +63,32 @@ def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
+_NAME_CACHE_SIZE = 1024
+
+_RequestNames = tuple[str, tuple[tuple[float, str], ...], str, str, str]
+"""The samples one request adds to: its counter, (bound, bucket) pairs, +Inf, sum and count."""
+
+
+def _request_sample_names(method: str, route: str, status: int) -> _RequestNames:
+    base = (("route", route),)
+    bucket = "agents_club_http_request_duration_seconds_bucket"
+    return (
+        _field("agents_club_http_requests_total",
+               tuple(sorted({"method": method, "route": route, "status": str(status)}.items()))),
+        tuple((bound, _field(bucket, (*base, ("le", str(bound))))) for bound in LATENCY_BUCKETS_S),
+        _field(bucket, (*base, ("le", "+Inf"))),
+        _field("agents_club_http_request_duration_seconds_sum", base),
+        _field("agents_club_http_request_duration_seconds_count", base),
+    )
+
+
 class Metrics:
     """This worker's pending increments, flushed to the shared totals in Redis."""
 
     def __init__(self) -> None:
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
         self._pending: defaultdict[str, float] = defaultdict(float)
+        self._request_names: dict[tuple[str, str, int], _RequestNames] = {}
 
     def inc(self, name: str, value: float = 1.0, **labels: str) -> None:
         """Add ``value`` to the counter ``name`` with ``labels`` (sent at the next flush)."""
@@ -76,19 +96,23 @@ class Metrics:
 
     def observe_request(self, *, method: str, route: str, status: int, seconds: float) -> None:
         """Count one answered request and its latency in the histogram."""
-        self.inc("agents_club_http_requests_total", method=method, route=route, status=str(status))
-        base = (("route", route),)
-        for bound in LATENCY_BUCKETS_S:
+        # Building the label strings cost more than the counting itself; a route has
+        # the same sample names on every request, so they are built once per key.
+        key = (method, route, status)
+        names = self._request_names.get(key)
+        if names is None:
+            if len(self._request_names) >= _NAME_CACHE_SIZE:
+                self._request_names.clear()  # odd methods (fuzzers) must not grow it for ever
+            names = self._request_names[key] = _request_sample_names(method, route, status)
+        counter, buckets, infinity, total, count = names
+        pending = self._pending
+        pending[counter] += 1
+        for bound, field in buckets:
             if seconds <= bound:
-                self._pending[
-                    _field("agents_club_http_request_duration_seconds_bucket",
-                           (*base, ("le", str(bound))))
-                ] += 1
-        self._pending[
-            _field("agents_club_http_request_duration_seconds_bucket", (*base, ("le", "+Inf")))
-        ] += 1
-        self._pending[_field("agents_club_http_request_duration_seconds_sum", base)] += seconds
-        self._pending[_field("agents_club_http_request_duration_seconds_count", base)] += 1
+                pending[field] += 1
+        pending[infinity] += 1
+        pending[total] += seconds
+        pending[count] += 1
 
     def take_pending(self) -> dict[str, float]:
         """The increments since the last call (and forget them)."""

@@ -80,8 +80,12 @@ async def drive_bots(ctx: TableContext) -> int:
 async def run_house_bots(ctx: TableContext) -> None:
     """Drive house bots until cancelled: at once when this worker committed, else every interval."""
     while True:
+        # asyncio.timeout, not wait_for: on Python 3.11 a cancellation racing a
+        # wait_for timeout can surface as TimeoutError, be suppressed here, and the
+        # loop would then outlive the app's shutdown.
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(ctx.bots_due.wait(), ctx.settings.sweeper_interval_s)
+            async with asyncio.timeout(ctx.settings.sweeper_interval_s):
+                await ctx.bots_due.wait()
         ctx.bots_due.clear()
         try:
             await drive_bots(ctx)

@@ -82,14 +82,21 @@ def _optional_module(name: str) -> ModuleType | None:
         return None
 
 
+MAX_INSTANCE_CHARS = 256
+"""Longest request path a problem document repeats in ``instance``."""
+
+
 def _problem_response(
     request: Request, error: ProblemError, headers: dict[str, str] | None = None
 ) -> JSONResponse:
     metrics: Metrics | None = getattr(request.app.state, "metrics", None)
     if metrics is not None:
         metrics.inc("agents_club_problems_total", code=error.code)
+    path = request.url.path
+    # A problem names the request it answers, but never echoes an unbounded path back.
+    instance = path if len(path) <= MAX_INSTANCE_CHARS else path[:MAX_INSTANCE_CHARS] + "…"
     return JSONResponse(
-        error.to_problem(instance=request.url.path),
+        error.to_problem(instance=instance),
         status_code=error.status,
         headers={**error.headers, **(headers or {})},
         media_type=PROBLEM_CONTENT_TYPE,

@@ -81,7 +81,8 @@ async def load_table(ctx: TableContext, table_id: str) -> LoadedTable:
 def parse_table(table_id: str, snapshot: TableSnapshot | None) -> LoadedTable:
     """Parse a read table; a ``table/not_found`` problem when there is none."""
     if snapshot is None or snapshot.state is None:
-        raise problem("table/not_found", f"No table has the id {table_id!r}.")
+        shown = table_id if len(table_id) <= 64 else table_id[:64] + "…"  # never echo unbounded input
+        raise problem("table/not_found", f"No table has the id {shown!r}.")
     record = TableRecord.model_validate(snapshot.record)
     game = game_or_problem(record.game)
     state = game.state_model.model_validate_json(snapshot.state)

@@ -75,3 +75,11 @@ def test_an_unexpected_error_is_a_bare_500_problem(app: FastAPI) -> None:
     assert set(body) == {"type", "title", "status", "detail", "code", "instance"}
     for leak in ("RuntimeError", "hunter2", "/srv/secret", "Traceback"):
         assert leak not in answer.text
+
+
+def test_a_huge_path_is_not_echoed_whole(client: TestClient) -> None:
+    response = client.get("/v1/tables/" + "x" * 20_000)
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert len(response.json()["instance"]) <= 300
+    assert len(response.json()["detail"]) <= 300

@@ -99,18 +99,19 @@ class _Cursor:
 
 
 def _id_of(decoder: SseDecoder) -> int | None:
-    return int(decoder.last_event_id) if decoder.last_event_id.isdigit() else None
+    # ASCII only: "²" passes str.isdigit() but int() refuses it.
+    event_id = decoder.last_event_id
+    return int(event_id) if event_id.isascii() and event_id.isdigit() else None
 
 
-class EventStream:
-    """Iterate a table's events with a sync :class:`~agents.Client` (see the module doc)."""
+class _StreamState:
+    """What the sync and async streams share: where they stand and how they read."""
 
-    def __init__(self, client: Client, table_id: str, *, after: int | None, mode: Mode, wait_s: float) -> None:
-        self.client = client
+    def __init__(self, table_id: str, *, after: int | None, mode: Mode, wait_s: float, max_failures: int) -> None:
         self.table_id = table_id
         self.mode = mode
         self.wait_s = wait_s
-        self._cursor = _Cursor(after, client.retry.max_retries)
+        self._cursor = _Cursor(after, max_failures)
 
     @property
     def last_id(self) -> int | None:
@@ -121,6 +122,14 @@ class EventStream:
     def reconnects(self) -> int:
         """How many times the stream had to reconnect."""
         return self._cursor.reconnects
+
+
+class EventStream(_StreamState):
+    """Iterate a table's events with a sync :class:`~agents.Client` (see the module doc)."""
+
+    def __init__(self, client: Client, table_id: str, *, after: int | None, mode: Mode, wait_s: float) -> None:
+        super().__init__(table_id, after=after, mode=mode, wait_s=wait_s, max_failures=client.retry.max_retries)
+        self.client = client
 
     def __iter__(self) -> Iterator[EventOut]:
         return self._poll() if self.mode == "poll" else self._sse()
@@ -174,27 +183,14 @@ class EventStream:
                 return
 
 
-class AsyncEventStream:
+class AsyncEventStream(_StreamState):
     """Iterate a table's events with an :class:`~agents.AsyncClient` (``async for``)."""
 
     def __init__(
         self, client: AsyncClient, table_id: str, *, after: int | None, mode: Mode, wait_s: float
     ) -> None:
+        super().__init__(table_id, after=after, mode=mode, wait_s=wait_s, max_failures=client.retry.max_retries)
         self.client = client
-        self.table_id = table_id
-        self.mode = mode
-        self.wait_s = wait_s
-        self._cursor = _Cursor(after, client.retry.max_retries)
-
-    @property
-    def last_id(self) -> int | None:
-        """The id to resume after (``None`` before the first event)."""
-        return self._cursor.last_id
-
-    @property
-    def reconnects(self) -> int:
-        """How many times the stream had to reconnect."""
-        return self._cursor.reconnects
 
     def __aiter__(self) -> AsyncIterator[EventOut]:
         return self._poll() if self.mode == "poll" else self._sse()

@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
     from gateway.config import load_settings
     from gateway.embedded_redis import EmbeddedRedis
+    from gateway.http_protocol import server_options
     from gateway.keys import ORGANISER_KEY_FILE, load_keyring, resolve_organiser_key
     from gateway.logging_config import configure_logging
 
@@ -88,8 +89,9 @@ def run(args: argparse.Namespace) -> int:
             host=args.host,
             port=args.port,
             workers=args.workers,
-            # With several workers uvicorn leaves Nagle on; each answer then waits ~40 ms.
-            http="gateway.http_protocol:NoDelayH11Protocol",
+            # httptools on uvloop when installed; with TCP_NODELAY on every connection
+            # (with several workers uvicorn leaves Nagle on: each answer would wait ~40 ms).
+            **server_options(),
             log_config=None,  # our scrubbing handler (gateway.logging_config) owns the output
             access_log=False,  # gateway.access logs requests without query strings
             proxy_headers=True,

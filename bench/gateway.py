@@ -5,7 +5,7 @@ endpoint switched on by ``AGENTS_CLUB_BENCH_ENDPOINTS=1``) on ``REDIS_URL``, or
 on a private ``redis-server`` when none is set, then runs two phases of the
 same length with the same concurrency:
 
-1. **game**: N agents (httpx async) on N/2 two-seat Market Fortune tables.
+1. **game**: N agents (one keep-alive connection each, ``bench/loadgen.py``) on N/2 two-seat Market Fortune tables.
    Each agent observes, acts when it must (a random legal action, with an
    ``Idempotency-Key``) and otherwise long-polls the events; a finished table
    is replaced by a new one. Every request is authenticated with a JWT.
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import os
 import random
 import socket
@@ -47,13 +48,22 @@ from typing import Any
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
 
-import httpx  # noqa: E402
+import httpx  # noqa: E402  (readiness probe only)
 from cryptography.hazmat.primitives import serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
 
 from gateway.config import Settings  # noqa: E402
 from gateway.embedded_redis import EmbeddedRedis  # noqa: E402
+from gateway.http_protocol import server_options  # noqa: E402
 from gateway.security import TokenService  # noqa: E402
+
+# The lean client lives beside this script; load it by path (the folder is off sys.path).
+_spec = importlib.util.spec_from_file_location("bench_loadgen", _HERE / "loadgen.py")
+assert _spec is not None and _spec.loader is not None
+loadgen = importlib.util.module_from_spec(_spec)
+sys.modules["bench_loadgen"] = loadgen
+_spec.loader.exec_module(loadgen)
+LeanConnection = loadgen.LeanConnection
 
 GAME = "market-fortune"
 MODE = "family"
@@ -74,6 +84,17 @@ class Tally:
     action_latencies: list[float] = field(default_factory=list)
     conflicts: int = 0
     finished_tables: int = 0
+    every_request: int = 0
+    """Requests of the whole phase, warm-up included (for the server's CPU per request)."""
+    server_cpu: float = 0.0
+    """CPU seconds the gateway's processes spent during the whole phase."""
+
+    def count_request(self) -> bool:
+        """Count one answered request; returns whether the measured part has begun."""
+        self.every_request += 1
+        measured = time.monotonic() >= self.measure_from
+        self.requests += measured
+        return measured
 
 
 def _free_port() -> int:
@@ -97,15 +118,14 @@ class Table:
 
 
 async def _agent(
-    http: httpx.AsyncClient, index: int, pair: Table, headers: dict[str, str],
-    stop_at: float, tally: Tally, rng: random.Random,
+    http: Any, index: int, pair: Table, stop_at: float, tally: Tally, rng: random.Random,
 ) -> None:
     """Play tables until ``stop_at``: the even agent of a pair opens each table, the odd one joins."""
     while time.monotonic() < stop_at:
         if index % 2 == 0:
-            created = await http.post("/v1/tables", headers=headers, json={
+            created = await http.request("POST", "/v1/tables", json_body={
                 "game": GAME, "mode": MODE, "seats": 2, "turn_timeout_s": 600})
-            tally.requests += 1
+            tally.count_request()
             table_id = created.json()["id"]
             await pair.ids.put(table_id)
         else:
@@ -114,88 +134,91 @@ async def _agent(
                     pair.ids.get(), max(0.01, stop_at - time.monotonic()))
             except TimeoutError:
                 return  # the partner stopped opening tables: the phase is over
-            await http.post(f"/v1/tables/{table_id}/join", headers=headers)
-            tally.requests += 1
-        await _play(http, table_id, headers, stop_at, tally, rng)
+            await http.request("POST", f"/v1/tables/{table_id}/join")
+            tally.count_request()
+        await _play(http, table_id, stop_at, tally, rng)
 
 
 async def _play(
-    http: httpx.AsyncClient, table_id: str, headers: dict[str, str],
-    stop_at: float, tally: Tally, rng: random.Random,
+    http: Any, table_id: str, stop_at: float, tally: Tally, rng: random.Random,
 ) -> None:
     base = f"/v1/tables/{table_id}"
     while time.monotonic() < stop_at:
-        observation = (await http.get(f"{base}/observation", headers=headers)).json()
-        tally.requests += time.monotonic() >= tally.measure_from
+        observation = (await http.request("GET", f"{base}/observation")).json()
+        tally.count_request()
         if observation["status"] == "finished":
             tally.finished_tables += 1
             return
         if observation["legal_actions"]:
             action = rng.choice(observation["legal_actions"])["id"]
             started = time.perf_counter()
-            answer = await http.post(f"{base}/actions", json={
+            answer = await http.request("POST", f"{base}/actions", json_body={
                 "version": observation["version"], "action": action},
-                headers={**headers, "Idempotency-Key": uuid.uuid4().hex})
-            if time.monotonic() >= tally.measure_from:
+                headers={"Idempotency-Key": uuid.uuid4().hex})
+            if tally.count_request():
                 tally.action_latencies.append(time.perf_counter() - started)
-                tally.requests += 1
-                if answer.status_code == 200:
+                if answer.status == 200:
                     tally.actions += 1
                 else:
                     tally.conflicts += 1
             continue
         wait = max(0.0, min(2.0, stop_at - time.monotonic()))
-        await http.get(f"{base}/events", headers=headers,
-                       params={"after": observation["last_event_id"], "wait": wait})
-        tally.requests += time.monotonic() >= tally.measure_from
+        await http.request("GET", f"{base}/events",
+                           params={"after": observation["last_event_id"], "wait": wait})
+        tally.count_request()
 
 
 async def _game_phase(
     url: str, tokens: TokenService, agents: int, seconds: float, warmup: float
 ) -> Tally:
     tally = Tally(measure_from=time.monotonic() + warmup)
-    limits = httpx.Limits(max_connections=agents * 2, max_keepalive_connections=agents * 2)
-    async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as http:
-        pairs = [Table() for _ in range(agents // 2)]
-        headers = [
-            {"Authorization": "Bearer " + tokens.mint(
-                agent_id=f"bench-{i}", name=f"bench{i}", scopes={f"game:{GAME}"})}
-            for i in range(agents)
-        ]
-        stop_at = time.monotonic() + warmup + seconds
+    pairs = [Table() for _ in range(agents // 2)]
+    connections = [
+        LeanConnection(url, {"Authorization": "Bearer " + tokens.mint(
+            agent_id=f"bench-{i}", name=f"bench{i}", scopes={f"game:{GAME}"})})
+        for i in range(agents)
+    ]
+    stop_at = time.monotonic() + warmup + seconds
+    try:
         await asyncio.gather(*(
-            _agent(http, i, pairs[i // 2], headers[i], stop_at, tally, random.Random(i))
+            _agent(connections[i], i, pairs[i // 2], stop_at, tally, random.Random(i))
             for i in range(agents)
         ))
+    finally:
+        await asyncio.gather(*(connection.close() for connection in connections))
     return tally
 
 
 async def _baseline_phase(url: str, clients: int, seconds: float, warmup: float) -> Tally:
     tally = Tally(measure_from=time.monotonic() + warmup)
-    limits = httpx.Limits(max_connections=clients * 2, max_keepalive_connections=clients * 2)
-    async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as http:
-        stop_at = time.monotonic() + warmup + seconds
+    stop_at = time.monotonic() + warmup + seconds
 
-        async def hammer() -> None:
-            while time.monotonic() < stop_at:
-                started = time.perf_counter()
-                answer = await http.post("/v1/tables/_bench/baseline")
-                answer.raise_for_status()
-                if time.monotonic() >= tally.measure_from:
-                    tally.action_latencies.append(time.perf_counter() - started)
-                    tally.requests += 1
+    async def hammer(http: Any) -> None:
+        while time.monotonic() < stop_at:
+            started = time.perf_counter()
+            answer = await http.request("POST", "/v1/tables/_bench/baseline")
+            if answer.status != 200:
+                raise SystemExit(f"the baseline endpoint answered {answer.status}")
+            if tally.count_request():
+                tally.action_latencies.append(time.perf_counter() - started)
 
-        await asyncio.gather(*(hammer() for _ in range(clients)))
+    connections = [LeanConnection(url) for _ in range(clients)]
+    try:
+        await asyncio.gather(*(hammer(connection) for connection in connections))
+    finally:
+        await asyncio.gather(*(connection.close() for connection in connections))
     return tally
 
 
 def _start_gateway(redis_url: str, port: int, data_dir: Path, settings_env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """``uvicorn`` with 2 workers, the HTTP parser and loop ``agents-club serve`` uses."""
     env = {**os.environ, **settings_env, "REDIS_URL": redis_url,
            "AGENTS_CLUB_BENCH_ENDPOINTS": "1", "AGENTS_CLUB_DATA_DIR": str(data_dir)}
+    options = server_options()
     return subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "gateway.app:create_app", "--factory",
          "--workers", "2", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-         "--http", "gateway.http_protocol:NoDelayH11Protocol",
+         "--http", options["http"], "--loop", options["loop"],
          "--no-access-log"],
         env=env, cwd=_HERE.parent,
     )
@@ -215,12 +238,42 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:
     raise SystemExit("the gateway did not become ready")
 
 
-def _timed(phase: Callable[[], Coroutine[Any, Any, Tally]]) -> Tally:
-    """Run a phase and note how much CPU this client process spent on it."""
-    cpu, wall = time.process_time(), time.monotonic()
+def _timed(phase: Callable[[], Coroutine[Any, Any, Tally]], server: int) -> Tally:
+    """Run a phase and note the CPU this client process and the ``server`` process tree spent."""
+    cpu, wall, server_cpu = time.process_time(), time.monotonic(), _process_tree_cpu(server)
     tally = asyncio.run(phase())
     tally.client_cpu = (time.process_time() - cpu) / max(time.monotonic() - wall, 1e-9)
+    tally.server_cpu = _process_tree_cpu(server) - server_cpu
     return tally
+
+
+def _process_tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) used so far by ``pid`` and its children (Linux ``/proc``).
+
+    Latency on a small shared machine moves with whatever else runs; CPU per
+    request is the steadier figure for comparing two versions of the server.
+    Returns NaN where ``/proc`` is missing.
+    """
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    pending = [pid]
+    try:
+        while pending:
+            current = pending.pop()
+            with open(f"/proc/{current}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as children:
+                    pending.extend(int(child) for child in children.read().split())
+    except (OSError, ValueError):
+        return float("nan")
+    return total
+
+
+def _per_request_ms(tally: Tally) -> float:
+    """Milliseconds of gateway CPU per request over a whole phase."""
+    return tally.server_cpu / max(tally.every_request, 1) * 1000
 
 
 def _verdict(ok: bool) -> str:
@@ -264,8 +317,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             _wait_ready(url, process)
             game = _timed(lambda: _game_phase(
-                url, TokenService(settings), agents, args.seconds, args.warmup))
-            baseline = _timed(lambda: _baseline_phase(url, agents, args.seconds, args.warmup))
+                url, TokenService(settings), agents, args.seconds, args.warmup), process.pid)
+            baseline = _timed(
+                lambda: _baseline_phase(url, agents, args.seconds, args.warmup), process.pid)
         finally:
             process.terminate()
             process.wait(timeout=20)
@@ -295,6 +349,8 @@ def _report(game: Tally, baseline: Tally, agents: int, seconds: float, strict: b
          f"{_percentile(baseline.action_latencies, 0.5) * 1000:.1f} ms"),
         ("ratio game/baseline", f"{ratio:.2f}   target >= {RATIO_TARGET}: "
                                 f"{_verdict(ratio >= RATIO_TARGET)}"),
+        ("server CPU per request (game / baseline)",
+         f"{_per_request_ms(game):.2f} / {_per_request_ms(baseline):.2f} ms"),
         ("client CPU (game / baseline)", f"{game.client_cpu:.2f} / {baseline.client_cpu:.2f} "
                                          f"of one core ({os.cpu_count()} cores here)"),
     ]

@@ -55,29 +55,33 @@ _organiser_header = APIKeyHeader(
 )
 
 
-def _settings(request: Request) -> Settings:
+async def _settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def _redis(request: Request) -> RedisClient:
+def _redis_of(request: Request) -> RedisClient:
     client: RedisClient | None = getattr(request.app.state, "redis", None)
     if client is None:  # only before the lifespan ran (a TestClient used without `with`)
         raise ProblemError(503, "server/unavailable", "Service unavailable", "Redis is not connected.")
     return client
 
 
-def _keys(request: Request) -> Keys:
+async def _redis(request: Request) -> RedisClient:
+    return _redis_of(request)
+
+
+async def _keys(request: Request) -> Keys:
     keys: Keys = request.app.state.keys
     return keys
 
 
-def _tokens(request: Request) -> TokenService:
+async def _tokens(request: Request) -> TokenService:
     tokens: TokenService = request.app.state.tokens
     return tokens
 
 
-def _metrics(request: Request) -> Metrics:
+async def _metrics(request: Request) -> Metrics:
     metrics: Metrics = request.app.state.metrics
     return metrics
 
@@ -89,47 +93,54 @@ TokenServiceDep = Annotated[TokenService, Depends(_tokens)]
 MetricsDep = Annotated[Metrics, Depends(_metrics)]
 
 
-def _auth_store(redis: RedisDep, keys: KeysDep) -> AuthStore:
+async def _auth_store(redis: RedisDep, keys: KeysDep) -> AuthStore:
     return AuthStore(redis, keys)
 
 
 AuthStoreDep = Annotated[AuthStore, Depends(_auth_store)]
 
 
-async def _optional_token(
-    request: Request,
-    tokens: TokenServiceDep,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> VerifiedToken | None:
+_Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+
+# The token dependencies below each take the raw credentials themselves instead
+# of depending on one another: FastAPI solves every level of a dependency tree
+# on every request, and these run on every authenticated call (bench/gateway.py).
+
+
+async def _verify(request: Request, credentials: HTTPAuthorizationCredentials | None) -> VerifiedToken | None:
+    """The verified bearer token, ``None`` when none was sent; 401 when it is bad."""
     if credentials is None:
         if request.headers.get("authorization"):
             raise auth_problem("auth/invalid", "Use `Authorization: Bearer <token>`.")
         return None
-    store = AuthStore(_redis(request), _keys(request))
+    state = request.app.state
+    store = AuthStore(_redis_of(request), state.keys)
+    tokens: TokenService = state.tokens
     verified = await tokens.authenticate(credentials.credentials, store.is_revoked)
     request.state.principal = verified.principal
     return verified
 
 
-async def _current_token(
-    verified: Annotated[VerifiedToken | None, Depends(_optional_token)],
-) -> VerifiedToken:
+def _required(verified: VerifiedToken | None) -> VerifiedToken:
     if verified is None:
         raise auth_problem("auth/missing", "Send `Authorization: Bearer <token>`.")
     return verified
+
+
+async def _current_token(request: Request, credentials: _Credentials) -> VerifiedToken:
+    return _required(await _verify(request, credentials))
 
 
 CurrentToken = Annotated[VerifiedToken, Depends(_current_token)]
 """The verified bearer token (principal and expiry); 401 when missing or bad."""
 
 
-async def _current_principal(verified: CurrentToken) -> Principal:
-    return verified.principal
+async def _current_principal(request: Request, credentials: _Credentials) -> Principal:
+    return _required(await _verify(request, credentials)).principal
 
 
-async def _optional_principal(
-    verified: Annotated[VerifiedToken | None, Depends(_optional_token)],
-) -> Principal | None:
+async def _optional_principal(request: Request, credentials: _Credentials) -> Principal | None:
+    verified = await _verify(request, credentials)
     return verified.principal if verified is not None else None
 
 
@@ -154,7 +165,7 @@ async def _organiser(
         raise auth_problem("auth/missing", "Send the organiser key or an organiser token.")
     if tokens.is_organiser_key(credentials.credentials):
         return _organiser_principal()
-    store = AuthStore(_redis(request), _keys(request))
+    store = AuthStore(_redis_of(request), request.app.state.keys)
     verified = await tokens.authenticate(credentials.credentials, store.is_revoked)
     if verified.principal.kind != "organiser":
         raise ProblemError(403, "auth/organiser_only", "Organiser only",
@@ -185,7 +196,7 @@ async def _caller(
         credentials is not None and tokens.is_organiser_key(credentials.credentials)
     ):
         return await _organiser(request, tokens, credentials, organiser_key), None
-    verified = await _current_token(await _optional_token(request, tokens, credentials))
+    verified = _required(await _verify(request, credentials))
     return verified.principal, verified
 
 

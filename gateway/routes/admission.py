@@ -37,7 +37,7 @@ AUTH_ERRORS = (
 )  # fmt: skip
 
 
-def _admission_settings(request: Request) -> AdmissionSettings:
+async def _admission_settings(request: Request) -> AdmissionSettings:
     """The app's admission settings (``app.state.admission_settings``), read from the environment once."""
     found = getattr(request.app.state, "admission_settings", None)
     if found is None:
@@ -50,7 +50,7 @@ def _admission_settings(request: Request) -> AdmissionSettings:
 AdmissionSettingsDep = Annotated[AdmissionSettings, Depends(_admission_settings)]
 
 
-def _store(redis: RedisDep, keys: KeysDep) -> AdmissionStore:
+async def _store(redis: RedisDep, keys: KeysDep) -> AdmissionStore:
     return AdmissionStore(redis, keys)
 
 

@@ -9,10 +9,19 @@ reshuffled into a place the same seat must not see (rulebook 8.3).
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from collections.abc import Callable
 from typing import Any, get_args
 
 from engine.chance import shuffle
-from engine.core import Event, IllegalAction, InvalidConfig, NotYourTurn, Outcome, Seat
+from engine.core import (
+    Event,
+    IllegalAction,
+    InvalidConfig,
+    NotYourTurn,
+    Outcome,
+    Seat,
+    construct,
+)
 
 from .actions import Buy, Donate, EndStock, HabAction, Halve, Play, Sell
 from .components import (
@@ -30,7 +39,6 @@ from .components import (
     TURNS_PER_ROUND,
     Commodity,
     market_card,
-    move_space,
 )
 from .state import HabConfig, HabState, Side, StockProgress, TradeKind, evolve, holder_of
 
@@ -47,20 +55,11 @@ __all__ = [
 
 LAST_TURN = ROUNDS * TURNS_PER_ROUND
 
-_set_attribute = object.__setattr__
-_EVENT_FIELDS = frozenset(Event.model_fields)
-
-
 def _event(
     *, kind: str, text: str, data: dict[str, Any], audience: tuple[Seat, ...] | None = None
 ) -> Event:
     """An event built without validating again: the engine only passes plain JSON values."""
-    made = Event.__new__(Event)
-    _set_attribute(made, "__dict__", {"kind": kind, "text": text, "audience": audience, "data": data})
-    _set_attribute(made, "__pydantic_fields_set__", _EVENT_FIELDS)
-    _set_attribute(made, "__pydantic_extra__", None)
-    _set_attribute(made, "__pydantic_private__", None)
-    return made
+    return construct(Event, {"kind": kind, "text": text, "audience": audience, "data": data})
 
 
 # What a stock phase may have done so far: few enough to share one value each.
@@ -71,23 +70,6 @@ _PROGRESS: dict[tuple[TradeKind, int, bool], StockProgress] = {
     for donated in (False, True)
 }
 _FRESH = _PROGRESS[("none", 0, False)]
-
-
-def _progress(
-    progress: StockProgress,
-    *,
-    trade: TradeKind | None = None,
-    count: int | None = None,
-    donated: bool | None = None,
-) -> StockProgress:
-    """``progress`` with the given fields changed, as one of the shared values."""
-    return _PROGRESS[
-        (
-            progress.trade if trade is None else trade,
-            progress.count if count is None else count,
-            progress.donated if donated is None else donated,
-        )
-    ]
 
 
 def _without(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
@@ -368,57 +350,78 @@ def _replace(row: tuple[object, ...], index: int, value: object) -> tuple[object
     return (*row[:index], value, *row[index + 1 :])
 
 
+def _refused(state: HabState, seat: Seat, action: HabAction) -> IllegalAction:
+    """The error for an action a fast check in :func:`apply` refused: :func:`illegal_reason` words it."""
+    reason = illegal_reason(state, seat, action)
+    assert reason is not None, "apply's checks and illegal_reason must agree"
+    return reason
+
+
+# Precomputed per market card, so a pick costs dictionary lookups, not attribute
+# chains and formatting: (commodity, value, commodity index, label).
+_CARD_FACTS: dict[str, tuple[Commodity, int, int, str]] = {
+    card.id: (card.commodity, card.value, _COMMODITY_INDEX[card.commodity], card.label)
+    for card in MARKET_CARDS.values()
+}
+# Ids are ``M.<commodity>.<value>.<copy>``: a card has the picked face when its id
+# starts with the face's prefix.
+_FACE_PREFIX: dict[tuple[str, int], str] = {
+    (card.commodity, card.value): f"M.{card.commodity}.{card.value:+d}." for card in MARKET_CARDS.values()
+}
+_LAST_SPACE = len(TRACK) - 1
+
+
 def apply(state: HabState, seat: Seat, action: HabAction) -> tuple[HabState, list[Event]]:
     """Apply one action by ``seat``; pure.
 
+    Each kind of action has one function that checks the rules it needs and
+    applies them from the same lookups (the checks are those of
+    :func:`illegal_reason`, which words the error when one fails).
+
     :raises IllegalAction: naming the rulebook section when the action is not allowed.
     """
-    reason = illegal_reason(state, seat, action)
-    if reason is not None:
-        raise reason
-    events: list[Event] = []
-    stock = state.stock
-    # The first decision of a turn: nobody has acted yet (fields compared, not
-    # models: a state read back from JSON holds its own equal StockProgress).
-    if (
-        state.phase == "stock"
-        and state.order_index == 0
-        and stock.trade == "none"
-        and not stock.count
-        and not stock.donated
-    ):
-        events.append(
-            _event(
-                kind="turn_started",
-                text=(
-                    f"Round {state.round}, turn {state.turn}: seat {state.first_player} "
-                    "is the first player."
-                ),
-                data={"round": state.round, "turn": state.turn, "first_player": state.first_player},
-            )
+    values = state.__dict__
+    if values["phase"] == "over" or seat != (values["turn"] - 1 + values["order_index"]) % values["seats"]:
+        raise _refused(state, seat, action)
+    return _APPLY[type(action)](state, values, seat, action)
+
+
+def _opening(values: dict[str, Any]) -> list[Event]:
+    """The events list of a stock action, opened by ``turn_started`` on a turn's first decision."""
+    stock = values["stock"]
+    # Fields compared, not models: a state read back from JSON holds its own equal StockProgress.
+    if values["order_index"] or stock.count or stock.donated or stock.trade != "none":
+        return []
+    turn = values["turn"]
+    round_number = min(ROUNDS, (turn - 1) // TURNS_PER_ROUND + 1)
+    first = (turn - 1) % values["seats"]
+    return [
+        _event(
+            kind="turn_started",
+            text=f"Round {round_number}, turn {turn}: seat {first} is the first player.",
+            data={"round": round_number, "turn": turn, "first_player": first},
         )
-    if isinstance(action, Buy):
-        state = _buy(state, seat, action.commodity, events)
-    elif isinstance(action, Sell):
-        state = _sell(state, seat, action.commodity, events)
-    elif isinstance(action, Donate):
-        state = _donate(state, seat, action.commodity, events)
-    elif isinstance(action, EndStock):
-        state = _end_stock(state, seat, events)
-    else:
-        state = _market(state, seat, action, events)
-    return state, events
+    ]
 
 
-def _share(cards: tuple[str, ...], commodity: Commodity) -> str:
-    card = _first_share(cards, commodity)
-    assert card is not None  # illegal_reason checked it
-    return card
-
-
-def _buy(state: HabState, seat: Seat, commodity: Commodity, events: list[Event]) -> HabState:
-    price = price_of(state, commodity)
-    card = _share(state.supply, commodity)
+def _buy(state: HabState, values: dict[str, Any], seat: Seat, action: HabAction) -> tuple[HabState, list[Event]]:
+    assert isinstance(action, Buy)
+    commodity = action.commodity
+    stock = values["stock"]
+    price = TRACK[values["prices"][_COMMODITY_INDEX[commodity]]]
+    supply = values["supply"]
+    card = _first_share(supply, commodity)
+    money = values["money"]
+    if (
+        values["phase"] != "stock"
+        or stock.count >= MAX_TRADE
+        or stock.trade == "sell"
+        or price == 0
+        or card is None
+        or money[seat] < price
+    ):
+        raise _refused(state, seat, action)
+    events = _opening(values)
     events.append(
         _event(
             kind="share_bought",
@@ -429,18 +432,26 @@ def _buy(state: HabState, seat: Seat, commodity: Commodity, events: list[Event])
     return evolve(
         state,
         {
-            "supply": _without(state.supply, card),
-            "shares": _replace(state.shares, seat, _with_sorted(state.shares[seat], card)),
-            "money": _replace(state.money, seat, state.money[seat] - price),
-            "bank_paid_in": state.bank_paid_in + price,
-            "stock": _progress(state.stock, trade="buy", count=state.stock.count + 1),
+            "supply": _without(supply, card),
+            "shares": _replace(values["shares"], seat, _with_sorted(values["shares"][seat], card)),
+            "money": _replace(money, seat, money[seat] - price),
+            "bank_paid_in": values["bank_paid_in"] + price,
+            "stock": _PROGRESS[("buy", stock.count + 1, stock.donated)],
         },
-    )
+    ), events
 
 
-def _sell(state: HabState, seat: Seat, commodity: Commodity, events: list[Event]) -> HabState:
-    price = price_of(state, commodity)
-    card = _share(state.shares[seat], commodity)
+def _sell(state: HabState, values: dict[str, Any], seat: Seat, action: HabAction) -> tuple[HabState, list[Event]]:
+    assert isinstance(action, Sell)
+    commodity = action.commodity
+    stock = values["stock"]
+    held = values["shares"][seat]
+    card = _first_share(held, commodity)
+    if values["phase"] != "stock" or stock.count >= MAX_TRADE or stock.trade == "buy" or card is None:
+        raise _refused(state, seat, action)
+    price = TRACK[values["prices"][_COMMODITY_INDEX[commodity]]]
+    money = values["money"]
+    events = _opening(values)
     events.append(
         _event(
             kind="share_sold",
@@ -451,17 +462,24 @@ def _sell(state: HabState, seat: Seat, commodity: Commodity, events: list[Event]
     return evolve(
         state,
         {
-            "supply": _with_sorted(state.supply, card),
-            "shares": _replace(state.shares, seat, _without(state.shares[seat], card)),
-            "money": _replace(state.money, seat, state.money[seat] + price),
-            "bank_paid_out": state.bank_paid_out + price,
-            "stock": _progress(state.stock, trade="sell", count=state.stock.count + 1),
+            "supply": _with_sorted(values["supply"], card),
+            "shares": _replace(values["shares"], seat, _without(held, card)),
+            "money": _replace(money, seat, money[seat] + price),
+            "bank_paid_out": values["bank_paid_out"] + price,
+            "stock": _PROGRESS[("sell", stock.count + 1, stock.donated)],
         },
-    )
+    ), events
 
 
-def _donate(state: HabState, seat: Seat, commodity: Commodity, events: list[Event]) -> HabState:
-    card = _share(state.shares[seat], commodity)
+def _donate(state: HabState, values: dict[str, Any], seat: Seat, action: HabAction) -> tuple[HabState, list[Event]]:
+    assert isinstance(action, Donate)
+    commodity = action.commodity
+    stock = values["stock"]
+    held = values["shares"][seat]
+    card = _first_share(held, commodity)
+    if values["phase"] != "stock" or stock.donated or card is None:
+        raise _refused(state, seat, action)
+    events = _opening(values)
     events.append(
         _event(
             kind="share_donated",
@@ -477,18 +495,22 @@ def _donate(state: HabState, seat: Seat, commodity: Commodity, events: list[Even
             data={"seat": seat, "commodity": commodity},
         )
     )
+    charity = values["charity"]
     return evolve(
         state,
         {
-            "shares": _replace(state.shares, seat, _without(state.shares[seat], card)),
-            "charity": _replace(state.charity, seat, (*state.charity[seat], card)),
-            "stock": _progress(state.stock, donated=True),
+            "shares": _replace(values["shares"], seat, _without(held, card)),
+            "charity": _replace(charity, seat, (*charity[seat], card)),
+            "stock": _PROGRESS[(stock.trade, stock.count, True)],
         },
-    )
+    ), events
 
 
-def _end_stock(state: HabState, seat: Seat, events: list[Event]) -> HabState:
-    done = state.order_index + 1
+def _end_stock(state: HabState, values: dict[str, Any], seat: Seat, action: HabAction) -> tuple[HabState, list[Event]]:
+    if values["phase"] != "stock":
+        raise _refused(state, seat, action)
+    events = _opening(values)
+    done = values["order_index"] + 1
     events.append(
         _event(
             kind="stock_phase_ended",
@@ -496,64 +518,91 @@ def _end_stock(state: HabState, seat: Seat, events: list[Event]) -> HabState:
             data={"seat": seat},
         )
     )
-    if done < state.seats:
-        return evolve(state, {"order_index": done, "stock": _FRESH})
+    if done < values["seats"]:
+        return evolve(state, {"order_index": done, "stock": _FRESH}), events
+    turn = values["turn"]
+    first = (turn - 1) % values["seats"]
     events.append(
         _event(
             kind="market_phase_started",
-            text=f"Market phase of turn {state.turn}: seat {state.first_player} picks first.",
-            data={"turn": state.turn, "first_player": state.first_player},
+            text=f"Market phase of turn {turn}: seat {first} picks first.",
+            data={"turn": turn, "first_player": first},
         )
     )
-    return evolve(state, {"order_index": 0, "stock": _FRESH, "phase": "market"})
+    return evolve(state, {"order_index": 0, "stock": _FRESH, "phase": "market"}), events
 
 
-def _market(state: HabState, seat: Seat, pick: Play | Halve, events: list[Event]) -> HabState:
-    card_id = _find_card(state, seat, pick)
-    assert card_id is not None  # illegal_reason checked it
-    card = market_card(card_id)
-    spaces = card.value if isinstance(pick, Play) else card.half
-    index = _COMMODITY_INDEX[card.commodity]
-    before = state.prices[index]
-    after = move_space(before, spaces)
-    holder = holder_of(seat, pick.side, state.seats)
-    how = "in full" if isinstance(pick, Play) else "at half"
-    events.append(
+def _market(state: HabState, values: dict[str, Any], seat: Seat, pick: HabAction) -> tuple[HabState, list[Event]]:
+    """A card played in full (``Play``) or at half (``Halve``) from a holder beside ``seat``."""
+    assert isinstance(pick, (Play, Halve))
+    full = type(pick) is Play
+    full_side = values["full_side"]
+    side = pick.side
+    holder = seat if side == "left" else (seat - 1) % values["seats"]  # holder_of, inlined
+    cards = values["holders"][holder]
+    prefix = _FACE_PREFIX[(pick.commodity, pick.value)]
+    found = -1
+    for index, card_id in enumerate(cards):  # the first card of the face (rulebook 9)
+        if card_id.startswith(prefix):
+            found = index
+            break
+    if (
+        values["phase"] != "market"
+        or (full_side is not None if full else (full_side is None or side == full_side))
+        or found < 0
+    ):
+        raise _refused(state, seat, pick)
+    card_id = cards[found]
+    commodity, value, index, label = _CARD_FACTS[card_id]
+    prices = values["prices"]
+    before = prices[index]
+    after = max(0, min(_LAST_SPACE, before + (value if full else value // 2)))  # move_space, inlined
+    from_price = TRACK[before]
+    to_price = TRACK[after]
+    events = [
         _event(
             kind="card_played",
             text=(
-                f"Seat {seat} plays {card.label} from holder {holder} ({pick.side}) {how}: "
-                f"{card.commodity} moves from {TRACK[before]} to {TRACK[after]}."
+                f"Seat {seat} plays {label} from holder {holder} ({side}) "
+                f"{'in full' if full else 'at half'}: {commodity} moves from {from_price} to {to_price}."
             ),
             data={
                 "seat": seat,
-                "card_kind": card.label,
-                "commodity": card.commodity,
-                "value": card.value,
-                "mode": "full" if isinstance(pick, Play) else "half",
+                "card_kind": label,
+                "commodity": commodity,
+                "value": value,
+                "mode": "full" if full else "half",
                 "holder": holder,
-                "side": pick.side,
-                "from_price": TRACK[before],
-                "to_price": TRACK[after],
+                "side": side,
+                "from_price": from_price,
+                "to_price": to_price,
             },
         )
-    )
-    holders = _replace(state.holders, holder, _without(state.holders[holder], card_id))
-    state = evolve(
-        state,
-        {
-            "holders": holders,
-            "discards": (*state.discards, card_id),
-            "prices": _replace(state.prices, index, after),
-            "full_side": pick.side if isinstance(pick, Play) else None,
-        },
-    )
-    if isinstance(pick, Play):
-        return state
-    done = state.order_index + 1
-    if done < state.seats:
-        return evolve(state, {"order_index": done})
-    return _end_turn(state, events)
+    ]
+    changes: dict[str, Any] = {
+        "holders": _replace(values["holders"], holder, cards[:found] + cards[found + 1 :]),
+        "discards": (*values["discards"], card_id),
+        "prices": _replace(prices, index, after),
+        "full_side": side if full else None,
+    }
+    if not full:
+        done = values["order_index"] + 1
+        if done >= values["seats"]:
+            return _end_turn(evolve(state, changes), events), events
+        changes["order_index"] = done
+    return evolve(state, changes), events
+
+
+_Step = Callable[[HabState, dict[str, Any], Seat, HabAction], tuple[HabState, list[Event]]]
+_APPLY: dict[type[Any], _Step] = {
+    Buy: _buy,
+    Sell: _sell,
+    Donate: _donate,
+    EndStock: _end_stock,
+    Play: _market,
+    Halve: _market,
+}
+"""Action type -> the function that checks and applies it."""
 
 
 def _end_turn(state: HabState, events: list[Event]) -> HabState:

@@ -13,11 +13,12 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Any, Literal, TypeVar
 
-from engine.core import EngineModel, Seat, View
+from engine.core import EngineModel, Seat, View, construct
 
 from .components import (
     COMMODITIES,
     MARKET_CARDS,
+    MAX_SEATS,
     ROUNDS,
     SHARE_CARDS,
     SHARES_PER_COMMODITY,
@@ -25,7 +26,7 @@ from .components import (
     TURNS_PER_ROUND,
     Commodity,
 )
-from .state import HabState, Phase, Side, TradeKind, left_holder, right_holder
+from .state import HabState, Phase, Side, TradeKind
 
 __all__ = [
     "HabView",
@@ -111,29 +112,10 @@ class HabView(View):
     winners: tuple[Seat, ...] = ()
 
 
-_set_attribute = object.__setattr__
-ModelT = TypeVar("ModelT", bound=EngineModel)
 T = TypeVar("T")
-_ALL_FIELDS: dict[type[EngineModel], frozenset[str]] = {}
-
-
-def _built(cls: type[ModelT], fields: dict[str, Any]) -> ModelT:
-    """A view model made from values the engine produced, without validating them again.
-
-    A view is built after every action of every table, and validation would
-    only re-check data the engine itself made; ``fields`` names every field
-    of ``cls`` with a value of its declared type.
-    """
-    made = cls.__new__(cls)
-    _set_attribute(made, "__dict__", fields)
-    _set_attribute(made, "__pydantic_fields_set__", _ALL_FIELDS[cls])
-    _set_attribute(made, "__pydantic_extra__", None)
-    _set_attribute(made, "__pydantic_private__", None)
-    return made
-
-
-for _model in (MarketCardView, ShareView, HolderView, PriceView, SeatView, HabView):
-    _ALL_FIELDS[_model] = frozenset(_model.model_fields)
+_built = construct
+"""Views are made from values the engine produced, without validating them again
+(:func:`engine.core.construct`): a view is built after every action of every table."""
 
 # Card faces and price markers never change, so their views are built once, at import.
 _MARKET_VIEWS: dict[str, MarketCardView] = {
@@ -166,10 +148,20 @@ _MEMO_LIMIT = 4096
 
 Views are memoised by value, not identity: the gateway reads every state back
 from JSON, so only equal values (not the same objects) recur between actions.
+Every key is a tuple the state already holds (or a few small ints), so a
+lookup hashes what is there instead of building a key first.
 """
-_PRICES: dict[tuple[tuple[int, ...], tuple[str, ...]], tuple[PriceView, ...]] = {}
+_PRICES: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[PriceView, ...]] = {}
+"""(marker spaces, supply counts) -> the price views: two small tuples of ints as the key."""
+_SUPPLY_COUNTS: dict[tuple[str, ...], tuple[int, ...]] = {}
+"""Supply -> shares left per commodity (the supply only changes when a seat trades)."""
 _SEATS: dict[tuple[object, ...], tuple[SeatView, ...]] = {}
-_HOLDER_VIEWS: dict[tuple[int, Side, tuple[str, ...]], HolderView] = {}
+_SEAT_VIEWS: dict[tuple[int, int, int, int, int], SeatView] = {}
+"""(seat, money, shares held, face down, charity money) -> that seat's view."""
+_HOLDER_VIEWS: tuple[dict[tuple[str, ...], HolderView], ...] = tuple({} for _ in range(2 * MAX_SEATS))
+"""One memo per (holder number, side): holder ``h`` on the left is ``2 * h``, on the right ``2 * h + 1``."""
+_CARD_ROWS: dict[tuple[str, ...], tuple[MarketCardView, ...]] = {}
+_SHARE_ROWS: dict[tuple[str, ...], tuple[ShareView, ...]] = {}
 
 
 def _remember(memo: dict[Any, T], key: Any, made: T) -> T:
@@ -179,87 +171,120 @@ def _remember(memo: dict[Any, T], key: Any, made: T) -> T:
     return made
 
 
-def _prices(state: HabState) -> tuple[PriceView, ...]:
+def _supply_counts(supply: tuple[str, ...]) -> tuple[int, ...]:
+    return _remember(
+        _SUPPLY_COUNTS,
+        supply,
+        tuple(bisect_left(supply, high) - bisect_left(supply, low) for low, high in _SUPPLY_RANGES),
+    )
+
+
+def _prices(prices: tuple[int, ...], supply: tuple[str, ...]) -> tuple[PriceView, ...]:
     """Every commodity's marker, price and supply count, from the prebuilt table."""
-    supply = state.supply
-    key = (state.prices, supply)
+    counts = _SUPPLY_COUNTS.get(supply) or _supply_counts(supply)
+    key = (prices, counts)
     made = _PRICES.get(key)
     if made is None:
         made = _remember(
             _PRICES,
             key,
             tuple(
-                _PRICE_VIEWS[index][space][bisect_left(supply, high) - bisect_left(supply, low)]
-                for index, (space, (low, high)) in enumerate(
-                    zip(state.prices, _SUPPLY_RANGES, strict=True)
-                )
+                _PRICE_VIEWS[index][space][count]
+                for index, (space, count) in enumerate(zip(prices, counts, strict=True))
             ),
         )
     return made
 
 
-def _seats(state: HabState) -> tuple[SeatView, ...]:
-    """Every seat's public facts; an action changes one seat's at most, so memoised."""
-    key = (state.money, state.charity_money, state.shares, state.charity)
-    made = _SEATS.get(key)
-    if made is None:
-        made = _remember(
-            _SEATS,
-            key,
-            tuple(
-                _built(
-                    SeatView,
-                    {
-                        "seat": seat,
-                        "money": money,
-                        "shares_held": len(held),
-                        "charity_face_down": len(given),
-                        "charity_money": charity_money,
-                    },
-                )
-                for seat, (money, held, given, charity_money) in enumerate(
-                    zip(state.money, state.shares, state.charity, state.charity_money, strict=True)
-                )
-            ),
-        )
-    return made
+def _seat_view(seat: int, money: int, held: int, given: int, frozen: int) -> SeatView:
+    return _remember(
+        _SEAT_VIEWS,
+        (seat, money, held, given, frozen),
+        _built(
+            SeatView,
+            {
+                "seat": seat,
+                "money": money,
+                "shares_held": held,
+                "charity_face_down": given,
+                "charity_money": frozen,
+            },
+        ),
+    )
+
+
+def _seats(key: tuple[object, ...]) -> tuple[SeatView, ...]:
+    """Every seat's public facts, from ``(money, charity_money, shares, charity)``.
+
+    An action changes one seat's facts at most, so the others come from
+    :data:`_SEAT_VIEWS`.
+    """
+    money, charity_money, shares, charity = key
+    made = []
+    for seat, (cash, held, given, frozen) in enumerate(
+        zip(money, shares, charity, charity_money, strict=True)  # type: ignore[call-overload]
+    ):
+        facts = (seat, cash, len(held), len(given), frozen)
+        made.append(_SEAT_VIEWS.get(facts) or _seat_view(*facts))
+    return _remember(_SEATS, key, tuple(made))
 
 
 def _holder(number: int, side: Side, cards: tuple[str, ...]) -> HolderView:
-    """A holder beside the viewer, memoised by its contents (they change once a turn)."""
-    key = (number, side, cards)
-    made = _HOLDER_VIEWS.get(key)
-    if made is None:
-        made = _remember(
-            _HOLDER_VIEWS,
-            key,
-            _built(
-                HolderView,
-                {"holder": number, "side": side, "cards": tuple(map(_MARKET_VIEWS.__getitem__, cards))},
-            ),
-        )
-    return made
+    """A holder beside the viewer (its contents change once a turn, so it is memoised)."""
+    return _remember(
+        _HOLDER_VIEWS[2 * number + (side == "right")],
+        cards,
+        _built(
+            HolderView,
+            {"holder": number, "side": side, "cards": tuple(map(_MARKET_VIEWS.__getitem__, cards))},
+        ),
+    )
+
+
+def _card_row(cards: tuple[str, ...]) -> tuple[MarketCardView, ...]:
+    """The played cards' views; the pile grows by one card, so the shorter row is usually known."""
+    known = _CARD_ROWS.get(cards[:-1])
+    if known is None:
+        return _remember(_CARD_ROWS, cards, tuple(map(_MARKET_VIEWS.__getitem__, cards)))
+    return _remember(_CARD_ROWS, cards, (*known, _MARKET_VIEWS[cards[-1]]))
+
+
+def _share_row(cards: tuple[str, ...]) -> tuple[ShareView, ...]:
+    return _remember(_SHARE_ROWS, cards, tuple(map(_SHARE_VIEWS.__getitem__, cards)))
+
 
 
 def view(state: HabState, seat: Seat | None) -> HabView:
-    """The part of ``state`` that ``seat`` may see (``None``: spectator)."""
-    holders: tuple[HolderView, ...] = ()
-    my_shares: tuple[ShareView, ...] = ()
-    my_charity: tuple[ShareView, ...] = ()
-    seats = state.seats
+    """The part of ``state`` that ``seat`` may see (``None``: spectator).
+
+    Built on every step of every table, so it reads the state's fields once,
+    looks each part up in a memo by value, and builds only what changed.
+    """
+    values = state.__dict__
+    seats = values["seats"]
+    held_by = values["holders"]
     if seat is not None:
-        left = left_holder(seat, seats)
-        right = right_holder(seat, seats)
+        right = (seat - 1) % seats  # right_holder, inlined; the left holder is the seat's own number
         holders = (
-            _holder(left, "left", state.holders[left]),
-            _holder(right, "right", state.holders[right]),
+            _HOLDER_VIEWS[2 * seat].get(held_by[seat]) or _holder(seat, "left", held_by[seat]),
+            _HOLDER_VIEWS[2 * right + 1].get(held_by[right]) or _holder(right, "right", held_by[right]),
         )
-        my_shares = tuple(map(_SHARE_VIEWS.__getitem__, state.shares[seat]))
-        my_charity = tuple(map(_SHARE_VIEWS.__getitem__, state.charity[seat]))
-    phase = state.phase
-    turn = state.turn
-    stock = state.stock
-    return _built(
+        mine = values["shares"][seat]
+        my_shares = _SHARE_ROWS.get(mine) or _share_row(mine)
+        mine = values["charity"][seat]
+        my_charity = _SHARE_ROWS.get(mine) or _share_row(mine)
+    else:
+        holders = my_shares = my_charity = ()  # type: ignore[assignment]
+    phase = values["phase"]
+    turn = values["turn"]
+    stock = values["stock"]
+    prices = values["prices"]
+    supply = values["supply"]
+    price_views = _prices(prices, supply)
+    seat_key = (values["money"], values["charity_money"], values["shares"], values["charity"])
+    seat_views = _SEATS.get(seat_key) or _seats(seat_key)
+    discards = values["discards"]
+    return construct(
         HabView,
         {
             "game": "hab-und-gut",
@@ -268,23 +293,23 @@ def view(state: HabState, seat: Seat | None) -> HabView:
             "turn": turn,
             "phase": phase,
             "first_player": (turn - 1) % seats,
-            # state.actor, inlined (views are built on every step).
-            "to_act": None if phase == "over" else (turn - 1 + state.order_index) % seats,
-            "prices": _prices(state),
-            "seats": _seats(state),
-            "holder_sizes": tuple(map(len, state.holders)),
-            "deck_size": len(state.deck),
-            "discards": tuple(map(_MARKET_VIEWS.__getitem__, state.discards)),
+            # state.actor, inlined.
+            "to_act": None if phase == "over" else (turn - 1 + values["order_index"]) % seats,
+            "prices": price_views,
+            "seats": seat_views,
+            "holder_sizes": tuple(map(len, held_by)),
+            "deck_size": len(values["deck"]),
+            "discards": (_CARD_ROWS.get(discards) or _card_row(discards)) if discards else (),
             "stock_trade": stock.trade,
             "stock_count": stock.count,
             "stock_donated": stock.donated,
-            "full_side": state.full_side,
+            "full_side": values["full_side"],
             "my_shares": my_shares,
             "my_charity": my_charity,
             "holders": holders,
-            "donations": state.donations,
-            "eliminated": state.eliminated,
-            "winners": state.winners,
+            "donations": values["donations"],
+            "eliminated": values["eliminated"],
+            "winners": values["winners"],
         },
     )
 

@@ -282,13 +282,21 @@ def kind_of(card_id: str) -> StrategyKind:
     return _KINDS[card_id]
 
 
-def card_name(card_id: str) -> str:
-    """A card's display name: ``Energy Stock 3M``, ``Banking Return 5M``, ``Theft``."""
+def _name(card_id: str) -> str:
     prefix, middle, number = _split(card_id)
     if prefix == "X":
         return _BY_KEY[middle].name
     deck = "Stock" if prefix == "S" else "Return"
     return f"{middle.capitalize()} {deck} {number}M"
+
+
+_NAMES: dict[str, str] = {card_id: _name(card_id) for card_id in _ALL_SET}
+"""Every card's display name, formatted once: events name cards on every step."""
+
+
+def card_name(card_id: str) -> str:
+    """A card's display name: ``Energy Stock 3M``, ``Banking Return 5M``, ``Theft``."""
+    return _NAMES[card_id]
 
 
 _KINDS: dict[str, StrategyKind] = {card_id: _BY_KEY[_split(card_id)[1]] for card_id in STRATEGY_IDS}

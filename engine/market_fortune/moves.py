@@ -8,13 +8,15 @@ caller passes; a public event never names a card that ends up hidden (11.3).
 from __future__ import annotations
 
 from engine import chance
-from engine.core import Event
+from engine.core import Event, construct
 from engine.market_fortune import cards
 from engine.market_fortune.state import (
     Investment,
     MarketFortuneState,
     SeatState,
     Source,
+    Task,
+    TaskStep,
     evolve,
 )
 
@@ -32,6 +34,7 @@ __all__ = [
     "return_investment",
     "roll_plus",
     "set_seat",
+    "task_of",
     "with_seat",
 ]
 
@@ -47,16 +50,37 @@ def event(
     Built without re-validation: the engine makes many events per step and
     only ever passes plain JSON values.
     """
-    made = Event.__new__(Event)
-    _set_attribute(made, "__dict__", {"kind": kind, "text": text, "audience": audience, "data": data})
-    _set_attribute(made, "__pydantic_fields_set__", _EVENT_FIELDS)
-    _set_attribute(made, "__pydantic_extra__", None)
-    _set_attribute(made, "__pydantic_private__", None)
-    return made
+    return construct(Event, {"kind": kind, "text": text, "audience": audience, "data": data})
 
 
-_set_attribute = object.__setattr__
-_EVENT_FIELDS = frozenset({"kind", "text", "audience", "data"})
+_TASKS: dict[tuple[object, ...], Task] = {}
+_TASK_MEMO_LIMIT = 4096
+
+
+def task_of(
+    seat: int,
+    step: TaskStep,
+    section: str,
+    *,
+    count: int = 1,
+    other: int | None = None,
+    forbid: str | None = None,
+    locked: bool = False,
+) -> Task:
+    """A :class:`Task`, validated once per distinct value and then shared (tasks are immutable).
+
+    The rules owe a discard on most turns; validating a new task each time
+    would cost more than the rest of the step's bookkeeping.
+    """
+    key = (seat, step, section, count, other, forbid, locked)
+    task = _TASKS.get(key)
+    if task is None:
+        if len(_TASKS) >= _TASK_MEMO_LIMIT:
+            _TASKS.clear()
+        task = _TASKS[key] = Task(
+            seat=seat, step=step, section=section, count=count, other=other, forbid=forbid, locked=locked
+        )
+    return task
 
 
 def set_seat(state: MarketFortuneState, index: int, **changes: object) -> MarketFortuneState:

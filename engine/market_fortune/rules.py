@@ -7,6 +7,8 @@ the section it enforces.
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine import chance
 from engine.core import Event, IllegalAction, InvalidConfig, NotYourTurn, Outcome, TableConfig
 from engine.market_fortune import cards
@@ -44,6 +46,7 @@ from engine.market_fortune.legal import (
     to_act,
 )
 from engine.market_fortune.moves import (
+    can_draw,
     discard,
     draw,
     draw_strategy,
@@ -52,6 +55,7 @@ from engine.market_fortune.moves import (
     return_investment,
     roll_plus,
     set_seat,
+    task_of,
 )
 from engine.market_fortune.scoring import count
 from engine.market_fortune.state import (
@@ -307,8 +311,30 @@ def _turn_limit(state: MarketFortuneState, events: list[Event]) -> MarketFortune
     return _finish(state, winners, "turn_limit", events, text)
 
 
+def _turn_changes(values: dict[str, Any]) -> tuple[dict[str, object], Event] | None:
+    """The next turn's state fields and its event, when it simply passes (2.2, 3.6).
+
+    ``None`` when the next seat loses its turn or the turn limit is reached:
+    :func:`_next_turn` handles those. ``values`` are the state's fields.
+    """
+    seats = values["seats"]
+    n = len(seats)
+    active = values["active"]
+    seat = active if values["extra_turn"] else (active + 1) % n
+    turn = values["turn"]
+    if turn >= values["config"].turn_limit_per_seat * n or seats[seat].skip_next:
+        return None
+    turn += 1
+    changes: dict[str, object] = {"active": seat, "turn": turn, "stage": "main", "optimised": False, "extra_turn": False}
+    return changes, event("turn", f"Turn {turn}: seat {seat} to play.", seat=seat, turn=turn)
+
+
 def _next_turn(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
     """Pass the turn clockwise (2.2), honouring Shrewd Move and Regulatory Block (3.6)."""
+    simple = _turn_changes(state.__dict__)
+    if simple is not None:
+        events.append(simple[1])
+        return evolve(state, simple[0])
     n = len(state.seats)
     seat = state.active if state.extra_turn else (state.active + 1) % n
     limit = state.config.turn_limit_per_seat * n
@@ -356,7 +382,7 @@ def _advance(state: MarketFortuneState, events: list[Event]) -> MarketFortuneSta
             seat = state.seats[state.active]
             excess = seat.building_total() - cards.BUILDING_TOTAL
             if excess > 0 and seat.hand:
-                task = Task(seat=state.active, step="discard", count=min(excess, len(seat.hand)), section="4.1")
+                task = task_of(state.active, "discard", "4.1", count=min(excess, len(seat.hand)))
                 state = evolve(state, {"tasks": (task,)})
                 continue
             state = _next_turn(state, events)
@@ -418,7 +444,7 @@ def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneActio
             # 3.2: the card just taken from a pile (its top, known now) may not go back.
             pile: tuple[str, ...] = () if action.source.endswith("_deck") else getattr(state, action.source)
             forbid = pile[-1] if pile else None
-            after["tasks"] = (Task(seat=seat, step="discard", section="3.2", forbid=forbid),)
+            after["tasks"] = (task_of(seat, "discard", "3.2", forbid=forbid),)
         return draw(state, seat, action.source, events, also=after)[0]
     if isinstance(action, Risk):
         state, plus = roll_plus(state)
@@ -444,7 +470,7 @@ def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneActio
         state = set_seat(state, seat, hand=tuple(hand), investments=tuple(investments))
         events.append(event("optimise", f"Seat {seat} optimised its investment number {position + 1} and must discard a building card (5.2).", seat=seat, position=position))
         events.append(event("optimise", f"You swapped {cards.card_name(action.out)} out for {cards.card_name(action.into)}.", (seat,), seat=seat, cards=[action.out, action.into]))
-        task = Task(seat=seat, step="discard", section="5.2")
+        task = task_of(seat, "discard", "5.2")
         return evolve(state, {"optimised": True, "tasks": (task,)})
     raise AssertionError(action)
 
@@ -484,19 +510,106 @@ def _next_game(state: MarketFortuneState, events: list[Event]) -> MarketFortuneS
 def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> tuple[MarketFortuneState, list[Event]]:
     """Apply one action of ``seat``; pure.
 
+    The two most frequent decisions, a Build and a discard, take a direct
+    path that checks them once and, when the turn then simply passes, makes
+    the next turn's changes in the same copy of the state; everything else
+    goes through :func:`allowed`, the action's rule and :func:`_advance`.
+    Both paths give the same state and events.
+
     :raises NotYourTurn: ``seat`` is not the seat in :func:`to_act`.
     :raises IllegalAction: the action is not among :func:`legal_actions` now.
     """
-    acting = to_act(state)
-    if seat not in acting:
-        if state.stage == "over":
+    values = state.__dict__
+    stage = values["stage"]
+    tasks = values["tasks"]
+    attack = values["attack"]
+    # to_act, inlined (a hot path): a task's seat, then a defender (7.2), then the active seat.
+    if stage == "over":
+        acting = None
+    elif tasks:
+        acting = tasks[0].seat
+    elif attack is not None and attack.defender is not None:
+        acting = attack.defender
+    elif stage == "between":
+        acting = values["next_opener"] or 0
+    else:
+        acting = values["active"]
+    if seat != acting:
+        if stage == "over":
             raise IllegalAction("The table is over.", rule="8.1")
-        raise NotYourTurn(f"Seat {acting[0]} must decide now, not seat {seat}.", rule="3.1")
+        raise NotYourTurn(f"Seat {acting} must decide now, not seat {seat}.", rule="3.1")
+    kind = type(action)
+    if kind is Build and stage == "main" and not tasks and attack is None:
+        assert isinstance(action, Build)
+        return _build(state, values, seat, action)
+    if kind is Discard and tasks:
+        assert isinstance(action, Discard)
+        return _discard(state, values, seat, action, tasks)
     if not allowed(state, action):
         raise explain_illegal(state, seat, action)
     events: list[Event] = []
     state = _apply_action(state, seat, action, events)
     state = _advance(state, events)
+    return state, events
+
+
+def _build(
+    state: MarketFortuneState, values: dict[str, Any], seat: int, action: Build
+) -> tuple[MarketFortuneState, list[Event]]:
+    """Build (3.2) by the active seat in its main stage: :func:`_apply_main`, then :func:`_advance`, in one copy."""
+    source = action.source
+    if not can_draw(state, source):
+        raise explain_illegal(state, seat, action)
+    owner = values["seats"][seat]
+    events: list[Event] = []
+    after: dict[str, object] = {"stage": "ending"}
+    if len(owner.hand) + 2 * len(owner.investments) + 1 > cards.BUILDING_TOTAL:
+        # 3.2: the card just taken from a pile (its top, known now) may not go back;
+        # the discard then waits (the hand holds at least the card drawn).
+        pile: tuple[str, ...] = () if source.endswith("_deck") else values[source]
+        after["tasks"] = (task_of(seat, "discard", "3.2", forbid=pile[-1] if pile else None),)
+        return draw(state, seat, source, events, also=after)[0], events
+    # Within the 8-card rule (4.1): the turn ends and passes.
+    passing = _turn_changes(values)
+    if passing is None:
+        state = draw(state, seat, source, events, also=after)[0]
+        return _advance(state, events), events
+    after.update(passing[0])
+    state = draw(state, seat, source, events, also=after)[0]
+    events.append(passing[1])
+    return state, events
+
+
+def _discard(
+    state: MarketFortuneState, values: dict[str, Any], seat: int, action: Discard, tasks: tuple[Task, ...]
+) -> tuple[MarketFortuneState, list[Event]]:
+    """A discard owed by the first task: :func:`_apply_task`, then :func:`_advance`, in one copy when the turn passes."""
+    task = tasks[0]
+    card = action.card
+    owner = values["seats"][seat]
+    hand = owner.hand
+    # _task_allows, for a discard: in hand, and not the card just taken unless nothing else is left (3.2).
+    if task.step != "discard" or card not in hand or (card == task.forbid and any(c != card for c in hand)):
+        raise explain_illegal(state, seat, action)
+    remaining = (evolve(task, {"count": task.count - 1}), *tasks[1:]) if task.count > 1 else tasks[1:]
+    also: dict[str, object] = {"tasks": remaining}
+    passing = None
+    if (
+        not remaining
+        and values["attack"] is None
+        and values["stage"] == "ending"
+        and seat == values["active"]
+        and len(hand) - 1 + 2 * len(owner.investments) <= cards.BUILDING_TOTAL
+    ):
+        # Nothing else is owed and the 8-card rule holds (4.1): the turn passes.
+        passing = _turn_changes(values)
+        if passing is not None:
+            also.update(passing[0])
+    events: list[Event] = []
+    state = discard(state, seat, card, events, locked=task.locked, why=f"rule {task.section}", also=also)
+    if passing is None:
+        return _advance(state, events), events
+    events.append(passing[1])
     return state, events
 
 

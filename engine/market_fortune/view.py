@@ -10,9 +10,8 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Any, Literal, TypeVar
 
-from engine.core import EngineModel, Outcome, View
+from engine.core import EngineModel, Outcome, View, construct
 from engine.market_fortune import cards
-from engine.market_fortune.legal import to_act
 from engine.market_fortune.state import (
     Investment,
     MarketFortuneState,
@@ -117,26 +116,10 @@ class MarketFortuneView(View):
     result: Outcome | None = None
 
 
-_set_attribute = object.__setattr__
-ModelT = TypeVar("ModelT", bound=EngineModel)
 T = TypeVar("T")
-
-
-def _raw(cls: type[ModelT], fields: dict[str, Any]) -> ModelT:
-    """Build a view model from values the engine already holds, without re-validation.
-
-    Views are built for every seat after every action, so this path is hot;
-    ``fields`` always names every field with a value of its declared type.
-    """
-    made = cls.__new__(cls)
-    _set_attribute(made, "__dict__", fields)
-    _set_attribute(made, "__pydantic_fields_set__", _ALL_FIELDS[cls])
-    _set_attribute(made, "__pydantic_extra__", None)
-    _set_attribute(made, "__pydantic_private__", None)
-    return made
-
-
-_ALL_FIELDS: dict[type[EngineModel], set[str]] = {}
+_raw = construct
+"""Views are built from values the engine already holds, without re-validation
+(:func:`engine.core.construct`): they are built after every action."""
 
 
 def _investment(inv: Investment, visible: bool) -> InvestmentView:
@@ -159,28 +142,16 @@ def _investment(inv: Investment, visible: bool) -> InvestmentView:
 _FACE_DOWN_PLAIN = InvestmentView(face_up=False, marked=False)
 _FACE_DOWN_MARKED = InvestmentView(face_up=False, marked=True)
 
-
-def _player(index: int, seat: SeatState) -> PlayerView:
-    """The public view of one seat."""
-    return _raw(
-        PlayerView,
-        {
-            "seat": index,
-            "hand_count": len(seat.hand),
-            "strategy_count": len(seat.strategies),
-            "investment_count": len(seat.investments),
-            "investments": tuple(_investment(inv, False) for inv in seat.investments),
-            "skip_next": seat.skip_next,
-            "match_total": seat.match_total,
-        },
-    )
-
-
-_PLAYERS_SEEN: dict[int, tuple[SeatState, PlayerView]] = {}
-_OWN_SEEN: dict[int, tuple[tuple[Investment, ...], tuple[InvestmentView, ...]]] = {}
-_PLAYERS_BY_VALUE: dict[tuple[object, ...], PlayerView] = {}
-_OWN_BY_VALUE: dict[tuple[object, ...], tuple[InvestmentView, ...]] = {}
 _MEMO_LIMIT = 8192
+"""Entries a view memo holds before it starts afresh (the memos only save time).
+
+The memos are keyed by value, never by object identity: the gateway reads
+every state back from JSON, so equal values (not the same objects) recur from
+one action to the next. Keys are small tuples of what the view shows (counts,
+flags, card ids), cheap to build and to hash.
+"""
+_PLAYERS: dict[tuple[object, ...], PlayerView] = {}
+_OWN: dict[tuple[object, ...], tuple[InvestmentView, ...]] = {}
 
 
 def _remember(memo: dict[Any, T], key: Any, made: T) -> T:
@@ -190,64 +161,67 @@ def _remember(memo: dict[Any, T], key: Any, made: T) -> T:
     return made
 
 
-_INVESTMENT_FIELDS = attrgetter("stock", "ret", "innovation", "marked", "face_up")
+_INVESTMENT_FACTS = attrgetter("stock", "ret", "innovation", "marked", "face_up")
+"""Everything about an investment, read in one call: the memo keys below use it."""
 
 
-def _investments_key(investments: tuple[Investment, ...]) -> tuple[object, ...]:
-    """The investments as plain values: a memo key that compares without pydantic."""
-    return tuple(map(_INVESTMENT_FIELDS, investments))
-
-
-def _player_by_value(index: int, seat: SeatState) -> PlayerView:
-    """:func:`_player`, memoised by the seat's public facts.
-
-    A state read back from JSON (as the gateway holds it) shares no objects
-    with the previous step's, but most seats hold the same values as before.
-    """
-    key = (
-        index,
-        len(seat.hand),
-        len(seat.strategies),
-        _investments_key(seat.investments),
-        seat.skip_next,
-        seat.match_total,
+def _player(key: tuple[Any, ...], investments: tuple[Investment, ...]) -> PlayerView:
+    """The public view of one seat, remembered under ``key`` (see :func:`_players`)."""
+    index, hand_count, strategy_count, skip_next, match_total, _ = key
+    return _remember(
+        _PLAYERS,
+        key,
+        _raw(
+            PlayerView,
+            {
+                "seat": index,
+                "hand_count": hand_count,
+                "strategy_count": strategy_count,
+                "investment_count": len(investments),
+                "investments": tuple(_investment(inv, False) for inv in investments),
+                "skip_next": skip_next,
+                "match_total": match_total,
+            },
+        ),
     )
-    made = _PLAYERS_BY_VALUE.get(key)
-    if made is None:
-        made = _remember(_PLAYERS_BY_VALUE, key, _player(index, seat))
-    return made
+
+
+_SEAT_FACTS = attrgetter("hand", "strategies", "investments", "skip_next", "match_total")
 
 
 def _players(seats: tuple[SeatState, ...]) -> tuple[PlayerView, ...]:
-    """Public views of every seat, rebuilding only seats that changed.
+    """Public views of every seat (11.1), memoised by what each shows.
 
-    Within one process, states share unchanged seat objects between steps, so
-    the first memo is keyed by identity; it holds the seat object itself, so
-    an id cannot be reused while it is remembered. Behind it, a memo by value
-    serves states that were read back from JSON. This runs for every view of
-    every step (a hot path).
+    An action changes one or two seats, so the others' views are found by a
+    key of counts, flags and the investments' facts; the view built for a key
+    shows only what others may see (:func:`_investment`).
     """
-    made: list[PlayerView] = []
+    made = []
     for index, seat in enumerate(seats):
-        entry = _PLAYERS_SEEN.get(id(seat))
-        if entry is None or entry[0] is not seat or entry[1].seat != index:
-            entry = _remember(_PLAYERS_SEEN, id(seat), (seat, _player_by_value(index, seat)))
-        made.append(entry[1])
+        hand, strategies, investments, skip_next, match_total = _SEAT_FACTS(seat)
+        key = (
+            index,
+            len(hand),
+            len(strategies),
+            skip_next,
+            match_total,
+            # Every fact of the investments, cards included: finer than what others
+            # see, so a key never merges two different views, and one C-level call.
+            tuple(map(_INVESTMENT_FACTS, investments)),
+        )
+        made.append(_PLAYERS.get(key) or _player(key, investments))
     return tuple(made)
 
 
 def _own_investments(investments: tuple[Investment, ...]) -> tuple[InvestmentView, ...]:
-    """The seat's own investments with their cards, memoised like :func:`_players`."""
+    """The seat's own investments with their cards, memoised by their facts."""
     if not investments:
         return ()
-    entry = _OWN_SEEN.get(id(investments))
-    if entry is None or entry[0] is not investments:
-        key = _investments_key(investments)
-        own = _OWN_BY_VALUE.get(key)
-        if own is None:
-            own = _remember(_OWN_BY_VALUE, key, tuple(_investment(inv, True) for inv in investments))
-        entry = _remember(_OWN_SEEN, id(investments), (investments, own))
-    return entry[1]
+    key = tuple(map(_INVESTMENT_FACTS, investments))
+    own = _OWN.get(key)
+    if own is None:
+        own = _remember(_OWN, key, tuple(_investment(inv, True) for inv in investments))
+    return own
 
 
 def _pile(state: MarketFortuneState, pile: tuple[str, ...], seat: int | None) -> tuple[str, ...]:
@@ -258,25 +232,45 @@ def _pile(state: MarketFortuneState, pile: tuple[str, ...], seat: int | None) ->
 
 
 def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
-    """The part of ``state`` that ``seat`` may see (11.1, 11.2)."""
-    players = _players(state.seats)
-    attack = None
-    if state.attack is not None:
-        a = state.attack
-        attack = _raw(
+    """The part of ``state`` that ``seat`` may see (11.1, 11.2).
+
+    Built after every action, so it reads the state's fields once and looks
+    the per-seat parts up by value (see :func:`_players`).
+    """
+    values = state.__dict__
+    seats = values["seats"]
+    stage = values["stage"]
+    tasks = values["tasks"]
+    attack = values["attack"]
+    # to_act, inlined: one seat decides, a task's seat first, then a defender (7.2).
+    if stage == "over":
+        acting: tuple[int, ...] = ()
+    elif tasks:
+        acting = (tasks[0].seat,)
+    elif attack is not None and attack.defender is not None:
+        acting = (attack.defender,)
+    elif stage == "between":
+        opener = values["next_opener"]
+        acting = (opener if opener is not None else 0,)
+    else:
+        acting = (values["active"],)
+    attack_view = None
+    if attack is not None:
+        kind = cards.kind_of(attack.card)
+        attack_view = _raw(
             AttackView,
             {
-                "strategy": cards.kind_of(a.card).key,
-                "name": cards.kind_of(a.card).name,
-                "attacker": a.attacker,
-                "source": a.source,
-                "defender": a.defender,
-                "queue": a.queue,
+                "strategy": kind.key,
+                "name": kind.name,
+                "attacker": attack.attacker,
+                "source": attack.source,
+                "defender": attack.defender,
+                "queue": attack.queue,
             },
         )
     decision = None
-    if state.tasks:
-        task = state.tasks[0]
+    if tasks:
+        task = tasks[0]
         decision = _raw(
             DecisionView,
             {
@@ -293,44 +287,46 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
     investments: tuple[InvestmentView, ...] = ()
     revealed: Reveal | None = None
     if seat is not None:
-        mine = state.seats[seat]
+        mine = seats[seat]
         hand, strategies, revealed = mine.hand, mine.strategies, mine.revealed
         investments = _own_investments(mine.investments)
+    config = values["config"]
+    stock_pile = values["stock_pile"]
+    return_pile = values["return_pile"]
+    if values["locked"]:
+        stock_pile = _pile(state, stock_pile, seat)
+        return_pile = _pile(state, return_pile, seat)
     return _raw(
         MarketFortuneView,
         {
             "game": "market-fortune",
             "seat": seat,
-            "mode": state.config.mode,
-            "variants": state.config.variants,
-            "game_number": state.game_number,
-            "turn": state.turn,
-            "active": state.active,
-            "stage": state.stage,
-            "to_act": tuple(to_act(state)),
+            "mode": config.mode,
+            "variants": config.variants,
+            "game_number": values["game_number"],
+            "turn": values["turn"],
+            "active": values["active"],
+            "stage": stage,
+            "to_act": acting,
             "hand": hand,
             "strategies": strategies,
             "investments": investments,
             "revealed": revealed,
-            "players": players,
-            "stock_pile": _pile(state, state.stock_pile, seat),
-            "return_pile": _pile(state, state.return_pile, seat),
-            "strategy_pile": state.strategy_pile,
-            "stock_deck": len(state.stock_deck),
-            "return_deck": len(state.return_deck),
-            "strategy_deck": len(state.strategy_deck),
-            "attack": attack,
+            "players": _players(seats),
+            "stock_pile": stock_pile,
+            "return_pile": return_pile,
+            "strategy_pile": values["strategy_pile"],
+            "stock_deck": len(values["stock_deck"]),
+            "return_deck": len(values["return_deck"]),
+            "strategy_deck": len(values["strategy_deck"]),
+            "attack": attack_view,
             "decision": decision,
-            "extra_turn": state.extra_turn,
-            "roll_off": state.roll_off,
-            "last_game": state.last_game,
-            "result": state.result,
+            "extra_turn": values["extra_turn"],
+            "roll_off": values["roll_off"],
+            "last_game": values["last_game"],
+            "result": values["result"],
         },
     )
-
-
-for _model in (InvestmentView, PlayerView, AttackView, DecisionView, MarketFortuneView):
-    _ALL_FIELDS[_model] = set(_model.model_fields)
 
 
 def _names(ids: tuple[str, ...]) -> str:

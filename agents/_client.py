@@ -309,9 +309,14 @@ class Client:
         """Give your seat back before the table starts."""
         return self.send(endpoints.leave_table(table_id))
 
-    def observe(self, table_id: str) -> ObservationOut:
-        """Your view of the table, its version and your legal actions."""
-        return self.send(endpoints.observation(table_id))
+    def observe(self, table_id: str, *, wait: float | None = None) -> ObservationOut:
+        """Your view of the table, its version and your legal actions.
+
+        ``wait`` (seconds) holds the answer until you must act or the table ends,
+        so a bot's loop is: ``observe(wait=...)``, act, repeat (and after an action,
+        ``ActionResult.observation`` is already the next observation).
+        """
+        return self.send(endpoints.observation(table_id, wait=wait))
 
     def act(
         self,

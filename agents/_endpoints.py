@@ -297,9 +297,17 @@ def leave_table(table_id: str) -> Call[TableOut]:
     return Call("POST", f"/v1/tables/{table_id}/leave", _model(TableOut))
 
 
-def observation(table_id: str) -> Call[ObservationOut]:
-    """``GET /v1/tables/{id}/observation``: my view and what I may do."""
-    return Call("GET", f"/v1/tables/{table_id}/observation", _model(ObservationOut), repeatable=True)
+def observation(table_id: str, *, wait: float | None = None) -> Call[ObservationOut]:
+    """``GET /v1/tables/{id}/observation``: my view and what I may do.
+
+    With ``wait`` the server holds the answer up to that many seconds until I
+    must act or the table ends (for a spectator: until the table changes).
+    """
+    return Call(
+        "GET", f"/v1/tables/{table_id}/observation", _model(ObservationOut),
+        params=_drop_none({"wait": wait}), repeatable=True,
+        timeout_s=(wait or 0) + LONG_POLL_GRACE_S if wait else None,
+    )
 
 
 def act(table_id: str, *, version: int, action: ActionBody, key: str | None = None) -> Call[ActionResult]:

@@ -1,8 +1,9 @@
 """Playing a table to its end with a bot: the loop behind ``agents-club play``.
 
 :class:`Runner` observes the table, asks the bot when its seat must decide,
-submits the action, and otherwise long-polls the table's events until
-something changes. It prints every event its seat may see as it arrives, so
+submits the action and goes on from the observation that comes back with it;
+when another seat is to act it observes again with ``wait``, which the server
+holds until this seat must decide. It prints every event its seat may see as it arrives, so
 the console shows the game turn by turn, and returns a :class:`GameResult`.
 
 Network trouble never ends a game early: the client already retries each
@@ -89,8 +90,14 @@ class Runner:
         """Play ``table_id`` (where this client's token is seated) until it ends."""
         result = GameResult(table_id=table_id, seat=None, outcome=None)
         refusals_at: dict[int, int] = {}
+        observation: ObservationOut | None = None
+        wait: float | None = None
         while True:
-            observation = self._reconnecting(result, lambda: self.client.observe(table_id))
+            if observation is None:
+                # Held by the server until this seat must act (or the table ends).
+                observation = self._reconnecting(
+                    result, partial(self.client.observe, table_id, wait=wait)
+                )
             result.seat = observation.seat
             if observation.seat is None and observation.status != "finished":
                 raise ValueError(f"this client holds no seat at table {table_id}: join it first")
@@ -105,16 +112,17 @@ class Runner:
             if self.printer is not None:
                 # Show what the other seats did up to this observation.
                 self._catch_up(result, table_id, observation.last_event_id)
-            if observation.seat is not None and observation.seat in observation.to_act and observation.legal_actions:
+            if observation.seat in observation.to_act and observation.legal_actions:
                 refused = refusals_at.get(observation.version, 0)
                 action_id = self._decide(observation, substitute=refused >= self.max_refusals_per_turn)
                 if refused >= self.max_refusals_per_turn:
                     result.substitutes += 1
-                if self._submit(result, observation, action_id):
-                    continue
-                refusals_at[observation.version] = refused + 1
+                accepted, following = self._submit(result, observation, action_id)
+                if not accepted:
+                    refusals_at[observation.version] = refused + 1
+                observation, wait = following, None
                 continue
-            self._wait_for_change(result, table_id, observation)
+            observation, wait = None, self.poll_wait_s
 
     # ---- steps -------------------------------------------------------------------
 
@@ -124,32 +132,26 @@ class Runner:
             return observation.legal_actions[0].id
         return self.bot.choose(observation)
 
-    def _submit(self, result: GameResult, observation: ObservationOut, action_id: str) -> bool:
-        """Send ``action_id``; False when the server refused it as not legal."""
+    def _submit(
+        self, result: GameResult, observation: ObservationOut, action_id: str
+    ) -> tuple[bool, ObservationOut | None]:
+        """Send ``action_id``: whether the server did not refuse it as not legal, and the
+        observation to go on from (``None``: observe again)."""
         try:
             applied = self._reconnecting(
                 result,
                 lambda: self.client.act(observation.table_id, action_id, version=observation.version),
             )
         except (StaleVersion, NotYourTurn, TableFinished):
-            return True  # the table moved on (a clock, a defender): observe again
+            return True, None  # the table moved on (a clock, a defender): observe again
         except (ActionError, InvalidRequest) as refused:  # not legal, or not even an action
             result.refused.append(f"{refused.code_received}: {refused.detail}")
             self._say(f"  ! seat {observation.seat}: {action_id!r} refused ({refused.code_received})")
-            return False
+            return False, None
         result.actions += 1
         self._say(f"> seat {observation.seat} plays {applied.action.id}: {applied.action.text}")
         self._show(applied.events)
-        return True
-
-    def _wait_for_change(self, result: GameResult, table_id: str, observation: ObservationOut) -> None:
-        """Long-poll for events after the observation (or until the wait runs out); print them."""
-        after = observation.last_event_id
-        page = self._reconnecting(
-            result, lambda: self.client.events_page(table_id, after=after, wait=self.poll_wait_s)
-        )
-        self._show(page.events)
-        self._printed_up_to = max(self._printed_up_to, page.last_id)
+        return True, applied.observation
 
     def _catch_up(self, result: GameResult, table_id: str, last_event_id: int) -> None:
         """Print the events up to ``last_event_id`` this seat has not printed yet."""

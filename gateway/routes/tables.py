@@ -152,18 +152,30 @@ async def leave_table(request: Request, table_id: str, principal: CurrentPrincip
 @router.get(
     "/{table_id}/observation",
     operation_id="observe_table",
-    summary="Your view, the version, who acts and your legal actions",
+    summary="Your view, the version, who acts and your legal actions (optionally waiting for your turn)",
     response_model=ObservationOut,
-    responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found"),
+    responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "request/invalid"),
 )
 async def observe_table(
-    request: Request, table_id: str, principal: OptionalPrincipal
+    request: Request,
+    table_id: str,
+    principal: OptionalPrincipal,
+    wait: Annotated[float, Query(
+        ge=0, le=60,
+        description="Seconds to hold the answer until it is worth sending: for a seated "
+        "caller until it must act or the table ends; for anyone else until the table "
+        "changes. 0 (the default) answers at once.",
+    )] = 0,
 ) -> ObservationOut:
     """Seated callers get their seat's view and, when they must act, their legal
     actions (send one's ``id`` with ``version`` to the actions endpoint). Without a
     token, or without a seat, this is the spectator's view. ``summary`` says the same
-    in plain words for language models."""
-    return await tables_service.observe(_ctx(request), table_id, principal)
+    in plain words for language models.
+
+    A bot's whole loop can be ``observation?wait=30`` then an action: the answer
+    comes when the bot is to act (``legal_actions`` not empty), when the table is
+    over (``status`` ``finished``), or after ``wait`` seconds with neither."""
+    return await tables_service.observe(_ctx(request), table_id, principal, wait=wait)
 
 
 @router.post(

@@ -224,7 +224,7 @@ class EventOut(_Out):
 
 
 class ActionResult(_Out):
-    """An applied action: the new version and the events you may see."""
+    """An applied action: the new version, the events you may see and your observation after it."""
 
     table_id: str
     version: int
@@ -232,6 +232,13 @@ class ActionResult(_Out):
     events: list[EventOut]
     status: TableStatus
     outcome: OutcomeOut | None = None
+    observation: ObservationOut | None = Field(
+        default=None,
+        description="Your observation right after this action (as `GET .../observation` "
+        "would have answered at `version`): when you are still to act, act again from it "
+        "without another request. Always present, except in a retried answer stored by a "
+        "gateway version older than this field.",
+    )
 
 
 class EventsPage(_Out):

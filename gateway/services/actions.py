@@ -24,9 +24,9 @@ from gateway.schemas.tables import (
     ActionResult,
     EventOut,
     LegalActionOut,
-    OutcomeOut,
 )
 from gateway.services.context import TableContext
+from gateway.services.observations import observation, outcome_out
 from gateway.services.records import TableRecord, game_or_problem, problem
 from gateway.store.tables import CommitResult, IdempotencyRecord, TableSnapshot
 
@@ -293,7 +293,12 @@ async def submit(
             if audience is None or seat in audience
         ],
         status=step.record.status,
-        outcome=OutcomeOut.model_validate(step.record.outcome) if step.record.outcome else None,
+        outcome=outcome_out(step.record),
+        observation=observation(
+            table_id=table_id, record=step.record, game=game, state=step.state, seat=seat,
+            version=loaded.version + 1, deadline=step.deadline,
+            last_event_id=loaded.snapshot.seq + len(step.events),
+        ),
     )
     response = result.model_dump(mode="json")
     committed = await commit_step(

@@ -8,6 +8,7 @@ racing for the last seat never both get it.
 from __future__ import annotations
 
 import secrets
+import time
 from typing import Any
 
 from pydantic import ValidationError
@@ -18,10 +19,8 @@ from gateway.principal import Principal
 from gateway.schemas.tables import (
     CreateTableRequest,
     EventOut,
-    LegalActionOut,
     LogEntryOut,
     ObservationOut,
-    OutcomeOut,
     ReplayOut,
     SeatOut,
     TableList,
@@ -36,6 +35,7 @@ from gateway.services.actions import (
     schedule_for,
 )
 from gateway.services.context import TableContext
+from gateway.services.observations import observation, outcome_out
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
 
 __all__ = [
@@ -53,10 +53,6 @@ _CAS_ATTEMPTS = 20
 """Re-reads allowed to a join or leave that keeps losing the race (then it reports a conflict)."""
 
 Events = list[tuple[tuple[int, ...] | None, dict[str, Any]]]
-
-
-def _outcome(record: TableRecord) -> OutcomeOut | None:
-    return OutcomeOut.model_validate(record.outcome) if record.outcome else None
 
 
 def table_out(record: TableRecord, version: int, principal: Principal | None) -> TableOut:
@@ -84,7 +80,7 @@ def table_out(record: TableRecord, version: int, principal: Principal | None) ->
         ],
         version=version,
         your_seat=record.seat_of(principal.agent_id) if principal else None,
-        outcome=_outcome(record),
+        outcome=outcome_out(record),
     )
 
 
@@ -316,34 +312,52 @@ async def _commit_record(
     return result.applied
 
 
-async def observe(ctx: TableContext, table_id: str, principal: Principal | None) -> ObservationOut:
-    """What the caller's seat (or a spectator) sees, and the caller's legal actions."""
+def _worth_answering(loaded: LoadedTable, seat: int | None, first_version: int) -> bool:
+    """Whether a held observation should answer now (see :func:`observe`)."""
+    record = loaded.record
+    if record.status == "finished":
+        return True
+    if seat is None:
+        return loaded.version != first_version
+    return record.status == "playing" and seat in loaded.game.to_act(loaded.state)
+
+
+async def observe(
+    ctx: TableContext, table_id: str, principal: Principal | None, *, wait: float = 0.0
+) -> ObservationOut:
+    """What the caller's seat (or a spectator) sees, and the caller's legal actions.
+
+    With ``wait`` (seconds, capped by ``long_poll_max_wait_s``) the answer is
+    held until it is worth sending: a seated caller until it must act or the
+    table ends, anyone else until the table changes. A bot can then loop on
+    one request per turn instead of observing after every event; the wait
+    rides on the table's event stream (``XREAD BLOCK``), so it costs Redis a
+    blocked read, not polling.
+    """
     loaded = await load_table(ctx, table_id)
-    record, game, state = loaded.record, loaded.game, loaded.state
-    seat = record.seat_of(principal.agent_id) if principal else None
-    if record.status == "open":
-        free = sum(occupant is None for occupant in record.seated)
-        return ObservationOut(
-            table_id=table_id, game=record.game, status="open", version=loaded.version,
-            seat=seat, to_act=[], legal_actions=[], view=None,
-            summary=f"Waiting for {free} more player(s); the table starts when every seat is taken.",
-            deadline=None, last_event_id=loaded.snapshot.seq,
-        )
-    to_act = game.to_act(state)
-    legal = game.legal_actions(state, seat) if seat is not None and seat in to_act else []
-    return ObservationOut(
-        table_id=table_id,
-        game=record.game,
-        status=record.status,
-        version=loaded.version,
-        seat=seat,
-        to_act=to_act,
-        legal_actions=[LegalActionOut(id=action.id, text=action.text) for action in legal],
-        view=game.view(state, seat),
-        summary=game.summary(state, seat),
-        deadline=loaded.snapshot.deadline,
+    seat = loaded.record.seat_of(principal.agent_id) if principal else None
+    if wait > 0:
+        give_up = time.monotonic() + min(wait, ctx.settings.long_poll_max_wait_s)
+        first_version = loaded.version
+        while not _worth_answering(loaded, seat, first_version):
+            remaining = give_up - time.monotonic()
+            if remaining < 0.001:
+                break
+            woken = await ctx.store.events_after(
+                table_id, loaded.snapshot.seq, block_ms=max(1, int(remaining * 1000)), count=1
+            )
+            if not woken:
+                break
+            loaded = await load_table(ctx, table_id)
+    return _observation(table_id, loaded, seat)
+
+
+def _observation(table_id: str, loaded: LoadedTable, seat: int | None) -> ObservationOut:
+    """The observation of the table as read, for ``seat`` (``None``: a spectator)."""
+    return observation(
+        table_id=table_id, record=loaded.record, game=loaded.game, state=loaded.state,
+        seat=seat, version=loaded.version, deadline=loaded.snapshot.deadline,
         last_event_id=loaded.snapshot.seq,
-        outcome=_outcome(record),
     )
 
 
@@ -364,5 +378,5 @@ async def replay(ctx: TableContext, table_id: str) -> ReplayOut:
         log=[LogEntryOut.model_validate(entry) for entry in log],
         events=full_events,
         final_state=loaded.state.model_dump(mode="json"),
-        outcome=_outcome(record),
+        outcome=outcome_out(record),
     )

@@ -109,12 +109,15 @@ def test_observe_act_events_and_replay(gateway: RunningGateway, game: GameOut, s
         assert isinstance(observation, ObservationOut)
         assert observation.seat == 0 and observation.view is not None and observation.summary
         while 0 not in observation.to_act:
-            client.events_page(table.id, after=observation.last_event_id, wait=3)
-            observation = client.observe(table.id)
+            # Held by the server until seat 0 must act (the house bots play meanwhile).
+            observation = client.observe(table.id, wait=5)
+        assert observation.legal_actions
         choice = observation.legal_actions[0]
         applied = client.act(table.id, choice.id, version=observation.version)
         assert isinstance(applied, ActionResult)
         assert applied.action.id == choice.id and applied.version > observation.version
+        assert applied.observation is not None and applied.observation.version == applied.version
+        assert applied.observation.seat == 0
         # The same logical action sent again (a retry after a lost answer) derives the same
         # Idempotency-Key: the server answers the first result instead of a stale version.
         assert client.act(table.id, choice.id, version=observation.version) == applied

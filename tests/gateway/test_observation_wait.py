@@ -1,0 +1,184 @@
+"""``observation?wait=`` holds the answer until it is worth sending; actions answer with the next observation."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+GAME = "market-fortune"
+
+
+def seated_table(client: TestClient, seats: list[dict[str, str]]) -> str:
+    """A started two-seat Market Fortune table; returns its id."""
+    table = client.post("/v1/tables", headers=seats[0], json={
+        "game": GAME, "mode": "family", "seats": 2, "seed": 11}).json()
+    client.post(f"/v1/tables/{table['id']}/join", headers=seats[1])
+    return str(table["id"])
+
+
+def two_agents(mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]]) -> list[dict[str, str]]:
+    return [auth(mint_token(agent_id=f"w{i}", name=f"w{i}", games=(GAME,))) for i in range(2)]
+
+
+def in_background(call: Callable[[], Any]) -> tuple[threading.Thread, dict[str, Any]]:
+    """Run ``call`` in a thread; the dict gets its ``answer`` and how long it ``took``."""
+    out: dict[str, Any] = {}
+
+    def run() -> None:
+        started = time.monotonic()
+        out["answer"] = call()
+        out["took"] = time.monotonic() - started
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, out
+
+
+def actor_and_waiter(client: TestClient, table_id: str, seats: list[dict[str, str]]) -> tuple[int, int]:
+    first = client.get(f"/v1/tables/{table_id}/observation", headers=seats[0]).json()
+    actor = first["to_act"][0]
+    return actor, 1 - actor
+
+
+def test_the_seat_to_act_is_answered_at_once(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    seats = two_agents(mint_token, auth)
+    table_id = seated_table(client, seats)
+    actor, _ = actor_and_waiter(client, table_id, seats)
+    started = time.monotonic()
+    held = client.get(f"/v1/tables/{table_id}/observation", headers=seats[actor], params={"wait": 10})
+    assert held.status_code == 200
+    assert time.monotonic() - started < 2
+    assert held.json()["legal_actions"]
+    plain = client.get(f"/v1/tables/{table_id}/observation", headers=seats[actor]).json()
+    assert held.json() == plain
+
+
+def test_a_waiting_seat_is_answered_when_its_turn_comes_and_not_before(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    seats = two_agents(mint_token, auth)
+    table_id = seated_table(client, seats)
+    actor, waiter = actor_and_waiter(client, table_id, seats)
+    path = f"/v1/tables/{table_id}/observation"
+    thread, out = in_background(
+        lambda: client.get(path, headers=seats[waiter], params={"wait": 20}).json())
+    turns_passed = False
+    # The actor plays until the turn passes; every action before that wakes the
+    # server's wait but must not answer the waiting seat.
+    now = client.get(path, headers=seats[actor]).json()
+    for _ in range(200):
+        time.sleep(0.02)
+        assert "answer" not in out, "answered while the other seat was still to act"
+        applied = client.post(f"/v1/tables/{table_id}/actions", headers=seats[actor], json={
+            "version": now["version"], "action": now["legal_actions"][-1]["id"]})
+        assert applied.status_code == 200, applied.text
+        now = applied.json()["observation"]
+        if waiter in now["to_act"] or now["status"] == "finished":
+            turns_passed = True
+            break
+    assert turns_passed
+    thread.join(15)
+    answer = out["answer"]
+    assert answer["version"] == now["version"]
+    assert waiter in answer["to_act"] and answer["legal_actions"]
+    assert answer == client.get(path, headers=seats[waiter]).json()
+
+
+def test_the_wait_runs_out_with_the_current_observation(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    seats = two_agents(mint_token, auth)
+    table_id = seated_table(client, seats)
+    _, waiter = actor_and_waiter(client, table_id, seats)
+    started = time.monotonic()
+    held = client.get(f"/v1/tables/{table_id}/observation", headers=seats[waiter],
+                      params={"wait": 0.4}).json()
+    assert 0.35 <= time.monotonic() - started < 5
+    assert held["legal_actions"] == [] and waiter not in held["to_act"]
+
+
+def test_a_spectator_is_answered_when_the_table_changes(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    seats = two_agents(mint_token, auth)
+    table_id = seated_table(client, seats)
+    actor, _ = actor_and_waiter(client, table_id, seats)
+    path = f"/v1/tables/{table_id}/observation"
+    before = client.get(path).json()
+    thread, out = in_background(lambda: client.get(path, params={"wait": 20}).json())
+    time.sleep(0.3)
+    assert "answer" not in out
+    mine = client.get(path, headers=seats[actor]).json()
+    client.post(f"/v1/tables/{table_id}/actions", headers=seats[actor], json={
+        "version": mine["version"], "action": mine["legal_actions"][0]["id"]})
+    thread.join(15)
+    assert out["answer"]["version"] == before["version"] + 1
+    assert out["answer"]["seat"] is None and out["answer"]["legal_actions"] == []
+
+
+def test_a_seat_waiting_at_an_open_table_is_answered_when_it_starts(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    seats = two_agents(mint_token, auth)
+    table = client.post("/v1/tables", headers=seats[0], json={
+        "game": GAME, "mode": "family", "seats": 2, "seed": 3}).json()
+    path = f"/v1/tables/{table['id']}/observation"
+    watchers = [in_background(lambda h=h: client.get(path, headers=h, params={"wait": 20}).json())
+                for h in seats[:1]]
+    time.sleep(0.3)
+    client.post(f"/v1/tables/{table['id']}/join", headers=seats[1])
+    first_to_act = client.get(path, headers=seats[1]).json()["to_act"][0]
+    thread, out = watchers[0]
+    if first_to_act == 0:
+        thread.join(15)
+        assert out["answer"]["status"] == "playing" and out["answer"]["legal_actions"]
+    else:  # seat 0 keeps waiting for its turn: the start alone is not worth an answer
+        time.sleep(0.3)
+        assert "answer" not in out
+        mine = client.get(path, headers=seats[1]).json()
+        while 0 not in mine["to_act"]:
+            mine = client.post(f"/v1/tables/{table['id']}/actions", headers=seats[1], json={
+                "version": mine["version"], "action": mine["legal_actions"][-1]["id"]}).json()["observation"]
+        thread.join(15)
+        assert out["answer"]["legal_actions"]
+
+
+def test_the_action_answer_holds_the_same_observation_a_get_would(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    seats = two_agents(mint_token, auth)
+    table_id = seated_table(client, seats)
+    path = f"/v1/tables/{table_id}/observation"
+    for step in range(40):
+        actor = client.get(path, headers=seats[0]).json()["to_act"][0]
+        mine = client.get(path, headers=seats[actor]).json()
+        if mine["status"] == "finished":
+            break
+        key = {**seats[actor], "Idempotency-Key": f"step-{step}"}
+        body = {"version": mine["version"], "action": mine["legal_actions"][-1]["id"]}
+        applied = client.post(f"/v1/tables/{table_id}/actions", headers=key, json=body)
+        assert applied.status_code == 200, applied.text
+        carried = applied.json()["observation"]
+        assert carried == client.get(path, headers=seats[actor]).json()
+        # A retry with the same key answers the same, observation included.
+        again = client.post(f"/v1/tables/{table_id}/actions", headers=key, json=body)
+        assert again.json() == applied.json()
+
+
+def test_wait_out_of_bounds_is_a_problem(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    seats = two_agents(mint_token, auth)
+    table_id = seated_table(client, seats)
+    for wait in ("-1", "61", "soon"):
+        answer = client.get(f"/v1/tables/{table_id}/observation", headers=seats[0],
+                            params={"wait": wait})
+        assert answer.status_code == 422
+        assert answer.headers["content-type"].startswith("application/problem+json")
+        assert answer.json()["code"] == "request/invalid"

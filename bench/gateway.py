@@ -5,7 +5,8 @@ endpoint switched on by ``AGENTS_CLUB_BENCH_ENDPOINTS=1``) on ``REDIS_URL``, or
 on a private ``redis-server`` when none is set, then runs two phases of the
 same length with the same concurrency:
 
-1. **game**: N agents (one keep-alive connection each, ``bench/loadgen.py``) on N/2 two-seat Market Fortune tables.
+1. **game**: N agents (one keep-alive connection each, ``bench/loadgen.py``)
+   on N/2 two-seat Market Fortune tables.
    Each agent runs the loop the docs advise for bots: ``observation?wait=``
    (held by the server until the agent must act), then a random legal action
    with an ``Idempotency-Key``, then the next one straight from the
@@ -15,10 +16,12 @@ same length with the same concurrency:
    one Redis GET and one SET and nothing else.
 
 It prints actions/s, the action requests' p50 and p99 latency, and the ratio
-of the game phase's request throughput (observations and actions) to the
-baseline's: how much of the server's raw request
-capacity the real game path keeps. Targets (with 64 agents): ratio at least
-0.5, action p99 at most 50 ms, each printed with PASS or FAIL.
+of action throughput (actions applied per second) to the baseline's requests
+per second; the same ratio over all game requests (observations and actions)
+is printed for information. It also prints the gateway's CPU per request and
+per applied action (from ``/proc``), which moves less than latency when other
+work shares the machine. Targets (with 64 agents): ratio at least 0.5, action
+p99 at most 50 ms, each printed with PASS or FAIL.
 
     .venv/bin/python bench/gateway.py [--agents 64] [--seconds 10] [--warmup 2] [--strict]
 
@@ -341,7 +344,11 @@ def _report(game: Tally, baseline: Tally, agents: int, seconds: float, strict: b
     actions_per_s = game.actions / seconds
     game_rps = game.requests / seconds
     baseline_rps = baseline.requests / seconds
-    ratio = game_rps / baseline_rps if baseline_rps else 0.0
+    # The issue's ratio: action throughput against the baseline endpoint's
+    # throughput. Playing needs more than the action request (an observation
+    # per turn change), so this charges every action with what it takes to play it.
+    ratio = actions_per_s / baseline_rps if baseline_rps else 0.0
+    request_ratio = game_rps / baseline_rps if baseline_rps else 0.0
     p50 = _percentile(game.action_latencies, 0.50) * 1000
     p99 = _percentile(game.action_latencies, 0.99) * 1000
     rows: list[tuple[str, Any]] = [
@@ -356,8 +363,9 @@ def _report(game: Tally, baseline: Tally, agents: int, seconds: float, strict: b
         ("game requests/s (all kinds)", f"{game_rps:.1f}"),
         ("baseline requests/s (GET+SET)", f"{baseline_rps:.1f}   p50 "
          f"{_percentile(baseline.action_latencies, 0.5) * 1000:.1f} ms"),
-        ("ratio game/baseline", f"{ratio:.2f}   target >= {RATIO_TARGET}: "
-                                f"{_verdict(ratio >= RATIO_TARGET)}"),
+        ("ratio actions/s / baseline requests/s", f"{ratio:.2f}   target >= {RATIO_TARGET}: "
+                                                 f"{_verdict(ratio >= RATIO_TARGET)}"),
+        ("ratio game requests/s / baseline", f"{request_ratio:.2f}   (information)"),
         ("server CPU per request (game / baseline)",
          f"{_per_request_ms(game):.2f} / {_per_request_ms(baseline):.2f} ms"),
         ("server CPU per applied action", f"{game.server_cpu / max(game.every_action, 1) * 1000:.2f} ms"),

@@ -300,11 +300,10 @@ async def submit(
             last_event_id=loaded.snapshot.seq + len(step.events),
         ),
     )
-    response = result.model_dump(mode="json")
     committed = await commit_step(
         ctx, loaded, step,
         idempotency_scope=scope,
-        idempotency=IdempotencyRecord(fingerprint, response) if scope else None,
+        idempotency=IdempotencyRecord(fingerprint, result.model_dump_json()) if scope else None,
     )
     if committed.applied:
         return result
@@ -318,7 +317,7 @@ def _answer_again(stored: IdempotencyRecord, fingerprint: str) -> ActionResult:
         raise problem(
             "idempotency/conflict", "This Idempotency-Key was already used with another body."
         )
-    return ActionResult.model_validate(stored.response)
+    return ActionResult.model_validate_json(stored.response_json)
 
 
 def _stale(current: int) -> ProblemError:

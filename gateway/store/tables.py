@@ -178,20 +178,29 @@ class TableSnapshot:
 
 @dataclass(frozen=True)
 class IdempotencyRecord:
-    """What a request with an ``Idempotency-Key`` was answered the first time."""
+    """What a request with an ``Idempotency-Key`` was answered the first time.
+
+    The answer is kept as the JSON text it was sent as: it is written on every
+    action with a key, and read back only on a retry.
+    """
 
     fingerprint: str
-    response: dict[str, Any]
+    response_json: str
+
+    def response(self) -> dict[str, Any]:
+        """The stored answer, parsed."""
+        parsed: dict[str, Any] = json.loads(self.response_json)
+        return parsed
 
     def to_json(self) -> str:
-        """The stored form."""
-        return json.dumps({"fingerprint": self.fingerprint, "response": self.response})
+        """The stored form: ``{"fingerprint": ..., "response": <the answer>}``."""
+        return f'{{"fingerprint": {json.dumps(self.fingerprint)}, "response": {self.response_json}}}'
 
     @classmethod
     def from_json(cls, raw: bytes | str) -> IdempotencyRecord:
         """Parse the stored form."""
         stored = json.loads(raw)
-        return cls(fingerprint=stored["fingerprint"], response=stored["response"])
+        return cls(fingerprint=stored["fingerprint"], response_json=json.dumps(stored["response"]))
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ def test_stale_version_and_double_create_are_refused(redis_url: str, redis_names
 def test_idempotency_key_used_meanwhile_returns_the_stored_answer(redis_url: str, redis_namespace: str) -> None:
     async def scenario(store: TableStore) -> None:
         await store.commit("t1", expected_version=-1, record={}, state="{}")
-        first = IdempotencyRecord("fp", {"version": 1})
+        first = IdempotencyRecord("fp", '{"version": 1}')
         done = await store.commit(
             "t1", expected_version=0, state="{}", idempotency_scope="a:k", idempotency=first
         )
@@ -80,10 +80,12 @@ def test_idempotency_key_used_meanwhile_returns_the_stored_answer(redis_url: str
         # A concurrent request with the same key that read version 0 too.
         racing = await store.commit(
             "t1", expected_version=0, state="{}", idempotency_scope="a:k",
-            idempotency=IdempotencyRecord("fp", {"version": 99}),
+            idempotency=IdempotencyRecord("fp", '{"version": 99}'),
         )
-        assert not racing.applied and racing.replayed == first
-        assert await store.idempotency("t1", "a:k") == first
+        assert not racing.applied and racing.replayed is not None
+        assert racing.replayed.fingerprint == "fp" and racing.replayed.response() == {"version": 1}
+        stored = await store.idempotency("t1", "a:k")
+        assert stored is not None and stored.response() == {"version": 1}
         assert await store.idempotency("t1", "a:other") is None
 
     run(scenario, redis_url, redis_namespace)

@@ -35,6 +35,7 @@ from gateway.config import Settings, get_settings
 from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError
 from gateway.logging_config import configure_logging
 from gateway.metrics import Metrics
+from gateway.head_middleware import HeadAsGetMiddleware
 from gateway.metrics_middleware import RequestMetricsMiddleware
 from gateway.openapi_docs import PROBLEM_CATALOGUE, problem_example
 from gateway.security import TokenService
@@ -320,6 +321,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.redis = None
     _install_problem_handlers(app)
     app.add_middleware(RequestMetricsMiddleware, metrics=metrics)
+    app.add_middleware(HeadAsGetMiddleware)  # added last: outermost
     for module_name in ROUTER_MODULES:
         module = _optional_module(module_name)
         if module is not None:

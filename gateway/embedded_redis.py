@@ -11,11 +11,15 @@ Redis client library has one home, :mod:`gateway.store`.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -53,6 +57,32 @@ def redis_answers(host: str, port: int, timeout: float = 0.5) -> bool:
             return conn.recv(64).startswith(b"+PONG")
     except OSError:
         return False
+
+
+_PR_SET_PDEATHSIG = 1
+"""``prctl`` option: the signal a process gets when its parent dies (Linux)."""
+
+
+def _dies_with(parent: int) -> Callable[[], None] | None:
+    """A ``preexec_fn`` that has the child get SIGTERM when ``parent`` dies (Linux only).
+
+    Without it a gateway killed with SIGKILL (no chance to run ``stop``) left
+    its ``redis-server`` running, holding the port and the data directory.
+    Linux sends the signal when the *thread* that started the child ends, so
+    start the server from a thread that lives as long as the process (the main
+    thread in ``agents-club serve`` and in the tests).
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    # Looked up here, before the fork: the child only makes the one system call.
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+    def set_parent_death_signal() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before prctl ran: nobody would tell us
+            os._exit(1)
+
+    return set_parent_death_signal
 
 
 def _free_port() -> int:
@@ -98,7 +128,8 @@ class EmbeddedRedis:
         else:
             args += ["--appendonly", "no"]
         self.process = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=_dies_with(os.getpid()),
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

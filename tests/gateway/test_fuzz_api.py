@@ -226,6 +226,11 @@ def check_answer(request: FuzzRequest, answer: Answer) -> None:
     assert answer.status < 500, context
     for secret in _sent_secrets(request):
         assert secret not in answer.body, f"a credential was echoed: {context}"
+    if request.method == "HEAD":  # answered like GET, without a body
+        assert answer.body == b"", context
+        if answer.status >= 400:
+            assert answer.headers.get("content-type") == PROBLEM_CONTENT_TYPE, context
+        return
     if answer.status < 400:
         if answer.headers.get("content-type", "").startswith("application/json"):
             json.loads(answer.body)
@@ -308,11 +313,16 @@ def _settle(client: TestClient, table_id: str, headers: dict[str, str], *, until
     raise AssertionError(f"table {table_id} did not settle ({until})")
 
 
-def _all_events(client: TestClient, table_id: str, headers: dict[str, str]) -> list[dict[str, Any]]:
+def _all_events(
+    client: TestClient, table_id: str, headers: dict[str, str], *, hidden: bool = False
+) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     after = 0
     while True:
         page = client.get(f"/v1/tables/{table_id}/events", headers=headers, params={"after": after})
+        if hidden:  # a private table does not exist for outsiders
+            assert page.status_code == 404, page.text
+            return events
         assert page.status_code == 200, page.text
         body = page.json()
         events += body["events"]
@@ -337,12 +347,13 @@ def protected_facts(world: World) -> dict[str, Any]:
     facts: dict[str, Any] = {"me": client.get("/v1/agents/me", headers=owner).json()}
     for table_id in [*world.protected, world.finished]:
         base = f"/v1/tables/{table_id}"
+        table = client.get(base, headers=owner).json()
         facts[table_id] = {
-            "table": client.get(base, headers=owner).json(),
+            "table": table,
             "owner_view": client.get(f"{base}/observation", headers=owner).json(),
             "spectator_view": client.get(f"{base}/observation").json(),
             "owner_events": _all_events(client, table_id, owner),
-            "spectator_events": _all_events(client, table_id, {}),
+            "spectator_events": _all_events(client, table_id, {}, hidden=table["private"]),
         }
     facts[world.finished]["replay"] = client.get(f"/v1/tables/{world.finished}/replay").json()
     facts["listed"] = sorted(set(world.table_ids) & _listed_ids(client))

@@ -94,6 +94,8 @@ class Tally:
     every_request: int = 0
     """Requests of the whole phase, warm-up included (for the server's CPU per request)."""
     server_cpu: float = 0.0
+    redis_cpu: float = float("nan")
+    """CPU seconds the Redis server spent during the whole phase (NaN: not started here)."""
     """CPU seconds the gateway's processes spent during the whole phase."""
 
     def count_request(self) -> bool:
@@ -250,12 +252,18 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:
     raise SystemExit("the gateway did not become ready")
 
 
-def _timed(phase: Callable[[], Coroutine[Any, Any, Tally]], server: int) -> Tally:
-    """Run a phase and note the CPU this client process and the ``server`` process tree spent."""
+def _timed(
+    phase: Callable[[], Coroutine[Any, Any, Tally]], server: int, redis: int | None
+) -> Tally:
+    """Run a phase and note the CPU this client, the ``server`` process tree and the
+    ``redis`` server (when this script started it) spent."""
     cpu, wall, server_cpu = time.process_time(), time.monotonic(), _process_tree_cpu(server)
+    redis_cpu = _process_tree_cpu(redis) if redis is not None else float("nan")
     tally = asyncio.run(phase())
     tally.client_cpu = (time.process_time() - cpu) / max(time.monotonic() - wall, 1e-9)
     tally.server_cpu = _process_tree_cpu(server) - server_cpu
+    if redis is not None:
+        tally.redis_cpu = _process_tree_cpu(redis) - redis_cpu
     return tally
 
 
@@ -328,10 +336,13 @@ def main(argv: list[str] | None = None) -> int:
         process = _start_gateway(redis_url, port, data_dir, settings_env)
         try:
             _wait_ready(url, process)
+            redis_pid = embedded.process.pid if embedded and embedded.process else None
             game = _timed(lambda: _game_phase(
-                url, TokenService(settings), agents, args.seconds, args.warmup), process.pid)
+                url, TokenService(settings), agents, args.seconds, args.warmup),
+                process.pid, redis_pid)
             baseline = _timed(
-                lambda: _baseline_phase(url, agents, args.seconds, args.warmup), process.pid)
+                lambda: _baseline_phase(url, agents, args.seconds, args.warmup),
+                process.pid, redis_pid)
         finally:
             process.terminate()
             process.wait(timeout=20)
@@ -368,7 +379,8 @@ def _report(game: Tally, baseline: Tally, agents: int, seconds: float, strict: b
         ("ratio game requests/s / baseline", f"{request_ratio:.2f}   (information)"),
         ("server CPU per request (game / baseline)",
          f"{_per_request_ms(game):.2f} / {_per_request_ms(baseline):.2f} ms"),
-        ("server CPU per applied action", f"{game.server_cpu / max(game.every_action, 1) * 1000:.2f} ms"),
+        ("server CPU per applied action", f"{game.server_cpu / max(game.every_action, 1) * 1000:.2f} ms"
+                                          f"   (Redis: {game.redis_cpu / max(game.every_action, 1) * 1000:.2f} ms)"),
         ("client CPU (game / baseline)", f"{game.client_cpu:.2f} / {baseline.client_cpu:.2f} "
                                          f"of one core ({os.cpu_count()} cores here)"),
     ]

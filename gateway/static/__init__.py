@@ -1,0 +1,1 @@
+"""Static files the gateway serves (the spectator page)."""

@@ -67,7 +67,10 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 # ARGV[4]  deadline: "" to keep, "-" to clear, else epoch seconds
 # ARGV[5]  idempotency record JSON, "" for none
 # ARGV[6]  idempotency TTL in seconds
-# ARGV[7]  N, the number of events; then N pairs (audience, event JSON)
+# ARGV[7]  the seats to act once this change is written ("0,2"; "" unknown),
+#          stored on each event as ``to_act`` so a reader waiting for its turn
+#          learns it from the stream without reading the table
+# ARGV[8]  N, the number of events; then N pairs (audience, event JSON)
 # then     M, the number of log entries; then M entries
 #
 # Returns {1, new_version, last_seq} when written, {0, current_version} when the
@@ -92,11 +95,16 @@ if ARGV[4] == '-' then
 elseif ARGV[4] ~= '' then
   redis.call('HSET', KEYS[1], 'deadline', ARGV[4])
 end
-local n = tonumber(ARGV[7])
-local i = 8
+local n = tonumber(ARGV[8])
+local i = 9
 for _ = 1, n do
   seq = seq + 1
-  redis.call('XADD', KEYS[2], seq .. '-0', 'audience', ARGV[i], 'event', ARGV[i + 1])
+  if ARGV[7] == '' then
+    redis.call('XADD', KEYS[2], seq .. '-0', 'audience', ARGV[i], 'event', ARGV[i + 1])
+  else
+    redis.call('XADD', KEYS[2], seq .. '-0', 'audience', ARGV[i], 'event', ARGV[i + 1],
+      'to_act', ARGV[7])
+  end
   i = i + 2
 end
 redis.call('HSET', KEYS[1], 'seq', seq)
@@ -157,6 +165,9 @@ class StoredEvent:
     audience: tuple[int, ...] | None
     """``None``: public; else the seats allowed to see it."""
     body: dict[str, Any]
+    to_act: tuple[int, ...] | None = None
+    """The seats to act once the change that wrote this event was made (``None``:
+    not recorded). Public, like an observation's ``to_act``; never sent as is."""
 
     def visible_to(self, seat: int | None) -> bool:
         """True when ``seat`` (``None``: a spectator) may see this event."""
@@ -226,6 +237,17 @@ def _parse_audience(raw: str) -> tuple[int, ...] | None:
     if raw == "*":
         return None
     return tuple(int(seat) for seat in raw.split(",") if seat)
+
+
+def _to_act_field(to_act: Sequence[int] | None) -> str:
+    """``""``: not recorded; ``"-"``: nobody; else the seats, comma-separated."""
+    if to_act is None:
+        return ""
+    return ",".join(str(seat) for seat in to_act) or "-"
+
+
+def _parse_to_act(raw: str) -> tuple[int, ...]:
+    return () if raw == "-" else tuple(int(seat) for seat in raw.split(","))
 
 
 def _text(raw: bytes | str) -> str:
@@ -349,6 +371,8 @@ class TableStore:
                         seq=seq,
                         audience=_parse_audience(_text(fields[b"audience"])),
                         body=json.loads(fields[b"event"]),
+                        to_act=_parse_to_act(_text(fields[b"to_act"]))
+                        if b"to_act" in fields else None,
                     )
                 )
         return events
@@ -374,6 +398,7 @@ class TableStore:
         idempotency: IdempotencyRecord | None = None,
         index_clock: float | None = None,
         index_bots: float | None = None,
+        to_act: Sequence[int] | None = None,
     ) -> CommitResult:
         """Write a change only if the table's version is still ``expected_version``.
 
@@ -383,7 +408,9 @@ class TableStore:
         ``index_clock`` / ``index_bots`` put the table in the clock or house-bot
         index in the same round trip; they are written even when the
         compare-and-set fails, which is harmless because the workers draining
-        the indexes re-check the table itself.
+        the indexes re-check the table itself. ``to_act``, the seats to act
+        once the change is written (when the caller knows them), is kept on
+        each event, so a reader waiting for its turn need not read the table.
         """
         if deadline is False:
             deadline_arg = ""
@@ -398,6 +425,7 @@ class TableStore:
             deadline_arg,
             idempotency.to_json() if idempotency is not None else "",
             IDEMPOTENCY_TTL_S,
+            _to_act_field(to_act),
             len(events),
         ]
         for audience, body in events:

@@ -143,3 +143,18 @@ def _flushed_cache_scenario(redis_url: str, redis_namespace: str) -> None:
         assert snapshot is not None and snapshot.version == 1 and seen is None
 
     run(scenario, redis_url, redis_namespace)
+
+
+def test_events_carry_who_acts_after_their_change_when_known(redis_url: str, redis_namespace: str) -> None:
+    async def scenario(store: TableStore) -> None:
+        await store.commit("t1", expected_version=-1, record={}, state="{}",
+                           events=[(None, {"kind": "created"})])
+        await store.commit("t1", expected_version=0, state="{}", to_act=[2, 0],
+                           events=[(None, {"kind": "a"}), ((1,), {"kind": "b"})])
+        await store.commit("t1", expected_version=1, state="{}", to_act=[],
+                           events=[(None, {"kind": "over"})])
+        events = await store.events_after("t1", 0)
+        assert [(e.body["kind"], e.to_act) for e in events] == [
+            ("created", None), ("a", (2, 0)), ("b", (2, 0)), ("over", ())]
+
+    run(scenario, redis_url, redis_namespace)

@@ -35,7 +35,8 @@ registered for that code, so callers catch exactly what they mean::
         │   ├── TableNotFinished    table/not_finished
         │   ├── StaleVersion        table/stale_version (``current_version``)
         │   ├── InvalidTableConfig  table/invalid_config
-        │   └── UnknownHouseBot     table/unknown_bot
+        │   ├── UnknownHouseBot     table/unknown_bot
+        │   └── TooManyTables       table/too_many (``limit``, ``active_tables``)
         ├── ActionError
         │   ├── NotYourTurn         action/not_your_turn
         │   ├── IllegalAction       action/illegal (``rule``)
@@ -116,6 +117,7 @@ __all__ = [
     "TableNotFound",
     "TableNotStarted",
     "TableStarted",
+    "TooManyTables",
     "TransportError",
     "UnexpectedResponse",
     "UnknownHouseBot",
@@ -330,6 +332,28 @@ class UnknownHouseBot(TableError):
     """No house bot of that name plays this game (see ``GET /v1/games``)."""
 
     code = "table/unknown_bot"
+
+
+class TooManyTables(TableError):
+    """The agent already has the most unfinished tables it may create.
+
+    Finish one, or leave an open one (a table closes when its last agent
+    leaves), then create again; retrying at once does not help.
+    """
+
+    code = "table/too_many"
+
+    @property
+    def limit(self) -> int | None:
+        """The server's cap on one agent's unfinished tables."""
+        value = self.problem.get("limit")
+        return value if isinstance(value, int) else None
+
+    @property
+    def active_tables(self) -> list[str]:
+        """Ids of the agent's unfinished tables (at most the first 20)."""
+        value = self.problem.get("active_tables")
+        return [str(table_id) for table_id in value] if isinstance(value, list) else []
 
 
 class ActionError(ApiError):

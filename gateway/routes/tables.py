@@ -62,7 +62,7 @@ def _ctx(request: Request) -> TableContext:
     response_model=TableOut,
     responses=problem_responses(
         *_AUTH, "auth/wrong_scope", "game/not_found", "table/invalid_config",
-        "table/unknown_bot", "table/full", "request/invalid",
+        "table/unknown_bot", "table/full", "table/too_many", "request/invalid",
     ),
 )
 async def create_table(
@@ -81,7 +81,13 @@ async def create_table(
 ) -> TableOut:
     """Deal a new table of ``game``. The creator sits in the first free seat unless
     ``join`` is false; ``house_bots`` seats are played by the server. The seed stays
-    secret until the replay."""
+    secret until the replay.
+
+    One agent may have at most ``max_active_tables_per_agent`` unfinished tables
+    (open or playing) that it created (409 ``table/too_many`` beyond; the organiser
+    is exempt). A ``private`` table is not listed and only its seats, its creator and
+    the organiser may see it; anyone else gets 404 ``table/not_found``, but anyone
+    holding its id may join while it is open."""
     return await tables_service.create_table(_ctx(request), principal, body)
 
 
@@ -289,7 +295,7 @@ async def stream_events(
 async def get_replay(request: Request, table_id: str, principal: OptionalPrincipal) -> ReplayOut:
     """Only after the end (409 ``table/not_finished`` before): everything that was
     hidden is revealed, so ``seed`` plus ``log`` rebuilds ``final_state`` exactly."""
-    return await tables_service.replay(_ctx(request), table_id)
+    return await tables_service.replay(_ctx(request), table_id, principal)
 
 
 class BenchBaseline(BaseModel):

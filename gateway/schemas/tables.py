@@ -117,7 +117,11 @@ class CreateTableRequest(_Request):
         description="Seconds a seat has to act before its default action is applied "
         "(the server's default when omitted).",
     )
-    private: bool = Field(default=False, description="Private tables are not listed; join by id.")
+    private: bool = Field(
+        default=False,
+        description="A private table is not listed, and only its seats, its creator and the "
+        "organiser may see it (others get 404); anyone holding its id may join while it is open.",
+    )
     join: bool = Field(default=True, description="Seat the creator in the first free seat.")
     seed: int | None = Field(
         default=None, ge=0, lt=2**63,

@@ -25,6 +25,8 @@ from gateway.schemas.tables import (
     EventOut,
     LegalActionOut,
 )
+from gateway.services import quotas
+from gateway.services.access import may_see, not_found
 from gateway.services.context import TableContext
 from gateway.services.observations import observation, outcome_out
 from gateway.services.records import TableRecord, game_or_problem, problem
@@ -81,8 +83,7 @@ async def load_table(ctx: TableContext, table_id: str) -> LoadedTable:
 def parse_table(table_id: str, snapshot: TableSnapshot | None) -> LoadedTable:
     """Parse a read table; a ``table/not_found`` problem when there is none."""
     if snapshot is None or snapshot.state is None:
-        shown = table_id if len(table_id) <= 64 else table_id[:64] + "…"  # never echo unbounded input
-        raise problem("table/not_found", f"No table has the id {shown!r}.")
+        raise not_found(table_id)
     record = TableRecord.model_validate(snapshot.record)
     game = game_or_problem(record.game)
     state = game.state_model.model_validate_json(snapshot.state)
@@ -185,6 +186,8 @@ async def commit_step(
     )
     if result.applied and bots_due:
         ctx.bots_due.set()
+    if result.applied and step.record.status == "finished":
+        await quotas.release(ctx, step.record)  # the table no longer counts against its creator
     return result
 
 
@@ -258,6 +261,8 @@ async def submit(
     record, game = loaded.record, loaded.game
     seat = record.seat_of(principal.agent_id)
     if seat is None:
+        if not may_see(record, principal):
+            raise not_found(table_id)  # a private table is not admitted to exist
         raise problem("table/not_seated", "You do not sit at this table.")
     if not principal.may_play(record.game):
         raise problem("auth/wrong_scope", f"Your token does not allow playing {record.game}.")

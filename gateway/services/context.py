@@ -1,4 +1,4 @@
-"""What every table service needs: the store, the settings, and a nudge for the house-bot driver."""
+"""What every table service needs: the stores, the settings, and a nudge for the house-bot driver."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 
 from gateway.config import Settings
+from gateway.store.active_tables import ActiveTableStore
 from gateway.store.tables import TableStore
 
 __all__ = ["TableContext"]
@@ -23,6 +24,8 @@ class TableContext:
 
     store: TableStore
     settings: Settings
+    active_tables: ActiveTableStore
+    """Each agent's unfinished tables (the per-agent table cap)."""
     bots_due: asyncio.Event = field(default_factory=asyncio.Event)
 
     @staticmethod

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 
 from gateway.principal import Principal
 from gateway.schemas.tables import EventsPage, TableStatus
+from gateway.services.access import require_visible
 from gateway.services.actions import event_out, load_table
 from gateway.services.context import TableContext
 
@@ -41,8 +42,13 @@ def parse_event_id(raw: str) -> int | None:
 
 
 async def reader_seat(ctx: TableContext, table_id: str, principal: Principal | None) -> tuple[int | None, TableStatus, int]:
-    """The caller's seat (``None``: spectator), the table's status and last event id."""
+    """The caller's seat (``None``: spectator), the table's status and last event id.
+
+    :raises gateway.errors.ProblemError: ``table/not_found`` also for a private
+        table the caller may not see.
+    """
     loaded = await load_table(ctx, table_id)
+    require_visible(loaded.record, principal)
     seat = loaded.record.seat_of(principal.agent_id) if principal else None
     return seat, loaded.record.status, loaded.snapshot.seq
 

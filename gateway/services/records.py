@@ -30,6 +30,13 @@ register_problem(
     "table/unknown_bot", 422, "Unknown house bot",
     "No house bot `genius` for this game; see GET /v1/games.",
 )
+# 409, not 429: the cap counts unfinished tables, not requests over time, so
+# waiting does not help by itself, and clients (our SDK among them) retry every 429.
+register_problem(
+    "table/too_many", 409, "Too many unfinished tables",
+    "You have 10 unfinished tables (the limit is 10); finish one, or leave an open one "
+    "(a table closes when its last agent leaves), before creating another.",
+)
 
 
 def problem(code: str, detail: str, **extra: Any) -> ProblemError:

@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from gateway.services.clocks import run_clock_sweeper
 from gateway.services.context import TableContext
 from gateway.services.house_bots import run_house_bots
+from gateway.store.active_tables import ActiveTableStore
 from gateway.store.tables import TableStore
 
 __all__ = ["start", "table_context"]
@@ -25,7 +26,8 @@ def table_context(app: FastAPI) -> TableContext:
     context: TableContext | None = getattr(app.state, "table_context", None)
     if context is None or context.store.redis is not app.state.redis:
         context = TableContext(
-            store=TableStore(app.state.redis, app.state.keys), settings=app.state.settings
+            store=TableStore(app.state.redis, app.state.keys), settings=app.state.settings,
+            active_tables=ActiveTableStore(app.state.redis, app.state.keys),
         )
         app.state.table_context = context
     return context

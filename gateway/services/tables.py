@@ -27,6 +27,8 @@ from gateway.schemas.tables import (
     TableOut,
     TableStatus,
 )
+from gateway.services import quotas
+from gateway.services.access import may_see, not_found, require_visible
 from gateway.services.actions import (
     LoadedTable,
     event_out,
@@ -196,12 +198,18 @@ async def create_table(
     )
     record = _start_if_full(record, now, events)
     deadline, bots_due = schedule_for(record, game, state, now)
+    # Reserved before the write (atomically against the cap), so concurrent creates
+    # on any worker cannot all pass it. When the write fails the reservation stays:
+    # the table may or may not exist, and the cap's pruning drops it if it never does.
+    reserved = await quotas.reserve(ctx, principal, table_id, now)
     result = await ctx.store.commit(
         table_id, expected_version=-1, record=record.model_dump(mode="json"),
         state=state.model_dump_json(), deadline=deadline, events=events,
         **index_updates(ctx, deadline, bots_due),
     )
     if not result.applied:  # a 64-bit id collision: vanishingly rare, but never overwrite
+        if reserved:
+            await quotas.release(ctx, record)
         raise problem("server/error", "Could not allocate a table id; try again.")
     if bots_due:
         ctx.bots_due.set()
@@ -211,8 +219,9 @@ async def create_table(
 
 
 async def get_table(ctx: TableContext, table_id: str, principal: Principal | None) -> TableOut:
-    """The public facts of one table."""
+    """The public facts of one table (a private one only for its people)."""
     loaded = await load_table(ctx, table_id)
+    require_visible(loaded.record, principal)
     return table_out(loaded.record, loaded.version, principal)
 
 
@@ -250,10 +259,16 @@ async def list_tables(
 
 
 async def join_table(ctx: TableContext, table_id: str, principal: Principal) -> TableOut:
-    """Sit ``principal`` in the first free seat; the table starts when this fills it."""
+    """Sit ``principal`` in the first free seat; the table starts when this fills it.
+
+    A private table's id is its invitation: anyone holding it may join while
+    the table is open; once it has started it is hidden from everyone else.
+    """
     for _attempt in range(_CAS_ATTEMPTS):
         loaded = await load_table(ctx, table_id)
         record = loaded.record
+        if record.status != "open":
+            require_visible(record, principal)
         _require_scope(principal, record.game)
         if record.seat_of(principal.agent_id) is not None:
             raise problem("table/already_seated", "You already sit at this table.")
@@ -277,10 +292,17 @@ async def join_table(ctx: TableContext, table_id: str, principal: Principal) -> 
 
 
 async def leave_table(ctx: TableContext, table_id: str, principal: Principal) -> TableOut:
-    """Give up a seat before the table starts."""
+    """Give up a seat before the table starts.
+
+    The last agent to leave closes the table (``finished``, outcome reason
+    ``abandoned``): an open table of house bots alone would otherwise wait for
+    ever, and its creator could rejoin it later without it counting against the
+    table cap.
+    """
     for _attempt in range(_CAS_ATTEMPTS):
         loaded = await load_table(ctx, table_id)
         record = loaded.record
+        require_visible(record, principal)
         seat = record.seat_of(principal.agent_id)
         if seat is None:
             raise problem("table/not_seated", "You do not sit at this table.")
@@ -291,11 +313,32 @@ async def leave_table(ctx: TableContext, table_id: str, principal: Principal) ->
         seated = list(record.seated)
         seated[seat] = None
         events: Events = [(None, _seat_event("seat.left", seat, occupant, "left"))]
-        record = record.model_copy(update={"seated": seated})
-        if await _commit_record(ctx, loaded, record, events, ctx.now()):
+        now = ctx.now()
+        record = _close_if_abandoned(record.model_copy(update={"seated": seated}), now, events)
+        if await _commit_record(ctx, loaded, record, events, now):
+            if record.status == "finished":
+                await ctx.store.unindex_open(table_id)
+                await quotas.release(ctx, record)
             return table_out(record, loaded.version + 1, principal)
     raise problem("table/stale_version", "The table kept changing; try again.",
                   current_version=loaded.version)
+
+
+ABANDONED = "abandoned"
+"""The outcome ``reason`` of a table closed because its last agent left before the start."""
+
+
+def _close_if_abandoned(record: TableRecord, now: float, events: Events) -> TableRecord:
+    """An open table that no agent sits at any more (after a leave) is over."""
+    if record.status != "open" or any(
+        occupant is not None and occupant.kind == "agent" for occupant in record.seated
+    ):
+        return record
+    outcome = {"winners": [], "reason": ABANDONED, "scores": [],
+               "text": "Every agent left before the start; the table is closed."}
+    events.append((None, {"kind": "table.finished", "text": outcome["text"],
+                          "data": {"outcome": outcome}}))
+    return record.model_copy(update={"status": "finished", "outcome": outcome, "finished_at": now})
 
 
 async def _commit_record(
@@ -335,6 +378,7 @@ async def observe(
     blocked read, not polling.
     """
     loaded = await load_table(ctx, table_id)
+    require_visible(loaded.record, principal)
     seat = loaded.record.seat_of(principal.agent_id) if principal else None
     if wait > 0:
         give_up = time.monotonic() + min(wait, ctx.settings.long_poll_max_wait_s)
@@ -349,6 +393,8 @@ async def observe(
             if not woken:
                 break
             loaded = await load_table(ctx, table_id)
+            if not may_see(loaded.record, principal):  # left a private table meanwhile
+                raise not_found(table_id)
     return _observation(table_id, loaded, seat)
 
 
@@ -361,10 +407,12 @@ def _observation(table_id: str, loaded: LoadedTable, seat: int | None) -> Observ
     )
 
 
-async def replay(ctx: TableContext, table_id: str) -> ReplayOut:
-    """Seed, configuration, full log, every event and the final state: only once the table is over."""
+async def replay(ctx: TableContext, table_id: str, principal: Principal | None) -> ReplayOut:
+    """Seed, configuration, full log, every event and the final state: only once the table
+    is over (a private table's only for its people)."""
     loaded = await load_table(ctx, table_id)
     record = loaded.record
+    require_visible(record, principal)
     if record.status != "finished":
         raise problem("table/not_finished", "The replay opens when the table ends.")
     log = await ctx.store.action_log(table_id)

@@ -401,6 +401,8 @@ def world(
         redis_url=redis_url, redis_namespace=namespace,
         data_dir=tmp_path_factory.mktemp("fuzz") / "data", signing_key_pem=signing_key_pem,
         long_poll_max_wait_s=0.05, house_bot_delay_s=0.0, default_turn_timeout_s=86_400.0,
+        # The fuzzer opens hundreds of tables; the per-agent cap has its own tests.
+        max_active_tables_per_agent=1_000_000,
     )
     app = create_app(settings)
     try:

@@ -114,19 +114,26 @@ def test_leave_before_start_and_private_tables_are_not_listed(
 ) -> None:
     table = create(client, players[0], private=True)
     assert client.get("/v1/tables").json()["tables"] == []
+    client.post(f"/v1/tables/{table['id']}/join", headers=players[1])
     left = client.post(f"/v1/tables/{table['id']}/leave", headers=players[0]).json()
     assert left["seated"][0]["agent_id"] is None and left["your_seat"] is None
+    assert left["status"] == "open"  # another agent still sits there
     assert_problem(client.post(f"/v1/tables/{table['id']}/leave", headers=players[0]), 403,
                    "table/not_seated")
     client.post(f"/v1/tables/{table['id']}/join", headers=players[0])
     assert_problem(client.post(f"/v1/tables/{table['id']}/join", headers=players[0]), 409,
                    "table/already_seated")
-    client.post(f"/v1/tables/{table['id']}/join", headers=players[1])
     client.post(f"/v1/tables/{table['id']}/join", headers=players[2])
-    assert_problem(client.post(f"/v1/tables/{table['id']}/join", headers=players[3]), 409,
-                   "table/full")
+    # Started and private: it no longer exists for an outsider (tests/gateway/test_private_tables.py).
+    assert_problem(client.post(f"/v1/tables/{table['id']}/join", headers=players[3]), 404,
+                   "table/not_found")
     assert_problem(client.post(f"/v1/tables/{table['id']}/leave", headers=players[1]), 409,
                    "table/started")
+    public = create(client, players[3])
+    client.post(f"/v1/tables/{public['id']}/join", headers=players[0])
+    client.post(f"/v1/tables/{public['id']}/join", headers=players[1])
+    assert_problem(client.post(f"/v1/tables/{public['id']}/join", headers=players[4]), 409,
+                   "table/full")
 
 
 def test_action_errors_are_problems_with_codes(client: TestClient, players: list[Headers]) -> None:

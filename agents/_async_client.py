@@ -306,6 +306,10 @@ class AsyncClient:
         """Give your seat back before the table starts."""
         return await self.send(endpoints.leave_table(table_id))
 
+    async def close_table(self, table_id: str) -> TableOut:
+        """End a table you created before it starts (it stops counting against your cap)."""
+        return await self.send(endpoints.close_table(table_id))
+
     async def observe(self, table_id: str, *, wait: float | None = None) -> ObservationOut:
         """Your view of the table, its version and your legal actions.
 

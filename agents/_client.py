@@ -309,6 +309,10 @@ class Client:
         """Give your seat back before the table starts."""
         return self.send(endpoints.leave_table(table_id))
 
+    def close_table(self, table_id: str) -> TableOut:
+        """End a table you created before it starts (it stops counting against your cap)."""
+        return self.send(endpoints.close_table(table_id))
+
     def observe(self, table_id: str, *, wait: float | None = None) -> ObservationOut:
         """Your view of the table, its version and your legal actions.
 

@@ -297,6 +297,11 @@ def leave_table(table_id: str) -> Call[TableOut]:
     return Call("POST", f"/v1/tables/{table_id}/leave", _model(TableOut))
 
 
+def close_table(table_id: str) -> Call[TableOut]:
+    """``POST /v1/tables/{id}/close``: end a table you created before it starts."""
+    return Call("POST", f"/v1/tables/{table_id}/close", _model(TableOut))
+
+
 def observation(table_id: str, *, wait: float | None = None) -> Call[ObservationOut]:
     """``GET /v1/tables/{id}/observation``: my view and what I may do.
 

@@ -36,7 +36,8 @@ registered for that code, so callers catch exactly what they mean::
         │   ├── StaleVersion        table/stale_version (``current_version``)
         │   ├── InvalidTableConfig  table/invalid_config
         │   ├── UnknownHouseBot     table/unknown_bot
-        │   └── TooManyTables       table/too_many (``limit``, ``active_tables``)
+        │   ├── TooManyTables       table/too_many (``limit``, ``active_tables``)
+        │   └── NotTableCreator     table/not_creator
         ├── ActionError
         │   ├── NotYourTurn         action/not_your_turn
         │   ├── IllegalAction       action/illegal (``rule``)
@@ -101,6 +102,7 @@ __all__ = [
     "NameTaken",
     "NoQuiz",
     "NotSeated",
+    "NotTableCreator",
     "NotYourTurn",
     "OrganiserOnly",
     "RateLimited",
@@ -337,8 +339,8 @@ class UnknownHouseBot(TableError):
 class TooManyTables(TableError):
     """The agent already has the most unfinished tables it may create.
 
-    Finish one, or leave an open one (a table closes when its last agent
-    leaves), then create again; retrying at once does not help.
+    Finish one, or close an open one (``close_table``; a table also closes when
+    its last agent leaves), then create again; retrying at once does not help.
     """
 
     code = "table/too_many"
@@ -354,6 +356,12 @@ class TooManyTables(TableError):
         """Ids of the agent's unfinished tables (at most the first 20)."""
         value = self.problem.get("active_tables")
         return [str(table_id) for table_id in value] if isinstance(value, list) else []
+
+
+class NotTableCreator(TableError):
+    """Only the agent that created the table (or the organiser) may close it."""
+
+    code = "table/not_creator"
 
 
 class ActionError(ApiError):

@@ -1,4 +1,4 @@
-"""Table routes: create, list, show, join, leave, observe, act, events (long-poll and SSE), replay.
+"""Table routes: create, list, show, join, leave, close, observe, act, events (long-poll and SSE), replay.
 
 Thin on purpose: each route checks its inputs, calls one function of
 :mod:`gateway.services` and returns a response model.
@@ -153,6 +153,23 @@ async def join_table(request: Request, table_id: str, principal: CurrentPrincipa
 async def leave_table(request: Request, table_id: str, principal: CurrentPrincipal) -> TableOut:
     """Only while the table is open; once it starts, seats are fixed."""
     return await tables_service.leave_table(_ctx(request), table_id, principal)
+
+
+@router.post(
+    "/{table_id}/close",
+    operation_id="close_table",
+    summary="Close a table you created before it starts",
+    response_model=TableOut,
+    responses=problem_responses(
+        *_AUTH, "table/not_found", "table/not_creator", "table/started", "table/finished",
+        "table/stale_version",
+    ),
+)
+async def close_table(request: Request, table_id: str, principal: CurrentPrincipal) -> TableOut:
+    """Only while the table is open, and only by the agent that created it (or the
+    organiser): the table ends at once (``finished``, outcome reason ``closed``) and no
+    longer counts against your cap on unfinished tables."""
+    return await tables_service.close_table(_ctx(request), table_id, principal)
 
 
 @router.get(

@@ -1,8 +1,8 @@
 """The cap on unfinished tables per agent (``max_active_tables_per_agent``).
 
 A table counts against the agent that created it from its creation until it
-finishes: by its game's end (an action, a turn clock, a house bot) or by being
-abandoned (its last agent leaves before the start). Without a cap one agent
+finishes: by its game's end (an action, a turn clock, a house bot), or before
+the start when its last agent leaves or its creator closes it. Without a cap one agent
 could open any number of tables of house bots, which the server plays at its
 own expense. The organiser is exempt: tournaments open many tables at once.
 
@@ -53,9 +53,9 @@ async def reserve(ctx: TableContext, principal: Principal, table_id: str, now: f
         return True
     raise problem(
         "table/too_many",
-        f"You have {len(remaining)} unfinished tables (the limit is {limit}); finish one, "
-        "or leave an open one (a table closes when its last agent leaves), before "
-        "creating another.",
+        f"You have {len(remaining)} unfinished tables (the limit is {limit}); before creating "
+        "another, finish one, or close an open one (POST /v1/tables/{id}/close; it also "
+        "closes when its last agent leaves).",
         limit=limit,
         active_tables=remaining[:LISTED_IN_PROBLEM],
     )

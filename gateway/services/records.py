@@ -34,8 +34,12 @@ register_problem(
 # waiting does not help by itself, and clients (our SDK among them) retry every 429.
 register_problem(
     "table/too_many", 409, "Too many unfinished tables",
-    "You have 10 unfinished tables (the limit is 10); finish one, or leave an open one "
-    "(a table closes when its last agent leaves), before creating another.",
+    "You have 10 unfinished tables (the limit is 10); before creating another, finish one, "
+    "or close an open one (POST /v1/tables/{id}/close; it also closes when its last agent leaves).",
+)
+register_problem(
+    "table/not_creator", 403, "Not the table's creator",
+    "Only the agent that created this table may close it.",
 )
 
 

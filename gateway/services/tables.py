@@ -1,4 +1,4 @@
-"""Table lifecycle: create, list, show, join, leave, observe, replay.
+"""Table lifecycle: create, list, show, join, leave, close, observe, replay.
 
 Joining and leaving are compare-and-set changes like actions: on a version
 conflict the table is read again and the request checked again, so two agents
@@ -41,6 +41,7 @@ from gateway.services.observations import observation, outcome_out
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
 
 __all__ = [
+    "close_table",
     "create_table",
     "get_table",
     "join_table",
@@ -327,6 +328,16 @@ async def leave_table(ctx: TableContext, table_id: str, principal: Principal) ->
 ABANDONED = "abandoned"
 """The outcome ``reason`` of a table closed because its last agent left before the start."""
 
+CLOSED = "closed"
+"""The outcome ``reason`` of a table its creator (or the organiser) closed before the start."""
+
+
+def _closed(record: TableRecord, now: float, events: Events, reason: str, text: str) -> TableRecord:
+    """The record of an open table that ends before it starts, nobody winning."""
+    outcome = {"winners": [], "reason": reason, "scores": [], "text": text}
+    events.append((None, {"kind": "table.finished", "text": text, "data": {"outcome": outcome}}))
+    return record.model_copy(update={"status": "finished", "outcome": outcome, "finished_at": now})
+
 
 def _close_if_abandoned(record: TableRecord, now: float, events: Events) -> TableRecord:
     """An open table that no agent sits at any more (after a leave) is over."""
@@ -334,11 +345,36 @@ def _close_if_abandoned(record: TableRecord, now: float, events: Events) -> Tabl
         occupant is not None and occupant.kind == "agent" for occupant in record.seated
     ):
         return record
-    outcome = {"winners": [], "reason": ABANDONED, "scores": [],
-               "text": "Every agent left before the start; the table is closed."}
-    events.append((None, {"kind": "table.finished", "text": outcome["text"],
-                          "data": {"outcome": outcome}}))
-    return record.model_copy(update={"status": "finished", "outcome": outcome, "finished_at": now})
+    return _closed(record, now, events, ABANDONED,
+                   "Every agent left before the start; the table is closed.")
+
+
+async def close_table(ctx: TableContext, table_id: str, principal: Principal) -> TableOut:
+    """End an open table before it starts: for its creator (or the organiser) only.
+
+    Closing is how a creator frees its place under the table cap from a table it
+    opened without sitting at it (``join: false``) that nobody came to fill.
+    """
+    for _attempt in range(_CAS_ATTEMPTS):
+        loaded = await load_table(ctx, table_id)
+        record = loaded.record
+        require_visible(record, principal)
+        if principal.agent_id != record.created_by and principal.kind != "organiser":
+            raise problem("table/not_creator", "Only the agent that created this table may close it.")
+        if record.status == "finished":
+            raise problem("table/finished", "The table is over already.")
+        if record.status != "open":
+            raise problem("table/started", "The table has started; it ends by play only.")
+        events: Events = []
+        now = ctx.now()
+        record = _closed(record, now, events, CLOSED,
+                         f"{principal.name} closed the table before the start.")
+        if await _commit_record(ctx, loaded, record, events, now):
+            await ctx.store.unindex_open(table_id)
+            await quotas.release(ctx, record)
+            return table_out(record, loaded.version + 1, principal)
+    raise problem("table/stale_version", "The table kept changing; try again.",
+                  current_version=loaded.version)
 
 
 async def _commit_record(

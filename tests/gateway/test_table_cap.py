@@ -249,3 +249,39 @@ def test_concurrent_creates_at_the_cap_admit_exactly_the_limit(
             assert_too_many(answer)
     won = {answer.json()["id"] for answer in answers if answer.status_code == 201}
     assert active_members(settings, "alice") == before | won
+
+
+def test_the_creator_closes_an_open_table_to_free_its_place(
+    client: TestClient, agent: Callable[[str], Headers], settings: Settings,
+    mint_token: Callable[..., str], auth: Callable[[str], Headers],
+) -> None:
+    alice, bob = agent("alice"), agent("bob")
+    # Lobbies Alice opened without sitting at them: leaving is not open to her.
+    lobbies = [created(client, alice, join=False, private=number == 0) for number in range(LIMIT)]
+    assert_too_many(create(client, alice))
+    lobby = lobbies[0]["id"]
+    refused = client.post(f"/v1/tables/{lobby}/close", headers=bob)
+    assert refused.status_code == 404  # private, and Bob is not at it
+    client.post(f"/v1/tables/{lobby}/join", headers=bob)
+    refused = client.post(f"/v1/tables/{lobby}/close", headers=bob)
+    assert refused.status_code == 403 and refused.json()["code"] == "table/not_creator"
+    closed = client.post(f"/v1/tables/{lobby}/close", headers=alice)
+    assert closed.status_code == 200, closed.text
+    assert closed.json()["status"] == "finished" and closed.json()["outcome"]["reason"] == "closed"
+    assert lobby not in active_members(settings, "alice")
+    seen = client.get(f"/v1/tables/{lobby}/observation", headers=bob).json()
+    assert seen["status"] == "finished"  # Bob, seated, learns it ended
+    again = client.post(f"/v1/tables/{lobby}/close", headers=alice)
+    assert again.status_code == 409 and again.json()["code"] == "table/finished"
+    # A table that started ends by play only; the organiser may close anyone's open table.
+    client.post(f"/v1/tables/{lobbies[1]['id']}/join", headers=bob)
+    client.post(f"/v1/tables/{lobbies[1]['id']}/join", headers=agent("carol"))
+    started = client.post(f"/v1/tables/{lobbies[1]['id']}/close", headers=alice)
+    assert started.status_code == 409 and started.json()["code"] == "table/started"
+    organiser = auth(mint_token(agent_id="org", name="org", kind="organiser"))
+    by_organiser = client.post(f"/v1/tables/{lobbies[2]['id']}/close", headers=organiser)
+    assert by_organiser.status_code == 200 and by_organiser.json()["outcome"]["reason"] == "closed"
+    assert active_members(settings, "alice") == {lobbies[1]["id"]}
+    created(client, alice)
+    created(client, alice)
+    assert_too_many(create(client, alice))

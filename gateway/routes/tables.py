@@ -133,7 +133,7 @@ async def get_table(request: Request, table_id: str, principal: OptionalPrincipa
     response_model=TableOut,
     responses=problem_responses(
         *_AUTH, "auth/wrong_scope", "table/not_found", "table/full", "table/already_seated",
-        "table/started", "table/stale_version",
+        "table/started", "table/finished", "table/stale_version",
     ),
 )
 async def join_table(request: Request, table_id: str, principal: CurrentPrincipal) -> TableOut:
@@ -147,7 +147,8 @@ async def join_table(request: Request, table_id: str, principal: CurrentPrincipa
     summary="Give up your seat before the table starts",
     response_model=TableOut,
     responses=problem_responses(
-        *_AUTH, "table/not_found", "table/not_seated", "table/started", "table/stale_version",
+        *_AUTH, "table/not_found", "table/not_seated", "table/started", "table/finished",
+        "table/stale_version",
     ),
 )
 async def leave_table(request: Request, table_id: str, principal: CurrentPrincipal) -> TableOut:

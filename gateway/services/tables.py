@@ -275,6 +275,8 @@ async def join_table(ctx: TableContext, table_id: str, principal: Principal) -> 
             raise problem("table/already_seated", "You already sit at this table.")
         if record.full:
             raise problem("table/full", "Every seat at this table is taken.")
+        if record.status == "finished":  # closed before the start
+            raise problem("table/finished", "The table is over; it cannot be joined.")
         if record.status != "open":
             raise problem("table/started", "The table has started; seats are fixed.")
         seat = next(seat for seat, occupant in enumerate(record.seated) if occupant is None)
@@ -307,6 +309,8 @@ async def leave_table(ctx: TableContext, table_id: str, principal: Principal) ->
         seat = record.seat_of(principal.agent_id)
         if seat is None:
             raise problem("table/not_seated", "You do not sit at this table.")
+        if record.status == "finished":
+            raise problem("table/finished", "The table is over; there is nothing to leave.")
         if record.status != "open":
             raise problem("table/started", "The table has started; seats are fixed.")
         occupant = record.seated[seat]

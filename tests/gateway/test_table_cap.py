@@ -185,7 +185,7 @@ def test_the_last_agent_leaving_closes_the_table_and_frees_its_place(
     assert events[-1]["kind"] == "table.finished"
     # A closed table cannot be filled again behind the cap's back.
     rejoined = client.post(f"/v1/tables/{shared['id']}/join", headers=alice)
-    assert rejoined.status_code == 409, rejoined.text
+    assert rejoined.status_code == 409 and rejoined.json()["code"] == "table/finished"
     replay = client.get(f"/v1/tables/{shared['id']}/replay")
     assert replay.status_code == 200 and replay.json()["log"] == []
     created(client, alice)
@@ -271,6 +271,8 @@ def test_the_creator_closes_an_open_table_to_free_its_place(
     assert lobby not in active_members(settings, "alice")
     seen = client.get(f"/v1/tables/{lobby}/observation", headers=bob).json()
     assert seen["status"] == "finished"  # Bob, seated, learns it ended
+    gone = client.post(f"/v1/tables/{lobby}/leave", headers=bob)
+    assert gone.status_code == 409 and gone.json()["code"] == "table/finished"
     again = client.post(f"/v1/tables/{lobby}/close", headers=alice)
     assert again.status_code == 409 and again.json()["code"] == "table/finished"
     # A table that started ends by play only; the organiser may close anyone's open table.

@@ -31,9 +31,11 @@ def redis_url() -> Iterator[str]:
     if redis_answers("127.0.0.1", 6379):
         yield "redis://127.0.0.1:6379/0"
         return
-    with tempfile.TemporaryDirectory(prefix="agents-club-redis-") as data_dir:
-        with EmbeddedRedis(Path(data_dir), persistent=False) as server:
-            yield server.url
+    with (
+        tempfile.TemporaryDirectory(prefix="agents-club-redis-") as data_dir,
+        EmbeddedRedis(Path(data_dir), persistent=False) as server,
+    ):
+        yield server.url
 
 
 @pytest.fixture()

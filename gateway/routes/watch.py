@@ -16,8 +16,8 @@ from fastapi.responses import HTMLResponse
 
 from gateway.openapi_docs import problem_responses
 from gateway.services import tables as tables_service
-from gateway.services.runtime import table_context
 from gateway.services.records import problem
+from gateway.services.runtime import table_context
 
 __all__ = ["router"]
 

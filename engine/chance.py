@@ -10,30 +10,47 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 __all__ = ["draw_below", "roll", "shuffle"]
 
 T = TypeVar("T")
 
 
-def _stream(seed: int, counter: int, index: int) -> int:
-    """64 pseudo-random bits for draw ``index`` of chance event ``counter``."""
-    digest = hashlib.blake2b(f"{seed}:{counter}:{index}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big")
+_SPAN = 1 << 64
+
+
+def _hasher(seed: int, counter: int) -> Any:
+    """A BLAKE2b state that has read ``"<seed>:<counter>:"``; each draw copies it.
+
+    Copying a hasher that has read the common prefix costs about half of
+    hashing the whole text anew, and a shuffle makes one draw per card.
+    """
+    return hashlib.blake2b(f"{seed}:{counter}:".encode(), digest_size=8)
+
+
+def _draw(hasher: Any, index: int, bound: int) -> int:
+    """A uniform integer in ``[0, bound)`` from draws ``index``, ``index + 1``, ... of ``hasher``.
+
+    Each attempt hashes ``"<seed>:<counter>:<index + attempt>"`` to 64 bits;
+    rejection sampling (no modulo bias).
+    """
+    limit = _SPAN - (_SPAN % bound)
+    attempt = index
+    while True:
+        stream = hasher.copy()
+        stream.update(str(attempt).encode())
+        value = int.from_bytes(stream.digest(), "big")
+        if value < limit:
+            return value % bound
+        attempt += 1
 
 
 def draw_below(seed: int, counter: int, bound: int, index: int = 0) -> int:
     """A uniform integer in ``[0, bound)`` (rejection sampling, no modulo bias)."""
     if bound <= 0:
         raise ValueError("bound must be positive")
-    limit = (1 << 64) - ((1 << 64) % bound)
-    attempt = 0
-    while True:
-        value = _stream(seed, counter, index * 1_000_003 + attempt)
-        if value < limit:
-            return value % bound
-        attempt += 1
+    return _draw(_hasher(seed, counter), index * 1_000_003, bound)
 
 
 def roll(seed: int, counter: int, sides: int) -> int:
@@ -44,7 +61,8 @@ def roll(seed: int, counter: int, sides: int) -> int:
 def shuffle(seed: int, counter: int, items: Sequence[T]) -> list[T]:
     """A Fisher-Yates shuffle of ``items`` for chance event ``counter``."""
     result = list(items)
+    hasher = _hasher(seed, counter)
     for i in range(len(result) - 1, 0, -1):
-        j = draw_below(seed, counter, i + 1, index=i)
+        j = _draw(hasher, i * 1_000_003, i + 1)
         result[i], result[j] = result[j], result[i]
     return result

@@ -295,6 +295,7 @@ ModelT = TypeVar("ModelT", bound=EngineModel)
 _new_object = object.__new__
 _set_values = BaseModel.__dict__["__dict__"].__set__
 _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_get_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__get__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _ALL_FIELDS: dict[type[BaseModel], frozenset[str]] = {}
@@ -311,7 +312,7 @@ def evolve(model: ModelT, changes: dict[str, Any]) -> ModelT:
     values = model.__dict__.copy()
     values.update(changes)
     _set_values(copy, values)
-    _set_fields_set(copy, model.__pydantic_fields_set__)
+    _set_fields_set(copy, _get_fields_set(model))
     _set_extra(copy, None)
     _set_private(copy, None)
     return copy

@@ -12,6 +12,8 @@ from bisect import bisect_left, insort
 from collections.abc import Callable
 from typing import Any, get_args
 
+from pydantic import BaseModel
+
 from engine.chance import shuffle
 from engine.core import (
     Event,
@@ -20,7 +22,6 @@ from engine.core import (
     NotYourTurn,
     Outcome,
     Seat,
-    construct,
 )
 
 from .actions import Buy, Donate, EndStock, HabAction, Halve, Play, Sell
@@ -58,8 +59,24 @@ LAST_TURN = ROUNDS * TURNS_PER_ROUND
 def _event(
     *, kind: str, text: str, data: dict[str, Any], audience: tuple[Seat, ...] | None = None
 ) -> Event:
-    """An event built without validating again: the engine only passes plain JSON values."""
-    return construct(Event, {"kind": kind, "text": text, "audience": audience, "data": data})
+    """An event built without validating again: the engine only passes plain JSON values.
+
+    :func:`engine.core.construct`, inlined: a step makes one or more events.
+    """
+    made = _new_object(Event)
+    _set_values(made, {"kind": kind, "text": text, "audience": audience, "data": data})
+    _set_fields_set(made, _EVENT_FIELDS)
+    _set_extra(made, None)
+    _set_private(made, None)
+    return made
+
+
+_EVENT_FIELDS = frozenset(Event.model_fields)
+_new_object = object.__new__
+_set_values = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 # What a stock phase may have done so far: few enough to share one value each.
@@ -588,8 +605,14 @@ def _market(state: HabState, values: dict[str, Any], seat: Seat, pick: HabAction
     if not full:
         done = values["order_index"] + 1
         if done >= values["seats"]:
-            return _end_turn(evolve(state, changes), events), events
-        changes["order_index"] = done
+            turn = values["turn"]
+            if turn == LAST_TURN or turn % TURNS_PER_ROUND == 0:
+                return _end_turn(evolve(state, changes), events), events
+            # The turn ends inside a round: its changes go into the same copy.
+            events.append(_turn_ended(turn, changes["prices"]))
+            changes.update({"turn": turn + 1, "phase": "stock", "order_index": 0})
+        else:
+            changes["order_index"] = done
     return evolve(state, changes), events
 
 
@@ -605,17 +628,16 @@ _APPLY: dict[type[Any], _Step] = {
 """Action type -> the function that checks and applies it."""
 
 
-def _end_turn(state: HabState, events: list[Event]) -> HabState:
-    events.append(
-        _event(
-            kind="turn_ended",
-            text=f"Turn {state.turn} ends.",
-            data={
-                "turn": state.turn,
-                "prices": dict(zip(COMMODITIES, (TRACK[s] for s in state.prices), strict=True)),
-            },
-        )
+def _turn_ended(turn: int, prices: tuple[int, ...]) -> Event:
+    return _event(
+        kind="turn_ended",
+        text=f"Turn {turn} ends.",
+        data={"turn": turn, "prices": dict(zip(COMMODITIES, map(TRACK.__getitem__, prices), strict=True))},
     )
+
+
+def _end_turn(state: HabState, events: list[Event]) -> HabState:
+    events.append(_turn_ended(state.turn, state.prices))
     if state.turn == LAST_TURN:
         return _end_game(state, events)
     if state.turn % TURNS_PER_ROUND == 0:

@@ -8,7 +8,7 @@ becomes an :class:`Attack` whose defence windows the turn flow opens one by one
 
 from __future__ import annotations
 
-from engine.core import Event
+from engine.core import Event, construct
 from engine.market_fortune import cards
 from engine.market_fortune.moves import (
     can_draw,
@@ -21,6 +21,8 @@ from engine.market_fortune.moves import (
     return_investment,
     roll_plus,
     set_seat,
+    task_of,
+    with_seat,
 )
 from engine.market_fortune.scoring import equal_or_ahead, is_last_place, leaders
 from engine.market_fortune.state import Attack, MarketFortuneState, Reveal, Task, evolve
@@ -33,6 +35,7 @@ __all__ = [
     "hit",
     "play_red",
     "red_options",
+    "red_targets",
 ]
 
 INVESTMENT_ATTACKS = frozenset({"market_crash", "correction", "systemic_risk"})
@@ -90,6 +93,17 @@ def _targets(state: MarketFortuneState, seat: int, key: str) -> list[int | None]
     return [None] if holds else []
 
 
+def red_targets(state: MarketFortuneState, seat: int, card: str) -> list[int | None]:
+    """The targets the seat may play red ``card`` on now (``[]``: not a red, or not now).
+
+    The same answer as looking ``card`` up in :func:`red_options`, for one card.
+    """
+    kind = cards.kind_of(card)
+    if kind.colour != "red":
+        return []
+    return _targets(state, seat, kind.key)
+
+
 def red_options(state: MarketFortuneState, seat: int) -> list[tuple[str, int | None]]:
     """Every ``(red card, target)`` the seat may play now (6.2, 7.1)."""
     options: list[tuple[str, int | None]] = []
@@ -122,8 +136,9 @@ def play_red(
     owner = state.seats[seat]
     strategies = list(owner.strategies)
     strategies.remove(card)
-    state = set_seat(state, seat, strategies=tuple(strategies))
-    state = evolve(state, {"strategy_pile": (*state.strategy_pile, card), "stage": "resolving"})
+    state = with_seat(
+        state, seat, {"strategies": tuple(strategies)}, {"strategy_pile": (*state.strategy_pile, card), "stage": "resolving"}
+    )
     kind = cards.kind_of(card)
     on = "" if target is None else f" on seat {target}"
     # Strategy ids stay out of events: the pile may be reshuffled into the deck
@@ -139,7 +154,8 @@ def play_red(
         else:  # systemic_risk
             lead = set(leaders(state))
             queue = tuple(o for o in clockwise(state, seat) if o in lead)
-        return evolve(state, {"attack": Attack(card=card, attacker=seat, queue=queue)})
+        attack = construct(Attack, {"card": card, "attacker": seat, "queue": queue, "source": None, "defender": None})
+        return evolve(state, {"attack": attack})
     return _instant(state, seat, kind.key, events)
 
 
@@ -149,23 +165,23 @@ def _instant(state: MarketFortuneState, seat: int, key: str, events: list[Event]
     section = cards.strategy(key).section
     tasks: tuple[Task, ...] = ()
     if key == "fortune":
-        tasks = (Task(seat=seat, step="form", section=section),)
+        tasks = (task_of(seat, "form", section),)
     elif key == "compound_interest":
-        tasks = (Task(seat=seat, step="mark", section=section),)
+        tasks = (task_of(seat, "mark", section),)
     elif key == "buy_more":
         tasks = (
-            Task(seat=seat, step="draw", count=cards.BUY_MORE_DRAWS, section=section),
-            Task(seat=seat, step="discard", count=cards.BUY_MORE_DRAWS, section=section, locked=locked),
+            task_of(seat, "draw", section, count=cards.BUY_MORE_DRAWS),
+            task_of(seat, "discard", section, count=cards.BUY_MORE_DRAWS, locked=locked),
         )
     elif key == "liquidity":
         tasks = (
-            Task(seat=seat, step="draw_deck", count=cards.LIQUIDITY_DRAWS, section=section),
-            Task(seat=seat, step="discard", count=cards.LIQUIDITY_DRAWS, section=section, locked=locked),
+            task_of(seat, "draw_deck", section, count=cards.LIQUIDITY_DRAWS),
+            task_of(seat, "discard", section, count=cards.LIQUIDITY_DRAWS, locked=locked),
         )
     elif key == "bailout":
         tasks = (
-            Task(seat=seat, step="take", section=section),
-            Task(seat=seat, step="discard", count=cards.BAILOUT_DISCARDS, section=section, locked=locked),
+            task_of(seat, "take", section),
+            task_of(seat, "discard", section, count=cards.BAILOUT_DISCARDS, locked=locked),
         )
     elif key == "shrewd_move":
         events.append(event("extra_turn", f"Seat {seat} will take another turn after this one.", seat=seat))
@@ -239,21 +255,21 @@ def hit(state: MarketFortuneState, source: int, victim: int, events: list[Event]
     if kind.key == "theft":
         if target.hand:
             state = _take_random(state, source, victim, events, why)
-            new_tasks = (Task(seat=source, step="discard", section=section, locked=locked),)
+            new_tasks = (task_of(source, "discard", section, locked=locked),)
         else:
             events.append(event("take", f"Seat {victim} had no building card to steal.", seat=source, victim=victim))
     elif kind.key == "market_crash":
         state = lose_all_investments(state, victim, events, locked=locked, why=why)
     elif kind.key == "correction":
         if target.investments:
-            new_tasks = (Task(seat=victim, step="return", section=section),)
+            new_tasks = (task_of(victim, "return", section),)
     elif kind.key == "federal_audit":
         state = _reveal(state, source, victim, section, events)
         if target.strategies:
-            new_tasks = (Task(seat=source, step="take", other=victim, section=section),)
+            new_tasks = (task_of(source, "take", section, other=victim),)
     elif kind.key == "negotiation":
         if state.seats[source].hand:
-            new_tasks = (Task(seat=source, step="give", other=victim, section=section),)
+            new_tasks = (task_of(source, "give", section, other=victim),)
         else:
             state = _take_random(state, source, victim, events, why)
     elif kind.key == "regulatory_block":
@@ -261,7 +277,7 @@ def hit(state: MarketFortuneState, source: int, victim: int, events: list[Event]
         events.append(event("block", f"Seat {victim} will lose its next turn.", seat=victim))
     elif kind.key == "inflation":
         if target.hand:
-            new_tasks = (Task(seat=victim, step="discard", section=section, locked=locked),)
+            new_tasks = (task_of(victim, "discard", section, locked=locked),)
     elif kind.key == "systemic_risk" and target.investments:
         # 5.3: the most recent investment is the last one formed.
         state = return_investment(state, victim, len(target.investments) - 1, events, why)

@@ -35,7 +35,13 @@ from engine.market_fortune.actions import (
     Risk,
     Take,
 )
-from engine.market_fortune.effects import bailout_cards, blue_allowed, formable_pairs, red_options
+from engine.market_fortune.effects import (
+    bailout_cards,
+    blue_allowed,
+    formable_pairs,
+    red_options,
+    red_targets,
+)
 from engine.market_fortune.moves import can_draw, can_draw_strategy
 from engine.market_fortune.state import MarketFortuneState, Source, Task
 
@@ -330,7 +336,8 @@ def allowed(state: MarketFortuneState, action: MarketFortuneAction) -> bool:
             return True
         if not isinstance(action, Play) or action.card not in state.seats[seat].strategies:
             return False
-        return (action.card, action.target) in red_options(state, seat)
+        # Only the played card's targets: the same answer as (card, target) in red_options.
+        return action.target in red_targets(state, seat, action.card)
     if stage == "victory":
         return isinstance(action, Declare)
     return stage == "between" and isinstance(action, NextGame)

@@ -7,8 +7,10 @@ caller passes; a public event never names a card that ends up hidden (11.3).
 
 from __future__ import annotations
 
+from pydantic import BaseModel
+
 from engine import chance
-from engine.core import Event, construct
+from engine.core import Event
 from engine.market_fortune import cards
 from engine.market_fortune.state import (
     Investment,
@@ -21,6 +23,9 @@ from engine.market_fortune.state import (
 )
 
 __all__ = [
+    "DECK_AND_PILE",
+    "PILE_OF",
+    "announce_discards",
     "can_draw",
     "can_draw_strategy",
     "clockwise",
@@ -28,6 +33,8 @@ __all__ = [
     "draw",
     "draw_strategy",
     "event",
+    "event_of",
+    "is_locked",
     "lose_all_investments",
     "next_chance",
     "random_index",
@@ -50,7 +57,26 @@ def event(
     Built without re-validation: the engine makes many events per step and
     only ever passes plain JSON values.
     """
-    return construct(Event, {"kind": kind, "text": text, "audience": audience, "data": data})
+    return event_of(kind, text, audience, data)
+
+
+def event_of(kind: str, text: str, audience: tuple[int, ...] | None, data: dict[str, object]) -> Event:
+    """:func:`event` with its data as one dict (the hot paths build it directly)."""
+    made = _new_object(Event)
+    _set_values(made, {"kind": kind, "text": text, "audience": audience, "data": data})
+    _set_fields_set(made, _EVENT_FIELDS)
+    _set_extra(made, None)
+    _set_private(made, None)
+    return made
+
+
+# engine.core.construct, inlined: a step makes several events.
+_EVENT_FIELDS = frozenset(Event.model_fields)
+_new_object = object.__new__
+_set_values = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 _TASKS: dict[tuple[object, ...], Task] = {}
@@ -95,9 +121,8 @@ def with_seat(
     state_changes: dict[str, object] | None = None,
 ) -> MarketFortuneState:
     """Replace fields of one seat and, in the same copy, fields of the state."""
-    seats = list(state.seats)
-    seats[index] = evolve(seats[index], seat_changes)
-    changes: dict[str, object] = {"seats": tuple(seats)}
+    seats = state.__dict__["seats"]
+    changes: dict[str, object] = {"seats": (*seats[:index], evolve(seats[index], seat_changes), *seats[index + 1 :])}
     if state_changes:
         changes.update(state_changes)
     return evolve(state, changes)
@@ -126,13 +151,21 @@ def random_index(state: MarketFortuneState, bound: int) -> tuple[MarketFortuneSt
     return state, chance.draw_below(state.seed, counter, bound)
 
 
+DECK_AND_PILE: dict[str, tuple[str, str]] = {
+    "stock_deck": ("stock_deck", "stock_pile"),
+    "stock_pile": ("stock_deck", "stock_pile"),
+    "return_deck": ("return_deck", "return_pile"),
+    "return_pile": ("return_deck", "return_pile"),
+}
+"""A draw source -> (its deck, its pile)."""
+
+
 def _deck_and_pile(source: Source) -> tuple[str, str]:
-    if source in ("stock_deck", "stock_pile"):
-        return "stock_deck", "stock_pile"
-    return "return_deck", "return_pile"
+    return DECK_AND_PILE[source]
 
 
-def _is_locked(state: MarketFortuneState, card: str) -> bool:
+def is_locked(state: MarketFortuneState, card: str) -> bool:
+    """Whether ``card`` lies face down on its pile (Championship, 9.3)."""
     return any(locked == card for locked, _ in state.locked)
 
 
@@ -142,11 +175,12 @@ def can_draw(state: MarketFortuneState, source: Source) -> bool:
     A deck can be drawn while it or its pile below the top card holds cards;
     a pile top can be taken unless the pile is empty or its top lies face down.
     """
-    deck_name, pile_name = _deck_and_pile(source)
-    pile: tuple[str, ...] = getattr(state, pile_name)
-    if source.endswith("_deck"):
-        return bool(getattr(state, deck_name)) or len(pile) > 1
-    return bool(pile) and not _is_locked(state, pile[-1])
+    deck_name, pile_name = DECK_AND_PILE[source]
+    values = state.__dict__
+    pile: tuple[str, ...] = values[pile_name]
+    if source == deck_name:
+        return bool(values[deck_name]) or len(pile) > 1
+    return bool(pile) and not is_locked(state, pile[-1])
 
 
 def draw(
@@ -160,10 +194,10 @@ def draw(
 
     ``also`` holds further state fields to change in the same copy.
     """
-    deck_name, pile_name = _deck_and_pile(source)
+    deck_name, pile_name = DECK_AND_PILE[source]
     label = "Stock" if deck_name == "stock_deck" else "Return"
-    if source.endswith("_deck"):
-        deck: tuple[str, ...] = getattr(state, deck_name)
+    if source == deck_name:
+        deck: tuple[str, ...] = state.__dict__[deck_name]
         if not deck:
             # 4.3: the pile except its top card becomes the new deck.
             pile: tuple[str, ...] = getattr(state, pile_name)
@@ -182,16 +216,16 @@ def draw(
         taken_from: dict[str, object] = {deck_name: deck[:-1]}
         where = f"the {label} deck"
     else:
-        pile = getattr(state, pile_name)
+        pile = state.__dict__[pile_name]
         card = pile[-1]
         taken_from = {pile_name: pile[:-1]}
         where = f"the top of the {label} discard pile"
     if also:
         taken_from.update(also)
-    state = with_seat(state, seat, {"hand": (*state.seats[seat].hand, card)}, taken_from)
+    state = with_seat(state, seat, {"hand": (*state.__dict__["seats"][seat].__dict__["hand"], card)}, taken_from)
     events.append(event("draw", f"Seat {seat} drew a building card from {where}.", seat=seat, source=source))
     events.append(
-        event("draw", f"You drew {cards.card_name(card)} ({card}) from {where}.", (seat,), seat=seat, source=source, card=card)
+        event("draw", f"You drew {_card_name(card)} ({card}) from {where}.", (seat,), seat=seat, source=source, card=card)
     )
     return state, card
 
@@ -202,35 +236,46 @@ def can_draw_strategy(state: MarketFortuneState) -> bool:
 
 
 def draw_strategy(
-    state: MarketFortuneState, seat: int, events: list[Event], why: str
+    state: MarketFortuneState,
+    seat: int,
+    events: list[Event],
+    why: str,
+    also: dict[str, object] | None = None,
 ) -> MarketFortuneState:
-    """Draw one Strategy for ``seat`` if any is left (4.3); ``why`` names the rule."""
+    """Draw one Strategy for ``seat`` if any is left (4.3); ``why`` names the rule.
+
+    ``also`` holds further state fields to change in the same copy.
+    """
     if not state.strategy_deck:
         if not state.strategy_pile:
             events.append(event("no_strategy", f"Seat {seat} draws no Strategy ({why}): deck and discard pile are empty.", seat=seat))
-            return state
+            return evolve(state, also) if also else state
         state, counter = next_chance(state)
         state = evolve(state, {
             "strategy_deck": tuple(chance.shuffle(state.seed, counter, state.strategy_pile)),
             "strategy_pile": (),
         })
         events.append(event("reshuffle", "The Strategy deck ran out: its discard pile was shuffled into a new deck.", deck="strategy_deck"))
-    card = state.strategy_deck[-1]
-    state = evolve(state, {"strategy_deck": state.strategy_deck[:-1]})
-    owner = state.seats[seat]
-    state = set_seat(state, seat, strategies=(*owner.strategies, card))
+    deck = state.strategy_deck
+    card = deck[-1]
+    changes: dict[str, object] = {"strategy_deck": deck[:-1]}
+    if also:
+        changes.update(also)
+    state = with_seat(state, seat, {"strategies": (*state.seats[seat].strategies, card)}, changes)
     events.append(event("strategy", f"Seat {seat} drew a Strategy ({why}).", seat=seat))
     events.append(event("strategy", f"You drew {cards.card_name(card)} ({card}) ({why}).", (seat,), seat=seat, card=card))
     return state
 
 
-_PILE_OF = {"S": "stock_pile", "R": "return_pile", "X": "strategy_pile"}
+PILE_OF = {"S": "stock_pile", "R": "return_pile", "X": "strategy_pile"}
+"""The discard pile of a card, by the first letter of its id."""
+_card_name = cards.card_name
 
 
 def _pile_changes(state: MarketFortuneState, card: str, locked_by: int | None) -> dict[str, object]:
     """The state fields that change when ``card`` goes on its discard pile."""
-    pile_name = _PILE_OF[card[0]]
-    update: dict[str, object] = {pile_name: (*getattr(state, pile_name), card)}
+    pile_name = PILE_OF[card[0]]
+    update: dict[str, object] = {pile_name: (*state.__dict__[pile_name], card)}
     if locked_by is not None and card[0] != "X":
         update["locked"] = (*state.locked, (card, locked_by))
     return update
@@ -241,12 +286,16 @@ def _to_pile(state: MarketFortuneState, card: str, locked_by: int | None) -> Mar
     return evolve(state, _pile_changes(state, card, locked_by))
 
 
-def _announce_discards(
+def announce_discards(
     events: list[Event], seat: int, discarded: tuple[str, ...], locked: bool, why: str
 ) -> None:
+    """The events of ``seat`` discarding ``discarded``: public, or face down with a private list (9.3)."""
     if not discarded:
         return
-    names = ", ".join(f"{cards.card_name(c)} ({c})" for c in discarded)
+    if len(discarded) == 1:
+        names = f"{_card_name(discarded[0])} ({discarded[0]})"
+    else:
+        names = ", ".join(f"{_card_name(c)} ({c})" for c in discarded)
     if locked:
         events.append(event("discard", f"Seat {seat} discarded {len(discarded)} building card(s) face down ({why}).", seat=seat, locked=True))
         events.append(event("discard", f"You discarded {names} face down ({why}).", (seat,), seat=seat, cards=list(discarded), locked=True))
@@ -268,13 +317,13 @@ def discard(
 
     ``also`` holds further state fields to change in the same copy.
     """
-    hand = list(state.seats[seat].hand)
+    hand = list(state.__dict__["seats"][seat].__dict__["hand"])
     hand.remove(card)
     changes = _pile_changes(state, card, seat if locked else None)
     if also:
         changes.update(also)
     state = with_seat(state, seat, {"hand": tuple(hand)}, changes)
-    _announce_discards(events, seat, (card,), locked, why)
+    announce_discards(events, seat, (card,), locked, why)
     return state
 
 
@@ -320,7 +369,7 @@ def lose_all_investments(
     for card in strategies:
         state = _to_pile(state, card, None)
     events.append(event("crash", f"Seat {seat} lost {len(owner.investments)} investment(s) ({why}).", seat=seat, lost=len(owner.investments)))
-    _announce_discards(events, seat, tuple(building), locked, why)
+    announce_discards(events, seat, tuple(building), locked, why)
     if strategies:
         events.append(event("discard", f"Seat {seat}'s Innovation went to the Strategy discard pile.", seat=seat, strategy="innovation", count=len(strategies)))
     return state

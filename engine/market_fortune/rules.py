@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from engine import chance
-from engine.core import Event, IllegalAction, InvalidConfig, NotYourTurn, Outcome, TableConfig
+from engine.core import (
+    Event,
+    IllegalAction,
+    InvalidConfig,
+    NotYourTurn,
+    Outcome,
+    TableConfig,
+    construct,
+)
 from engine.market_fortune import cards
 from engine.market_fortune.actions import (
     Build,
@@ -46,16 +54,22 @@ from engine.market_fortune.legal import (
     to_act,
 )
 from engine.market_fortune.moves import (
+    DECK_AND_PILE,
+    PILE_OF,
+    announce_discards,
     can_draw,
     discard,
     draw,
     draw_strategy,
     event,
+    event_of,
+    is_locked,
     next_chance,
     return_investment,
     roll_plus,
     set_seat,
     task_of,
+    with_seat,
 )
 from engine.market_fortune.scoring import count
 from engine.market_fortune.state import (
@@ -208,7 +222,10 @@ def _form(
     strategies = owner.strategies
     if innovation is not None:
         strategies = tuple(c for c in strategies if c != innovation)
-    investment = Investment(stock=stock, ret=ret, innovation=innovation)
+    # Built without validating again: the ids were checked against the hand (3.3, 6.4).
+    investment = construct(
+        Investment, {"stock": stock, "ret": ret, "innovation": innovation, "marked": False, "face_up": False}
+    )
     state = set_seat(state, seat, hand=tuple(hand), strategies=strategies, investments=(*owner.investments, investment))
     size = len(owner.investments) + 1
     events.append(event("invest", f"Seat {seat} formed an investment face down ({how}); it now has {size}.", seat=seat, investments=size))
@@ -311,30 +328,34 @@ def _turn_limit(state: MarketFortuneState, events: list[Event]) -> MarketFortune
     return _finish(state, winners, "turn_limit", events, text)
 
 
-def _turn_changes(values: dict[str, Any]) -> tuple[dict[str, object], Event] | None:
-    """The next turn's state fields and its event, when it simply passes (2.2, 3.6).
+def _pass_turn(values: dict[str, Any], changes: dict[str, object], events: list[Event]) -> bool:
+    """Add the next turn to ``changes`` and its event to ``events``, when the turn simply passes (2.2, 3.6).
 
-    ``None`` when the next seat loses its turn or the turn limit is reached:
-    :func:`_next_turn` handles those. ``values`` are the state's fields.
+    ``False`` (nothing added) when the next seat loses its turn or the turn
+    limit is reached: :func:`_next_turn` handles those. ``values`` are the state's fields.
     """
     seats = values["seats"]
     n = len(seats)
     active = values["active"]
     seat = active if values["extra_turn"] else (active + 1) % n
     turn = values["turn"]
-    if turn >= values["config"].turn_limit_per_seat * n or seats[seat].skip_next:
-        return None
+    if turn >= values["config"].__dict__["turn_limit_per_seat"] * n or seats[seat].__dict__["skip_next"]:
+        return False
     turn += 1
-    changes: dict[str, object] = {"active": seat, "turn": turn, "stage": "main", "optimised": False, "extra_turn": False}
-    return changes, event("turn", f"Turn {turn}: seat {seat} to play.", seat=seat, turn=turn)
+    changes["active"] = seat
+    changes["turn"] = turn
+    changes["stage"] = "main"
+    changes["optimised"] = False
+    changes["extra_turn"] = False
+    events.append(event_of("turn", f"Turn {turn}: seat {seat} to play.", None, {"seat": seat, "turn": turn}))
+    return True
 
 
 def _next_turn(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
     """Pass the turn clockwise (2.2), honouring Shrewd Move and Regulatory Block (3.6)."""
-    simple = _turn_changes(state.__dict__)
-    if simple is not None:
-        events.append(simple[1])
-        return evolve(state, simple[0])
+    changes: dict[str, object] = {}
+    if _pass_turn(state.__dict__, changes, events):
+        return evolve(state, changes)
     n = len(state.seats)
     seat = state.active if state.extra_turn else (state.active + 1) % n
     limit = state.config.turn_limit_per_seat * n
@@ -455,8 +476,7 @@ def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneActio
         events.append(event("risk", f"Seat {seat} rolled - : the Risk fails and the cards stay hidden in its hand (3.3).", seat=seat, plus=False))
         return evolve(state, {"stage": "ending"})
     if isinstance(action, Dominate):
-        state = draw_strategy(state, seat, events, "Dominate, 3.4")
-        return evolve(state, {"stage": "red"})
+        return draw_strategy(state, seat, events, "Dominate, 3.4", also={"stage": "red"})
     if isinstance(action, Optimise):
         owner = state.seats[seat]
         investments = list(owner.investments)
@@ -467,11 +487,13 @@ def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneActio
                 position = index
                 break
         hand = [action.out if c == action.into else c for c in owner.hand]
-        state = set_seat(state, seat, hand=tuple(hand), investments=tuple(investments))
+        task = task_of(seat, "discard", "5.2")
+        state = with_seat(
+            state, seat, {"hand": tuple(hand), "investments": tuple(investments)}, {"optimised": True, "tasks": (task,)}
+        )
         events.append(event("optimise", f"Seat {seat} optimised its investment number {position + 1} and must discard a building card (5.2).", seat=seat, position=position))
         events.append(event("optimise", f"You swapped {cards.card_name(action.out)} out for {cards.card_name(action.into)}.", (seat,), seat=seat, cards=[action.out, action.into]))
-        task = task_of(seat, "discard", "5.2")
-        return evolve(state, {"optimised": True, "tasks": (task,)})
+        return state
     raise AssertionError(action)
 
 
@@ -527,9 +549,9 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
     if stage == "over":
         acting = None
     elif tasks:
-        acting = tasks[0].seat
-    elif attack is not None and attack.defender is not None:
-        acting = attack.defender
+        acting = tasks[0].__dict__["seat"]
+    elif attack is not None and attack.__dict__["defender"] is not None:
+        acting = attack.__dict__["defender"]
     elif stage == "between":
         acting = values["next_opener"] or 0
     else:
@@ -553,64 +575,127 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
     return state, events
 
 
+_WHERE: dict[str, str] = {
+    "stock_deck": "the Stock deck",
+    "return_deck": "the Return deck",
+    "stock_pile": "the top of the Stock discard pile",
+    "return_pile": "the top of the Return discard pile",
+}
+"""A draw source as the draw events name it (:func:`engine.market_fortune.moves.draw`)."""
+
+
 def _build(
     state: MarketFortuneState, values: dict[str, Any], seat: int, action: Build
 ) -> tuple[MarketFortuneState, list[Event]]:
-    """Build (3.2) by the active seat in its main stage: :func:`_apply_main`, then :func:`_advance`, in one copy."""
+    """Build (3.2) by the active seat in its main stage, in one copy of the state.
+
+    The same state and events as :func:`_apply_main` then :func:`_advance`:
+    :func:`~engine.market_fortune.moves.draw` written out, with the discard the
+    8-card rule then owes (3.2) or, within it, the next turn (4.1) in the same copy.
+    """
     source = action.source
-    if not can_draw(state, source):
-        raise explain_illegal(state, seat, action)
-    owner = values["seats"][seat]
-    events: list[Event] = []
-    after: dict[str, object] = {"stage": "ending"}
-    if len(owner.hand) + 2 * len(owner.investments) + 1 > cards.BUILDING_TOTAL:
-        # 3.2: the card just taken from a pile (its top, known now) may not go back;
-        # the discard then waits (the hand holds at least the card drawn).
-        pile: tuple[str, ...] = () if source.endswith("_deck") else values[source]
-        after["tasks"] = (task_of(seat, "discard", "3.2", forbid=pile[-1] if pile else None),)
-        return draw(state, seat, source, events, also=after)[0], events
+    deck_name, pile_name = DECK_AND_PILE[source]
+    pile: tuple[str, ...] = values[pile_name]
+    after: dict[str, object]
+    if source == deck_name:
+        deck: tuple[str, ...] = values[deck_name]
+        if not deck:
+            # The deck must be rebuilt from its pile first (4.3): the general path.
+            if not can_draw(state, source):
+                raise explain_illegal(state, seat, action)
+            events: list[Event] = []
+            return _advance(_apply_main(state, seat, action, events), events), events
+        card = deck[-1]
+        after = {deck_name: deck[:-1], "stage": "ending"}
+        forbid = None
+    else:
+        if not pile or is_locked(state, pile[-1]):
+            raise explain_illegal(state, seat, action)
+        card = forbid = pile[-1]  # 3.2: the card taken from a pile may not go back
+        after = {pile_name: pile[:-1], "stage": "ending"}
+    seats = values["seats"]
+    owner = seats[seat]
+    held = owner.__dict__
+    hand = held["hand"]
+    after["seats"] = (*seats[:seat], evolve(owner, {"hand": (*hand, card)}), *seats[seat + 1 :])
+    where = _WHERE[source]
+    events = [
+        event_of("draw", f"Seat {seat} drew a building card from {where}.", None, {"seat": seat, "source": source}),
+        event_of(
+            "draw",
+            f"You drew {cards.card_name(card)} ({card}) from {where}.",
+            (seat,),
+            {"seat": seat, "source": source, "card": card},
+        ),
+    ]
+    if len(hand) + 2 * len(held["investments"]) + 1 > cards.BUILDING_TOTAL:
+        # The discard then waits: the hand holds at least the card drawn.
+        after["tasks"] = (task_of(seat, "discard", "3.2", forbid=forbid),)
+        return evolve(state, after), events
     # Within the 8-card rule (4.1): the turn ends and passes.
-    passing = _turn_changes(values)
-    if passing is None:
-        state = draw(state, seat, source, events, also=after)[0]
-        return _advance(state, events), events
-    after.update(passing[0])
-    state = draw(state, seat, source, events, also=after)[0]
-    events.append(passing[1])
-    return state, events
+    if _pass_turn(values, after, events):
+        return evolve(state, after), events
+    return _advance(evolve(state, after), events), events
 
 
 def _discard(
     state: MarketFortuneState, values: dict[str, Any], seat: int, action: Discard, tasks: tuple[Task, ...]
 ) -> tuple[MarketFortuneState, list[Event]]:
-    """A discard owed by the first task: :func:`_apply_task`, then :func:`_advance`, in one copy when the turn passes."""
+    """A discard owed by the first task, in one copy of the state.
+
+    The same state and events as :func:`_apply_task` then :func:`_advance`:
+    :func:`~engine.market_fortune.moves.discard` written out, with the next turn
+    in the same copy when nothing else is owed and the 8-card rule holds (4.1).
+    """
     task = tasks[0]
+    # Models' fields read from their __dict__ (fewer attribute lookups on a hot path).
+    wanted = task.__dict__
     card = action.card
-    owner = values["seats"][seat]
-    hand = owner.hand
+    seats = values["seats"]
+    owner = seats[seat]
+    held = owner.__dict__
+    hand = held["hand"]
     # _task_allows, for a discard: in hand, and not the card just taken unless nothing else is left (3.2).
-    if task.step != "discard" or card not in hand or (card == task.forbid and any(c != card for c in hand)):
+    forbid = wanted["forbid"]
+    if wanted["step"] != "discard" or card not in hand or (card == forbid and any(c != card for c in hand)):
         raise explain_illegal(state, seat, action)
-    remaining = (evolve(task, {"count": task.count - 1}), *tasks[1:]) if task.count > 1 else tasks[1:]
-    also: dict[str, object] = {"tasks": remaining}
-    passing = None
+    count = wanted["count"]
+    remaining = (evolve(task, {"count": count - 1}), *tasks[1:]) if count > 1 else tasks[1:]
+    kept = list(hand)
+    kept.remove(card)
+    pile_name = PILE_OF[card[0]]
+    locked = wanted["locked"]
+    why = f"rule {wanted['section']}"
+    after: dict[str, object] = {
+        pile_name: (*values[pile_name], card),
+        "tasks": remaining,
+        "seats": (*seats[:seat], evolve(owner, {"hand": tuple(kept)}), *seats[seat + 1 :]),
+    }
+    if locked:
+        after["locked"] = (*values["locked"], (card, seat))
+        # The face-down discard's two events (9.3).
+        events: list[Event] = []
+        announce_discards(events, seat, (card,), True, why)
+    else:
+        events = [
+            event_of(
+                "discard",
+                f"Seat {seat} discarded {cards.card_name(card)} ({card}) ({why}).",
+                None,
+                {"seat": seat, "cards": [card]},
+            )
+        ]
     if (
         not remaining
         and values["attack"] is None
         and values["stage"] == "ending"
         and seat == values["active"]
-        and len(hand) - 1 + 2 * len(owner.investments) <= cards.BUILDING_TOTAL
-    ):
+        and len(kept) + 2 * len(held["investments"]) <= cards.BUILDING_TOTAL
         # Nothing else is owed and the 8-card rule holds (4.1): the turn passes.
-        passing = _turn_changes(values)
-        if passing is not None:
-            also.update(passing[0])
-    events: list[Event] = []
-    state = discard(state, seat, card, events, locked=task.locked, why=f"rule {task.section}", also=also)
-    if passing is None:
-        return _advance(state, events), events
-    events.append(passing[1])
-    return state, events
+        and _pass_turn(values, after, events)
+    ):
+        return evolve(state, after), events
+    return _advance(evolve(state, after), events), events
 
 
 def outcome(state: MarketFortuneState) -> Outcome | None:

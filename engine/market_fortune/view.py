@@ -7,7 +7,7 @@ not see independently, so the tests can check one against the other.
 
 from __future__ import annotations
 
-from operator import attrgetter
+from operator import itemgetter
 from typing import Any, Literal, TypeVar
 
 from engine.core import EngineModel, Outcome, View, construct
@@ -152,6 +152,8 @@ flags, card ids), cheap to build and to hash.
 """
 _PLAYERS: dict[tuple[object, ...], PlayerView] = {}
 _OWN: dict[tuple[object, ...], tuple[InvestmentView, ...]] = {}
+_TABLES: dict[tuple[object, ...], tuple[PlayerView, ...]] = {}
+_DECISIONS: dict[tuple[object, ...], DecisionView] = {}
 
 
 def _remember(memo: dict[Any, T], key: Any, made: T) -> T:
@@ -159,10 +161,6 @@ def _remember(memo: dict[Any, T], key: Any, made: T) -> T:
         memo.clear()
     memo[key] = made
     return made
-
-
-_INVESTMENT_FACTS = attrgetter("stock", "ret", "innovation", "marked", "face_up")
-"""Everything about an investment, read in one call: the memo keys below use it."""
 
 
 def _player(key: tuple[Any, ...], investments: tuple[Investment, ...]) -> PlayerView:
@@ -186,42 +184,57 @@ def _player(key: tuple[Any, ...], investments: tuple[Investment, ...]) -> Player
     )
 
 
-_SEAT_FACTS = attrgetter("hand", "strategies", "investments", "skip_next", "match_total")
+_SEAT_FACTS = itemgetter("hand", "strategies", "investments", "skip_next", "match_total")
+_INVESTMENT_FACTS = itemgetter("stock", "ret", "innovation", "marked", "face_up")
 
 
-def _players(seats: tuple[SeatState, ...]) -> tuple[PlayerView, ...]:
-    """Public views of every seat (11.1), memoised by what each shows.
+def _player_keys(seats: tuple[SeatState, ...]) -> tuple[tuple[Any, ...], ...]:
+    """Each seat's memo key: its counts, flags and its investments' facts.
 
-    An action changes one or two seats, so the others' views are found by a
-    key of counts, flags and the investments' facts; the view built for a key
-    shows only what others may see (:func:`_investment`).
+    The investments enter with every fact, cards included: finer than what
+    others see, so a key never merges two different views, and the same facts
+    key the seat's own investments (:func:`view`). Fields are read from the
+    models' ``__dict__`` (one attribute lookup per model on this hot path).
     """
-    made = []
+    keys = []
     for index, seat in enumerate(seats):
-        hand, strategies, investments, skip_next, match_total = _SEAT_FACTS(seat)
-        key = (
-            index,
-            len(hand),
-            len(strategies),
-            skip_next,
-            match_total,
-            # Every fact of the investments, cards included: finer than what others
-            # see, so a key never merges two different views, and one C-level call.
-            tuple(map(_INVESTMENT_FACTS, investments)),
+        hand, strategies, investments, skip_next, match_total = _SEAT_FACTS(seat.__dict__)
+        keys.append(
+            (
+                index,
+                len(hand),
+                len(strategies),
+                skip_next,
+                match_total,
+                tuple([_INVESTMENT_FACTS(inv.__dict__) for inv in investments]) if investments else (),
+            )
         )
-        made.append(_PLAYERS.get(key) or _player(key, investments))
-    return tuple(made)
+    return tuple(keys)
 
 
-def _own_investments(investments: tuple[Investment, ...]) -> tuple[InvestmentView, ...]:
-    """The seat's own investments with their cards, memoised by their facts."""
-    if not investments:
-        return ()
-    key = tuple(map(_INVESTMENT_FACTS, investments))
-    own = _OWN.get(key)
-    if own is None:
-        own = _remember(_OWN, key, tuple(_investment(inv, True) for inv in investments))
-    return own
+def _players(keys: tuple[tuple[Any, ...], ...], seats: tuple[SeatState, ...]) -> tuple[PlayerView, ...]:
+    """Public views of every seat (11.1), memoised by :func:`_player_keys`.
+
+    The whole table's keys find the whole tuple (a Build and its discard bring
+    the counts back where they were); else each seat's key finds its own view
+    (an action changes one or two seats). The view built for a key shows only
+    what others may see (:func:`_investment`).
+    """
+    return _remember(
+        _TABLES,
+        keys,
+        tuple(
+            [
+                _PLAYERS.get(key) or _player(key, seat.__dict__["investments"])
+                for key, seat in zip(keys, seats, strict=True)
+            ]
+        ),
+    )
+
+
+def _own_investments(key: tuple[object, ...], investments: tuple[Investment, ...]) -> tuple[InvestmentView, ...]:
+    """The seat's own investments with their cards, remembered under their facts ``key``."""
+    return _remember(_OWN, key, tuple(_investment(inv, True) for inv in investments))
 
 
 def _pile(state: MarketFortuneState, pile: tuple[str, ...], seat: int | None) -> tuple[str, ...]:
@@ -254,6 +267,7 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
         acting = (opener if opener is not None else 0,)
     else:
         acting = (values["active"],)
+    keys = _player_keys(seats)
     attack_view = None
     if attack is not None:
         kind = cards.kind_of(attack.card)
@@ -270,27 +284,37 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
         )
     decision = None
     if tasks:
-        task = tasks[0]
-        decision = _raw(
-            DecisionView,
-            {
-                "seat": task.seat,
-                "step": task.step,
-                "count": task.count,
-                "section": task.section,
-                "other": task.other,
-                "forbid": task.forbid if task.seat == seat else None,
-            },
-        )
+        task = tasks[0].__dict__
+        # The forbidden card is shown to the task's own seat only.
+        decision_key = (*task.values(), task["seat"] == seat)
+        decision = _DECISIONS.get(decision_key)
+        if decision is None:
+            decision = _remember(
+                _DECISIONS,
+                decision_key,
+                _raw(
+                    DecisionView,
+                    {
+                        "seat": task["seat"],
+                        "step": task["step"],
+                        "count": task["count"],
+                        "section": task["section"],
+                        "other": task["other"],
+                        "forbid": task["forbid"] if task["seat"] == seat else None,
+                    },
+                ),
+            )
     hand: tuple[str, ...] = ()
     strategies: tuple[str, ...] = ()
     investments: tuple[InvestmentView, ...] = ()
     revealed: Reveal | None = None
     if seat is not None:
-        mine = seats[seat]
-        hand, strategies, revealed = mine.hand, mine.strategies, mine.revealed
-        investments = _own_investments(mine.investments)
-    config = values["config"]
+        mine = seats[seat].__dict__
+        hand, strategies, revealed = mine["hand"], mine["strategies"], mine["revealed"]
+        own = keys[seat][5]
+        if own:
+            investments = _OWN.get(own) or _own_investments(own, mine["investments"])
+    config = values["config"].__dict__
     stock_pile = values["stock_pile"]
     return_pile = values["return_pile"]
     if values["locked"]:
@@ -301,8 +325,8 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
         {
             "game": "market-fortune",
             "seat": seat,
-            "mode": config.mode,
-            "variants": config.variants,
+            "mode": config["mode"],
+            "variants": config["variants"],
             "game_number": values["game_number"],
             "turn": values["turn"],
             "active": values["active"],
@@ -312,7 +336,7 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
             "strategies": strategies,
             "investments": investments,
             "revealed": revealed,
-            "players": _players(seats),
+            "players": _TABLES.get(keys) or _players(keys, seats),
             "stock_pile": stock_pile,
             "return_pile": return_pile,
             "strategy_pile": values["strategy_pile"],

@@ -73,6 +73,8 @@ class Step:
     log_entry: dict[str, Any]
     deadline: float | None
     bots_due: bool
+    to_act: tuple[Seat, ...] = ()
+    """The seats to act after this step (none once the table is over)."""
 
 
 async def load_table(ctx: TableContext, table_id: str) -> LoadedTable:
@@ -153,7 +155,8 @@ def advance(
     log_entry = {
         "version": loaded.version + 1, "seat": seat, "action": action.id, "by": by, "at": now,
     }
-    return Step(seat, action, record, state, events, log_entry, deadline, bots_due)
+    to_act = tuple(game.to_act(state)) if record.status == "playing" else ()
+    return Step(seat, action, record, state, events, log_entry, deadline, bots_due, to_act)
 
 
 async def commit_step(
@@ -182,6 +185,7 @@ async def commit_step(
         log=[step.log_entry],
         idempotency_scope=idempotency_scope,
         idempotency=idempotency,
+        to_act=step.to_act,
         **index_updates(ctx, step.deadline, bots_due),
     )
     if result.applied and bots_due:

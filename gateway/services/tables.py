@@ -39,6 +39,7 @@ from gateway.services.actions import (
 from gateway.services.context import TableContext
 from gateway.services.observations import observation, outcome_out
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
+from gateway.store.tables import StoredEvent
 
 __all__ = [
     "close_table",
@@ -405,6 +406,23 @@ def _worth_answering(loaded: LoadedTable, seat: int | None, first_version: int) 
     return record.status == "playing" and seat in loaded.game.to_act(loaded.state)
 
 
+def _still_not_to_act(events: list[StoredEvent], seat: int) -> bool:
+    """Whether ``events`` show, without reading the table, that ``seat`` is still not to act.
+
+    Only events of actions record who acts next (``to_act``); any other change
+    (a start, a join, the end) makes the waiter read the table.
+    """
+    last = events[-1]
+    return (
+        last.to_act is not None
+        and seat not in last.to_act
+        and not any(event.body.get("kind") in _TABLE_CHANGES for event in events)
+    )
+
+
+_TABLE_CHANGES = frozenset({"table.started", "table.finished"})
+
+
 async def observe(
     ctx: TableContext, table_id: str, principal: Principal | None, *, wait: float = 0.0
 ) -> ObservationOut:
@@ -415,7 +433,8 @@ async def observe(
     table ends, anyone else until the table changes. A bot can then loop on
     one request per turn instead of observing after every event; the wait
     rides on the table's event stream (``XREAD BLOCK``), so it costs Redis a
-    blocked read, not polling.
+    blocked read, not polling. Events of actions carry who acts next, so a
+    seat that is still not to act waits on without reading the table again.
     """
     loaded = await load_table(ctx, table_id)
     require_visible(loaded.record, principal)
@@ -423,17 +442,25 @@ async def observe(
     if wait > 0:
         give_up = time.monotonic() + min(wait, ctx.settings.long_poll_max_wait_s)
         first_version = loaded.version
+        cursor = loaded.snapshot.seq
         while not _worth_answering(loaded, seat, first_version):
             remaining = give_up - time.monotonic()
             if remaining < 0.001:
                 break
             woken = await ctx.store.events_after(
-                table_id, loaded.snapshot.seq, block_ms=max(1, int(remaining * 1000)), count=1
+                table_id, cursor, block_ms=max(1, int(remaining * 1000))
             )
             if not woken:
                 break
+            cursor = woken[-1].seq
+            if seat is not None and _still_not_to_act(woken, seat):
+                continue
             loaded = await load_table(ctx, table_id)
             if not may_see(loaded.record, principal):  # left a private table meanwhile
+                raise not_found(table_id)
+        if cursor > loaded.snapshot.seq:  # the wait ran out after changes not read yet
+            loaded = await load_table(ctx, table_id)
+            if not may_see(loaded.record, principal):
                 raise not_found(table_id)
     return _observation(table_id, loaded, seat)
 

@@ -182,3 +182,29 @@ def test_wait_out_of_bounds_is_a_problem(
         assert answer.status_code == 422
         assert answer.headers["content-type"].startswith("application/problem+json")
         assert answer.json()["code"] == "request/invalid"
+
+
+def test_a_wait_that_runs_out_answers_with_what_happened_meanwhile(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    """The waiter skips reading the table while the events say it is still not its turn;
+    when the wait runs out it still answers with the table as it is now."""
+    seats = two_agents(mint_token, auth)
+    table_id = seated_table(client, seats)
+    actor, waiter = actor_and_waiter(client, table_id, seats)
+    path = f"/v1/tables/{table_id}/observation"
+    mine = client.get(path, headers=seats[actor]).json()
+    # Drawing a building card keeps the turn with the actor (rulebook: Build, then more).
+    keeps_turn = "build:stock_deck"
+    assert keeps_turn in [a["id"] for a in mine["legal_actions"]]
+    thread, out = in_background(
+        lambda: client.get(path, headers=seats[waiter], params={"wait": 1.5}).json())
+    time.sleep(0.3)
+    applied = client.post(f"/v1/tables/{table_id}/actions", headers=seats[actor], json={
+        "version": mine["version"], "action": keeps_turn}).json()
+    thread.join(15)
+    answer = out["answer"]
+    assert applied["observation"]["to_act"] == [actor]
+    assert out["took"] >= 1.0 and answer["legal_actions"] == []
+    assert answer["version"] == applied["version"]
+    assert answer["last_event_id"] == applied["observation"]["last_event_id"]

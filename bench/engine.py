@@ -123,8 +123,11 @@ def recorded_steps(
     return steps
 
 
-REPEATS = 3
-"""Timed rounds, each on its own games; the median round's ratio is reported (load noise)."""
+REPEATS = 5
+"""Timed rounds, each on its own games; the median round's ratio is reported.
+
+Five, not three: on a shared machine one round in three or four can be
+slowed by other load, and the median of three then moved by a few hundredths."""
 
 
 def fresh_copies(game: Game[Any, Any, Any], states: list[Any]) -> list[Any]:

@@ -461,7 +461,7 @@ def _choose_victory(seat: _Seat, legal: Sequence[Action]) -> Action:
         if not isinstance(option, Optimise):
             continue
         investments = tuple(
-            inv.model_copy(update={"stock" if inv.stock == option.out else "ret": option.into})
+            inv.but(**{"stock" if inv.stock == option.out else "ret": option.into})
             if option.out in (inv.stock, inv.ret)
             else inv
             for inv in seat.investments

@@ -17,7 +17,6 @@ from engine.core import (
     NotYourTurn,
     Outcome,
     TableConfig,
-    construct,
 )
 from engine.market_fortune import cards
 from engine.market_fortune.actions import (
@@ -222,10 +221,7 @@ def _form(
     strategies = owner.strategies
     if innovation is not None:
         strategies = tuple(c for c in strategies if c != innovation)
-    # Built without validating again: the ids were checked against the hand (3.3, 6.4).
-    investment = construct(
-        Investment, {"stock": stock, "ret": ret, "innovation": innovation, "marked": False, "face_up": False}
-    )
+    investment = Investment(stock=stock, ret=ret, innovation=innovation)
     state = set_seat(state, seat, hand=tuple(hand), strategies=strategies, investments=(*owner.investments, investment))
     size = len(owner.investments) + 1
     events.append(event("invest", f"Seat {seat} formed an investment face down ({how}); it now has {size}.", seat=seat, investments=size))
@@ -250,7 +246,7 @@ def _after_forming(state: MarketFortuneState, seat: int, events: list[Event], vi
 def _declare(state: MarketFortuneState, seat: int, events: list[Event]) -> MarketFortuneState:
     """The count (8.1): flip everything; 25M or more wins (8.2), else return one."""
     owner = state.seats[seat]
-    flipped = tuple(evolve(inv, {"face_up": True}) for inv in owner.investments)
+    flipped = tuple(inv.but(face_up=True) for inv in owner.investments)
     state = set_seat(state, seat, investments=flipped)
     result = count(state.seats[seat])
     shown = [[inv.stock, inv.ret] for inv in flipped]
@@ -450,7 +446,7 @@ def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneActio
         owner = state.seats[seat]
         index = _index_of(owner, action.stock)
         investments = list(owner.investments)
-        investments[index] = evolve(investments[index], {"marked": True})
+        investments[index] = investments[index].but(marked=True)
         events.append(event("mark", f"Seat {seat} marked its investment number {index + 1} (+{cards.COMPOUND_INTEREST_BONUS}M at the count).", seat=seat, position=index))
         return set_seat(state, seat, investments=tuple(investments))
     assert isinstance(action, Form)
@@ -483,7 +479,7 @@ def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneActio
         for index, inv in enumerate(investments):
             if action.out in (inv.stock, inv.ret):
                 field = "stock" if inv.stock == action.out else "ret"
-                investments[index] = evolve(inv, {field: action.into})
+                investments[index] = inv.but(**{field: action.into})
                 position = index
                 break
         hand = [action.out if c == action.into else c for c in owner.hand]

@@ -23,9 +23,10 @@ it takes precedence over the stage; otherwise an open ``attack`` with a
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from engine.core import EngineModel, Outcome, TableConfig, evolve
 from engine.market_fortune import cards
@@ -75,12 +76,22 @@ class MarketFortuneConfig(TableConfig):
     match_target: int = Field(default=cards.MATCH_TARGET, ge=1)
 
 
-class Investment(EngineModel):
+@dataclass(frozen=True, slots=True)
+class Investment:
     """A formed investment (5.1): one Stock and one Return, in formation order.
 
     ``innovation`` is the Innovation card attached when it was formed (6.4);
     ``marked`` is a Compound Interest mark (12.5); ``face_up`` once counted (8.2).
+
+    A frozen dataclass with slots rather than a pydantic model: its JSON is the
+    same object (pydantic validates and serialises it like a model, unknown
+    fields refused), but its fields live in the instance itself. Views read
+    every seat's investments on every step, and a model keeps its fields in a
+    separate dict behind a ``__getattr__`` hook: several more memory reads per
+    investment on a state just read back from JSON.
     """
+
+    __pydantic_config__ = ConfigDict(extra="forbid")
 
     stock: str
     ret: str
@@ -93,6 +104,14 @@ class Investment(EngineModel):
         if self.innovation is None:
             return (self.stock, self.ret)
         return (self.stock, self.ret, self.innovation)
+
+    def but(self, **changes: object) -> Investment:
+        """A copy with ``changes`` (``dataclasses.replace``: the fields keep their types)."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    def model_copy(self, *, update: dict[str, object] | None = None, deep: bool = False) -> Investment:
+        """Like a pydantic model's ``model_copy``, for callers written when this was one."""
+        return self.but(**(update or {}))
 
 
 class Reveal(EngineModel):

@@ -7,7 +7,7 @@ not see independently, so the tests can check one against the other.
 
 from __future__ import annotations
 
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Literal, TypeVar
 
 from engine.core import EngineModel, Outcome, View, construct
@@ -185,7 +185,8 @@ def _player(key: tuple[Any, ...], investments: tuple[Investment, ...]) -> Player
 
 
 _SEAT_FACTS = itemgetter("hand", "strategies", "investments", "skip_next", "match_total")
-_INVESTMENT_FACTS = itemgetter("stock", "ret", "innovation", "marked", "face_up")
+_INVESTMENT_FACTS = attrgetter("stock", "ret", "innovation", "marked", "face_up")
+"""An investment's facts, read from its slots in one C call (see :class:`Investment`)."""
 
 
 def _player_keys(seats: tuple[SeatState, ...]) -> tuple[tuple[Any, ...], ...]:
@@ -206,7 +207,7 @@ def _player_keys(seats: tuple[SeatState, ...]) -> tuple[tuple[Any, ...], ...]:
                 len(strategies),
                 skip_next,
                 match_total,
-                tuple([_INVESTMENT_FACTS(inv.__dict__) for inv in investments]) if investments else (),
+                tuple(map(_INVESTMENT_FACTS, investments)),
             )
         )
     return tuple(keys)

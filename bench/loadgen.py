@@ -106,7 +106,7 @@ class LeanConnection:
 
     async def _read_chunks(self) -> bytes:
         assert self._reader is not None
-        parts = []
+        parts: list[bytes] = []
         while True:
             size = int((await self._reader.readuntil(b"\r\n")).split(b";")[0], 16)
             if size == 0:

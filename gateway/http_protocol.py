@@ -19,10 +19,11 @@ import asyncio
 import contextlib
 import importlib.util
 import socket
+from typing import TypedDict
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["NoDelayH11Protocol", "NoDelayHttpToolsProtocol", "server_options"]
+__all__ = ["NoDelayH11Protocol", "NoDelayHttpToolsProtocol", "ServerOptions", "server_options"]
 
 
 def _no_delay(transport: asyncio.BaseTransport) -> None:
@@ -57,7 +58,14 @@ else:  # pragma: no cover - httptools is a dependency wherever it has wheels
     NoDelayHttpToolsProtocol = NoDelayH11Protocol  # type: ignore[misc,assignment]
 
 
-def server_options() -> dict[str, str]:
+class ServerOptions(TypedDict):
+    """Keyword arguments of ``uvicorn.run`` (also its ``--http`` and ``--loop`` options)."""
+
+    http: str
+    loop: str
+
+
+def server_options() -> ServerOptions:
     """uvicorn's ``http`` and ``loop`` settings: httptools on uvloop when installed, else h11."""
     fast_parser = importlib.util.find_spec("httptools") is not None
     fast_loop = importlib.util.find_spec("uvloop") is not None

@@ -10,6 +10,7 @@ spectator may not see (unknown or private) is a 404 problem here too.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
@@ -26,8 +27,9 @@ PAGE = Path(__file__).resolve().parent.parent / "static" / "watch.html"
 
 router = APIRouter(prefix="/watch", tags=["spectators"])
 
-_HTML = {200: {"content": {"text/html": {"example": "<!doctype html>..."}},
-               "description": "The spectator page (it reads the public API from the browser)."}}
+_HTML: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/html": {"example": "<!doctype html>..."}},
+          "description": "The spectator page (it reads the public API from the browser)."}}
 
 
 def _page() -> HTMLResponse:

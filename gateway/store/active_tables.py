@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-from gateway.store.connection import Keys
+from gateway.store.connection import Keys, decoded_scores
 
 __all__ = ["ActiveTableStore"]
 
@@ -36,14 +36,10 @@ return 1
 """
 
 
-def _text(raw: bytes | str) -> str:
-    return raw.decode() if isinstance(raw, bytes) else raw
-
-
 class ActiveTableStore:
     """The Redis side of the per-agent cap on unfinished tables."""
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:  # type: ignore[type-arg]
+    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
         self.redis = redis
         self.keys = keys
         self._reserve = redis.register_script(_RESERVE_LUA)
@@ -69,4 +65,4 @@ class ActiveTableStore:
     async def members(self, agent_id: str) -> dict[str, float]:
         """The tables counted against ``agent_id``, oldest first, with their reservation times."""
         rows = await self.redis.zrange(self._key(agent_id), 0, -1, withscores=True)
-        return {_text(member): float(score) for member, score in rows}
+        return decoded_scores(rows)

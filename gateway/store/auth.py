@@ -27,7 +27,7 @@ from collections.abc import Iterable
 import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict
 
-from gateway.store.connection import Keys
+from gateway.store.connection import Keys, decoded
 
 __all__ = [
     "AgentNameTaken",
@@ -171,7 +171,7 @@ class AuthStore:
         fields = await self.redis.hgetall(self._agent_key(agent_id))
         if not fields:
             return None
-        text = {key.decode(): value.decode() for key, value in fields.items()}
+        text = {decoded(key): decoded(value) for key, value in fields.items()}
         return AgentRecord(
             agent_id=agent_id,
             name=text["name"],
@@ -185,7 +185,7 @@ class AuthStore:
         agent_id = await self.redis.get(self._name_key(name))
         if agent_id is None:
             return None
-        return await self.get_agent(agent_id.decode())
+        return await self.get_agent(decoded(agent_id))
 
     async def verify_secret(self, agent_id: str, secret: str) -> AgentRecord | None:
         """The agent's record when ``secret`` is its current secret, else None.
@@ -197,7 +197,7 @@ class AuthStore:
         if stored is None:
             await asyncio.to_thread(hash_secret, secret)
             return None
-        if not await asyncio.to_thread(secret_matches, secret, stored.decode()):
+        if not await asyncio.to_thread(secret_matches, secret, decoded(stored)):
             return None
         return await self.get_agent(agent_id)
 
@@ -230,8 +230,9 @@ class AuthStore:
                     current = await pipe.hget(key, "scopes")
                     if current is None:
                         raise AgentNotFound(agent_id)
-                    merged = set(current.decode().split()) | set(scopes)
-                    pipe.multi()
+                    merged = set(decoded(current).split()) | set(scopes)
+                    # redis-py leaves the asyncio Pipeline.multi() unannotated.
+                    pipe.multi()  # type: ignore[no-untyped-call]
                     pipe.hset(key, "scopes", " ".join(sorted(merged)))
                     await pipe.execute()
                     break

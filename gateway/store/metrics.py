@@ -13,7 +13,7 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from gateway.store.connection import Keys
+from gateway.store.connection import Keys, decoded
 
 __all__ = ["MetricsStore", "ping"]
 
@@ -35,7 +35,7 @@ class MetricsStore:
     async def totals(self) -> dict[str, float]:
         """Every running total."""
         raw = await self.redis.hgetall(self.key)
-        return {field.decode(): float(value) for field, value in raw.items()}
+        return {decoded(field): float(value) for field, value in raw.items()}
 
 
 async def ping(redis: aioredis.Redis) -> bool:

@@ -41,7 +41,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 
-from gateway.store.connection import Keys
+from gateway.store.connection import Keys, decoded, decoded_members, stream_entries
 
 __all__ = [
     "CommitResult",
@@ -250,14 +250,10 @@ def _parse_to_act(raw: str) -> tuple[int, ...]:
     return () if raw == "-" else tuple(int(seat) for seat in raw.split(","))
 
 
-def _text(raw: bytes | str) -> str:
-    return raw.decode() if isinstance(raw, bytes) else raw
-
-
 class TableStore:
     """Every Redis operation on tables (one instance per app, shared by requests)."""
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:  # type: ignore[type-arg]
+    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
         self.redis = redis
         self.keys = keys
         self._claim = redis.register_script(_CLAIM_LUA)
@@ -320,7 +316,7 @@ class TableStore:
         snapshot = TableSnapshot(
             table_id=table_id,
             record=json.loads(record),
-            state=_text(state) if state is not None else None,
+            state=decoded(state) if state is not None else None,
             version=int(version),
             seq=int(seq or 0),
             deadline=float(deadline) if deadline is not None else None,
@@ -363,18 +359,17 @@ class TableStore:
         else:
             reply = await self.redis.xread({stream: f"{after}-0"}, count=count, block=block_ms)
         events: list[StoredEvent] = []
-        for _name, entries in reply or []:
-            for entry_id, fields in entries:
-                seq = int(_text(entry_id).split("-", 1)[0])
-                events.append(
-                    StoredEvent(
-                        seq=seq,
-                        audience=_parse_audience(_text(fields[b"audience"])),
-                        body=json.loads(fields[b"event"]),
-                        to_act=_parse_to_act(_text(fields[b"to_act"]))
-                        if b"to_act" in fields else None,
-                    )
+        for entry_id, fields in stream_entries(reply):
+            seq = int(decoded(entry_id).split("-", 1)[0])
+            events.append(
+                StoredEvent(
+                    seq=seq,
+                    audience=_parse_audience(decoded(fields[b"audience"])),
+                    body=json.loads(fields[b"event"]),
+                    to_act=_parse_to_act(decoded(fields[b"to_act"]))
+                    if b"to_act" in fields else None,
                 )
+            )
         return events
 
     async def idempotency(self, table_id: str, scope: str) -> IdempotencyRecord | None:
@@ -468,7 +463,7 @@ class TableStore:
                 replies = await pipe.execute(raise_on_error=False)
             reply = replies[0]
             if isinstance(reply, NoScriptError):
-                await self.redis.script_load(_COMMIT_LUA)  # type: ignore[no-untyped-call]
+                await self.redis.script_load(_COMMIT_LUA)
                 continue
             if isinstance(reply, Exception):
                 raise reply
@@ -502,7 +497,7 @@ class TableStore:
         """Listed table ids (all, or only those still open), newest first."""
         index = self._open_index if open_only else self._public_index
         ids = await self.redis.zrevrange(index, offset, offset + limit - 1)
-        return [_text(table_id) for table_id in ids]
+        return decoded_members(ids)
 
     async def schedule_clock(self, table_id: str, deadline: float) -> None:
         """Index a table's turn-clock deadline (the sweeper re-checks the table)."""
@@ -530,7 +525,7 @@ class TableStore:
 
     async def _claim_due(self, index: str, now: float, lease_end: float, limit: int) -> list[str]:
         claimed = await self._claim(keys=[index], args=[repr(now), repr(lease_end), limit])
-        return [_text(member) for member in claimed]
+        return [decoded(member) for member in claimed]
 
     async def _release_claim(
         self, index: str, table_id: str, lease_end: float, next_due: float | None

@@ -122,7 +122,7 @@ def with_seat(
 ) -> MarketFortuneState:
     """Replace fields of one seat and, in the same copy, fields of the state."""
     seats = state.__dict__["seats"]
-    changes: dict[str, object] = {"seats": (*seats[:index], evolve(seats[index], seat_changes), *seats[index + 1 :])}
+    changes: dict[str, object] = {"seats": (*seats[:index], seats[index].changed(seat_changes), *seats[index + 1 :])}
     if state_changes:
         changes.update(state_changes)
     return evolve(state, changes)
@@ -222,7 +222,7 @@ def draw(
         where = f"the top of the {label} discard pile"
     if also:
         taken_from.update(also)
-    state = with_seat(state, seat, {"hand": (*state.__dict__["seats"][seat].__dict__["hand"], card)}, taken_from)
+    state = with_seat(state, seat, {"hand": (*state.__dict__["seats"][seat].hand, card)}, taken_from)
     events.append(event("draw", f"Seat {seat} drew a building card from {where}.", seat=seat, source=source))
     events.append(
         event("draw", f"You drew {_card_name(card)} ({card}) from {where}.", (seat,), seat=seat, source=source, card=card)
@@ -317,7 +317,7 @@ def discard(
 
     ``also`` holds further state fields to change in the same copy.
     """
-    hand = list(state.__dict__["seats"][seat].__dict__["hand"])
+    hand = list(state.__dict__["seats"][seat].hand)
     hand.remove(card)
     changes = _pile_changes(state, card, seat if locked else None)
     if also:

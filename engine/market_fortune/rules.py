@@ -335,7 +335,7 @@ def _pass_turn(values: dict[str, Any], changes: dict[str, object], events: list[
     active = values["active"]
     seat = active if values["extra_turn"] else (active + 1) % n
     turn = values["turn"]
-    if turn >= values["config"].__dict__["turn_limit_per_seat"] * n or seats[seat].__dict__["skip_next"]:
+    if turn >= values["config"].__dict__["turn_limit_per_seat"] * n or seats[seat].skip_next:
         return False
     turn += 1
     changes["active"] = seat
@@ -611,9 +611,8 @@ def _build(
         after = {pile_name: pile[:-1], "stage": "ending"}
     seats = values["seats"]
     owner = seats[seat]
-    held = owner.__dict__
-    hand = held["hand"]
-    after["seats"] = (*seats[:seat], evolve(owner, {"hand": (*hand, card)}), *seats[seat + 1 :])
+    hand = owner.hand
+    after["seats"] = (*seats[:seat], owner.changed({"hand": (*hand, card)}), *seats[seat + 1 :])
     where = _WHERE[source]
     events = [
         event_of("draw", f"Seat {seat} drew a building card from {where}.", None, {"seat": seat, "source": source}),
@@ -624,7 +623,7 @@ def _build(
             {"seat": seat, "source": source, "card": card},
         ),
     ]
-    if len(hand) + 2 * len(held["investments"]) + 1 > cards.BUILDING_TOTAL:
+    if len(hand) + 2 * len(owner.investments) + 1 > cards.BUILDING_TOTAL:
         # The discard then waits: the hand holds at least the card drawn.
         after["tasks"] = (task_of(seat, "discard", "3.2", forbid=forbid),)
         return evolve(state, after), events
@@ -649,8 +648,7 @@ def _discard(
     card = action.card
     seats = values["seats"]
     owner = seats[seat]
-    held = owner.__dict__
-    hand = held["hand"]
+    hand = owner.hand
     # _task_allows, for a discard: in hand, and not the card just taken unless nothing else is left (3.2).
     forbid = wanted["forbid"]
     if wanted["step"] != "discard" or card not in hand or (card == forbid and any(c != card for c in hand)):
@@ -665,7 +663,7 @@ def _discard(
     after: dict[str, object] = {
         pile_name: (*values[pile_name], card),
         "tasks": remaining,
-        "seats": (*seats[:seat], evolve(owner, {"hand": tuple(kept)}), *seats[seat + 1 :]),
+        "seats": (*seats[:seat], owner.changed({"hand": tuple(kept)}), *seats[seat + 1 :]),
     }
     if locked:
         after["locked"] = (*values["locked"], (card, seat))
@@ -686,7 +684,7 @@ def _discard(
         and values["attack"] is None
         and values["stage"] == "ending"
         and seat == values["active"]
-        and len(kept) + 2 * len(held["investments"]) <= cards.BUILDING_TOTAL
+        and len(kept) + 2 * len(owner.investments) <= cards.BUILDING_TOTAL
         # Nothing else is owed and the 8-card rule holds (4.1): the turn passes.
         and _pass_turn(values, after, events)
     ):

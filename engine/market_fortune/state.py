@@ -122,8 +122,16 @@ class Reveal(EngineModel):
     section: str
 
 
-class SeatState(EngineModel):
-    """Everything one seat holds."""
+@dataclass(frozen=True, slots=True)
+class SeatState:
+    """Everything one seat holds.
+
+    A frozen slots dataclass, like :class:`Investment` and for the same reason:
+    the same JSON object, but the fields live in the instance, so reading every
+    seat for a view (on every step) touches a fraction of the memory.
+    """
+
+    __pydantic_config__ = ConfigDict(extra="forbid")
 
     hand: tuple[str, ...] = ()
     """Building cards (Stocks and Returns) in hand."""
@@ -139,6 +147,36 @@ class SeatState(EngineModel):
     def building_total(self) -> int:
         """Hand plus investment building cards: the 8-card rule count (4.1)."""
         return len(self.hand) + 2 * len(self.investments)
+
+    def changed(self, changes: dict[str, object]) -> SeatState:
+        """A copy with ``changes`` (values of the fields' own types), without validating again.
+
+        Written out field by field through the slots: the rules copy a seat
+        on almost every step, and ``dataclasses.replace`` is several times slower.
+        """
+        get = changes.get
+        copy = _new_object(SeatState)
+        _set_hand(copy, get("hand", self.hand))
+        _set_strategies(copy, get("strategies", self.strategies))
+        _set_investments(copy, get("investments", self.investments))
+        _set_skip_next(copy, get("skip_next", self.skip_next))
+        _set_match_total(copy, get("match_total", self.match_total))
+        _set_revealed(copy, get("revealed", self.revealed))
+        return copy
+
+    def model_copy(self, *, update: dict[str, object] | None = None, deep: bool = False) -> SeatState:
+        """Like a pydantic model's ``model_copy``, for callers written when this was one."""
+        return replace(self, **(update or {}))  # type: ignore[arg-type]
+
+
+_new_object = object.__new__
+_set_hand = SeatState.__dict__["hand"].__set__
+_set_strategies = SeatState.__dict__["strategies"].__set__
+_set_investments = SeatState.__dict__["investments"].__set__
+_set_skip_next = SeatState.__dict__["skip_next"].__set__
+_set_match_total = SeatState.__dict__["match_total"].__set__
+_set_revealed = SeatState.__dict__["revealed"].__set__
+assert len(SeatState.__slots__) == 6, "SeatState.changed sets every field"
 
 
 class Attack(EngineModel):

@@ -7,7 +7,7 @@ not see independently, so the tests can check one against the other.
 
 from __future__ import annotations
 
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Any, Literal, TypeVar
 
 from engine.core import EngineModel, Outcome, View, construct
@@ -184,7 +184,7 @@ def _player(key: tuple[Any, ...], investments: tuple[Investment, ...]) -> Player
     )
 
 
-_SEAT_FACTS = itemgetter("hand", "strategies", "investments", "skip_next", "match_total")
+_SEAT_FACTS = attrgetter("hand", "strategies", "investments", "skip_next", "match_total")
 _INVESTMENT_FACTS = attrgetter("stock", "ret", "innovation", "marked", "face_up")
 """An investment's facts, read from its slots in one C call (see :class:`Investment`)."""
 
@@ -194,12 +194,12 @@ def _player_keys(seats: tuple[SeatState, ...]) -> tuple[tuple[Any, ...], ...]:
 
     The investments enter with every fact, cards included: finer than what
     others see, so a key never merges two different views, and the same facts
-    key the seat's own investments (:func:`view`). Fields are read from the
-    models' ``__dict__`` (one attribute lookup per model on this hot path).
+    key the seat's own investments (:func:`view`). Seats and investments are
+    slots dataclasses, so each read is one C call (:class:`SeatState`).
     """
     keys = []
     for index, seat in enumerate(seats):
-        hand, strategies, investments, skip_next, match_total = _SEAT_FACTS(seat.__dict__)
+        hand, strategies, investments, skip_next, match_total = _SEAT_FACTS(seat)
         keys.append(
             (
                 index,
@@ -226,7 +226,7 @@ def _players(keys: tuple[tuple[Any, ...], ...], seats: tuple[SeatState, ...]) ->
         keys,
         tuple(
             [
-                _PLAYERS.get(key) or _player(key, seat.__dict__["investments"])
+                _PLAYERS.get(key) or _player(key, seat.investments)
                 for key, seat in zip(keys, seats, strict=True)
             ]
         ),
@@ -310,11 +310,11 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
     investments: tuple[InvestmentView, ...] = ()
     revealed: Reveal | None = None
     if seat is not None:
-        mine = seats[seat].__dict__
-        hand, strategies, revealed = mine["hand"], mine["strategies"], mine["revealed"]
+        mine = seats[seat]
+        hand, strategies, revealed = mine.hand, mine.strategies, mine.revealed
         own = keys[seat][5]
         if own:
-            investments = _OWN.get(own) or _own_investments(own, mine["investments"])
+            investments = _OWN.get(own) or _own_investments(own, mine.investments)
     config = values["config"].__dict__
     stock_pile = values["stock_pile"]
     return_pile = values["return_pile"]

@@ -318,6 +318,24 @@ def evolve(model: ModelT, changes: dict[str, Any]) -> ModelT:
     return copy
 
 
+def new_event(
+    kind: str, text: str, audience: tuple[Seat, ...] | None, data: dict[str, Any]
+) -> Event:
+    """An :class:`Event` built without validating again (:func:`construct`, specialised).
+
+    Games make one or more events on every step, and only pass plain JSON values.
+    """
+    made = _new_object(Event)
+    _set_values(made, {"kind": kind, "text": text, "audience": audience, "data": data})
+    _set_fields_set(made, _EVENT_FIELDS)
+    _set_extra(made, None)
+    _set_private(made, None)
+    return made
+
+
+_EVENT_FIELDS = frozenset(Event.model_fields)
+
+
 def construct(cls: type[ModelT], values: dict[str, Any]) -> ModelT:
     """An instance of ``cls`` holding ``values``, without validating them.
 

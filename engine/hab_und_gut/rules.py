@@ -12,8 +12,6 @@ from bisect import bisect_left, insort
 from collections.abc import Callable
 from typing import Any, get_args
 
-from pydantic import BaseModel
-
 from engine.chance import shuffle
 from engine.core import (
     Event,
@@ -22,6 +20,7 @@ from engine.core import (
     NotYourTurn,
     Outcome,
     Seat,
+    new_event,
 )
 
 from .actions import Buy, Donate, EndStock, HabAction, Halve, Play, Sell
@@ -59,24 +58,8 @@ LAST_TURN = ROUNDS * TURNS_PER_ROUND
 def _event(
     *, kind: str, text: str, data: dict[str, Any], audience: tuple[Seat, ...] | None = None
 ) -> Event:
-    """An event built without validating again: the engine only passes plain JSON values.
-
-    :func:`engine.core.construct`, inlined: a step makes one or more events.
-    """
-    made = _new_object(Event)
-    _set_values(made, {"kind": kind, "text": text, "audience": audience, "data": data})
-    _set_fields_set(made, _EVENT_FIELDS)
-    _set_extra(made, None)
-    _set_private(made, None)
-    return made
-
-
-_EVENT_FIELDS = frozenset(Event.model_fields)
-_new_object = object.__new__
-_set_values = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+    """An event built without validating again: the engine only passes plain JSON values."""
+    return new_event(kind, text, audience, data)
 
 
 # What a stock phase may have done so far: few enough to share one value each.

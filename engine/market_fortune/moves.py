@@ -7,10 +7,8 @@ caller passes; a public event never names a card that ends up hidden (11.3).
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
 from engine import chance
-from engine.core import Event
+from engine.core import Event, new_event
 from engine.market_fortune import cards
 from engine.market_fortune.state import (
     Investment,
@@ -60,23 +58,8 @@ def event(
     return event_of(kind, text, audience, data)
 
 
-def event_of(kind: str, text: str, audience: tuple[int, ...] | None, data: dict[str, object]) -> Event:
-    """:func:`event` with its data as one dict (the hot paths build it directly)."""
-    made = _new_object(Event)
-    _set_values(made, {"kind": kind, "text": text, "audience": audience, "data": data})
-    _set_fields_set(made, _EVENT_FIELDS)
-    _set_extra(made, None)
-    _set_private(made, None)
-    return made
-
-
-# engine.core.construct, inlined: a step makes several events.
-_EVENT_FIELDS = frozenset(Event.model_fields)
-_new_object = object.__new__
-_set_values = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+event_of = new_event
+""":func:`event` with its data as one dict (the hot paths build it directly)."""
 
 
 _TASKS: dict[tuple[object, ...], Task] = {}

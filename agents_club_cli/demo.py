@@ -16,22 +16,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
-
 from agents import AgentsClubError, Client, HouseBot
 from agents.runner import GameResult, Runner
 from agents_club_cli.play import PREFERRED_MODES, parse_options
+from agents_club_cli.serve import wait_until_ready
+from gateway.embedded_redis import free_port
 
 __all__ = ["add_arguments", "run"]
 
@@ -143,7 +141,7 @@ def _gateway(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
         return
     with tempfile.TemporaryDirectory(prefix="agents-club-demo-") as scratch:
         data_dir = Path(scratch)
-        port = _free_port()
+        port = free_port()
         environment = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
         environment.update({"AGENTS_CLUB_ENVIRONMENT": "development", "AGENTS_CLUB_DATA_DIR": str(data_dir)})
         environment.pop("AGENTS_CLUB_ORGANISER_KEY", None)  # the demo server makes its own
@@ -156,7 +154,7 @@ def _gateway(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
             )  # fmt: skip
             try:
                 base_url = f"http://127.0.0.1:{port}"
-                _wait_until_ready(base_url, server, args.startup_timeout, log_path)
+                wait_until_ready(base_url, server, args.startup_timeout, log_path=log_path)
                 key = (data_dir / "organiser-key").read_text(encoding="ascii").strip()
                 print(f"embedded gateway on {base_url} (Redis in {data_dir})")
                 yield base_url, key
@@ -169,22 +167,3 @@ def _gateway(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
                     server.wait()
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _wait_until_ready(base_url: str, server: subprocess.Popen[bytes], timeout_s: float, log_path: Path) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            tail = log_path.read_text(errors="replace")[-2000:]
-            raise RuntimeError(f"the gateway exited with {server.returncode}:\n{tail}")
-        try:
-            if httpx.get(f"{base_url}/readyz", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"the gateway did not become ready within {timeout_s:.0f} s")

@@ -18,11 +18,13 @@ import argparse
 import logging
 import os
 import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 from types import FrameType
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "run", "wait_until_ready"]
 
 log = logging.getLogger("agents_club.serve")
 
@@ -105,3 +107,34 @@ def run(args: argparse.Namespace) -> int:
             log.info("embedded Redis stopped")
         signal.signal(signal.SIGTERM, previous_sigterm)
     return 0
+
+
+def wait_until_ready(
+    base_url: str,
+    process: subprocess.Popen[bytes],
+    timeout_s: float = 60.0,
+    *,
+    log_path: Path | None = None,
+) -> None:
+    """Wait until the gateway started as ``process`` answers ``GET /readyz`` with 200.
+
+    For whatever starts a gateway in a child process: ``agents-club demo``,
+    ``bench/gateway.py`` and the tests that run real servers.
+
+    :raises RuntimeError: the process exited first (with the end of ``log_path``,
+        when given) or ``timeout_s`` ran out.
+    """
+    import httpx
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            tail = log_path.read_text(errors="replace")[-2000:] if log_path else ""
+            raise RuntimeError(f"the gateway exited with {process.returncode}:\n{tail}".rstrip())
+        try:
+            if httpx.get(f"{base_url}/readyz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"the gateway did not become ready within {timeout_s:.0f} s")

@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -39,17 +38,13 @@ if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
 import httpx
 import redis
 
-from gateway.embedded_redis import EmbeddedRedis, redis_answers
+from gateway.embedded_redis import EmbeddedRedis, free_port, redis_answers
 from gateway.services.admission import StoredChallenge
 from quiz.registry import get_bank
 
 GAME = "market-fortune"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @contextlib.contextmanager
@@ -66,7 +61,7 @@ def _redis_url() -> Iterator[str]:
 
 @contextlib.contextmanager
 def _gateway(redis_url: str, namespace: str) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "REDIS_URL": redis_url,

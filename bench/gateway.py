@@ -36,7 +36,6 @@ import asyncio
 import importlib.util
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -53,12 +52,12 @@ from typing import Any
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
 
-import httpx  # noqa: E402  (readiness probe only)
 from cryptography.hazmat.primitives import serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
 
+from agents_club_cli.serve import wait_until_ready  # noqa: E402
 from gateway.config import Settings  # noqa: E402
-from gateway.embedded_redis import EmbeddedRedis  # noqa: E402
+from gateway.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 from gateway.http_protocol import server_options  # noqa: E402
 from gateway.security import TokenService  # noqa: E402
 
@@ -106,10 +105,6 @@ class Tally:
         return measured
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _percentile(values: list[float], fraction: float) -> float:
@@ -238,20 +233,6 @@ def _start_gateway(redis_url: str, port: int, data_dir: Path, settings_env: dict
     )
 
 
-def _wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit("the gateway exited during start-up")
-        try:
-            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise SystemExit("the gateway did not become ready")
-
-
 def _run(main: Coroutine[Any, Any, Tally]) -> Tally:
     """Run the load generator on uvloop when installed: it shares the machine with the
     server, so every cycle it saves is the server's."""
@@ -341,11 +322,14 @@ def main(argv: list[str] | None = None) -> int:
             "environment": "test", "redis_url": redis_url, "redis_namespace": namespace,
             "data_dir": data_dir, "signing_key_pem": signing_key, "organiser_key": ORGANISER_KEY,
         })
-        port = _free_port()
+        port = free_port()
         url = f"http://127.0.0.1:{port}"
         process = _start_gateway(redis_url, port, data_dir, settings_env)
         try:
-            _wait_ready(url, process)
+            try:
+                wait_until_ready(url, process)
+            except RuntimeError as failed:
+                raise SystemExit(str(failed)) from None
             redis_pid = embedded.process.pid if embedded and embedded.process else None
             game = _timed(lambda: _game_phase(
                 url, TokenService(settings), agents, args.seconds, args.warmup),

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["EmbeddedRedis", "RedisBinaryNotFound", "find_redis_server", "redis_answers"]
+__all__ = ["EmbeddedRedis", "RedisBinaryNotFound", "find_redis_server", "free_port", "redis_answers"]
 
 
 class RedisBinaryNotFound(RuntimeError):
@@ -85,7 +85,8 @@ def _dies_with(parent: int) -> Callable[[], None] | None:
     return set_parent_death_signal
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (for servers started in tests and tools)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
@@ -102,7 +103,7 @@ class EmbeddedRedis:
     def __init__(self, data_dir: Path, *, persistent: bool = True, port: int | None = None) -> None:
         self.data_dir = Path(data_dir)
         self.persistent = persistent
-        self.port = port or _free_port()
+        self.port = port or free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
     @property

@@ -17,7 +17,6 @@ import itertools
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import time
@@ -30,19 +29,17 @@ import httpx
 import pytest
 import redis
 
+from agents_club_cli.serve import wait_until_ready
 from engine.core import replay as engine_replay
 from engine.registry import get_game
 from gateway.config import Settings
+from gateway.embedded_redis import free_port
 from gateway.security import TokenService
 
 GAME = "hab-und-gut"
 ORGANISER_KEY = "multiworker-organiser-key-0123456789abcdef"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class Cluster:
@@ -101,7 +98,7 @@ def cluster(redis_url: str, signing_key_pem: str, tmp_path_factory: pytest.TempP
         "AGENTS_CLUB_LOG_FORMAT": "text",
         "AGENTS_CLUB_LOG_LEVEL": "WARNING",
     }
-    ports = [_free_port(), _free_port()]
+    ports = [free_port(), free_port()]
     processes = [
         subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "gateway.app:create_app", "--factory",
@@ -112,16 +109,8 @@ def cluster(redis_url: str, signing_key_pem: str, tmp_path_factory: pytest.TempP
     ]
     urls = [f"http://127.0.0.1:{port}" for port in ports]
     try:
-        deadline = time.monotonic() + 30
-        for url in urls:
-            while True:
-                try:
-                    if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                assert time.monotonic() < deadline, "the gateway processes did not start"
-                time.sleep(0.1)
+        for url, process in zip(urls, processes, strict=True):
+            wait_until_ready(url, process, 30)
         yield Cluster(urls, settings)
     finally:
         for process in processes:

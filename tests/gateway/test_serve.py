@@ -8,19 +8,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
-from gateway.embedded_redis import redis_answers
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from agents_club_cli.serve import wait_until_ready
+from gateway.embedded_redis import free_port, redis_answers
 
 
 def _clean_environment() -> dict[str, str]:
@@ -30,19 +24,6 @@ def _clean_environment() -> dict[str, str]:
         for name, value in os.environ.items()
         if name != "REDIS_URL" and not name.startswith("AGENTS_CLUB_")
     }
-
-
-def _wait_ready(base: str, process: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "agents-club serve exited early"
-        try:
-            if httpx.get(f"{base}/readyz", timeout=1.0).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise AssertionError("the gateway did not become ready")
 
 
 def _embedded_redis_port(data_dir: Path) -> int:
@@ -69,7 +50,7 @@ def _shut_down_redis(data_dir: Path) -> None:
 def test_serve_starts_embedded_redis_and_stops_it(
     tmp_path: Path, workers: int, stop_signal: signal.Signals
 ) -> None:
-    port = _free_port()
+    port = free_port()
     data_dir = tmp_path / "data"
     process = subprocess.Popen(
         [sys.executable, "-m", "agents_club_cli.main", "serve", "--port", str(port),
@@ -80,7 +61,7 @@ def test_serve_starts_embedded_redis_and_stops_it(
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_ready(base, process)
+        wait_until_ready(base, process)
         assert httpx.get(f"{base}/readyz").json() == {"status": "ok"}
         redis_port = _embedded_redis_port(data_dir)
         assert redis_answers("127.0.0.1", redis_port)
@@ -123,7 +104,7 @@ def test_serve_refuses_production_without_secrets(tmp_path: Path) -> None:
 
 
 def test_serve_uses_redis_url_when_set(tmp_path: Path, redis_url: str, redis_namespace: str) -> None:
-    port = _free_port()
+    port = free_port()
     data_dir = tmp_path / "data"
     environment = {**_clean_environment(), "REDIS_URL": redis_url,
                    "AGENTS_CLUB_REDIS_NAMESPACE": redis_namespace}
@@ -133,7 +114,7 @@ def test_serve_uses_redis_url_when_set(tmp_path: Path, redis_url: str, redis_nam
         env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
-        _wait_ready(f"http://127.0.0.1:{port}", process)
+        wait_until_ready(f"http://127.0.0.1:{port}", process)
         assert not (data_dir / "redis").exists()  # no embedded server was started
     finally:
         process.send_signal(signal.SIGTERM)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any, NamedTuple, TypedDict
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -73,7 +73,7 @@ class Step:
     log_entry: dict[str, Any]
     deadline: float | None
     bots_due: bool
-    to_act: tuple[Seat, ...] = ()
+    to_act: tuple[Seat, ...]
     """The seats to act after this step (none once the table is over)."""
 
 
@@ -105,19 +105,31 @@ def event_out(seq: int, audience: tuple[int, ...] | None, body: dict[str, Any]) 
     )
 
 
+class Schedule(NamedTuple):
+    """What a state about to be stored asks of the clocks and bots."""
+
+    deadline: float | None
+    """When the turn clock runs out (``None``: no clock running)."""
+    bots_due: bool
+    """Whether a house bot must act."""
+    to_act: tuple[Seat, ...]
+    """The seats to act (none unless the table is being played)."""
+
+
 def schedule_for(
     record: TableRecord, game: Game[Any, Any, Any], state: Any, now: float
-) -> tuple[float | None, bool]:
-    """The turn-clock deadline and whether a house bot must act, for a state about to be stored."""
+) -> Schedule:
+    """The turn-clock deadline, whether a house bot must act, and who acts, for a state
+    about to be stored."""
     if record.status != "playing":
-        return None, False
+        return Schedule(None, False, ())
     bots = record.bot_seats()
-    to_act = game.to_act(state)
+    to_act = tuple(game.to_act(state))
     agents_to_act = [seat for seat in to_act if seat not in bots]
     deadline = None
     if agents_to_act and record.turn_timeout_s is not None:
         deadline = now + record.turn_timeout_s
-    return deadline, any(seat in bots for seat in to_act)
+    return Schedule(deadline, any(seat in bots for seat in to_act), to_act)
 
 
 def advance(
@@ -151,11 +163,10 @@ def advance(
             "text": outcome.text or f"The table is over ({outcome.reason}).",
             "data": {"outcome": outcome.model_dump(mode="json")},
         }))
-    deadline, bots_due = schedule_for(record, game, state, now)
+    deadline, bots_due, to_act = schedule_for(record, game, state, now)
     log_entry = {
         "version": loaded.version + 1, "seat": seat, "action": action.id, "by": by, "at": now,
     }
-    to_act = tuple(game.to_act(state)) if record.status == "playing" else ()
     return Step(seat, action, record, state, events, log_entry, deadline, bots_due, to_act)
 
 

@@ -199,7 +199,7 @@ async def create_table(
         seed=seed,
     )
     record = _start_if_full(record, now, events)
-    deadline, bots_due = schedule_for(record, game, state, now)
+    deadline, bots_due, _ = schedule_for(record, game, state, now)
     # Reserved before the write (atomically against the cap), so concurrent creates
     # on any worker cannot all pass it. When the write fails the reservation stays:
     # the table may or may not exist, and the cap's pruning drops it if it never does.
@@ -385,7 +385,7 @@ async def close_table(ctx: TableContext, table_id: str, principal: Principal) ->
 async def _commit_record(
     ctx: TableContext, loaded: LoadedTable, record: TableRecord, events: Events, now: float
 ) -> bool:
-    deadline, bots_due = schedule_for(record, loaded.game, loaded.state, now)
+    deadline, bots_due, _ = schedule_for(record, loaded.game, loaded.state, now)
     result = await ctx.store.commit(
         loaded.snapshot.table_id, expected_version=loaded.version,
         record=record.model_dump(mode="json"), deadline=deadline, events=events,

@@ -305,7 +305,7 @@ def test_no_choice_sequence_loses_a_card_or_leaks_one(seed: int, mode: str, seat
 
 
 def test_views_of_states_read_back_from_json_match_a_direct_reading() -> None:
-    # Views reuse memoised parts (by identity, then by value); a state read back
+    # Views reuse memoised parts (by value); a state read back
     # from JSON (the gateway's case) must get the same view as the live state,
     # and the public facts must be the state's own.
     stats: Counter[str] = Counter()

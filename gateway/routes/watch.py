@@ -32,9 +32,12 @@ _HTML: dict[int | str, dict[str, Any]] = {
           "description": "The spectator page (it reads the public API from the browser)."}}
 
 
+_PAGE_HTML = PAGE.read_text(encoding="utf-8")  # read once: it is part of the installed package
+
+
 def _page() -> HTMLResponse:
     # No caching by intermediaries: a new gateway version may change the page.
-    return HTMLResponse(PAGE.read_text(encoding="utf-8"), headers={"Cache-Control": "no-cache"})
+    return HTMLResponse(_PAGE_HTML, headers={"Cache-Control": "no-cache"})
 
 
 @router.get(

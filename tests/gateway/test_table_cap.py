@@ -237,7 +237,9 @@ def test_concurrent_creates_at_the_cap_admit_exactly_the_limit(
     def attempt(number: int) -> Any:
         worker = (client, second_client)[number % 2]
         start.wait()
-        return create(worker, alice, house_bots=[{"seat": 1}], turn_timeout_s=3600)
+        # A full game (no turn limit): the house bot cannot end it before Alice's
+        # first turn, so no table finishes (and frees its place) while this races.
+        return create(worker, alice, house_bots=[{"seat": 1}], turn_timeout_s=3600, options={})
 
     with ThreadPoolExecutor(max_workers=attempts) as pool:
         answers = list(pool.map(attempt, range(attempts)))

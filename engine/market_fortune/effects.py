@@ -8,7 +8,7 @@ becomes an :class:`Attack` whose defence windows the turn flow opens one by one
 
 from __future__ import annotations
 
-from engine.core import Event, construct
+from engine.core import Event
 from engine.market_fortune import cards
 from engine.market_fortune.moves import (
     can_draw,
@@ -154,7 +154,7 @@ def play_red(
         else:  # systemic_risk
             lead = set(leaders(state))
             queue = tuple(o for o in clockwise(state, seat) if o in lead)
-        attack = construct(Attack, {"card": card, "attacker": seat, "queue": queue, "source": None, "defender": None})
+        attack = Attack(card, seat, queue)
         return evolve(state, {"attack": attack})
     return _instant(state, seat, kind.key, events)
 
@@ -302,8 +302,8 @@ def defend(state: MarketFortuneState, defender: int, card: str, events: list[Eve
         events.append(event("defend", f"Seat {defender} answered with {kind.name}, which goes back to its hand.", seat=defender, blue=kind.key, section=kind.section))
     if kind.key == "wrong_analyst":
         events.append(event("bounce", f"The attack turns on seat {attacker}, who may defend (7.3).", seat=attacker, source=defender))
-        return evolve(state, {"attack": evolve(attack, {"source": defender, "defender": attacker})})
-    state = evolve(state, {"attack": evolve(attack, {"source": None, "defender": None})})
+        return evolve(state, {"attack": attack.hit(defender, attacker)})
+    state = evolve(state, {"attack": attack.hit(None, None)})
     if kind.key == "stablecoin":
         state = draw_strategy(state, defender, events, "Stablecoin, 12.17")
     elif kind.key == "experience":

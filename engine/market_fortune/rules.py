@@ -7,6 +7,7 @@ the section it enforces.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from engine import chance
@@ -206,8 +207,21 @@ def _tasks_after_one(state: MarketFortuneState) -> tuple[Task, ...]:
     """The task queue once the first task has been answered once."""
     task = state.tasks[0]
     if task.count > 1:
-        return (evolve(task, {"count": task.count - 1}), *state.tasks[1:])
+        return (_one_less(task), *state.tasks[1:])
     return state.tasks[1:]
+
+
+def _one_less(task: Task) -> Task:
+    """``task`` with one decision fewer to make (shared through :func:`task_of`)."""
+    return task_of(
+        task.seat,
+        task.step,
+        task.section,
+        count=task.count - 1,
+        other=task.other,
+        forbid=task.forbid,
+        locked=task.locked,
+    )
 
 
 def _form(
@@ -386,8 +400,7 @@ def _advance(state: MarketFortuneState, events: list[Event]) -> MarketFortuneSta
                 return state
             if attack.queue:
                 target = attack.queue[0]
-                window = {"queue": attack.queue[1:], "source": attack.attacker, "defender": target}
-                state = evolve(state, {"attack": evolve(attack, window)})
+                state = evolve(state, {"attack": attack.hit(attack.attacker, target, attack.queue[1:])})
                 events.append(event("defence_window", f"Seat {target} may answer {cards.kind_of(attack.card).name} from seat {attack.attacker} (7.2).", seat=target, source=attack.attacker))
                 return state
             state = evolve(state, {"attack": None})
@@ -501,7 +514,7 @@ def _apply_action(state: MarketFortuneState, seat: int, action: MarketFortuneAct
         if isinstance(action, Defend):
             return defend(state, seat, action.card, events)
         assert attack.source is not None
-        state = evolve(state, {"attack": evolve(attack, {"source": None, "defender": None})})
+        state = evolve(state, {"attack": attack.hit(None, None)})
         events.append(event("decline", f"Seat {seat} does not defend.", seat=seat))
         return hit(state, attack.source, seat, events)
     if isinstance(action, Optimise) or state.stage == "main":
@@ -545,9 +558,9 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
     if stage == "over":
         acting = None
     elif tasks:
-        acting = tasks[0].__dict__["seat"]
-    elif attack is not None and attack.__dict__["defender"] is not None:
-        acting = attack.__dict__["defender"]
+        acting = tasks[0].seat
+    elif attack is not None and attack.defender is not None:
+        acting = attack.defender
     elif stage == "between":
         acting = values["next_opener"] or 0
     else:
@@ -633,6 +646,9 @@ def _build(
     return _advance(evolve(state, after), events), events
 
 
+_DISCARD_FACTS = attrgetter("step", "section", "count", "forbid", "locked")
+
+
 def _discard(
     state: MarketFortuneState, values: dict[str, Any], seat: int, action: Discard, tasks: tuple[Task, ...]
 ) -> tuple[MarketFortuneState, list[Event]]:
@@ -643,23 +659,20 @@ def _discard(
     in the same copy when nothing else is owed and the 8-card rule holds (4.1).
     """
     task = tasks[0]
-    # Models' fields read from their __dict__ (fewer attribute lookups on a hot path).
-    wanted = task.__dict__
+    # The task's facts read from its slots in one C call (a slots dataclass).
+    step, section, count, forbid, locked = _DISCARD_FACTS(task)
     card = action.card
     seats = values["seats"]
     owner = seats[seat]
     hand = owner.hand
     # _task_allows, for a discard: in hand, and not the card just taken unless nothing else is left (3.2).
-    forbid = wanted["forbid"]
-    if wanted["step"] != "discard" or card not in hand or (card == forbid and any(c != card for c in hand)):
+    if step != "discard" or card not in hand or (card == forbid and any(c != card for c in hand)):
         raise explain_illegal(state, seat, action)
-    count = wanted["count"]
-    remaining = (evolve(task, {"count": count - 1}), *tasks[1:]) if count > 1 else tasks[1:]
+    remaining = (_one_less(task), *tasks[1:]) if count > 1 else tasks[1:]
     kept = list(hand)
     kept.remove(card)
     pile_name = PILE_OF[card[0]]
-    locked = wanted["locked"]
-    why = f"rule {wanted['section']}"
+    why = f"rule {section}"
     after: dict[str, object] = {
         pile_name: (*values[pile_name], card),
         "tasks": remaining,

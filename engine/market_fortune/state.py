@@ -179,14 +179,20 @@ _set_revealed = SeatState.__dict__["revealed"].__set__
 assert len(SeatState.__slots__) == 6, "SeatState.changed sets every field"
 
 
-class Attack(EngineModel):
+@dataclass(frozen=True, slots=True)
+class Attack:
     """A red attack being resolved (7).
 
     ``card`` is the red played by ``attacker``. ``queue`` holds the original
     targets still to be hit, clockwise from the attacker (7.2). The current hit
     is ``source`` attacking ``defender``; after a Wrong Analyst bounce (7.3) the
     two swap. ``defender`` is ``None`` between hits.
+
+    A frozen slots dataclass, like :class:`SeatState` and for the same reason:
+    the same JSON object, and every step reads who defends.
     """
+
+    __pydantic_config__ = ConfigDict(extra="forbid")
 
     card: str
     attacker: int
@@ -194,15 +200,28 @@ class Attack(EngineModel):
     source: int | None = None
     defender: int | None = None
 
+    def hit(self, source: int | None, defender: int | None, queue: tuple[int, ...] | None = None) -> Attack:
+        """A copy whose current hit is ``source`` on ``defender`` (``None``: between hits).
 
-class Task(EngineModel):
+        ``queue`` replaces the targets still to be hit when given.
+        """
+        return Attack(self.card, self.attacker, self.queue if queue is None else queue, source, defender)
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
     """A decision owed inside a rule or an effect, by ``seat``.
 
     ``count`` decisions of the same step remain. ``other`` is the other seat an
     effect involves; ``forbid`` a card that may not be discarded (3.2);
     ``locked`` whether discards lie face down (Championship, 9.3); ``section``
     the rule being resolved.
+
+    A frozen slots dataclass, like :class:`SeatState`: the same JSON object,
+    and the first task is read on every step that owes a decision.
     """
+
+    __pydantic_config__ = ConfigDict(extra="forbid")
 
     seat: int
     step: TaskStep

@@ -187,6 +187,8 @@ def _player(key: tuple[Any, ...], investments: tuple[Investment, ...]) -> Player
 _SEAT_FACTS = attrgetter("hand", "strategies", "investments", "skip_next", "match_total")
 _INVESTMENT_FACTS = attrgetter("stock", "ret", "innovation", "marked", "face_up")
 """An investment's facts, read from its slots in one C call (see :class:`Investment`)."""
+_TASK_FACTS = attrgetter("seat", "step", "section", "count", "other", "forbid")
+"""What a decision shows of a task (not ``locked``), read from its slots in one C call."""
 
 
 def _player_keys(seats: tuple[SeatState, ...]) -> tuple[tuple[Any, ...], ...]:
@@ -285,9 +287,11 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
         )
     decision = None
     if tasks:
-        task = tasks[0].__dict__
+        task_seat, step, section, count, other, forbid = _TASK_FACTS(tasks[0])
         # The forbidden card is shown to the task's own seat only.
-        decision_key = (*task.values(), task["seat"] == seat)
+        if task_seat != seat:
+            forbid = None
+        decision_key = (task_seat, step, section, count, other, forbid)
         decision = _DECISIONS.get(decision_key)
         if decision is None:
             decision = _remember(
@@ -296,12 +300,12 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
                 _raw(
                     DecisionView,
                     {
-                        "seat": task["seat"],
-                        "step": task["step"],
-                        "count": task["count"],
-                        "section": task["section"],
-                        "other": task["other"],
-                        "forbid": task["forbid"] if task["seat"] == seat else None,
+                        "seat": task_seat,
+                        "step": step,
+                        "count": count,
+                        "section": section,
+                        "other": other,
+                        "forbid": forbid,
                     },
                 ),
             )

@@ -7,8 +7,12 @@ state (set by :func:`gateway.app.create_app` and its lifespan).
 ``CurrentPrincipal`` verifies ``Authorization: Bearer <jwt>`` (signature,
 claims, revocation) and answers 401 ``auth/...`` otherwise;
 ``OptionalPrincipal`` is None when no header is sent (spectator endpoints) but
-still refuses a bad token. ``OrganiserPrincipal`` accepts the organiser key
-(as the bearer or in ``X-Organiser-Key``) or a token of kind ``organiser``.
+still refuses a bad token. ``TableCaller`` and ``OptionalTableCaller`` (observe,
+act: the requests a bot sends every turn) check the token the same way but
+leave the revocation question to the table read, which asks it in the same
+round trip (:class:`gateway.security.PendingRevocation`). ``OrganiserPrincipal``
+accepts the organiser key (as the bearer or in ``X-Organiser-Key``) or a token of
+kind ``organiser``.
 """
 
 from __future__ import annotations
@@ -22,8 +26,14 @@ from gateway.config import Settings
 from gateway.errors import ProblemError
 from gateway.metrics import Metrics
 from gateway.principal import Principal
-from gateway.security import ORGANISER_SCOPE, TokenService, VerifiedToken, auth_problem
-from gateway.store.auth import AuthStore
+from gateway.security import (
+    ORGANISER_SCOPE,
+    PendingRevocation,
+    TokenService,
+    VerifiedToken,
+    auth_problem,
+)
+from gateway.store.auth import AuthStore, revoked_key
 from gateway.store.connection import Keys, RedisClient
 
 __all__ = [
@@ -34,9 +44,11 @@ __all__ = [
     "KeysDep",
     "MetricsDep",
     "OptionalPrincipal",
+    "OptionalTableCaller",
     "OrganiserPrincipal",
     "RedisDep",
     "SettingsDep",
+    "TableCaller",
     "TokenServiceDep",
 ]
 
@@ -149,6 +161,44 @@ CurrentPrincipal = Annotated[Principal, Depends(_current_principal)]
 
 OptionalPrincipal = Annotated[Principal | None, Depends(_optional_principal)]
 """The authenticated caller, or None when no ``Authorization`` header was sent."""
+
+
+def _pending(
+    request: Request, credentials: HTTPAuthorizationCredentials | None
+) -> PendingRevocation | None:
+    """The caller of a valid bearer token (``None``: none sent), its revocation still to ask."""
+    if credentials is None:
+        if request.headers.get("authorization"):
+            raise auth_problem("auth/invalid", "Use `Authorization: Bearer <token>`.")
+        return None
+    state = request.app.state
+    tokens: TokenService = state.tokens
+    principal = tokens.verify_cached(credentials.credentials).principal
+    request.state.principal = principal  # for the request log's agent id only
+    return PendingRevocation(principal.agent_id, revoked_key(state.keys, principal.token_id),
+                             principal)
+
+
+async def _table_caller(request: Request, credentials: _Credentials) -> PendingRevocation:
+    pending = _pending(request, credentials)
+    if pending is None:
+        raise auth_problem("auth/missing", "Send `Authorization: Bearer <token>`.")
+    return pending
+
+
+async def _optional_table_caller(
+    request: Request, credentials: _Credentials
+) -> PendingRevocation | None:
+    return _pending(request, credentials)
+
+
+TableCaller = Annotated[PendingRevocation, Depends(_table_caller)]
+"""The caller of a table route, revocation checked with its table read; 401 when the token
+is missing or fails a stateless check. The service must pass ``revoked_key`` to its first
+table read and take the principal from :meth:`PendingRevocation.confirm`."""
+
+OptionalTableCaller = Annotated[PendingRevocation | None, Depends(_optional_table_caller)]
+"""Like :data:`TableCaller`, or None when no ``Authorization`` header was sent."""
 
 
 async def _organiser(

@@ -40,6 +40,7 @@ from gateway.principal import Principal
 __all__ = [
     "ALGORITHM",
     "ORGANISER_SCOPE",
+    "PendingRevocation",
     "RevocationCheck",
     "TokenService",
     "VerifiedToken",
@@ -95,6 +96,34 @@ class VerifiedToken:
     principal: Principal
     expires_at: int
     """``exp`` (Unix seconds): how long a revocation of this token must be remembered."""
+
+
+@dataclass(frozen=True)
+class PendingRevocation:
+    """A caller whose token passed every stateless check, its revocation not asked yet.
+
+    The table routes a bot calls on every turn (observe, act) ask Redis whether
+    the token was revoked in the same round trip as their table read
+    (:meth:`gateway.store.tables.TableStore.load_checked`), which saves each
+    such request a round trip. The principal is reachable only through
+    :meth:`confirm`, with the answer of that read, so no code can act for the
+    caller before the check is done.
+    """
+
+    agent_id: str
+    """Who the token names (public: it keys the caller's idempotency records)."""
+    revoked_key: str
+    """The Redis key that exists when the token was revoked."""
+    _principal: Principal
+
+    def confirm(self, revoked: bool) -> Principal:
+        """The caller, once Redis answered whether the token was revoked.
+
+        :raises ProblemError: 401 ``auth/revoked`` when it was.
+        """
+        if revoked:
+            raise auth_problem("auth/revoked", "The token was revoked; get a new one.")
+        return self._principal
 
 
 class TokenService:
@@ -214,12 +243,11 @@ class TokenService:
             raise auth_problem("auth/invalid", "The token failed verification.") from None
         return VerifiedToken(self._principal(claims), int(claims["exp"]))
 
-    async def authenticate(self, token: str, revoked: RevocationCheck) -> VerifiedToken:
-        """Verify ``token`` and refuse it when its ``jti`` was revoked.
+    def verify_cached(self, token: str) -> VerifiedToken:
+        """Like :meth:`verify_token`, remembering tokens that passed (expiry is re-checked).
 
-        ``revoked`` is an async predicate on a ``jti`` (``AuthStore.is_revoked``).
-
-        :raises ProblemError: 401 ``auth/...``.
+        Still no revocation check: see :meth:`authenticate` and
+        :class:`PendingRevocation`.
         """
         verified = self._verified.get(token)
         if verified is None or time.time() > verified.expires_at + self.settings.jwt_leeway_s:
@@ -227,6 +255,16 @@ class TokenService:
             if len(self._verified) >= VERIFIED_CACHE_SIZE:
                 self._verified.clear()  # crude bound: a burst of new tokens only costs a re-verify
             self._verified[token] = verified
+        return verified
+
+    async def authenticate(self, token: str, revoked: RevocationCheck) -> VerifiedToken:
+        """Verify ``token`` and refuse it when its ``jti`` was revoked.
+
+        ``revoked`` is an async predicate on a ``jti`` (``AuthStore.is_revoked``).
+
+        :raises ProblemError: 401 ``auth/...``.
+        """
+        verified = self.verify_cached(token)
         if await revoked(verified.principal.token_id):
             raise auth_problem("auth/revoked", "The token was revoked; get a new one.")
         return verified

@@ -10,10 +10,10 @@ import os
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Header, Query, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict
 
-from gateway.deps import CurrentPrincipal, OptionalPrincipal
+from gateway.deps import CurrentPrincipal, OptionalPrincipal, OptionalTableCaller, TableCaller
 from gateway.openapi_docs import problem_responses
 from gateway.schemas.tables import (
     ActionRequest,
@@ -183,7 +183,7 @@ async def close_table(request: Request, table_id: str, principal: CurrentPrincip
 async def observe_table(
     request: Request,
     table_id: str,
-    principal: OptionalPrincipal,
+    caller: OptionalTableCaller,
     wait: Annotated[float, Query(
         ge=0, le=60,
         description="Seconds to hold the answer until it is worth sending: for a seated "
@@ -199,7 +199,7 @@ async def observe_table(
     A bot's whole loop can be ``observation?wait=30`` then an action: the answer
     comes when the bot is to act (``legal_actions`` not empty), when the table is
     over (``status`` ``finished``), or after ``wait`` seconds with neither."""
-    return await tables_service.observe(_ctx(request), table_id, principal, wait=wait)
+    return await tables_service.observe(_ctx(request), table_id, caller, wait=wait)
 
 
 @router.post(
@@ -216,7 +216,7 @@ async def observe_table(
 async def submit_action(
     request: Request,
     table_id: str,
-    principal: CurrentPrincipal,
+    caller: TableCaller,
     body: Annotated[ActionRequest, Body(openapi_examples={
         "by id": {
             "summary": "a legal action's id from the observation",
@@ -232,11 +232,14 @@ async def submit_action(
         description="Any unique string; a retry with the same key and body is applied "
         "once and answered the same way; the same key with another body is refused.",
     )] = None,
-) -> ActionResult:
+) -> Response:
     """``version`` must be the table's current version (409 ``table/stale_version``
     with ``current_version`` otherwise). Errors name the rule broken and list the
     legal action ids."""
-    return await actions_service.submit(_ctx(request), table_id, principal, body, idempotency_key)
+    # The answer comes as JSON already (made once, also stored for retries):
+    # sent as is, it skips FastAPI's second serialization of a large body.
+    answer = await actions_service.submit(_ctx(request), table_id, caller, body, idempotency_key)
+    return Response(answer, media_type="application/json")
 
 
 @router.get(

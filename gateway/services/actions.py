@@ -18,13 +18,13 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from engine.core import Action, EngineError, Event, Game, MalformedAction, Seat
 from gateway.errors import ProblemError
-from gateway.principal import Principal
 from gateway.schemas.tables import (
     ActionRequest,
     ActionResult,
     EventOut,
     LegalActionOut,
 )
+from gateway.security import PendingRevocation
 from gateway.services import quotas
 from gateway.services.access import may_see, not_found
 from gateway.services.context import TableContext
@@ -79,16 +79,16 @@ class Step:
 
 async def load_table(ctx: TableContext, table_id: str) -> LoadedTable:
     """Read and parse a table; a ``table/not_found`` problem when there is none."""
-    return parse_table(table_id, await ctx.store.load(table_id))
+    return parse_table(ctx, table_id, await ctx.store.load(table_id))
 
 
-def parse_table(table_id: str, snapshot: TableSnapshot | None) -> LoadedTable:
+def parse_table(ctx: TableContext, table_id: str, snapshot: TableSnapshot | None) -> LoadedTable:
     """Parse a read table; a ``table/not_found`` problem when there is none."""
     if snapshot is None or snapshot.state is None:
         raise not_found(table_id)
     record = TableRecord.model_validate(snapshot.record)
     game = game_or_problem(record.game)
-    state = game.state_model.model_validate_json(snapshot.state)
+    state = ctx.parsed_states.parse(game, table_id, snapshot.state)
     return LoadedTable(snapshot=snapshot, record=record, game=game, state=state)
 
 
@@ -186,11 +186,12 @@ async def commit_step(
     table it holds instead of announcing it to itself again.
     """
     bots_due = step.bots_due and announce_bots
+    state_json = step.state.model_dump_json()
     result = await ctx.store.commit(
         loaded.snapshot.table_id,
         expected_version=loaded.version,
         record=step.record.model_dump(mode="json") if step.record is not loaded.record else None,
-        state=step.state.model_dump_json(),
+        state=state_json,
         deadline=step.deadline,
         events=step.events,
         log=[step.log_entry],
@@ -199,6 +200,8 @@ async def commit_step(
         to_act=step.to_act,
         **index_updates(ctx, step.deadline, bots_due),
     )
+    if result.applied:
+        ctx.parsed_states.remember(loaded.snapshot.table_id, state_json, step.state)
     if result.applied and bots_due:
         ctx.bots_due.set()
     if result.applied and step.record.status == "finished":
@@ -260,19 +263,24 @@ def _engine_problem(error: EngineError, legal: list[Action]) -> ProblemError:
 async def submit(
     ctx: TableContext,
     table_id: str,
-    principal: Principal,
+    caller: PendingRevocation,
     body: ActionRequest,
     idempotency_key: str | None,
-) -> ActionResult:
-    """Apply one agent's action, at most once per idempotency key.
+) -> str:
+    """Apply one agent's action, at most once per idempotency key; its answer (an
+    :class:`ActionResult`) as JSON, made once: the same text is stored for retries.
 
     The same key with the same body answers the stored result again; with
     another body it is ``idempotency/conflict``. A ``version`` that is not the
     table's current one is ``table/stale_version`` with ``current_version``.
+    The caller's token revocation is asked in the same round trip as the table.
     """
-    scope = f"{principal.agent_id}:{idempotency_key}" if idempotency_key else None
-    snapshot, stored = await ctx.store.load_for_action(table_id, scope)
-    loaded = parse_table(table_id, snapshot)
+    scope = f"{caller.agent_id}:{idempotency_key}" if idempotency_key else None
+    snapshot, stored, revoked = await ctx.store.load_for_action(
+        table_id, scope, caller.revoked_key
+    )
+    principal = caller.confirm(revoked)  # before anything about the table is told
+    loaded = parse_table(ctx, table_id, snapshot)
     record, game = loaded.record, loaded.game
     seat = record.seat_of(principal.agent_id)
     if seat is None:
@@ -320,24 +328,25 @@ async def submit(
             last_event_id=loaded.snapshot.seq + len(step.events),
         ),
     )
+    answer = result.model_dump_json()
     committed = await commit_step(
         ctx, loaded, step,
         idempotency_scope=scope,
-        idempotency=IdempotencyRecord(fingerprint, result.model_dump_json()) if scope else None,
+        idempotency=IdempotencyRecord(fingerprint, answer) if scope else None,
     )
     if committed.applied:
-        return result
+        return answer
     if committed.replayed is not None:
         return _answer_again(committed.replayed, fingerprint)
     raise _stale(committed.version)
 
 
-def _answer_again(stored: IdempotencyRecord, fingerprint: str) -> ActionResult:
+def _answer_again(stored: IdempotencyRecord, fingerprint: str) -> str:
     if stored.fingerprint != fingerprint:
         raise problem(
             "idempotency/conflict", "This Idempotency-Key was already used with another body."
         )
-    return ActionResult.model_validate_json(stored.response_json)
+    return stored.response_json  # the very answer the first request got
 
 
 def _stale(current: int) -> ProblemError:

@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 
 from gateway.config import Settings
+from gateway.services.parsed_states import ParsedStates
 from gateway.store.active_tables import ActiveTableStore
 from gateway.store.tables import TableStore
 
@@ -27,6 +28,8 @@ class TableContext:
     active_tables: ActiveTableStore
     """Each agent's unfinished tables (the per-agent table cap)."""
     bots_due: asyncio.Event = field(default_factory=asyncio.Event)
+    parsed_states: ParsedStates = field(default_factory=ParsedStates)
+    """States this worker parsed or wrote lately (saves parsing the same JSON again)."""
 
     @staticmethod
     def now() -> float:

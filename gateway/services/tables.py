@@ -27,6 +27,7 @@ from gateway.schemas.tables import (
     TableOut,
     TableStatus,
 )
+from gateway.security import PendingRevocation
 from gateway.services import quotas
 from gateway.services.access import may_see, not_found, require_visible
 from gateway.services.actions import (
@@ -34,12 +35,13 @@ from gateway.services.actions import (
     event_out,
     index_updates,
     load_table,
+    parse_table,
     schedule_for,
 )
 from gateway.services.context import TableContext
 from gateway.services.observations import observation, outcome_out
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
-from gateway.store.tables import StoredEvent
+from gateway.store.tables import StoredEvent, TableSnapshot
 
 __all__ = [
     "close_table",
@@ -424,7 +426,7 @@ _TABLE_CHANGES = frozenset({"table.started", "table.finished"})
 
 
 async def observe(
-    ctx: TableContext, table_id: str, principal: Principal | None, *, wait: float = 0.0
+    ctx: TableContext, table_id: str, caller: PendingRevocation | None, *, wait: float = 0.0
 ) -> ObservationOut:
     """What the caller's seat (or a spectator) sees, and the caller's legal actions.
 
@@ -433,36 +435,50 @@ async def observe(
     table ends, anyone else until the table changes. A bot can then loop on
     one request per turn instead of observing after every event; the wait
     rides on the table's event stream (``XREAD BLOCK``), so it costs Redis a
-    blocked read, not polling. Events of actions carry who acts next, so a
-    seat that is still not to act waits on without reading the table again.
+    blocked read, not polling, and the table is read back in the same round
+    trip. Events of actions carry who acts next, so a seat that is still not
+    to act waits on without parsing the table. The caller's token revocation
+    is asked together with the first table read.
     """
-    loaded = await load_table(ctx, table_id)
+    snapshot, revoked = await ctx.store.load_checked(
+        table_id, caller.revoked_key if caller is not None else None
+    )
+    principal = caller.confirm(revoked) if caller is not None else None
+    loaded = parse_table(ctx, table_id, snapshot)
     require_visible(loaded.record, principal)
     seat = loaded.record.seat_of(principal.agent_id) if principal else None
     if wait > 0:
         give_up = time.monotonic() + min(wait, ctx.settings.long_poll_max_wait_s)
         first_version = loaded.version
-        cursor = loaded.snapshot.seq
+        latest = loaded.snapshot  # the newest read of the table, parsed or not
         while not _worth_answering(loaded, seat, first_version):
             remaining = give_up - time.monotonic()
             if remaining < 0.001:
                 break
-            woken = await ctx.store.events_after(
-                table_id, cursor, block_ms=max(1, int(remaining * 1000))
+            woken, read = await ctx.store.events_then_table(
+                table_id, latest.seq, max(1, int(remaining * 1000))
             )
-            if not woken:
+            if not woken or read is None:
                 break
-            cursor = woken[-1].seq
-            if seat is not None and _still_not_to_act(woken, seat):
+            latest = read
+            # The hint holds only when no event came after the ones read (else parse).
+            if seat is not None and latest.seq == woken[-1].seq and _still_not_to_act(woken, seat):
                 continue
-            loaded = await load_table(ctx, table_id)
-            if not may_see(loaded.record, principal):  # left a private table meanwhile
-                raise not_found(table_id)
-        if cursor > loaded.snapshot.seq:  # the wait ran out after changes not read yet
-            loaded = await load_table(ctx, table_id)
-            if not may_see(loaded.record, principal):
-                raise not_found(table_id)
+            loaded = _visible(ctx, table_id, latest, principal)
+        if latest is not loaded.snapshot:  # the wait ran out after changes not parsed yet
+            loaded = _visible(ctx, table_id, latest, principal)
     return _observation(table_id, loaded, seat)
+
+
+def _visible(
+    ctx: TableContext, table_id: str, snapshot: TableSnapshot, principal: Principal | None
+) -> LoadedTable:
+    """Parse a read of a table the caller was allowed to see; 404 once it may no longer
+    (it left a private table meanwhile)."""
+    loaded = parse_table(ctx, table_id, snapshot)
+    if not may_see(loaded.record, principal):
+        raise not_found(table_id)
+    return loaded
 
 
 def _observation(table_id: str, loaded: LoadedTable, seat: int | None) -> ObservationOut:

@@ -106,6 +106,15 @@ def _fold(name: str) -> str:
     return name.strip().casefold()
 
 
+def revoked_key(keys: Keys, token_id: str) -> str:
+    """The key whose existence marks ``token_id`` as revoked.
+
+    Public so that a table read can ask for it in the same round trip
+    (:meth:`gateway.store.tables.TableStore.load_checked`).
+    """
+    return keys.global_("revoked", token_id)
+
+
 class AuthStore:
     """Agent records and token revocations of one namespace.
 
@@ -126,7 +135,7 @@ class AuthStore:
         return self.keys.global_("agent-name", _fold(name))
 
     def _revoked_key(self, token_id: str) -> str:
-        return self.keys.global_("revoked", token_id)
+        return revoked_key(self.keys, token_id)
 
     # agents ------------------------------------------------------------------
 

@@ -209,8 +209,13 @@ class IdempotencyRecord:
 
     @classmethod
     def from_json(cls, raw: bytes | str) -> IdempotencyRecord:
-        """Parse the stored form."""
-        stored = json.loads(raw)
+        """Parse the stored form, keeping the answer's own text byte for byte (a retry is
+        answered with exactly the text the first request got)."""
+        text = decoded(raw)
+        stored = json.loads(text)
+        head = f'{{"fingerprint": {json.dumps(stored["fingerprint"])}, "response": '
+        if text.startswith(head) and text.endswith("}"):
+            return cls(fingerprint=stored["fingerprint"], response_json=text[len(head):-1])
         return cls(fingerprint=stored["fingerprint"], response_json=json.dumps(stored["response"]))
 
 
@@ -248,6 +253,40 @@ def _to_act_field(to_act: Sequence[int] | None) -> str:
 
 def _parse_to_act(raw: str) -> tuple[int, ...]:
     return () if raw == "-" else tuple(int(seat) for seat in raw.split(","))
+
+
+_SNAPSHOT_FIELDS = ("record", "state", "version", "seq", "deadline")
+"""The table hash's fields a snapshot reads, in :func:`_snapshot`'s order."""
+
+
+def _snapshot(table_id: str, row: Sequence[Any]) -> TableSnapshot | None:
+    """A snapshot from an ``HMGET`` of :data:`_SNAPSHOT_FIELDS`; ``None``: no such table."""
+    record, state, version, seq, deadline = row
+    if record is None or version is None:
+        return None
+    return TableSnapshot(
+        table_id=table_id,
+        record=json.loads(record),
+        state=decoded(state) if state is not None else None,
+        version=int(version),
+        seq=int(seq or 0),
+        deadline=float(deadline) if deadline is not None else None,
+    )
+
+
+def _stored_events(reply: Any) -> list[StoredEvent]:
+    """The events of an ``XREAD`` reply on one stream, oldest first."""
+    events: list[StoredEvent] = []
+    for entry_id, fields in stream_entries(reply):
+        events.append(
+            StoredEvent(
+                seq=int(decoded(entry_id).split("-", 1)[0]),
+                audience=_parse_audience(decoded(fields[b"audience"])),
+                body=json.loads(fields[b"event"]),
+                to_act=_parse_to_act(decoded(fields[b"to_act"])) if b"to_act" in fields else None,
+            )
+        )
+    return events
 
 
 class TableStore:
@@ -293,35 +332,58 @@ class TableStore:
 
     async def load(self, table_id: str) -> TableSnapshot | None:
         """Read a table's hash in one round trip; ``None`` when it does not exist."""
-        snapshot, _seen = await self.load_for_action(table_id, None)
+        snapshot, _seen, _revoked = await self.load_for_action(table_id, None)
         return snapshot
 
+    async def load_checked(
+        self, table_id: str, revoked_key: str | None
+    ) -> tuple[TableSnapshot | None, bool]:
+        """The table and whether ``revoked_key`` exists, in one round trip.
+
+        The caller's token revocation check rides on the table read instead of
+        costing a round trip of its own (``revoked_key`` ``None``: no check).
+        """
+        snapshot, _seen, revoked = await self.load_for_action(table_id, None, revoked_key)
+        return snapshot, revoked
+
     async def load_for_action(
-        self, table_id: str, idempotency_scope: str | None
-    ) -> tuple[TableSnapshot | None, IdempotencyRecord | None]:
-        """The table and, when a scope is given, its stored idempotent answer: one round trip."""
-        fields = ["record", "state", "version", "seq", "deadline"]
-        if idempotency_scope is None:
-            row = await self.redis.hmget(self._hash(table_id), fields)
-            seen = None
+        self, table_id: str, idempotency_scope: str | None, revoked_key: str | None = None
+    ) -> tuple[TableSnapshot | None, IdempotencyRecord | None, bool]:
+        """The table, its stored idempotent answer for ``idempotency_scope`` (when given)
+        and whether ``revoked_key`` exists (when given): one round trip."""
+        hash_key = self._hash(table_id)
+        if idempotency_scope is None and revoked_key is None:
+            row = await self.redis.hmget(hash_key, _SNAPSHOT_FIELDS)
+            seen, revoked = None, False
         else:
             async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.hmget(self._hash(table_id), fields)
-                pipe.get(self._seen(table_id, idempotency_scope))
-                row, seen = await pipe.execute()
+                pipe.hmget(hash_key, _SNAPSHOT_FIELDS)
+                if idempotency_scope is not None:
+                    pipe.get(self._seen(table_id, idempotency_scope))
+                if revoked_key is not None:
+                    pipe.exists(revoked_key)
+                replies = await pipe.execute()
+            row = replies[0]
+            seen = replies[1] if idempotency_scope is not None else None
+            revoked = bool(replies[-1]) if revoked_key is not None else False
         stored = IdempotencyRecord.from_json(seen) if seen is not None else None
-        record, state, version, seq, deadline = row
-        if record is None or version is None:
-            return None, stored
-        snapshot = TableSnapshot(
-            table_id=table_id,
-            record=json.loads(record),
-            state=decoded(state) if state is not None else None,
-            version=int(version),
-            seq=int(seq or 0),
-            deadline=float(deadline) if deadline is not None else None,
-        )
-        return snapshot, stored
+        return _snapshot(table_id, row), stored, revoked
+
+    async def events_then_table(
+        self, table_id: str, after: int, block_ms: int
+    ) -> tuple[list[StoredEvent], TableSnapshot | None]:
+        """Wait up to ``block_ms`` for events after ``after``, then read the table: one round trip.
+
+        The two commands travel in one pipeline; Redis runs a client's commands
+        in order and holds the read until the blocking ``XREAD`` returns, so the
+        table comes back as it is once the events arrived (or the wait ran out).
+        A held observation needs both; this saves it a second round trip.
+        """
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.xread({self._events(table_id): f"{after}-0"}, count=500, block=block_ms)
+            pipe.hmget(self._hash(table_id), _SNAPSHOT_FIELDS)
+            reply, row = await pipe.execute()
+        return _stored_events(reply), _snapshot(table_id, row)
 
     async def load_records(self, table_ids: Sequence[str]) -> list[dict[str, Any]]:
         """The records (no state) of several tables, in one pipeline; missing ones skipped."""
@@ -358,19 +420,7 @@ class TableStore:
             reply = await self.redis.xread({stream: f"{after}-0"}, count=count)
         else:
             reply = await self.redis.xread({stream: f"{after}-0"}, count=count, block=block_ms)
-        events: list[StoredEvent] = []
-        for entry_id, fields in stream_entries(reply):
-            seq = int(decoded(entry_id).split("-", 1)[0])
-            events.append(
-                StoredEvent(
-                    seq=seq,
-                    audience=_parse_audience(decoded(fields[b"audience"])),
-                    body=json.loads(fields[b"event"]),
-                    to_act=_parse_to_act(decoded(fields[b"to_act"]))
-                    if b"to_act" in fields else None,
-                )
-            )
-        return events
+        return _stored_events(reply)
 
     async def idempotency(self, table_id: str, scope: str) -> IdempotencyRecord | None:
         """The stored answer for an idempotency ``scope`` (``<agent>:<key>``), if any."""

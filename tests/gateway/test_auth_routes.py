@@ -178,3 +178,37 @@ def test_workers_starting_together_end_up_with_one_key(tmp_path: Path) -> None:
     assert len({service.keyring.signing_kid for service in services}) == 1
     assert len({service.organiser_key for service in services}) == 1
     assert sorted(path.name for path in tmp_path.iterdir()) == [ORGANISER_KEY_FILE, SIGNING_KEY_FILE]
+
+
+def test_a_revoked_token_is_refused_where_the_check_rides_on_the_table_read(
+    client: TestClient, mint_token: MintToken, auth: Auth
+) -> None:
+    """Observing and acting ask Redis about revocation together with the table read:
+    a revoked token still gets 401 ``auth/revoked`` before anything about a table is
+    told (not 404 for an unknown id) and before anything is applied."""
+    alice = mint_token(agent_id="agent-a", name="alice", games=("market-fortune",))
+    bob = mint_token(agent_id="agent-b", name="bob", games=("market-fortune",))
+    table = client.post("/v1/tables", headers=auth(alice), json={
+        "game": "market-fortune", "mode": "family", "seats": 2, "seed": 3}).json()
+    client.post(f"/v1/tables/{table['id']}/join", headers=auth(bob))
+    seen = client.get(f"/v1/tables/{table['id']}/observation", headers=auth(alice)).json()
+    actor = alice if seen["legal_actions"] else bob
+    legal = client.get(f"/v1/tables/{table['id']}/observation", headers=auth(actor)).json()
+    assert client.post("/v1/auth/revoke", headers={"X-Organiser-Key": ORGANISER_KEY},
+                       json={"token": actor}).status_code == 200
+    base = f"/v1/tables/{table['id']}"
+    move = {"version": legal["version"], "action": legal["legal_actions"][0]["id"]}
+    refused = [
+        client.get(f"{base}/observation", headers=auth(actor)),
+        client.get(f"{base}/observation", params={"wait": 0.2}, headers=auth(actor)),
+        client.get("/v1/tables/no-such-table/observation", headers=auth(actor)),
+        client.post(f"{base}/actions", headers={**auth(actor), "Idempotency-Key": "k1"},
+                    json=move),
+        client.post(f"{base}/actions", headers=auth(actor), json=move),
+        client.post("/v1/tables/no-such-table/actions", headers=auth(actor), json=move),
+    ]
+    for answer in refused:
+        assert (answer.status_code, answer.json()["code"]) == (401, "auth/revoked"), answer.text
+    other = bob if actor == alice else alice
+    after = client.get(f"{base}/observation", headers=auth(other)).json()
+    assert after["version"] == legal["version"]  # nothing was applied

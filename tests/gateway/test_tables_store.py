@@ -72,7 +72,7 @@ def test_stale_version_and_double_create_are_refused(redis_url: str, redis_names
 def test_idempotency_key_used_meanwhile_returns_the_stored_answer(redis_url: str, redis_namespace: str) -> None:
     async def scenario(store: TableStore) -> None:
         await store.commit("t1", expected_version=-1, record={}, state="{}")
-        first = IdempotencyRecord("fp", '{"version": 1}')
+        first = IdempotencyRecord("fp", '{"version":1,  "text":"a"}')  # kept byte for byte
         done = await store.commit(
             "t1", expected_version=0, state="{}", idempotency_scope="a:k", idempotency=first
         )
@@ -83,9 +83,10 @@ def test_idempotency_key_used_meanwhile_returns_the_stored_answer(redis_url: str
             idempotency=IdempotencyRecord("fp", '{"version": 99}'),
         )
         assert not racing.applied and racing.replayed is not None
-        assert racing.replayed.fingerprint == "fp" and racing.replayed.response() == {"version": 1}
+        assert racing.replayed.fingerprint == "fp" and racing.replayed.response_json == first.response_json
         stored = await store.idempotency("t1", "a:k")
-        assert stored is not None and stored.response() == {"version": 1}
+        assert stored is not None and stored.response() == {"version": 1, "text": "a"}
+        assert stored.response_json == first.response_json
         assert await store.idempotency("t1", "a:other") is None
 
     run(scenario, redis_url, redis_namespace)
@@ -100,6 +101,43 @@ def test_blocking_read_wakes_on_a_new_event(redis_url: str, redis_namespace: str
         events = await asyncio.wait_for(waiter, 5)
         assert [e.body["kind"] for e in events] == ["woke"]
         assert await store.events_after("t1", 1, block_ms=50) == []
+
+    run(scenario, redis_url, redis_namespace)
+
+
+def test_the_wait_and_the_table_read_after_it_share_one_round_trip(
+    redis_url: str, redis_namespace: str
+) -> None:
+    async def scenario(store: TableStore) -> None:
+        await store.commit("t1", expected_version=-1, record={}, state='{"n": 0}')
+        waiter = asyncio.create_task(store.events_then_table("t1", 0, 5000))
+        await asyncio.sleep(0.05)
+        assert not waiter.done()  # the table read waits behind the blocked XREAD
+        await store.commit("t1", expected_version=0, state='{"n": 1}',
+                           events=[(None, {"kind": "woke"})])
+        events, table = await asyncio.wait_for(waiter, 5)
+        assert [e.body["kind"] for e in events] == ["woke"]
+        assert table is not None and table.version == 1 and table.state == '{"n": 1}'
+        assert table.seq == 1
+        quiet, unchanged = await store.events_then_table("t1", 1, 50)  # the wait runs out
+        assert quiet == [] and unchanged == table
+        assert await store.events_then_table("nope", 0, 20) == ([], None)
+
+    run(scenario, redis_url, redis_namespace)
+
+
+def test_a_table_read_can_carry_the_revocation_check(redis_url: str, redis_namespace: str) -> None:
+    async def scenario(store: TableStore) -> None:
+        await store.commit("t1", expected_version=-1, record={}, state="{}")
+        mark = store.keys.global_("revoked", "jti-1")
+        snapshot, revoked = await store.load_checked("t1", mark)
+        assert snapshot is not None and not revoked
+        await store.redis.set(mark, "1")
+        assert (await store.load_checked("t1", mark))[1] is True
+        assert (await store.load_checked("missing", mark)) == (None, True)
+        assert (await store.load_checked("t1", None))[1] is False
+        _snapshot, seen, revoked = await store.load_for_action("t1", "a:k", mark)
+        assert seen is None and revoked
 
     run(scenario, redis_url, redis_namespace)
 
@@ -139,8 +177,8 @@ def _flushed_cache_scenario(redis_url: str, redis_namespace: str) -> None:
         moved = await store.commit("t1", expected_version=0, state="{}", index_bots=7.0)
         assert moved.applied and moved.version == 1
         assert await store.claim_bots(8.0, 9.0) == ["t1"]
-        snapshot, seen = await store.load_for_action("t1", "agent:key")
-        assert snapshot is not None and snapshot.version == 1 and seen is None
+        snapshot, seen, revoked = await store.load_for_action("t1", "agent:key")
+        assert snapshot is not None and snapshot.version == 1 and seen is None and not revoked
 
     run(scenario, redis_url, redis_namespace)
 

@@ -31,6 +31,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute, Route
 
 from gateway.config import Settings, get_settings
 from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError
@@ -43,7 +44,7 @@ from gateway.security import TokenService
 from gateway.store.connection import Keys, connect
 from gateway.store.metrics import MetricsStore
 
-__all__ = ["API_VERSION", "GC_THRESHOLDS", "ROUTER_MODULES", "create_app"]
+__all__ = ["API_VERSION", "BUSIEST_OPERATIONS", "GC_THRESHOLDS", "ROUTER_MODULES", "create_app"]
 
 API_VERSION = "1.0.0"
 
@@ -198,11 +199,15 @@ def _document_request_examples(operation: dict[str, Any], components: dict[str, 
         }
 
 
-def _problem_openapi(app: FastAPI) -> dict[str, Any]:
-    """The OpenAPI document with every 4xx/5xx answer typed as problem+json."""
+def _problem_openapi(app: FastAPI, documented_paths: list[str]) -> dict[str, Any]:
+    """The OpenAPI document, paths in the order the route modules declare them, with
+    every 4xx/5xx answer typed as problem+json."""
     if app.openapi_schema is not None:
         return app.openapi_schema
     schema = FastAPI.openapi(app)
+    place = {path: index for index, path in enumerate(documented_paths)}
+    schema["paths"] = dict(sorted(
+        schema.get("paths", {}).items(), key=lambda item: place.get(item[0], len(place))))
     problem_ref = {"$ref": "#/components/schemas/Problem"}
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     if "Problem" not in components:
@@ -354,5 +359,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         module = _optional_module(module_name)
         if module is not None:
             _add_routes(app, module.router)
-    app.openapi = lambda: _problem_openapi(app)  # type: ignore[method-assign]
+    documented_paths = list(dict.fromkeys(_route_paths(app.router.routes)))
+    _match_busiest_first(app)
+    app.openapi = lambda: _problem_openapi(app, documented_paths)  # type: ignore[method-assign]
     return app
+
+
+BUSIEST_OPERATIONS = ("observe_table", "submit_action", "poll_events")
+"""The operations a playing bot calls all the time, matched before every other route."""
+
+
+def _route_paths(routes: list[BaseRoute]) -> list[str]:
+    return [route.path for route in routes if isinstance(route, APIRoute | Route)]
+
+
+def _match_busiest_first(app: FastAPI) -> None:
+    """Move the busiest routes to the front of the route list.
+
+    Starlette tries routes in order, one regular expression each, and the
+    observation and actions routes came about twenty-fifth: a few percent of
+    a worker's CPU under ``bench/gateway.py``. Their paths overlap no other
+    route's, so the order changes nothing but the time to find them; the
+    OpenAPI document keeps the declared order (:func:`_problem_openapi`).
+    """
+    routes = app.router.routes
+    busiest = [route for route in routes
+               if isinstance(route, APIRoute) and route.operation_id in BUSIEST_OPERATIONS]
+    routes[:] = busiest + [route for route in routes if route not in busiest]

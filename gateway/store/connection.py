@@ -7,9 +7,12 @@ table on one slot: ``<ns>:t:{<table_id>}:state``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import redis.asyncio as aioredis
+from redis.exceptions import ResponseError
+from redis.typing import EncodableT
 
 __all__ = [
     "Keys",
@@ -18,6 +21,7 @@ __all__ = [
     "decoded",
     "decoded_members",
     "decoded_scores",
+    "round_trip",
     "stream_entries",
 ]
 
@@ -49,12 +53,46 @@ def connect(url: str) -> aioredis.Redis:
 
 # Reply helpers. redis-py types a reply as what any client configuration could
 # answer (``bytes | str``, RESP2 lists or RESP3 maps). The client of ``connect``
-# answers RESP2 without decoding, so replies are bytes; these narrow them once.
+# answers without decoding (RESP3, redis-py 8's default), so replies are bytes; these
+# narrow them once.
 
 
 def decoded(raw: bytes | str) -> str:
     """A reply's bytes as text (a str, from a decoding client, passes through)."""
     return raw.decode() if isinstance(raw, bytes) else raw
+
+
+async def round_trip(client: RedisClient, *commands: Sequence[EncodableT]) -> list[Any]:
+    """Send ``commands`` in one write and read their raw replies: one round trip.
+
+    The lean twin of a non-transactional pipeline, for the requests every
+    turn of every table makes (table reads, the commit, the held wait).
+    redis-py's ``Pipeline`` spends about as much CPU around a round trip as
+    the round trip itself (a pipeline object, a retry wrapper, a shielded
+    task, observability hooks, a reset); this keeps only what a round trip
+    needs. Replies are as the connection's protocol sends them (RESP3 with
+    redis-py 8): no redis-py response callbacks.
+
+    An error reply (say ``NOSCRIPT``) comes back as the exception, in its
+    place, and the other replies are still read. A connection that fails or
+    is interrupted mid-exchange is closed by redis-py, never reused with
+    replies out of step; one idle for longer than the health-check interval
+    is pinged first, as redis-py's own commands do. Connection errors are
+    raised, not retried: a write may have been applied.
+    """
+    pool = client.connection_pool
+    connection = await pool.get_connection()  # type: ignore[no-untyped-call]  # unannotated in redis-py
+    try:
+        await connection.send_packed_command(connection.pack_commands(commands))
+        replies: list[Any] = []
+        for _command in commands:
+            try:
+                replies.append(await connection.read_response())
+            except ResponseError as error:  # that reply was read whole: the rest follow
+                replies.append(error)
+        return replies
+    finally:
+        await pool.release(connection)
 
 
 def _member(raw: object) -> str:
@@ -82,11 +120,23 @@ def decoded_scores(reply: Iterable[object]) -> dict[str, float]:
 def stream_entries(reply: object) -> list[tuple[bytes, dict[bytes, bytes]]]:
     """The entries of an ``XREAD`` reply, stream after stream, oldest first.
 
-    RESP2 answers ``[[stream, [(entry_id, {field: value}), ...]], ...]``, or
-    nothing (None) when no entry came before the block ran out.
+    redis-py's client answers ``[[stream, [(entry_id, {field: value}), ...]], ...]``.
+    A raw reply (:func:`round_trip`) is RESP3's map ``{stream: [[entry_id,
+    [field, value, ...]], ...]}``, each entry's fields a flat list. Either
+    is nothing (None) when no entry came before the block ran out.
     """
     if reply is None:
         return []
-    if not isinstance(reply, list):
-        raise TypeError(f"expected XREAD's RESP2 list, got {type(reply).__name__}")
-    return [entry for _stream, entries in reply for entry in entries]
+    if isinstance(reply, dict):
+        streams = list(reply.items())
+    elif isinstance(reply, list):
+        streams = reply
+    else:
+        raise TypeError(f"expected an XREAD reply, got {type(reply).__name__}")
+    entries: list[tuple[bytes, dict[bytes, bytes]]] = []
+    for _stream, stream in streams:
+        for entry_id, fields in stream:
+            if isinstance(fields, list):
+                fields = dict(zip(fields[::2], fields[1::2], strict=True))
+            entries.append((entry_id, fields))
+    return entries

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
-from gateway.store.connection import Keys, decoded, decoded_members, stream_entries
+from gateway.store.connection import Keys, decoded, decoded_members, round_trip, stream_entries
 
 __all__ = [
     "CommitResult",
@@ -274,6 +274,14 @@ def _snapshot(table_id: str, row: Sequence[Any]) -> TableSnapshot | None:
     )
 
 
+def _no_errors(replies: list[Any]) -> list[Any]:
+    """``replies`` of a :func:`round_trip`, raising the first error reply among them."""
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply
+    return replies
+
+
 def _stored_events(reply: Any) -> list[StoredEvent]:
     """The events of an ``XREAD`` reply on one stream, oldest first."""
     events: list[StoredEvent] = []
@@ -351,21 +359,15 @@ class TableStore:
     ) -> tuple[TableSnapshot | None, IdempotencyRecord | None, bool]:
         """The table, its stored idempotent answer for ``idempotency_scope`` (when given)
         and whether ``revoked_key`` exists (when given): one round trip."""
-        hash_key = self._hash(table_id)
-        if idempotency_scope is None and revoked_key is None:
-            row = await self.redis.hmget(hash_key, _SNAPSHOT_FIELDS)
-            seen, revoked = None, False
-        else:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.hmget(hash_key, _SNAPSHOT_FIELDS)
-                if idempotency_scope is not None:
-                    pipe.get(self._seen(table_id, idempotency_scope))
-                if revoked_key is not None:
-                    pipe.exists(revoked_key)
-                replies = await pipe.execute()
-            row = replies[0]
-            seen = replies[1] if idempotency_scope is not None else None
-            revoked = bool(replies[-1]) if revoked_key is not None else False
+        commands: list[tuple[str, ...]] = [("HMGET", self._hash(table_id), *_SNAPSHOT_FIELDS)]
+        if idempotency_scope is not None:
+            commands.append(("GET", self._seen(table_id, idempotency_scope)))
+        if revoked_key is not None:
+            commands.append(("EXISTS", revoked_key))
+        replies = _no_errors(await round_trip(self.redis, *commands))
+        row = replies[0]
+        seen = replies[1] if idempotency_scope is not None else None
+        revoked = bool(replies[-1]) if revoked_key is not None else False
         stored = IdempotencyRecord.from_json(seen) if seen is not None else None
         return _snapshot(table_id, row), stored, revoked
 
@@ -379,10 +381,11 @@ class TableStore:
         table comes back as it is once the events arrived (or the wait ran out).
         A held observation needs both; this saves it a second round trip.
         """
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.xread({self._events(table_id): f"{after}-0"}, count=500, block=block_ms)
-            pipe.hmget(self._hash(table_id), _SNAPSHOT_FIELDS)
-            reply, row = await pipe.execute()
+        reply, row = _no_errors(await round_trip(
+            self.redis,
+            ("XREAD", "COUNT", 500, "BLOCK", block_ms, "STREAMS", self._events(table_id), f"{after}-0"),
+            ("HMGET", self._hash(table_id), *_SNAPSHOT_FIELDS),
+        ))
         return _stored_events(reply), _snapshot(table_id, row)
 
     async def load_records(self, table_ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -498,33 +501,36 @@ class TableStore:
         index_clock: float | None,
         index_bots: float | None,
     ) -> Any:
-        """EVALSHA the commit script and the index updates in one pipeline (one round trip).
+        """EVALSHA the commit script and the index updates in one round trip.
 
         A Redis that lost its script cache answers NOSCRIPT; nothing of the
         script ran then, so it is loaded and the pipeline sent again.
         """
+        commands: list[Sequence[str | int | float]] = [("EVALSHA", _COMMIT_SHA, len(keys), *keys, *argv)]
+        if index_clock is not None:
+            commands.append(("ZADD", self._clock_index, index_clock, table_id))
+        if index_bots is not None:
+            commands.append(("ZADD", self._bots_index, index_bots, table_id))
         for _attempt in range(2):
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.evalsha(_COMMIT_SHA, len(keys), *keys, *argv)
-                if index_clock is not None:
-                    pipe.zadd(self._clock_index, {table_id: index_clock})
-                if index_bots is not None:
-                    pipe.zadd(self._bots_index, {table_id: index_bots})
-                replies = await pipe.execute(raise_on_error=False)
+            replies = await round_trip(self.redis, *commands)
             reply = replies[0]
-            if isinstance(reply, NoScriptError):
+            if isinstance(reply, NoScriptError) or (
+                isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT")
+            ):
                 await self.redis.script_load(_COMMIT_LUA)
                 continue
             if isinstance(reply, Exception):
                 raise reply
-            return reply
+            return reply  # the index updates' replies are not needed (see commit)
         raise RuntimeError("the commit script could not be loaded")
 
     async def bench_get_set(self) -> int:
         """One GET and one SET of a counter: the benchmark's baseline request."""
         key = self.keys.global_("bench", "baseline")
-        value = int(await self.redis.get(key) or 0) + 1
-        await self.redis.set(key, value)
+        # Through round_trip, like the table reads and commits it is compared with.
+        current, = _no_errors(await round_trip(self.redis, ("GET", key)))
+        value = int(current or 0) + 1
+        _no_errors(await round_trip(self.redis, ("SET", key, value)))
         return value
 
     # -- indexes --------------------------------------------------------------

@@ -86,7 +86,7 @@ def parse_table(ctx: TableContext, table_id: str, snapshot: TableSnapshot | None
     """Parse a read table; a ``table/not_found`` problem when there is none."""
     if snapshot is None or snapshot.state is None:
         raise not_found(table_id)
-    record = TableRecord.model_validate(snapshot.record)
+    record = ctx.parsed_states.record(table_id, snapshot.record_json)
     game = game_or_problem(record.game)
     state = ctx.parsed_states.parse(game, table_id, snapshot.state)
     return LoadedTable(snapshot=snapshot, record=record, game=game, state=state)

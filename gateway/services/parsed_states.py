@@ -1,7 +1,7 @@
-"""A worker's memory of the table states it parsed or wrote lately.
+"""A worker's memory of the table states (and records) it parsed or wrote lately.
 
-Every request on a table reads its state as JSON from Redis and needs it
-parsed. A bot's requests come over one keep-alive connection, so they reach
+Every request on a table reads its state and record as JSON from Redis and
+needs them parsed. A bot's requests come over one keep-alive connection, so they reach
 the same worker, and that worker usually parsed (or wrote) exactly that JSON
 on the bot's previous request. Parsing is deterministic and engine states
 are immutable, so the state parsed from the same text can be used again:
@@ -15,6 +15,7 @@ from collections import OrderedDict
 from typing import Any
 
 from engine.core import Game
+from gateway.services.records import TableRecord
 
 __all__ = ["DEFAULT_CAPACITY", "ParsedStates"]
 
@@ -25,11 +26,29 @@ about 5 KB of JSON), enough for every table a worker serves under
 
 
 class ParsedStates:
-    """Each table's last state text and its parsed state, least recently used dropped first."""
+    """Each table's last state text and its parsed state, least recently used dropped first,
+    and likewise each table's last record (frozen, like the states)."""
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         self.capacity = capacity
         self._entries: OrderedDict[str, tuple[str, Any]] = OrderedDict()
+        self._records: OrderedDict[str, tuple[str, TableRecord]] = OrderedDict()
+
+    def record(self, table_id: str, text: str) -> TableRecord:
+        """The record ``text`` describes: remembered when this worker last saw the same text.
+
+        A record changes only when a seat is taken or left and when the table
+        starts or ends, so nearly every read finds it here.
+        """
+        entry = self._records.get(table_id)
+        if entry is not None and entry[0] == text:
+            self._records.move_to_end(table_id)
+            return entry[1]
+        record = TableRecord.model_validate_json(text)
+        self._records[table_id] = (text, record)
+        if len(self._records) > self.capacity:
+            self._records.popitem(last=False)
+        return record
 
     def parse(self, game: Game[Any, Any, Any], table_id: str, text: str) -> Any:
         """The state ``text`` describes: remembered when this worker last saw the same text."""

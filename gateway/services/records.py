@@ -60,7 +60,7 @@ def game_or_problem(name: str) -> Game[Any, Any, Any]:
 class SeatRecord(BaseModel):
     """Who sits in a seat: an agent, or a house bot driven by the server."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     agent_id: str
     name: str
@@ -69,9 +69,14 @@ class SeatRecord(BaseModel):
 
 
 class TableRecord(BaseModel):
-    """A table's facts other than the engine state (stored, never sent as is)."""
+    """A table's facts other than the engine state (stored, never sent as is).
 
-    model_config = ConfigDict(extra="forbid")
+    Frozen, and changed only by copying (``model_copy(update=...)`` with new
+    lists): a worker shares the record it parsed between requests
+    (:class:`gateway.services.parsed_states.ParsedStates`).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
     game: str

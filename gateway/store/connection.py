@@ -21,6 +21,7 @@ __all__ = [
     "decoded",
     "decoded_members",
     "decoded_scores",
+    "pack_commands",
     "round_trip",
     "stream_entries",
 ]
@@ -62,6 +63,35 @@ def decoded(raw: bytes | str) -> str:
     return raw.decode() if isinstance(raw, bytes) else raw
 
 
+def pack_commands(commands: Sequence[Sequence[EncodableT]]) -> bytes:
+    """``commands`` in the Redis protocol (RESP), as one buffer.
+
+    What redis-py's ``pack_commands`` writes for the same arguments (a test
+    compares them), in a fraction of its CPU: a table commit carries the
+    state's JSON and every event, and redis-py encodes argument by argument
+    through several layers. Text is UTF-8, an int in decimal, a float by
+    ``repr``, as redis-py does; anything else (a bool, None) is refused.
+    """
+    parts: list[bytes] = []
+    for command in commands:
+        parts.append(b"*%d\r\n" % len(command))
+        for argument in command:
+            if isinstance(argument, bytes):
+                data = argument
+            elif isinstance(argument, str):
+                data = argument.encode()
+            elif isinstance(argument, bool):
+                raise TypeError("Redis arguments cannot be bools")
+            elif isinstance(argument, int):
+                data = b"%d" % argument
+            elif isinstance(argument, float):
+                data = repr(argument).encode()
+            else:
+                raise TypeError(f"not a Redis argument: {type(argument).__name__}")
+            parts.append(b"$%d\r\n%b\r\n" % (len(data), data))
+    return b"".join(parts)
+
+
 async def round_trip(client: RedisClient, *commands: Sequence[EncodableT]) -> list[Any]:
     """Send ``commands`` in one write and read their raw replies: one round trip.
 
@@ -83,7 +113,7 @@ async def round_trip(client: RedisClient, *commands: Sequence[EncodableT]) -> li
     pool = client.connection_pool
     connection = await pool.get_connection()  # type: ignore[no-untyped-call]  # unannotated in redis-py
     try:
-        await connection.send_packed_command(connection.pack_commands(commands))
+        await connection.send_packed_command(pack_commands(commands))
         replies: list[Any] = []
         for _command in commands:
             try:

@@ -179,12 +179,19 @@ class TableSnapshot:
     """One consistent read of a table's hash."""
 
     table_id: str
-    record: dict[str, Any]
+    record_json: str
+    """The table's record as stored (JSON)."""
     state: str | None
     """The engine state as JSON (``None`` only for a table still being created)."""
     version: int
     seq: int
     deadline: float | None
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The record, parsed."""
+        parsed: dict[str, Any] = json.loads(self.record_json)
+        return parsed
 
 
 @dataclass(frozen=True)
@@ -266,7 +273,7 @@ def _snapshot(table_id: str, row: Sequence[Any]) -> TableSnapshot | None:
         return None
     return TableSnapshot(
         table_id=table_id,
-        record=json.loads(record),
+        record_json=decoded(record),
         state=decoded(state) if state is not None else None,
         version=int(version),
         seq=int(seq or 0),

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import random
+
+import pytest
+from pydantic import ValidationError
 
 from engine.core import Game
 from engine.registry import get_game
 from gateway.services.parsed_states import ParsedStates
+from gateway.services.records import TableRecord
 
 
 def _states(game: Game, count: int) -> list[str]:  # type: ignore[type-arg]
@@ -56,3 +61,20 @@ def test_the_least_recently_used_table_goes_first() -> None:
     assert len(states) == 2
     assert states.parse(game, "a", text) is a
     assert states.parse(game, "b", text) is not a
+
+
+def test_a_record_is_parsed_once_per_text_and_cannot_be_changed_in_place() -> None:
+    record = {
+        "id": "t1", "game": "market-fortune", "mode": "family", "seats": 2, "variants": [],
+        "config": {}, "private": False, "turn_timeout_s": None, "created_by": "a",
+        "created_at": 1.0, "seated": [{"agent_id": "a", "name": "a"}, None], "seed": 3,
+    }
+    text = json.dumps(record)
+    states = ParsedStates()
+    parsed = states.record("t1", text)
+    assert parsed == TableRecord.model_validate(record)
+    assert states.record("t1", text) is parsed
+    joined = json.dumps({**record, "seated": [record["seated"][0], {"agent_id": "b", "name": "b"}]})
+    assert states.record("t1", joined).seat_of("b") == 1  # another text: parsed afresh
+    with pytest.raises(ValidationError):
+        parsed.status = "finished"  # shared between requests, so frozen

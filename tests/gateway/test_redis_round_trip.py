@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+from redis.asyncio.connection import Connection
 from redis.exceptions import ResponseError
 
-from gateway.store.connection import connect, round_trip, stream_entries
+from gateway.store.connection import connect, pack_commands, round_trip, stream_entries
 
 
 def test_replies_come_in_order_with_an_error_reply_in_its_place(
@@ -58,3 +60,21 @@ def test_a_cancelled_blocked_read_leaves_no_reply_behind_for_the_next_caller(
             await client.aclose()
 
     asyncio.run(scenario())
+
+
+def test_commands_are_packed_exactly_as_redis_py_packs_them() -> None:
+    reference = Connection()
+    commands = [
+        ("EVALSHA", "0" * 40, 4, "k:{t}:table", "k:{t}:events", 17, -3, 0, 2.5, 1e-7,
+         1796017676.5013623, "", "é ☃ text", b"\x00raw\r\nbytes", "x" * 7000),
+        ("HMGET", "h", "record", "state"),
+        ("SET", "k", 10**30),
+    ]
+    expected = b"".join(reference.pack_commands(commands))
+    assert pack_commands(commands) == expected
+
+
+def test_a_bool_or_none_is_refused_as_redis_py_refuses_it() -> None:
+    for bad in (True, None, object()):
+        with pytest.raises(TypeError):
+            pack_commands([("SET", "k", bad)])  # type: ignore[list-item]

@@ -9,22 +9,17 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-GAME = "market-fortune"
+from .tables_helpers import agents, seated_table
 
-
-def seated_table(client: TestClient, seats: list[dict[str, str]]) -> str:
-    """A started two-seat Market Fortune table; returns its id."""
-    table = client.post("/v1/tables", headers=seats[0], json={
-        "game": GAME, "mode": "family", "seats": 2, "seed": 4}).json()
-    client.post(f"/v1/tables/{table['id']}/join", headers=seats[1])
-    return str(table["id"])
+SEED = 4
+"""The deal these tests play."""
 
 
 def test_long_poll_waits_for_the_next_event_and_returns_at_once(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
 ) -> None:
-    seats = [auth(mint_token(agent_id=f"a{i}", name=f"a{i}", games=(GAME,))) for i in range(2)]
-    table_id = seated_table(client, seats)
+    seats = agents(mint_token, auth, "a")
+    table_id = seated_table(client, seats, seed=SEED)
     now = client.get(f"/v1/tables/{table_id}/observation", headers=seats[0]).json()
     actor = now["to_act"][0]
     mine = client.get(f"/v1/tables/{table_id}/observation", headers=seats[actor]).json()
@@ -58,8 +53,8 @@ def test_long_poll_waits_for_the_next_event_and_returns_at_once(
 def test_each_reader_gets_only_its_audience_and_spectators_public_events(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
 ) -> None:
-    seats = [auth(mint_token(agent_id=f"a{i}", name=f"a{i}", games=(GAME,))) for i in range(2)]
-    table_id = seated_table(client, seats)
+    seats = agents(mint_token, auth, "a")
+    table_id = seated_table(client, seats, seed=SEED)
     for _ in range(40):  # a few moves so private events (dealt and drawn cards) exist
         now = client.get(f"/v1/tables/{table_id}/observation", headers=seats[0]).json()
         if now["status"] != "playing":

@@ -9,19 +9,10 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-GAME = "market-fortune"
+from .tables_helpers import GAME, agents, seated_table
 
-
-def seated_table(client: TestClient, seats: list[dict[str, str]]) -> str:
-    """A started two-seat Market Fortune table; returns its id."""
-    table = client.post("/v1/tables", headers=seats[0], json={
-        "game": GAME, "mode": "family", "seats": 2, "seed": 11}).json()
-    client.post(f"/v1/tables/{table['id']}/join", headers=seats[1])
-    return str(table["id"])
-
-
-def two_agents(mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]]) -> list[dict[str, str]]:
-    return [auth(mint_token(agent_id=f"w{i}", name=f"w{i}", games=(GAME,))) for i in range(2)]
+SEED = 11
+"""The deal these tests play."""
 
 
 def in_background(call: Callable[[], Any]) -> tuple[threading.Thread, dict[str, Any]]:
@@ -47,8 +38,8 @@ def actor_and_waiter(client: TestClient, table_id: str, seats: list[dict[str, st
 def test_the_seat_to_act_is_answered_at_once(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
 ) -> None:
-    seats = two_agents(mint_token, auth)
-    table_id = seated_table(client, seats)
+    seats = agents(mint_token, auth, "w")
+    table_id = seated_table(client, seats, seed=SEED)
     actor, _ = actor_and_waiter(client, table_id, seats)
     started = time.monotonic()
     held = client.get(f"/v1/tables/{table_id}/observation", headers=seats[actor], params={"wait": 10})
@@ -62,8 +53,8 @@ def test_the_seat_to_act_is_answered_at_once(
 def test_a_waiting_seat_is_answered_when_its_turn_comes_and_not_before(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
 ) -> None:
-    seats = two_agents(mint_token, auth)
-    table_id = seated_table(client, seats)
+    seats = agents(mint_token, auth, "w")
+    table_id = seated_table(client, seats, seed=SEED)
     actor, waiter = actor_and_waiter(client, table_id, seats)
     path = f"/v1/tables/{table_id}/observation"
     thread, out = in_background(
@@ -93,8 +84,8 @@ def test_a_waiting_seat_is_answered_when_its_turn_comes_and_not_before(
 def test_the_wait_runs_out_with_the_current_observation(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
 ) -> None:
-    seats = two_agents(mint_token, auth)
-    table_id = seated_table(client, seats)
+    seats = agents(mint_token, auth, "w")
+    table_id = seated_table(client, seats, seed=SEED)
     _, waiter = actor_and_waiter(client, table_id, seats)
     started = time.monotonic()
     held = client.get(f"/v1/tables/{table_id}/observation", headers=seats[waiter],
@@ -106,8 +97,8 @@ def test_the_wait_runs_out_with_the_current_observation(
 def test_a_spectator_is_answered_when_the_table_changes(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
 ) -> None:
-    seats = two_agents(mint_token, auth)
-    table_id = seated_table(client, seats)
+    seats = agents(mint_token, auth, "w")
+    table_id = seated_table(client, seats, seed=SEED)
     actor, _ = actor_and_waiter(client, table_id, seats)
     path = f"/v1/tables/{table_id}/observation"
     before = client.get(path).json()
@@ -125,7 +116,7 @@ def test_a_spectator_is_answered_when_the_table_changes(
 def test_a_seat_waiting_at_an_open_table_is_answered_when_it_starts(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
 ) -> None:
-    seats = two_agents(mint_token, auth)
+    seats = agents(mint_token, auth, "w")
     table = client.post("/v1/tables", headers=seats[0], json={
         "game": GAME, "mode": "family", "seats": 2, "seed": 3}).json()
     path = f"/v1/tables/{table['id']}/observation"
@@ -152,8 +143,8 @@ def test_a_seat_waiting_at_an_open_table_is_answered_when_it_starts(
 def test_the_action_answer_holds_the_same_observation_a_get_would(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
 ) -> None:
-    seats = two_agents(mint_token, auth)
-    table_id = seated_table(client, seats)
+    seats = agents(mint_token, auth, "w")
+    table_id = seated_table(client, seats, seed=SEED)
     path = f"/v1/tables/{table_id}/observation"
     for step in range(40):
         actor = client.get(path, headers=seats[0]).json()["to_act"][0]
@@ -174,8 +165,8 @@ def test_the_action_answer_holds_the_same_observation_a_get_would(
 def test_wait_out_of_bounds_is_a_problem(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
 ) -> None:
-    seats = two_agents(mint_token, auth)
-    table_id = seated_table(client, seats)
+    seats = agents(mint_token, auth, "w")
+    table_id = seated_table(client, seats, seed=SEED)
     for wait in ("-1", "61", "soon"):
         answer = client.get(f"/v1/tables/{table_id}/observation", headers=seats[0],
                             params={"wait": wait})
@@ -189,8 +180,8 @@ def test_a_wait_that_runs_out_answers_with_what_happened_meanwhile(
 ) -> None:
     """The waiter skips reading the table while the events say it is still not its turn;
     when the wait runs out it still answers with the table as it is now."""
-    seats = two_agents(mint_token, auth)
-    table_id = seated_table(client, seats)
+    seats = agents(mint_token, auth, "w")
+    table_id = seated_table(client, seats, seed=SEED)
     actor, waiter = actor_and_waiter(client, table_id, seats)
     path = f"/v1/tables/{table_id}/observation"
     mine = client.get(path, headers=seats[actor]).json()

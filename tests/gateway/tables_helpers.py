@@ -1,0 +1,26 @@
+"""Small table set-ups the gateway tests share (plain functions; the fixtures are in conftest)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fastapi.testclient import TestClient
+
+GAME = "market-fortune"
+
+
+def agents(
+    mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]], prefix: str, count: int = 2
+) -> list[dict[str, str]]:
+    """The auth headers of ``count`` agents admitted to Market Fortune (``<prefix>0``, ...)."""
+    return [auth(mint_token(agent_id=f"{prefix}{i}", name=f"{prefix}{i}", games=(GAME,)))
+            for i in range(count)]
+
+
+def seated_table(client: TestClient, seats: list[dict[str, str]], *, seed: int) -> str:
+    """A started two-seat Market Fortune table (family mode): the first agent opens it,
+    the second joins; returns its id."""
+    table = client.post("/v1/tables", headers=seats[0], json={
+        "game": GAME, "mode": "family", "seats": 2, "seed": seed}).json()
+    client.post(f"/v1/tables/{table['id']}/join", headers=seats[1])
+    return str(table["id"])

@@ -296,9 +296,10 @@ async def stream_events(
             raise problem("request/invalid", "Last-Event-ID must be an event id (digits).")
         start = max(start, resume)
     ctx = _ctx(request)
-    seat, status, last = await events_service.reader_seat(ctx, table_id, principal)
+    seat, status, last, private = await events_service.reader_seat(ctx, table_id, principal)
     frames = events_service.stream_events(
-        ctx, table_id, seat, after=start, finished_at=last if status == "finished" else None
+        ctx, table_id, principal, seat, private=private, after=start,
+        finished_at=last if status == "finished" else None,
     )
     return StreamingResponse(
         frames, media_type="text/event-stream",

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 
 from gateway.principal import Principal
 from gateway.schemas.tables import EventsPage, TableStatus
-from gateway.services.access import require_visible
+from gateway.services.access import may_see, require_visible
 from gateway.services.actions import event_out, load_table
 from gateway.services.context import TableContext
 
@@ -29,6 +29,8 @@ SSE_KEEPALIVE_S = 15.0
 """A comment line this often keeps proxies from closing an idle stream."""
 
 _FINISHED = "table.finished"
+_SEAT_LEFT = "seat.left"
+_END = "event: end\ndata: {}\n\n"
 
 
 def parse_event_id(raw: str) -> int | None:
@@ -41,8 +43,11 @@ def parse_event_id(raw: str) -> int | None:
     return event_id if event_id <= MAX_EVENT_ID else None
 
 
-async def reader_seat(ctx: TableContext, table_id: str, principal: Principal | None) -> tuple[int | None, TableStatus, int]:
-    """The caller's seat (``None``: spectator), the table's status and last event id.
+async def reader_seat(
+    ctx: TableContext, table_id: str, principal: Principal | None
+) -> tuple[int | None, TableStatus, int, bool]:
+    """The caller's seat (``None``: spectator), the table's status, last event id and
+    whether it is private.
 
     :raises gateway.errors.ProblemError: ``table/not_found`` also for a private
         table the caller may not see.
@@ -50,7 +55,7 @@ async def reader_seat(ctx: TableContext, table_id: str, principal: Principal | N
     loaded = await load_table(ctx, table_id)
     require_visible(loaded.record, principal)
     seat = loaded.record.seat_of(principal.agent_id) if principal else None
-    return seat, loaded.record.status, loaded.snapshot.seq
+    return seat, loaded.record.status, loaded.snapshot.seq, loaded.record.private
 
 
 async def poll_events(
@@ -61,7 +66,7 @@ async def poll_events(
     ``last_id`` moves past events the caller may not see too, so the next
     poll does not wait on them again.
     """
-    seat, status, last = await reader_seat(ctx, table_id, principal)
+    seat, status, last, _private = await reader_seat(ctx, table_id, principal)
     if status == "finished" and after >= last:
         # Nothing will ever follow: answer now instead of holding the request.
         return EventsPage(events=[], last_id=max(after, last), status=status)
@@ -86,18 +91,27 @@ async def poll_events(
 
 
 async def stream_events(
-    ctx: TableContext, table_id: str, seat: int | None, *, after: int, finished_at: int | None
+    ctx: TableContext,
+    table_id: str,
+    principal: Principal | None,
+    seat: int | None,
+    *,
+    private: bool,
+    after: int,
+    finished_at: int | None,
 ) -> AsyncIterator[str]:
     """The table's events for ``seat`` as SSE frames (``id`` is the event id).
 
     The stream ends after the ``table.finished`` event (or at once when the
     table is over and the reader has seen everything: ``finished_at`` is the
-    last event id of a finished table).
+    last event id of a finished table). On a private table it also ends when
+    the reader may no longer see it (it left the open table): a seat change
+    makes the stream check again before it sends anything that follows.
     """
     cursor = after
     yield "retry: 1000\n\n"
     if finished_at is not None and cursor >= finished_at:
-        yield "event: end\ndata: {}\n\n"
+        yield _END
         return
     while True:
         events = await ctx.store.events_after(table_id, cursor, block_ms=int(SSE_KEEPALIVE_S * 1000))
@@ -110,6 +124,11 @@ async def stream_events(
                 out = event_out(event.seq, event.audience, event.body)
                 yield f"id: {out.id}\nevent: {out.kind}\ndata: {json.dumps(out.model_dump(mode='json'))}\n\n"
             if event.body["kind"] == _FINISHED:
-                yield "event: end\ndata: {}\n\n"
+                yield _END
                 return
+            if private and event.body["kind"] == _SEAT_LEFT:
+                loaded = await load_table(ctx, table_id)
+                if not may_see(loaded.record, principal):
+                    yield _END  # it left: nothing more of this table is its business
+                    return
 

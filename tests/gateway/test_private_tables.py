@@ -10,6 +10,7 @@ the table is open. Public tables stay open to spectators.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -169,3 +170,29 @@ def test_public_tables_stay_open_to_spectators(
     assert not_seated.status_code == 403 and not_seated.json()["code"] == "table/not_seated"
     replay = client.get(f"/v1/tables/{table_id}/replay")
     assert replay.status_code == 409 and replay.json()["code"] == "table/not_finished"
+
+
+def test_a_stream_ends_when_its_reader_leaves_the_private_table(
+    client: TestClient, agent: Callable[[str], Headers],
+) -> None:
+    alice, bob, carol = agent("alice"), agent("bob"), agent("carol")
+    table_id = created(client, alice, seats=3, private=True)["id"]
+    assert client.post(f"/v1/tables/{table_id}/join", headers=bob).status_code == 200
+    frames: list[str] = []
+
+    def follow() -> None:
+        with client.stream("GET", f"/v1/tables/{table_id}/events/stream", headers=bob) as stream:
+            assert stream.status_code == 200
+            for line in stream.iter_lines():
+                frames.append(line)
+
+    reader = threading.Thread(target=follow, daemon=True)
+    reader.start()
+    time.sleep(0.3)
+    assert client.post(f"/v1/tables/{table_id}/leave", headers=bob).status_code == 200
+    reader.join(timeout=10)
+    assert not reader.is_alive(), "the stream went on after its reader left"
+    assert client.post(f"/v1/tables/{table_id}/join", headers=carol).status_code == 200
+    text = "\n".join(frames)
+    assert "event: seat.left" in text and text.rstrip().endswith("data: {}")
+    assert "carol" not in text

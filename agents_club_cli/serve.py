@@ -1,6 +1,7 @@
 """Start the gateway: ``agents-club serve [--host --port --workers N --data-dir DIR]``.
 
-Runs ``gateway.app:create_app`` under uvicorn with N worker processes. With no
+Runs ``gateway.app:create_app`` under uvicorn with N worker processes (on
+Linux each with its own listening socket: :mod:`agents_club_cli.workers`). With no
 ``REDIS_URL`` in the environment it first starts an embedded ``redis-server``
 with append-only persistence in ``<data-dir>/redis`` and hands its URL to the
 workers through the environment; it stops that server after the workers have
@@ -52,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     """Start Redis if needed, then uvicorn; returns the exit code."""
     import uvicorn
 
+    from agents_club_cli import workers
     from gateway.config import load_settings
     from gateway.embedded_redis import EmbeddedRedis
     from gateway.http_protocol import server_options
@@ -85,20 +87,23 @@ def run(args: argparse.Namespace) -> int:
             log.info("organiser key: in %s", data_dir / ORGANISER_KEY_FILE)
         log.info("gateway on http://%s:%d (docs at /docs), %d worker(s)",
                  args.host, args.port, args.workers)
-        uvicorn.run(
-            "gateway.app:create_app",
-            factory=True,
-            host=args.host,
-            port=args.port,
-            workers=args.workers,
+        config = {
+            "app": "gateway.app:create_app",
+            "factory": True,
+            "host": args.host,
+            "port": args.port,
             # httptools on uvloop when installed; with TCP_NODELAY on every connection
             # (with several workers uvicorn leaves Nagle on: each answer would wait ~40 ms).
             **server_options(),
-            log_config=None,  # our scrubbing handler (gateway.logging_config) owns the output
-            access_log=False,  # gateway.access logs requests without query strings
-            proxy_headers=True,
-            timeout_graceful_shutdown=10,
-        )
+            "log_config": None,  # our scrubbing handler (gateway.logging_config) owns the output
+            "access_log": False,  # gateway.access logs requests without query strings
+            "proxy_headers": True,
+            "timeout_graceful_shutdown": 10,
+        }
+        if args.workers > 1 and workers.supported():
+            # A listening socket per worker: connections spread evenly (see workers).
+            return workers.run_workers(config, args.workers)
+        uvicorn.run(**config, workers=args.workers)
     except KeyboardInterrupt:
         pass
     finally:

@@ -1,7 +1,7 @@
 """Gateway benchmark: N agents play real tables against a 2-worker gateway on Redis.
 
-It starts ``uvicorn gateway.app:create_app --workers 2`` (with the baseline
-endpoint switched on by ``AGENTS_CLUB_BENCH_ENDPOINTS=1``) on ``REDIS_URL``, or
+It starts ``agents-club serve --workers 2`` (with the baseline endpoint
+switched on by ``AGENTS_CLUB_BENCH_ENDPOINTS=1``) on ``REDIS_URL``, or
 on a private ``redis-server`` when none is set, then runs two phases of the
 same length with the same concurrency:
 
@@ -58,7 +58,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey 
 from agents_club_cli.serve import wait_until_ready  # noqa: E402
 from gateway.config import Settings  # noqa: E402
 from gateway.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
-from gateway.http_protocol import server_options  # noqa: E402
 from gateway.security import TokenService  # noqa: E402
 
 # The lean client lives beside this script; load it by path (the folder is off sys.path).
@@ -220,15 +219,13 @@ async def _baseline_phase(url: str, clients: int, seconds: float, warmup: float)
 
 
 def _start_gateway(redis_url: str, port: int, data_dir: Path, settings_env: dict[str, str]) -> subprocess.Popen[bytes]:
-    """``uvicorn`` with 2 workers, the HTTP parser and loop ``agents-club serve`` uses."""
+    """``agents-club serve --workers 2``: the product's own start (each worker with its own
+    listening socket, httptools on uvloop), on ``redis_url``."""
     env = {**os.environ, **settings_env, "REDIS_URL": redis_url,
            "AGENTS_CLUB_BENCH_ENDPOINTS": "1", "AGENTS_CLUB_DATA_DIR": str(data_dir)}
-    options = server_options()
     return subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "gateway.app:create_app", "--factory",
-         "--workers", "2", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-         "--http", options["http"], "--loop", options["loop"],
-         "--no-access-log"],
+        [sys.executable, "-m", "agents_club_cli.main", "serve", "--workers", "2",
+         "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)],
         env=env, cwd=_HERE.parent,
     )
 

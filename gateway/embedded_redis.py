@@ -23,7 +23,14 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["EmbeddedRedis", "RedisBinaryNotFound", "find_redis_server", "free_port", "redis_answers"]
+__all__ = [
+    "EmbeddedRedis",
+    "RedisBinaryNotFound",
+    "dies_with",
+    "find_redis_server",
+    "free_port",
+    "redis_answers",
+]
 
 
 class RedisBinaryNotFound(RuntimeError):
@@ -63,8 +70,10 @@ _PR_SET_PDEATHSIG = 1
 """``prctl`` option: the signal a process gets when its parent dies (Linux)."""
 
 
-def _dies_with(parent: int) -> Callable[[], None] | None:
+def dies_with(parent: int) -> Callable[[], None] | None:
     """A ``preexec_fn`` that has the child get SIGTERM when ``parent`` dies (Linux only).
+
+    Also called first thing in a serve worker (:mod:`agents_club_cli.workers`).
 
     Without it a gateway killed with SIGKILL (no chance to run ``stop``) left
     its ``redis-server`` running, holding the port and the data directory.
@@ -130,7 +139,7 @@ class EmbeddedRedis:
             args += ["--appendonly", "no"]
         self.process = subprocess.Popen(
             args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=_dies_with(os.getpid()),
+            preexec_fn=dies_with(os.getpid()),
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

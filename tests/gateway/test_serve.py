@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -124,3 +125,100 @@ def test_serve_uses_redis_url_when_set(tmp_path: Path, redis_url: str, redis_nam
             process.kill()
             raise
     assert process.returncode == 0
+
+
+def _workers_of(serve_pid: int) -> list[int]:
+    """The worker processes of a running serve (its children started by ``spawn``: not
+    redis-server, nor multiprocessing's resource tracker)."""
+    children: list[int] = []
+    for task in Path(f"/proc/{serve_pid}/task").iterdir():
+        children += [int(pid) for pid in (task / "children").read_text().split()]
+    workers = []
+    for pid in children:
+        try:
+            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                workers.append(pid)
+        except FileNotFoundError:  # it ended meanwhile
+            pass
+    return workers
+
+
+def _connections_held(pid: int, port: int) -> int:
+    """How many established TCP connections to local ``port`` process ``pid`` holds."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        target = os.readlink(fd) if fd.is_symlink() else ""
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    held = 0
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local_port = int(fields[1].split(":")[1], 16)
+        if local_port == port and fields[3] == "01" and fields[9] in inodes:  # 01: established
+            held += 1
+    return held
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SO_REUSEPORT workers are Linux's")
+def test_workers_share_the_connections_and_a_dead_worker_is_replaced(
+    tmp_path: Path, redis_url: str, redis_namespace: str
+) -> None:
+    port = free_port()
+    environment = {**_clean_environment(), "REDIS_URL": redis_url,
+                   "AGENTS_CLUB_REDIS_NAMESPACE": redis_namespace}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agents_club_cli.main", "serve", "--port", str(port),
+         "--workers", "2", "--data-dir", str(tmp_path / "data")],
+        env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_ready(base, process)
+        workers = _workers_of(process.pid)
+        assert len(workers) == 2
+        # 40 agents connecting at once, each keeping its connection: uvicorn's shared
+        # socket let one worker take most of such a burst; with a socket per worker the
+        # kernel spreads them (fewer than 8 of 40 on one worker: odds about 1 in 50,000).
+        clients = [httpx.Client(base_url=base) for _ in range(40)]
+        try:
+            for client in clients:
+                assert client.get("/healthz").status_code == 200
+            held = [_connections_held(pid, port) for pid in workers]
+            assert sum(held) == 40 and min(held) >= 8, held
+        finally:
+            for client in clients:
+                client.close()
+        os.kill(workers[0], signal.SIGKILL)  # a worker dies while serving
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            current = _workers_of(process.pid)
+            if len(current) == 2 and workers[0] not in current:
+                break
+            time.sleep(0.2)
+        assert len(current) == 2 and workers[0] not in current, current
+        wait_until_ready(base, process)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            _, stderr = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise
+    assert process.returncode == 0, stderr.decode(errors="replace")[-2000:]
+    assert "starting another" in stderr.decode(errors="replace")
+    assert not any(Path(f"/proc/{pid}").exists() for pid in current), "a worker outlived serve"
+
+
+def test_serve_reports_a_port_in_use_before_starting_workers(tmp_path: Path, redis_url: str) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        finished = subprocess.run(
+            [sys.executable, "-m", "agents_club_cli.main", "serve", "--port", str(port),
+             "--workers", "2", "--data-dir", str(tmp_path / "data")],
+            env={**_clean_environment(), "REDIS_URL": redis_url},
+            capture_output=True, timeout=60, check=False,
+        )
+    assert finished.returncode == 1
+    assert f"cannot bind 127.0.0.1:{port}" in finished.stderr.decode()

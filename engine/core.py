@@ -308,10 +308,9 @@ def evolve(model: ModelT, changes: dict[str, Any]) -> ModelT:
     re-validation. Games call it on every step, and only ever pass values of
     the fields' own types, so validating again would only cost time.
     """
-    copy = _new_object(type(model))
-    values = model.__dict__.copy()
-    values.update(changes)
-    _set_values(copy, values)
+    copy = _new_object(model.__class__)
+    # One merge into a new dict: CPython clones the source's table, then updates it.
+    _set_values(copy, {**model.__dict__, **changes})
     _set_fields_set(copy, _get_fields_set(model))
     _set_extra(copy, None)
     _set_private(copy, None)

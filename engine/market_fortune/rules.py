@@ -625,7 +625,7 @@ def _build(
     seats = values["seats"]
     owner = seats[seat]
     hand = owner.hand
-    after["seats"] = (*seats[:seat], owner.changed({"hand": (*hand, card)}), *seats[seat + 1 :])
+    after["seats"] = (*seats[:seat], owner.with_hand((*hand, card)), *seats[seat + 1 :])
     where = _WHERE[source]
     events = [
         event_of("draw", f"Seat {seat} drew a building card from {where}.", None, {"seat": seat, "source": source}),
@@ -676,7 +676,7 @@ def _discard(
     after: dict[str, object] = {
         pile_name: (*values[pile_name], card),
         "tasks": remaining,
-        "seats": (*seats[:seat], owner.changed({"hand": tuple(kept)}), *seats[seat + 1 :]),
+        "seats": (*seats[:seat], owner.with_hand(tuple(kept)), *seats[seat + 1 :]),
     }
     if locked:
         after["locked"] = (*values["locked"], (card, seat))

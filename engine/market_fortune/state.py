@@ -164,6 +164,20 @@ class SeatState:
         _set_revealed(copy, get("revealed", self.revealed))
         return copy
 
+    def with_hand(self, hand: tuple[str, ...]) -> SeatState:
+        """A copy holding ``hand``: :meth:`changed` for the change a Build or a discard makes.
+
+        Every other field is read straight from its slot, with no dict of changes to build and search.
+        """
+        copy = _new_object(SeatState)
+        _set_hand(copy, hand)
+        _set_strategies(copy, self.strategies)
+        _set_investments(copy, self.investments)
+        _set_skip_next(copy, self.skip_next)
+        _set_match_total(copy, self.match_total)
+        _set_revealed(copy, self.revealed)
+        return copy
+
     def model_copy(self, *, update: dict[str, object] | None = None, deep: bool = False) -> SeatState:
         """Like a pydantic model's ``model_copy``, for callers written when this was one."""
         return replace(self, **(update or {}))  # type: ignore[arg-type]

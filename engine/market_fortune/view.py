@@ -199,20 +199,22 @@ def _player_keys(seats: tuple[SeatState, ...]) -> tuple[tuple[Any, ...], ...]:
     key the seat's own investments (:func:`view`). Seats and investments are
     slots dataclasses, so each read is one C call (:class:`SeatState`).
     """
-    keys = []
-    for index, seat in enumerate(seats):
-        hand, strategies, investments, skip_next, match_total = _SEAT_FACTS(seat)
-        keys.append(
+    return tuple(
+        [
             (
                 index,
                 len(hand),
                 len(strategies),
                 skip_next,
                 match_total,
-                tuple(map(_INVESTMENT_FACTS, investments)),
+                # A seat without investments (often) makes no map and no tuple.
+                tuple(map(_INVESTMENT_FACTS, investments)) if investments else (),
             )
-        )
-    return tuple(keys)
+            for index, (hand, strategies, investments, skip_next, match_total) in enumerate(
+                map(_SEAT_FACTS, seats)
+            )
+        ]
+    )
 
 
 def _players(keys: tuple[tuple[Any, ...], ...], seats: tuple[SeatState, ...]) -> tuple[PlayerView, ...]:

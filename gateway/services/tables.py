@@ -41,7 +41,7 @@ from gateway.services.actions import (
 from gateway.services.context import TableContext
 from gateway.services.observations import observation, outcome_out
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
-from gateway.store.tables import StoredEvent, TableSnapshot
+from gateway.store.tables import TableSnapshot, TurnEntry
 
 __all__ = [
     "close_table",
@@ -408,21 +408,19 @@ def _worth_answering(loaded: LoadedTable, seat: int | None, first_version: int) 
     return record.status == "playing" and seat in loaded.game.to_act(loaded.state)
 
 
-def _still_not_to_act(events: list[StoredEvent], seat: int) -> bool:
-    """Whether ``events`` show, without reading the table, that ``seat`` is still not to act.
+def _still_not_to_act(turn: TurnEntry, latest: TableSnapshot, seat: int) -> bool:
+    """Whether the last turn entry shows, without parsing the table, that ``seat`` is
+    still not to act.
 
-    Only events of actions record who acts next (``to_act``); any other change
-    (a start, a join, the end) makes the waiter read the table.
+    Only when the entry is the table as read (nothing changed after it) and
+    names seats to act without ``seat``; nobody to act (the end) or not known
+    (a join, a start) makes the waiter parse the table.
     """
-    last = events[-1]
     return (
-        last.to_act is not None
-        and seat not in last.to_act
-        and not any(event.body.get("kind") in _TABLE_CHANGES for event in events)
+        (turn.seq, turn.version) == (latest.seq, latest.version)
+        and bool(turn.to_act)
+        and seat not in (turn.to_act or ())
     )
-
-
-_TABLE_CHANGES = frozenset({"table.started", "table.finished"})
 
 
 async def observe(
@@ -433,12 +431,13 @@ async def observe(
     With ``wait`` (seconds, capped by ``long_poll_max_wait_s``) the answer is
     held until it is worth sending: a seated caller until it must act or the
     table ends, anyone else until the table changes. A bot can then loop on
-    one request per turn instead of observing after every event; the wait
-    rides on the table's event stream (``XREAD BLOCK``), so it costs Redis a
-    blocked read, not polling, and the table is read back in the same round
-    trip. Events of actions carry who acts next, so a seat that is still not
-    to act waits on without parsing the table. The caller's token revocation
-    is asked together with the first table read.
+    one request per turn instead of observing after every event. The wait is
+    a blocked read on a stream (``XREAD BLOCK``), not polling, and the table
+    is read back in the same round trip: a spectator waits on the event
+    stream, a seat on the turn stream, which has an entry only when who acts
+    may have changed, so a seat wakes about once per turn and, when the entry
+    shows it is still not its turn, waits on without parsing the table. The
+    caller's token revocation is asked together with the first table read.
     """
     snapshot, revoked = await ctx.store.load_checked(
         table_id, caller.revoked_key if caller is not None else None
@@ -455,15 +454,19 @@ async def observe(
             remaining = give_up - time.monotonic()
             if remaining < 0.001:
                 break
-            woken, read = await ctx.store.events_then_table(
-                table_id, latest.seq, max(1, int(remaining * 1000))
-            )
-            if not woken or read is None:
-                break
-            latest = read
-            # The hint holds only when no event came after the ones read (else parse).
-            if seat is not None and latest.seq == woken[-1].seq and _still_not_to_act(woken, seat):
-                continue
+            block_ms = max(1, int(remaining * 1000))
+            if seat is None:  # a spectator: any change is worth answering
+                woken, read = await ctx.store.events_then_table(table_id, latest.seq, block_ms)
+                if not woken or read is None:
+                    break
+                latest = read
+            else:  # a seat: only a change of who acts may be
+                turns, read = await ctx.store.turns_then_table(table_id, latest, block_ms)
+                if not turns or read is None:
+                    break
+                latest = read
+                if _still_not_to_act(turns[-1], latest, seat):
+                    continue
             loaded = _visible(ctx, table_id, latest, principal)
         if latest is not loaded.snapshot:  # the wait ran out after changes not parsed yet
             loaded = _visible(ctx, table_id, latest, principal)

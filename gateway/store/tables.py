@@ -6,11 +6,15 @@ Keys of one table share the hash tag ``{<table_id>}`` (see
 * ``t:{id}:table`` — hash: ``record`` (the table's public and private facts as
   JSON), ``state`` (the engine state as JSON), ``version`` (bumped by every
   commit), ``seq`` (id of the last event), ``deadline`` (turn clock, epoch
-  seconds, empty when no clock runs);
+  seconds, empty when no clock runs), ``to_act`` (as last written to the
+  turn stream);
 * ``t:{id}:events`` — stream; entry ``<seq>-0`` holds ``audience`` (``*`` for
   public, else comma-separated seats) and ``event`` (JSON). Event ids are the
   per-table sequence number, so ``after=17`` and ``Last-Event-ID: 17`` are a
   plain ``XREAD ... 17-0``;
+* ``t:{id}:turns`` — stream; an entry ``<seq>-<version + 1>`` with ``to_act``
+  whenever a change may have changed who acts (see :class:`TurnEntry`), so a
+  seat waiting for its turn wakes once per turn rather than on every event;
 * ``t:{id}:log`` — list of action-log entries (JSON), the replay's source;
 * ``t:{id}:seen:<agent>:<key>`` — an idempotency record (fingerprint + the
   stored response), with a TTL.
@@ -49,6 +53,7 @@ __all__ = [
     "StoredEvent",
     "TableSnapshot",
     "TableStore",
+    "TurnEntry",
 ]
 
 IDEMPOTENCY_TTL_S = 24 * 3600
@@ -61,15 +66,19 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 # KEYS[2]  t:{id}:events    stream of events
 # KEYS[3]  t:{id}:log       list of action-log entries
 # KEYS[4]  t:{id}:seen:...  idempotency record (a never-written key when unused)
+# KEYS[5]  t:{id}:turns     stream of who-acts changes
 # ARGV[1]  expected version ("-1": the table must not exist yet)
 # ARGV[2]  new record JSON, "" to keep
 # ARGV[3]  new state JSON, "" to keep
 # ARGV[4]  deadline: "" to keep, "-" to clear, else epoch seconds
 # ARGV[5]  idempotency record JSON, "" for none
 # ARGV[6]  idempotency TTL in seconds
-# ARGV[7]  the seats to act once this change is written ("0,2"; "" unknown),
-#          stored on each event as ``to_act`` so a reader waiting for its turn
-#          learns it from the stream without reading the table
+# ARGV[7]  the seats to act once this change is written ("0,2"; "-" nobody;
+#          "" unknown). When it differs from the table's last ``to_act`` (or is
+#          unknown) the change adds ``<seq>-<version + 1>`` to the turn stream
+#          (increasing ids: seq never falls and version always rises; the + 1
+#          keeps a new table's entry above the smallest id, 0-0), so
+#          a seat waiting for its turn wakes once per turn, not on every event
 # ARGV[8]  N, the number of events; then N pairs (audience, event JSON)
 # then     M, the number of log entries; then M entries
 #
@@ -99,15 +108,16 @@ local n = tonumber(ARGV[8])
 local i = 9
 for _ = 1, n do
   seq = seq + 1
-  if ARGV[7] == '' then
-    redis.call('XADD', KEYS[2], seq .. '-0', 'audience', ARGV[i], 'event', ARGV[i + 1])
-  else
-    redis.call('XADD', KEYS[2], seq .. '-0', 'audience', ARGV[i], 'event', ARGV[i + 1],
-      'to_act', ARGV[7])
-  end
+  redis.call('XADD', KEYS[2], seq .. '-0', 'audience', ARGV[i], 'event', ARGV[i + 1])
   i = i + 2
 end
 redis.call('HSET', KEYS[1], 'seq', seq)
+local turn = ARGV[7]
+if turn == '' then turn = '?' end
+if turn == '?' or turn ~= redis.call('HGET', KEYS[1], 'to_act') then
+  redis.call('XADD', KEYS[5], seq .. '-' .. (version + 1), 'to_act', turn)
+  redis.call('HSET', KEYS[1], 'to_act', turn)
+end
 local m = tonumber(ARGV[i])
 for j = 1, m do
   redis.call('RPUSH', KEYS[3], ARGV[i + j])
@@ -165,13 +175,27 @@ class StoredEvent:
     audience: tuple[int, ...] | None
     """``None``: public; else the seats allowed to see it."""
     body: dict[str, Any]
-    to_act: tuple[int, ...] | None = None
-    """The seats to act once the change that wrote this event was made (``None``:
-    not recorded). Public, like an observation's ``to_act``; never sent as is."""
 
     def visible_to(self, seat: int | None) -> bool:
         """True when ``seat`` (``None``: a spectator) may see this event."""
         return self.audience is None or (seat is not None and seat in self.audience)
+
+
+@dataclass(frozen=True)
+class TurnEntry:
+    """An entry of the turn stream: a change after which who acts may differ.
+
+    Public facts only, like an observation's ``to_act``; never sent as is.
+    """
+
+    seq: int
+    """The table's last event id once the change was written."""
+    version: int
+    """The table's version once the change was written."""
+    to_act: tuple[int, ...] | None
+    """The seats to act after the change (``()``: nobody; ``None``: not known, read
+    the table)."""
+
 
 
 @dataclass(frozen=True)
@@ -252,13 +276,15 @@ def _parse_audience(raw: str) -> tuple[int, ...] | None:
 
 
 def _to_act_field(to_act: Sequence[int] | None) -> str:
-    """``""``: not recorded; ``"-"``: nobody; else the seats, comma-separated."""
+    """``""``: not known; ``"-"``: nobody; else the seats, comma-separated."""
     if to_act is None:
         return ""
     return ",".join(str(seat) for seat in to_act) or "-"
 
 
-def _parse_to_act(raw: str) -> tuple[int, ...]:
+def _parse_to_act(raw: str) -> tuple[int, ...] | None:
+    if raw == "?":
+        return None
     return () if raw == "-" else tuple(int(seat) for seat in raw.split(","))
 
 
@@ -298,7 +324,6 @@ def _stored_events(reply: Any) -> list[StoredEvent]:
                 seq=int(decoded(entry_id).split("-", 1)[0]),
                 audience=_parse_audience(decoded(fields[b"audience"])),
                 body=json.loads(fields[b"event"]),
-                to_act=_parse_to_act(decoded(fields[b"to_act"])) if b"to_act" in fields else None,
             )
         )
     return events
@@ -323,6 +348,9 @@ class TableStore:
 
     def _log(self, table_id: str) -> str:
         return self.keys.table(table_id, "log")
+
+    def _turns(self, table_id: str) -> str:
+        return self.keys.table(table_id, "turns")
 
     def _seen(self, table_id: str, scope: str) -> str:
         return self.keys.table(table_id, f"seen:{scope}")
@@ -388,12 +416,39 @@ class TableStore:
         table comes back as it is once the events arrived (or the wait ran out).
         A held observation needs both; this saves it a second round trip.
         """
+        reply, snapshot = await self._wait_then_table(
+            table_id, self._events(table_id), f"{after}-0", block_ms)
+        return _stored_events(reply), snapshot
+
+    async def turns_then_table(
+        self, table_id: str, after: TableSnapshot, block_ms: int
+    ) -> tuple[list[TurnEntry], TableSnapshot | None]:
+        """Like :meth:`events_then_table`, but on the turn stream: wait up to ``block_ms``
+        for a change of who acts after the read ``after``, then read the table.
+
+        A seat waiting for its turn wakes once per turn this way, not on every
+        event of the other seats' turns.
+        """
+        reply, snapshot = await self._wait_then_table(
+            table_id, self._turns(table_id), f"{after.seq}-{after.version + 1}", block_ms)
+        turns = []
+        for entry_id, fields in stream_entries(reply):
+            seq, version = decoded(entry_id).split("-", 1)
+            to_act = _parse_to_act(decoded(fields[b"to_act"]))
+            turns.append(TurnEntry(int(seq), int(version) - 1, to_act))
+        return turns, snapshot
+
+    async def _wait_then_table(
+        self, table_id: str, stream: str, after: str, block_ms: int
+    ) -> tuple[Any, TableSnapshot | None]:
+        """A blocking ``XREAD`` on ``stream`` after the id ``after``, then the table's
+        ``HMGET``, in one round trip."""
         reply, row = _no_errors(await round_trip(
             self.redis,
-            ("XREAD", "COUNT", 500, "BLOCK", block_ms, "STREAMS", self._events(table_id), f"{after}-0"),
+            ("XREAD", "COUNT", 500, "BLOCK", block_ms, "STREAMS", stream, after),
             ("HMGET", self._hash(table_id), *_SNAPSHOT_FIELDS),
         ))
-        return _stored_events(reply), _snapshot(table_id, row)
+        return reply, _snapshot(table_id, row)
 
     async def load_records(self, table_ids: Sequence[str]) -> list[dict[str, Any]]:
         """The records (no state) of several tables, in one pipeline; missing ones skipped."""
@@ -464,8 +519,8 @@ class TableStore:
         index in the same round trip; they are written even when the
         compare-and-set fails, which is harmless because the workers draining
         the indexes re-check the table itself. ``to_act``, the seats to act
-        once the change is written (when the caller knows them), is kept on
-        each event, so a reader waiting for its turn need not read the table.
+        once the change is written (when the caller knows them), feeds the
+        turn stream (:meth:`turns_then_table`).
         """
         if deadline is False:
             deadline_arg = ""
@@ -490,7 +545,8 @@ class TableStore:
         seen_key = self._seen(table_id, idempotency_scope or _NO_IDEMPOTENCY)
         if idempotency is not None and idempotency_scope is None:
             raise ValueError("an idempotency record needs its scope")
-        keys = [self._hash(table_id), self._events(table_id), self._log(table_id), seen_key]
+        keys = [self._hash(table_id), self._events(table_id), self._log(table_id), seen_key,
+                self._turns(table_id)]
         reply = await self._commit_and_index(keys, argv, table_id, index_clock, index_bots)
         outcome = int(reply[0])
         if outcome == 1:

@@ -9,7 +9,7 @@ from typing import Any
 
 from gateway.embedded_redis import EmbeddedRedis
 from gateway.store.connection import Keys, connect
-from gateway.store.tables import IdempotencyRecord, TableStore
+from gateway.store.tables import IdempotencyRecord, TableSnapshot, TableStore
 
 
 def run(factory: Callable[[TableStore], Coroutine[Any, Any, None]], url: str, ns: str) -> None:
@@ -183,16 +183,28 @@ def _flushed_cache_scenario(redis_url: str, redis_namespace: str) -> None:
     run(scenario, redis_url, redis_namespace)
 
 
-def test_events_carry_who_acts_after_their_change_when_known(redis_url: str, redis_namespace: str) -> None:
+def test_the_turn_stream_has_an_entry_only_when_who_acts_may_change(
+    redis_url: str, redis_namespace: str
+) -> None:
     async def scenario(store: TableStore) -> None:
         await store.commit("t1", expected_version=-1, record={}, state="{}",
-                           events=[(None, {"kind": "created"})])
+                           events=[(None, {"kind": "created"})])  # who acts: not known
         await store.commit("t1", expected_version=0, state="{}", to_act=[2, 0],
                            events=[(None, {"kind": "a"}), ((1,), {"kind": "b"})])
-        await store.commit("t1", expected_version=1, state="{}", to_act=[],
+        await store.commit("t1", expected_version=1, state="{}", to_act=[2, 0],
+                           events=[(None, {"kind": "same seats"})])  # no entry
+        await store.commit("t1", expected_version=2, state="{}", to_act=[2, 0])  # no event either
+        await store.commit("t1", expected_version=3, state="{}", to_act=[1])  # no event, a turn
+        await store.commit("t1", expected_version=4, state="{}", to_act=[],
                            events=[(None, {"kind": "over"})])
-        events = await store.events_after("t1", 0)
-        assert [(e.body["kind"], e.to_act) for e in events] == [
-            ("created", None), ("a", (2, 0)), ("b", (2, 0)), ("over", ())]
+        start = await store.load("t1")
+        assert start is not None
+        first = TableSnapshot(table_id="t1", record_json="{}", state="{}", version=-1, seq=0,
+                              deadline=None)
+        turns, table = await store.turns_then_table("t1", first, 50)
+        assert [(t.seq, t.version, t.to_act) for t in turns] == [
+            (1, 0, None), (3, 1, (2, 0)), (4, 4, (1,)), (5, 5, ())]
+        assert table == start
+        assert await store.turns_then_table("t1", start, 20) == ([], start)  # none after it
 
     run(scenario, redis_url, redis_namespace)

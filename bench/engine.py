@@ -11,11 +11,12 @@ configuration, 4 seats where the game allows it) this prints:
   The round trip is the in-run baseline, so the ratio means the same on a slow
   or a fast machine: the gateway pays a round trip per action anyway, and the
   rules should cost well under that. Both sides are timed on the same states,
-  every step of whole seeded random games, each state first read back from
-  its JSON as the gateway holds it (no object shared with the step before),
-  with the garbage collector paused as timeit does. The same figure on the
-  playout's own states (which share unchanged parts, so identity caches hit)
-  is printed after it, for information only.
+  every step of whole seeded random games played in a child process, each
+  state read back from its JSON as the gateway holds it (no object shared
+  with the step before, no view of it built here before it is timed), with
+  the garbage collector paused as timeit does. The same figure on the
+  playout's own states (which share unchanged parts and were viewed during
+  the playout, so caches hit) is printed after it, for information only.
 
     .venv/bin/python bench/engine.py [--game NAME] [--seconds 3] [--strict]
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import multiprocessing
 import statistics
 import sys
 import time
@@ -40,7 +42,7 @@ sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _H
 
 from engine.bots import RANDOM  # noqa: E402
 from engine.core import Action, Game, Seat, TableConfig  # noqa: E402
-from engine.registry import all_games  # noqa: E402
+from engine.registry import all_games, get_game  # noqa: E402
 from engine.simulation import play_table  # noqa: E402
 
 STATE_SIZE_TARGET = 8 * 1024
@@ -111,7 +113,8 @@ def mid_game_states(game: Game[Any, Any, Any], config: TableConfig, seed: int) -
 def recorded_steps(
     game: Game[Any, Any, Any], config: TableConfig, seed: int
 ) -> list[tuple[Any, Seat, Action]]:
-    """Every ``(state before, seat, action)`` of :data:`RATIO_GAMES` seeded random games."""
+    """Every ``(state before, seat, action)`` of :data:`RATIO_GAMES` seeded random games,
+    played in this process."""
     steps: list[tuple[Any, Seat, Action]] = []
     for offset in range(RATIO_GAMES):
         playout = play_table(game, config, seed + offset, [RANDOM] * config.seats)
@@ -123,22 +126,41 @@ def recorded_steps(
     return steps
 
 
+def recorded_elsewhere(
+    game: Game[Any, Any, Any], config: TableConfig, seed: int
+) -> list[tuple[Any, Seat, Action]]:
+    """The steps of :func:`recorded_steps`, played in a child process and read back here
+    from their JSON, as the gateway holds each state.
+
+    The playout's bots look at the view of every state they decide on, and the
+    engine remembers views by value. Recorded in this process, the timed views
+    of those very states would come out of that memory, which a gateway worker,
+    seeing each new state for the first time, does not have. The timing
+    process meets each state first when it times it, and its memory fills
+    only as a worker's would: from the steps before.
+    """
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        rows: list[tuple[str, Seat, str]] = pool.apply(
+            _recorded_json, (game.info.name, config.model_dump(mode="json"), seed)
+        )
+    return [
+        (game.state_model.model_validate_json(state), seat, game.parse_action(action_id))
+        for state, seat, action_id in rows
+    ]
+
+
+def _recorded_json(game_name: str, config: dict[str, Any], seed: int) -> list[tuple[str, Seat, str]]:
+    """:func:`recorded_steps` as JSON, state by state (run in the child process)."""
+    game = get_game(game_name)
+    steps = recorded_steps(game, game.config_model.model_validate(config), seed)
+    return [(state.model_dump_json(), seat, action.id) for state, seat, action in steps]
+
+
 REPEATS = 5
 """Timed rounds, each on its own games; the median round's ratio is reported.
 
 Five, not three: on a shared machine one round in three or four can be
 slowed by other load, and the median of three then moved by a few hundredths."""
-
-
-def fresh_copies(game: Game[Any, Any, Any], states: list[Any]) -> list[Any]:
-    """Each state as the gateway holds it: just read back from its JSON.
-
-    The gateway loads a table's state from Redis on every action, so the state
-    an action is applied to never shares objects with the previous step's.
-    Timing ``apply`` + ``view`` on fresh copies keeps any cache keyed by object
-    identity (which only a playout in one process would hit) out of the figure.
-    """
-    return [game.state_model.model_validate_json(state.model_dump_json()) for state in states]
 
 
 def measure_step_ratio(
@@ -147,23 +169,24 @@ def measure_step_ratio(
     """Seconds of one ``apply`` + ``view`` and of one JSON round trip, on the same states.
 
     Each of :data:`REPEATS` rounds records the steps of its own
-    :data:`RATIO_GAMES` seeded random games (so no round finds the engine's
-    caches filled with its own states by an earlier round) and times both sides
-    on the same fresh copies of the states before each step
-    (:func:`fresh_copies`, not timed): the step applies the recorded action and
-    builds the acting seat's view of the result; the round trip dumps the
-    state to JSON and validates it back. Returns the round with the median ratio.
+    :data:`RATIO_GAMES` seeded random games in a child process
+    (:func:`recorded_elsewhere`: no state was viewed in this process before it
+    is timed, and none shares an object with the step before, as in the
+    gateway) and times both sides on the same states: the step applies the
+    recorded action and builds the acting seat's view of the result; the
+    round trip dumps the state to JSON and validates it back. Returns the round
+    with the median ratio.
 
-    ``fresh=False`` times the playout's own states instead, which share every
-    unchanged part with the step before, as states do inside one process (a
-    simulation): identity caches then hit, so that figure is only informative.
+    ``fresh=False`` records in this process and times the playout's own
+    states, which share every unchanged part with the step before and whose
+    views were built during the playout, as in a simulation: caches then
+    hit, so that figure is only informative.
     """
     rounds: list[tuple[float, float]] = []
     for repeat in range(REPEATS):
-        steps = recorded_steps(game, config, seed + 1000 * (repeat + 1))
+        record = recorded_elsewhere if fresh else recorded_steps
+        steps = record(game, config, seed + 1000 * (repeat + 1))
         states = [state for state, _, _ in steps]
-        if fresh:
-            states = fresh_copies(game, states)
         # Like timeit, pause the garbage collector while timing: the thousands of
         # states held here would make any full collection cost milliseconds,
         # charged to whichever side happened to allocate at that moment.

@@ -13,7 +13,13 @@ from fastapi import APIRouter, Body, Header, Query, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict
 
-from gateway.deps import CurrentPrincipal, OptionalPrincipal, OptionalTableCaller, TableCaller
+from gateway.deps import (
+    BEARER_SECURITY,
+    CurrentPrincipal,
+    OptionalPrincipal,
+    OptionalTableCaller,
+    TableCaller,
+)
 from gateway.openapi_docs import problem_responses
 from gateway.schemas.tables import (
     ActionRequest,
@@ -179,6 +185,7 @@ async def close_table(request: Request, table_id: str, principal: CurrentPrincip
     summary="Your view, the version, who acts and your legal actions (optionally waiting for your turn)",
     response_model=ObservationOut,
     responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "request/invalid"),
+    openapi_extra=BEARER_SECURITY,
 )
 async def observe_table(
     request: Request,
@@ -212,6 +219,7 @@ async def observe_table(
         "table/finished", "table/stale_version", "action/not_your_turn", "action/illegal",
         "action/malformed", "idempotency/conflict", "request/invalid",
     ),
+    openapi_extra=BEARER_SECURITY,
 )
 async def submit_action(
     request: Request,

@@ -212,3 +212,25 @@ def test_a_revoked_token_is_refused_where_the_check_rides_on_the_table_read(
     other = bob if actor == alice else alice
     after = client.get(f"{base}/observation", headers=auth(other)).json()
     assert after["version"] == legal["version"]  # nothing was applied
+
+
+def test_observe_and_act_read_the_bearer_as_every_other_route_does(
+    client: TestClient, mint_token: MintToken, auth: Auth
+) -> None:
+    """They read the header themselves (no security dependency to solve): the same
+    answers as a route using the dependency, for every shape of bad header."""
+    alice = mint_token(agent_id="agent-a", name="alice", games=("market-fortune",))
+    table = client.post("/v1/tables", headers=auth(alice), json={
+        "game": "market-fortune", "mode": "family", "seats": 2, "seed": 3}).json()
+    base = f"/v1/tables/{table['id']}"
+    move = {"version": 0, "action": "pass"}
+    for header in ("Basic abc", "Bearer", "Bearer ", "bearer", "Token x", "garbage"):
+        headers = {"Authorization": header}
+        reference = client.get("/v1/agents/me", headers=headers).json()["code"]
+        assert reference == "auth/invalid", header
+        assert client.get(f"{base}/observation", headers=headers).json()["code"] == reference
+        assert client.post(f"{base}/actions", headers=headers, json=move).json()["code"] == reference
+    assert client.post(f"{base}/actions", json=move).json()["code"] == "auth/missing"
+    assert client.get(f"{base}/observation").json()["seat"] is None  # a spectator
+    seen = client.get(f"{base}/observation", headers={"Authorization": f"bearer {alice}"})
+    assert seen.status_code == 200 and seen.json()["seat"] == 0  # the scheme is case-blind

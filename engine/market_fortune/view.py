@@ -360,8 +360,13 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
     )
 
 
+_LABELS: dict[str, str] = {card: f"{cards.card_name(card)} [{card}]" for card in cards.ALL_CARD_IDS}
+"""Each card as the summary names it, ``Energy Stock 3M [S.energy.3]``: made once, not
+per line (a summary names about twenty cards)."""
+
+
 def _names(ids: tuple[str, ...]) -> str:
-    return ", ".join(f"{cards.card_name(c)} [{c}]" for c in ids) if ids else "none"
+    return ", ".join(map(_LABELS.__getitem__, ids)) if ids else "none"
 
 
 _STAGE_TEXT: dict[str, str] = {

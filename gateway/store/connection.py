@@ -11,7 +11,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import EncodableT
 
 __all__ = [
@@ -107,22 +109,32 @@ async def round_trip(client: RedisClient, *commands: Sequence[EncodableT]) -> li
     place, and the other replies are still read. A connection that fails or
     is interrupted mid-exchange is closed by redis-py, never reused with
     replies out of step; one idle for longer than the health-check interval
-    is pinged first, as redis-py's own commands do. Connection errors are
-    raised, not retried: a write may have been applied.
+    is pinged first, as redis-py's own commands do. A connection error (a
+    pooled connection to a Redis that restarted, say) is retried once on a
+    fresh connection, as redis-py's client retries: a commit that had applied
+    before its connection broke then meets its own new version (a stale
+    version) or its idempotency record (the stored answer), never a double
+    write.
     """
     pool = client.connection_pool
-    connection = await pool.get_connection()  # type: ignore[no-untyped-call]  # unannotated in redis-py
-    try:
-        await connection.send_packed_command(pack_commands(commands))
-        replies: list[Any] = []
-        for _command in commands:
-            try:
-                replies.append(await connection.read_response())
-            except ResponseError as error:  # that reply was read whole: the rest follow
-                replies.append(error)
-        return replies
-    finally:
-        await pool.release(connection)
+    packed = pack_commands(commands)
+    for attempt in range(2):
+        connection = await pool.get_connection()  # type: ignore[no-untyped-call]  # unannotated in redis-py
+        try:
+            await connection.send_packed_command(packed)
+            replies: list[Any] = []
+            for _command in commands:
+                try:
+                    replies.append(await connection.read_response())
+                except ResponseError as error:  # that reply was read whole: the rest follow
+                    replies.append(error)
+            return replies
+        except (RedisConnectionError, RedisTimeoutError):
+            if attempt:
+                raise
+        finally:
+            await pool.release(connection)
+    raise AssertionError("unreachable: the second attempt returns or raises")
 
 
 def _member(raw: object) -> str:

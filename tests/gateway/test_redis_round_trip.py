@@ -78,3 +78,24 @@ def test_a_bool_or_none_is_refused_as_redis_py_refuses_it() -> None:
     for bad in (True, None, object()):
         with pytest.raises(TypeError):
             pack_commands([("SET", "k", bad)])  # type: ignore[list-item]
+
+
+def test_a_connection_the_server_dropped_is_replaced_once_not_reported(
+    redis_url: str, redis_namespace: str
+) -> None:
+    """As redis-py's own client does: a pooled connection that Redis closed (a restart,
+    an idle timeout) costs a reconnect, not a failed request."""
+    async def scenario() -> None:
+        client, other = connect(redis_url), connect(redis_url)
+        key = f"{redis_namespace}:rt-dropped"
+        try:
+            await client.set(key, "still here")
+            connection_id, = await round_trip(client, ("CLIENT", "ID"))
+            assert await other.client_kill_filter(_id=connection_id) == 1  # only ours
+            assert await round_trip(client, ("GET", key)) == [b"still here"]
+        finally:
+            await other.delete(key)
+            await client.aclose()
+            await other.aclose()
+
+    asyncio.run(scenario())

@@ -31,7 +31,9 @@ Global keys (outside any table, so never inside the per-table script):
 A change to a table is one read (:meth:`TableStore.load`) plus one call of the
 compare-and-set script (:meth:`TableStore.commit`); the index updates that
 follow are idempotent, and the workers that drain the indexes re-check the
-table hash, so a stale index entry is harmless.
+table hash, so a stale index entry is harmless. The values it returns, and how
+they are encoded in fields and stream entries, live in
+:mod:`gateway.store.table_rows`.
 """
 
 from __future__ import annotations
@@ -39,13 +41,26 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError, ResponseError
 
 from gateway.store.connection import Keys, decoded, decoded_members, round_trip, stream_entries
+from gateway.store.table_rows import (
+    SNAPSHOT_FIELDS,
+    CommitResult,
+    IdempotencyRecord,
+    StoredEvent,
+    TableSnapshot,
+    TurnEntry,
+    audience_field,
+    no_errors,
+    parse_to_act,
+    snapshot_from_row,
+    stored_events,
+    to_act_field,
+)
 
 __all__ = [
     "CommitResult",
@@ -167,168 +182,6 @@ return 1
 _NO_IDEMPOTENCY = "seen:-"
 
 
-@dataclass(frozen=True)
-class StoredEvent:
-    """An event as kept in the stream: its sequence id, audience and JSON body."""
-
-    seq: int
-    audience: tuple[int, ...] | None
-    """``None``: public; else the seats allowed to see it."""
-    body: dict[str, Any]
-
-    def visible_to(self, seat: int | None) -> bool:
-        """True when ``seat`` (``None``: a spectator) may see this event."""
-        return self.audience is None or (seat is not None and seat in self.audience)
-
-
-@dataclass(frozen=True)
-class TurnEntry:
-    """An entry of the turn stream: a change after which who acts may differ.
-
-    Public facts only, like an observation's ``to_act``; never sent as is.
-    """
-
-    seq: int
-    """The table's last event id once the change was written."""
-    version: int
-    """The table's version once the change was written."""
-    to_act: tuple[int, ...] | None
-    """The seats to act after the change (``()``: nobody; ``None``: not known, read
-    the table)."""
-
-
-
-@dataclass(frozen=True)
-class TableSnapshot:
-    """One consistent read of a table's hash."""
-
-    table_id: str
-    record_json: str
-    """The table's record as stored (JSON)."""
-    state: str | None
-    """The engine state as JSON (``None`` only for a table still being created)."""
-    version: int
-    seq: int
-    deadline: float | None
-
-    @property
-    def record(self) -> dict[str, Any]:
-        """The record, parsed."""
-        parsed: dict[str, Any] = json.loads(self.record_json)
-        return parsed
-
-
-@dataclass(frozen=True)
-class IdempotencyRecord:
-    """What a request with an ``Idempotency-Key`` was answered the first time.
-
-    The answer is kept as the JSON text it was sent as: it is written on every
-    action with a key, and read back only on a retry.
-    """
-
-    fingerprint: str
-    response_json: str
-
-    def response(self) -> dict[str, Any]:
-        """The stored answer, parsed."""
-        parsed: dict[str, Any] = json.loads(self.response_json)
-        return parsed
-
-    def to_json(self) -> str:
-        """The stored form: ``{"fingerprint": ..., "response": <the answer>}``."""
-        return f'{{"fingerprint": {json.dumps(self.fingerprint)}, "response": {self.response_json}}}'
-
-    @classmethod
-    def from_json(cls, raw: bytes | str) -> IdempotencyRecord:
-        """Parse the stored form, keeping the answer's own text byte for byte (a retry is
-        answered with exactly the text the first request got)."""
-        text = decoded(raw)
-        stored = json.loads(text)
-        head = f'{{"fingerprint": {json.dumps(stored["fingerprint"])}, "response": '
-        if text.startswith(head) and text.endswith("}"):
-            return cls(fingerprint=stored["fingerprint"], response_json=text[len(head):-1])
-        return cls(fingerprint=stored["fingerprint"], response_json=json.dumps(stored["response"]))
-
-
-@dataclass(frozen=True)
-class CommitResult:
-    """What :meth:`TableStore.commit` did.
-
-    Exactly one of: ``applied`` (with the new version and last event id), a
-    version conflict (``current_version``), or an idempotency key used by a
-    concurrent request meanwhile (``replayed``).
-    """
-
-    applied: bool
-    version: int
-    last_seq: int = 0
-    replayed: IdempotencyRecord | None = None
-
-
-def _audience_field(audience: Sequence[int] | None) -> str:
-    return "*" if audience is None else ",".join(str(seat) for seat in audience)
-
-
-def _parse_audience(raw: str) -> tuple[int, ...] | None:
-    if raw == "*":
-        return None
-    return tuple(int(seat) for seat in raw.split(",") if seat)
-
-
-def _to_act_field(to_act: Sequence[int] | None) -> str:
-    """``""``: not known; ``"-"``: nobody; else the seats, comma-separated."""
-    if to_act is None:
-        return ""
-    return ",".join(str(seat) for seat in to_act) or "-"
-
-
-def _parse_to_act(raw: str) -> tuple[int, ...] | None:
-    if raw == "?":
-        return None
-    return () if raw == "-" else tuple(int(seat) for seat in raw.split(","))
-
-
-_SNAPSHOT_FIELDS = ("record", "state", "version", "seq", "deadline")
-"""The table hash's fields a snapshot reads, in :func:`_snapshot`'s order."""
-
-
-def _snapshot(table_id: str, row: Sequence[Any]) -> TableSnapshot | None:
-    """A snapshot from an ``HMGET`` of :data:`_SNAPSHOT_FIELDS`; ``None``: no such table."""
-    record, state, version, seq, deadline = row
-    if record is None or version is None:
-        return None
-    return TableSnapshot(
-        table_id=table_id,
-        record_json=decoded(record),
-        state=decoded(state) if state is not None else None,
-        version=int(version),
-        seq=int(seq or 0),
-        deadline=float(deadline) if deadline is not None else None,
-    )
-
-
-def _no_errors(replies: list[Any]) -> list[Any]:
-    """``replies`` of a :func:`round_trip`, raising the first error reply among them."""
-    for reply in replies:
-        if isinstance(reply, Exception):
-            raise reply
-    return replies
-
-
-def _stored_events(reply: Any) -> list[StoredEvent]:
-    """The events of an ``XREAD`` reply on one stream, oldest first."""
-    events: list[StoredEvent] = []
-    for entry_id, fields in stream_entries(reply):
-        events.append(
-            StoredEvent(
-                seq=int(decoded(entry_id).split("-", 1)[0]),
-                audience=_parse_audience(decoded(fields[b"audience"])),
-                body=json.loads(fields[b"event"]),
-            )
-        )
-    return events
-
-
 class TableStore:
     """Every Redis operation on tables (one instance per app, shared by requests)."""
 
@@ -394,17 +247,17 @@ class TableStore:
     ) -> tuple[TableSnapshot | None, IdempotencyRecord | None, bool]:
         """The table, its stored idempotent answer for ``idempotency_scope`` (when given)
         and whether ``revoked_key`` exists (when given): one round trip."""
-        commands: list[tuple[str, ...]] = [("HMGET", self._hash(table_id), *_SNAPSHOT_FIELDS)]
+        commands: list[tuple[str, ...]] = [("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS)]
         if idempotency_scope is not None:
             commands.append(("GET", self._seen(table_id, idempotency_scope)))
         if revoked_key is not None:
             commands.append(("EXISTS", revoked_key))
-        replies = _no_errors(await round_trip(self.redis, *commands))
+        replies = no_errors(await round_trip(self.redis, *commands))
         row = replies[0]
         seen = replies[1] if idempotency_scope is not None else None
         revoked = bool(replies[-1]) if revoked_key is not None else False
         stored = IdempotencyRecord.from_json(seen) if seen is not None else None
-        return _snapshot(table_id, row), stored, revoked
+        return snapshot_from_row(table_id, row), stored, revoked
 
     async def events_then_table(
         self, table_id: str, after: int, block_ms: int
@@ -418,7 +271,7 @@ class TableStore:
         """
         reply, snapshot = await self._wait_then_table(
             table_id, self._events(table_id), f"{after}-0", block_ms)
-        return _stored_events(reply), snapshot
+        return stored_events(reply), snapshot
 
     async def turns_then_table(
         self, table_id: str, after: TableSnapshot, block_ms: int
@@ -434,7 +287,7 @@ class TableStore:
         turns = []
         for entry_id, fields in stream_entries(reply):
             seq, version = decoded(entry_id).split("-", 1)
-            to_act = _parse_to_act(decoded(fields[b"to_act"]))
+            to_act = parse_to_act(decoded(fields[b"to_act"]))
             turns.append(TurnEntry(int(seq), int(version) - 1, to_act))
         return turns, snapshot
 
@@ -443,12 +296,12 @@ class TableStore:
     ) -> tuple[Any, TableSnapshot | None]:
         """A blocking ``XREAD`` on ``stream`` after the id ``after``, then the table's
         ``HMGET``, in one round trip."""
-        reply, row = _no_errors(await round_trip(
+        reply, row = no_errors(await round_trip(
             self.redis,
             ("XREAD", "COUNT", 500, "BLOCK", block_ms, "STREAMS", stream, after),
-            ("HMGET", self._hash(table_id), *_SNAPSHOT_FIELDS),
+            ("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS),
         ))
-        return reply, _snapshot(table_id, row)
+        return reply, snapshot_from_row(table_id, row)
 
     async def load_records(self, table_ids: Sequence[str]) -> list[dict[str, Any]]:
         """The records (no state) of several tables, in one pipeline; missing ones skipped."""
@@ -485,7 +338,7 @@ class TableStore:
             reply = await self.redis.xread({stream: f"{after}-0"}, count=count)
         else:
             reply = await self.redis.xread({stream: f"{after}-0"}, count=count, block=block_ms)
-        return _stored_events(reply)
+        return stored_events(reply)
 
     async def idempotency(self, table_id: str, scope: str) -> IdempotencyRecord | None:
         """The stored answer for an idempotency ``scope`` (``<agent>:<key>``), if any."""
@@ -535,11 +388,11 @@ class TableStore:
             deadline_arg,
             idempotency.to_json() if idempotency is not None else "",
             IDEMPOTENCY_TTL_S,
-            _to_act_field(to_act),
+            to_act_field(to_act),
             len(events),
         ]
         for audience, body in events:
-            argv += [_audience_field(audience), json.dumps(body)]
+            argv += [audience_field(audience), json.dumps(body)]
         argv.append(len(log))
         argv += [json.dumps(entry) for entry in log]
         seen_key = self._seen(table_id, idempotency_scope or _NO_IDEMPOTENCY)
@@ -591,9 +444,9 @@ class TableStore:
         """One GET and one SET of a counter: the benchmark's baseline request."""
         key = self.keys.global_("bench", "baseline")
         # Through round_trip, like the table reads and commits it is compared with.
-        current, = _no_errors(await round_trip(self.redis, ("GET", key)))
+        current, = no_errors(await round_trip(self.redis, ("GET", key)))
         value = int(current or 0) + 1
-        _no_errors(await round_trip(self.redis, ("SET", key, value)))
+        no_errors(await round_trip(self.redis, ("SET", key, value)))
         return value
 
     # -- indexes --------------------------------------------------------------

@@ -1,0 +1,194 @@
+"""What the table store reads and writes, as values: snapshots, events, turns, idempotency.
+
+The plain records :class:`gateway.store.tables.TableStore` returns, and how
+each is encoded in Redis fields and stream entries and decoded from the raw
+replies (:func:`gateway.store.connection.round_trip`). No Redis calls here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.store.connection import decoded, stream_entries
+
+__all__ = [
+    "SNAPSHOT_FIELDS",
+    "CommitResult",
+    "IdempotencyRecord",
+    "StoredEvent",
+    "TableSnapshot",
+    "TurnEntry",
+    "audience_field",
+    "no_errors",
+    "parse_to_act",
+    "snapshot_from_row",
+    "stored_events",
+    "to_act_field",
+]
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event as kept in the stream: its sequence id, audience and JSON body."""
+
+    seq: int
+    audience: tuple[int, ...] | None
+    """``None``: public; else the seats allowed to see it."""
+    body: dict[str, Any]
+
+    def visible_to(self, seat: int | None) -> bool:
+        """True when ``seat`` (``None``: a spectator) may see this event."""
+        return self.audience is None or (seat is not None and seat in self.audience)
+
+
+@dataclass(frozen=True)
+class TurnEntry:
+    """An entry of the turn stream: a change after which who acts may differ.
+
+    Public facts only, like an observation's ``to_act``; never sent as is.
+    """
+
+    seq: int
+    """The table's last event id once the change was written."""
+    version: int
+    """The table's version once the change was written."""
+    to_act: tuple[int, ...] | None
+    """The seats to act after the change (``()``: nobody; ``None``: not known, read
+    the table)."""
+
+
+
+@dataclass(frozen=True)
+class TableSnapshot:
+    """One consistent read of a table's hash."""
+
+    table_id: str
+    record_json: str
+    """The table's record as stored (JSON)."""
+    state: str | None
+    """The engine state as JSON (``None`` only for a table still being created)."""
+    version: int
+    seq: int
+    deadline: float | None
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The record, parsed."""
+        parsed: dict[str, Any] = json.loads(self.record_json)
+        return parsed
+
+
+@dataclass(frozen=True)
+class IdempotencyRecord:
+    """What a request with an ``Idempotency-Key`` was answered the first time.
+
+    The answer is kept as the JSON text it was sent as: it is written on every
+    action with a key, and read back only on a retry.
+    """
+
+    fingerprint: str
+    response_json: str
+
+    def response(self) -> dict[str, Any]:
+        """The stored answer, parsed."""
+        parsed: dict[str, Any] = json.loads(self.response_json)
+        return parsed
+
+    def to_json(self) -> str:
+        """The stored form: ``{"fingerprint": ..., "response": <the answer>}``."""
+        return f'{{"fingerprint": {json.dumps(self.fingerprint)}, "response": {self.response_json}}}'
+
+    @classmethod
+    def from_json(cls, raw: bytes | str) -> IdempotencyRecord:
+        """Parse the stored form, keeping the answer's own text byte for byte (a retry is
+        answered with exactly the text the first request got)."""
+        text = decoded(raw)
+        stored = json.loads(text)
+        head = f'{{"fingerprint": {json.dumps(stored["fingerprint"])}, "response": '
+        if text.startswith(head) and text.endswith("}"):
+            return cls(fingerprint=stored["fingerprint"], response_json=text[len(head):-1])
+        return cls(fingerprint=stored["fingerprint"], response_json=json.dumps(stored["response"]))
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    """What :meth:`TableStore.commit` did.
+
+    Exactly one of: ``applied`` (with the new version and last event id), a
+    version conflict (``current_version``), or an idempotency key used by a
+    concurrent request meanwhile (``replayed``).
+    """
+
+    applied: bool
+    version: int
+    last_seq: int = 0
+    replayed: IdempotencyRecord | None = None
+
+
+def audience_field(audience: Sequence[int] | None) -> str:
+    """An event's audience as stored: ``*`` for everyone, else its seats comma-separated."""
+    return "*" if audience is None else ",".join(str(seat) for seat in audience)
+
+
+def _parse_audience(raw: str) -> tuple[int, ...] | None:
+    if raw == "*":
+        return None
+    return tuple(int(seat) for seat in raw.split(",") if seat)
+
+
+def to_act_field(to_act: Sequence[int] | None) -> str:
+    """``""``: not known; ``"-"``: nobody; else the seats, comma-separated."""
+    if to_act is None:
+        return ""
+    return ",".join(str(seat) for seat in to_act) or "-"
+
+
+def parse_to_act(raw: str) -> tuple[int, ...] | None:
+    """A turn entry's ``to_act``: ``None`` when not known (``?``), ``()`` for nobody."""
+    if raw == "?":
+        return None
+    return () if raw == "-" else tuple(int(seat) for seat in raw.split(","))
+
+
+SNAPSHOT_FIELDS = ("record", "state", "version", "seq", "deadline")
+"""The table hash's fields a snapshot reads, in :func:`snapshot_from_row`'s order."""
+
+
+def snapshot_from_row(table_id: str, row: Sequence[Any]) -> TableSnapshot | None:
+    """A snapshot from an ``HMGET`` of :data:`SNAPSHOT_FIELDS`; ``None``: no such table."""
+    record, state, version, seq, deadline = row
+    if record is None or version is None:
+        return None
+    return TableSnapshot(
+        table_id=table_id,
+        record_json=decoded(record),
+        state=decoded(state) if state is not None else None,
+        version=int(version),
+        seq=int(seq or 0),
+        deadline=float(deadline) if deadline is not None else None,
+    )
+
+
+def no_errors(replies: list[Any]) -> list[Any]:
+    """``replies`` of a :func:`round_trip`, raising the first error reply among them."""
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply
+    return replies
+
+
+def stored_events(reply: Any) -> list[StoredEvent]:
+    """The events of an ``XREAD`` reply on one stream, oldest first."""
+    events: list[StoredEvent] = []
+    for entry_id, fields in stream_entries(reply):
+        events.append(
+            StoredEvent(
+                seq=int(decoded(entry_id).split("-", 1)[0]),
+                audience=_parse_audience(decoded(fields[b"audience"])),
+                body=json.loads(fields[b"event"]),
+            )
+        )
+    return events

@@ -416,11 +416,9 @@ def _still_not_to_act(turn: TurnEntry, latest: TableSnapshot, seat: int) -> bool
     names seats to act without ``seat``; nobody to act (the end) or not known
     (a join, a start) makes the waiter parse the table.
     """
-    return (
-        (turn.seq, turn.version) == (latest.seq, latest.version)
-        and bool(turn.to_act)
-        and seat not in (turn.to_act or ())
-    )
+    if (turn.seq, turn.version) != (latest.seq, latest.version) or not turn.to_act:
+        return False
+    return seat not in turn.to_act
 
 
 async def observe(

@@ -21,6 +21,7 @@ from gateway.deps import (
     TableCaller,
 )
 from gateway.openapi_docs import problem_responses
+from gateway.routes.lean import lean_route
 from gateway.schemas.tables import (
     ActionRequest,
     ActionResult,
@@ -179,8 +180,10 @@ async def close_table(request: Request, table_id: str, principal: CurrentPrincip
     return await tables_service.close_table(_ctx(request), table_id, principal)
 
 
-@router.get(
+@lean_route(
+    router,
     "/{table_id}/observation",
+    methods=["GET"],
     operation_id="observe_table",
     summary="Your view, the version, who acts and your legal actions (optionally waiting for your turn)",
     response_model=ObservationOut,
@@ -209,8 +212,10 @@ async def observe_table(
     return await tables_service.observe(_ctx(request), table_id, caller, wait=wait)
 
 
-@router.post(
+@lean_route(
+    router,
     "/{table_id}/actions",
+    methods=["POST"],
     operation_id="submit_action",
     summary="Act for your seat",
     response_model=ActionResult,

@@ -116,6 +116,11 @@ class PendingRevocation:
     """The Redis key that exists when the token was revoked."""
     _principal: Principal
 
+    def may_play(self, game: str) -> bool:
+        """Whether the token's scopes allow playing ``game``: a claim of the token itself,
+        which tells nothing about a table (the revocation is still to be asked)."""
+        return self._principal.may_play(game)
+
     def confirm(self, revoked: bool) -> Principal:
         """The caller, once Redis answered whether the token was revoked.
 

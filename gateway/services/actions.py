@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, TypedDict
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -89,7 +89,9 @@ def parse_table(ctx: TableContext, table_id: str, snapshot: TableSnapshot | None
     record = ctx.parsed_states.record(table_id, snapshot.record_json)
     game = game_or_problem(record.game)
     state = ctx.parsed_states.parse(game, table_id, snapshot.state)
-    return LoadedTable(snapshot=snapshot, record=record, game=game, state=state)
+    loaded = LoadedTable(snapshot=snapshot, record=record, game=game, state=state)
+    ctx.known_tables.note(loaded)
+    return loaded
 
 
 def event_body(event: Event) -> dict[str, Any]:
@@ -178,12 +180,17 @@ async def commit_step(
     idempotency_scope: str | None = None,
     idempotency: IdempotencyRecord | None = None,
     announce_bots: bool = True,
+    revoked_key: str | None = None,
+    remembered: bool = False,
 ) -> CommitResult:
     """Store ``step`` if the table is still at ``loaded.version``; index its clock and bots.
 
-    One round trip: the compare-and-set and the index updates travel together.
+    One round trip: the compare-and-set updates the clock and bot indexes itself.
     The house-bot driver passes ``announce_bots=False``: it keeps playing the
-    table it holds instead of announcing it to itself again.
+    table it holds instead of announcing it to itself again. ``revoked_key``:
+    write nothing if the caller's token was revoked (``revoked``).
+    ``remembered``: ``loaded`` is this worker's memory of the table, not a
+    read, so its revision must still be the stored one too.
     """
     bots_due = step.bots_due and announce_bots
     state_json = step.state.model_dump_json()
@@ -198,15 +205,38 @@ async def commit_step(
         idempotency_scope=idempotency_scope,
         idempotency=idempotency,
         to_act=step.to_act,
+        revoked_key=revoked_key,
+        expected_rev=loaded.snapshot.rev if remembered else None,
         **index_updates(ctx, step.deadline, bots_due),
     )
     if result.applied:
         ctx.parsed_states.remember(loaded.snapshot.table_id, state_json, step.state)
+        _remember_written(ctx, loaded, step, state_json, result)
     if result.applied and bots_due:
         ctx.bots_due.set()
     if result.applied and step.record.status == "finished":
         await quotas.release(ctx, step.record)  # the table no longer counts against its creator
     return result
+
+
+def _remember_written(
+    ctx: TableContext, loaded: LoadedTable, step: Step, state_json: str, result: CommitResult
+) -> None:
+    """Remember the table as the applied ``step`` left it (the next action may start there).
+
+    Only while its record is unchanged (a change that ends the table writes a
+    new record, and no action follows the end).
+    """
+    table_id = loaded.snapshot.table_id
+    if step.record is not loaded.record:
+        ctx.known_tables.forget(table_id)
+        return
+    snapshot = replace(
+        loaded.snapshot, state=state_json, version=result.version, seq=result.last_seq,
+        deadline=step.deadline, rev=result.rev,
+    )
+    ctx.known_tables.note(LoadedTable(
+        snapshot=snapshot, record=step.record, game=loaded.game, state=step.state))
 
 
 class IndexUpdates(TypedDict):
@@ -273,9 +303,17 @@ async def submit(
     The same key with the same body answers the stored result again; with
     another body it is ``idempotency/conflict``. A ``version`` that is not the
     table's current one is ``table/stale_version`` with ``current_version``.
-    The caller's token revocation is asked in the same round trip as the table.
+    The caller's token revocation is asked in the same round trip as the table,
+    or by the commit itself when the action starts from the table as this
+    worker remembers it (:func:`_submit_remembered`).
     """
     scope = f"{caller.agent_id}:{idempotency_key}" if idempotency_key else None
+    fingerprint = _fingerprint(body)
+    known = ctx.known_tables.get(table_id)
+    if known is not None and known.version == body.version:
+        answer = await _submit_remembered(ctx, known, caller, body, scope, fingerprint)
+        if answer is not None:
+            return answer
     snapshot, stored, revoked = await ctx.store.load_for_action(
         table_id, scope, caller.revoked_key
     )
@@ -289,7 +327,6 @@ async def submit(
         raise problem("table/not_seated", "You do not sit at this table.")
     if not principal.may_play(record.game):
         raise problem("auth/wrong_scope", f"Your token does not allow playing {record.game}.")
-    fingerprint = _fingerprint(body)
     if stored is not None:
         return _answer_again(stored, fingerprint)
     if record.status == "open":
@@ -305,11 +342,72 @@ async def submit(
             f"Seat {seat} is not to act now; seats to act: {to_act}.", to_act=to_act,
         )
     action = _parse_action(game, body.action)
-    now = ctx.now()
     try:
-        step = advance(loaded, seat, action, by="agent", now=now)
+        step = advance(loaded, seat, action, by="agent", now=ctx.now())
     except EngineError as error:
         raise _engine_problem(error, game.legal_actions(loaded.state, seat)) from None
+    answer = _answer(loaded, step, seat, action)
+    committed = await commit_step(
+        ctx, loaded, step,
+        idempotency_scope=scope,
+        idempotency=IdempotencyRecord(fingerprint, answer) if scope else None,
+    )
+    if committed.applied:
+        return answer
+    if committed.replayed is not None:
+        return _answer_again(committed.replayed, fingerprint)
+    raise _stale(committed.version)
+
+
+async def _submit_remembered(
+    ctx: TableContext,
+    loaded: LoadedTable,
+    caller: PendingRevocation,
+    body: ActionRequest,
+    scope: str | None,
+    fingerprint: str,
+) -> str | None:
+    """The action computed on the table as this worker remembers it, with only the commit
+    sent (:mod:`gateway.services.known_tables`); ``None`` leaves it to the ordinary path.
+
+    Only the plain case is tried: a legal action of a seated caller whose turn
+    it is, with the scope for the game. Anything else (and a table that moved
+    on meanwhile, which the commit script refuses) takes the ordinary path,
+    which reads the table, asks the revocation first and answers every error
+    as always. Nothing about the table is told before the commit script said
+    the caller's token was not revoked.
+    """
+    record, game = loaded.record, loaded.game
+    seat = record.seat_of(caller.agent_id)
+    if (record.status != "playing" or seat is None or not caller.may_play(record.game)
+            or seat not in game.to_act(loaded.state)):
+        return None
+    try:
+        action = _parse_action(game, body.action)
+        step = advance(loaded, seat, action, by="agent", now=ctx.now())
+    except (ProblemError, EngineError):
+        return None
+    answer = _answer(loaded, step, seat, action)
+    committed = await commit_step(
+        ctx, loaded, step,
+        idempotency_scope=scope,
+        idempotency=IdempotencyRecord(fingerprint, answer) if scope else None,
+        revoked_key=caller.revoked_key,
+        remembered=True,
+    )
+    if committed.revoked:
+        caller.confirm(True)  # raises 401 auth/revoked: nothing was written
+    if committed.applied:
+        return answer
+    if committed.replayed is not None:
+        return _answer_again(committed.replayed, fingerprint)
+    return None
+
+
+def _answer(loaded: LoadedTable, step: Step, seat: Seat, action: Action) -> str:
+    """The answer to an applied action, as JSON: what the actor may see of its events,
+    and its next observation."""
+    table_id = loaded.snapshot.table_id
     first = loaded.snapshot.seq + 1
     result = ActionResult(
         table_id=table_id,
@@ -323,22 +421,12 @@ async def submit(
         status=step.record.status,
         outcome=outcome_out(step.record),
         observation=observation(
-            table_id=table_id, record=step.record, game=game, state=step.state, seat=seat,
-            version=loaded.version + 1, deadline=step.deadline,
+            table_id=table_id, record=step.record, game=loaded.game, state=step.state,
+            seat=seat, version=loaded.version + 1, deadline=step.deadline,
             last_event_id=loaded.snapshot.seq + len(step.events),
         ),
     )
-    answer = result.model_dump_json()
-    committed = await commit_step(
-        ctx, loaded, step,
-        idempotency_scope=scope,
-        idempotency=IdempotencyRecord(fingerprint, answer) if scope else None,
-    )
-    if committed.applied:
-        return answer
-    if committed.replayed is not None:
-        return _answer_again(committed.replayed, fingerprint)
-    raise _stale(committed.version)
+    return result.model_dump_json()
 
 
 def _answer_again(stored: IdempotencyRecord, fingerprint: str) -> str:

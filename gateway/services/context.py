@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 
 from gateway.config import Settings
+from gateway.services.known_tables import KnownTables
 from gateway.services.parsed_states import ParsedStates
 from gateway.store.active_tables import ActiveTableStore
 from gateway.store.tables import TableStore
@@ -30,6 +31,8 @@ class TableContext:
     bots_due: asyncio.Event = field(default_factory=asyncio.Event)
     parsed_states: ParsedStates = field(default_factory=ParsedStates)
     """States this worker parsed or wrote lately (saves parsing the same JSON again)."""
+    known_tables: KnownTables = field(default_factory=KnownTables)
+    """Each table's newest read or write by this worker (an action may start from it)."""
 
     @staticmethod
     def now() -> float:

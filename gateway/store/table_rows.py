@@ -73,6 +73,10 @@ class TableSnapshot:
     version: int
     seq: int
     deadline: float | None
+    rev: str | None = None
+    """The revision: a random token every write sets anew (``None``: a table written
+    before revisions existed). Equal revisions mean the very same write, even after
+    a Redis that lost its last writes dealt the same version number again."""
 
     @property
     def record(self) -> dict[str, Any]:
@@ -117,15 +121,20 @@ class IdempotencyRecord:
 class CommitResult:
     """What :meth:`TableStore.commit` did.
 
-    Exactly one of: ``applied`` (with the new version and last event id), a
-    version conflict (``current_version``), or an idempotency key used by a
-    concurrent request meanwhile (``replayed``).
+    Exactly one of: ``applied`` (with the new version, last event id and
+    revision), a conflict (``version``: the current one; the version or the
+    revision moved on), an idempotency key used by a concurrent request
+    meanwhile (``replayed``), or a revoked caller (``revoked``).
     """
 
     applied: bool
     version: int
     last_seq: int = 0
     replayed: IdempotencyRecord | None = None
+    rev: str | None = None
+    """The revision the change wrote (when applied)."""
+    revoked: bool = False
+    """Nothing was written: the caller's token was revoked (a commit that asked)."""
 
 
 def audience_field(audience: Sequence[int] | None) -> str:
@@ -153,13 +162,13 @@ def parse_to_act(raw: str) -> tuple[int, ...] | None:
     return () if raw == "-" else tuple(int(seat) for seat in raw.split(","))
 
 
-SNAPSHOT_FIELDS = ("record", "state", "version", "seq", "deadline")
+SNAPSHOT_FIELDS = ("record", "state", "version", "seq", "deadline", "rev")
 """The table hash's fields a snapshot reads, in :func:`snapshot_from_row`'s order."""
 
 
 def snapshot_from_row(table_id: str, row: Sequence[Any]) -> TableSnapshot | None:
     """A snapshot from an ``HMGET`` of :data:`SNAPSHOT_FIELDS`; ``None``: no such table."""
-    record, state, version, seq, deadline = row
+    record, state, version, seq, deadline, rev = row
     if record is None or version is None:
         return None
     return TableSnapshot(
@@ -169,6 +178,7 @@ def snapshot_from_row(table_id: str, row: Sequence[Any]) -> TableSnapshot | None
         version=int(version),
         seq=int(seq or 0),
         deadline=float(deadline) if deadline is not None else None,
+        rev=decoded(rev) if rev is not None else None,
     )
 
 

@@ -19,7 +19,7 @@ Keys of one table share the hash tag ``{<table_id>}`` (see
 * ``t:{id}:seen:<agent>:<key>`` — an idempotency record (fingerprint + the
   stored response), with a TTL.
 
-Global keys (outside any table, so never inside the per-table script):
+Global keys (outside any table's hash tag):
 
 * ``tables:public`` — sorted set of listed (non-private) tables by creation time;
 * ``tables:open`` — the same for listed tables that still have free seats (a
@@ -29,9 +29,13 @@ Global keys (outside any table, so never inside the per-table script):
 * ``bots`` — sorted set: table id -> when a house bot is due to act.
 
 A change to a table is one read (:meth:`TableStore.load`) plus one call of the
-compare-and-set script (:meth:`TableStore.commit`); the index updates that
-follow are idempotent, and the workers that drain the indexes re-check the
-table hash, so a stale index entry is harmless. The values it returns, and how
+compare-and-set script (:meth:`TableStore.commit`), or the script alone when
+the worker remembers the table (:mod:`gateway.services.known_tables`). The
+script also updates the ``clock`` and ``bots`` indexes, and may check the
+caller's revocation key: global keys, named as the script's ``KEYS``, which
+one Redis serves as they are (Redis Cluster would need them per slot). The
+workers that drain the indexes re-check the table hash, so a stale index
+entry is harmless. The values it returns, and how
 they are encoded in fields and stream entries, live in
 :mod:`gateway.store.table_rows`.
 """
@@ -40,6 +44,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -77,11 +82,16 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 # The compare-and-set of one table. Everything a change writes happens here,
 # atomically, or not at all.
 #
-# KEYS[1]  t:{id}:table     hash: record, state, version, seq, deadline
+# KEYS[1]  t:{id}:table     hash: record, state, version, seq, deadline, rev
 # KEYS[2]  t:{id}:events    stream of events
 # KEYS[3]  t:{id}:log       list of action-log entries
 # KEYS[4]  t:{id}:seen:...  idempotency record (a never-written key when unused)
 # KEYS[5]  t:{id}:turns     stream of who-acts changes
+# KEYS[6]  the caller's token revocation key (a never-written key when unused):
+#          when it exists nothing is written, not even an idempotent replay told
+# KEYS[7]  the turn-clock index, KEYS[8] the house-bot index (sorted sets of
+#          table ids); written only with the change itself, so a change that
+#          is refused moves no clock
 # ARGV[1]  expected version ("-1": the table must not exist yet)
 # ARGV[2]  new record JSON, "" to keep
 # ARGV[3]  new state JSON, "" to keep
@@ -94,12 +104,23 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 #          (increasing ids: seq never falls and version always rises; the + 1
 #          keeps a new table's entry above the smallest id, 0-0), so
 #          a seat waiting for its turn wakes once per turn, not on every event
-# ARGV[8]  N, the number of events; then N pairs (audience, event JSON)
+# ARGV[8]  the new revision (random: it names this very write)
+# ARGV[9]  the expected revision: "" no check, "-" the table has none yet, else
+#          it must be the stored one (a change computed on a remembered state
+#          applies only to that very write, see gateway.services.known_tables)
+# ARGV[10] the table's score in the clock index, "" to leave it
+# ARGV[11] the table's score in the house-bot index, "" to leave it
+# ARGV[12] the table id (the member of both indexes)
+# ARGV[13] N, the number of events; then N pairs (audience, event JSON)
 # then     M, the number of log entries; then M entries
 #
 # Returns {1, new_version, last_seq} when written, {0, current_version} when the
-# version moved on, {2, stored idempotency record} when the key was used meanwhile.
+# version (or revision) moved on, {2, stored idempotency record} when the key was
+# used meanwhile, {3} when the caller's token was revoked.
 _COMMIT_LUA = """
+if redis.call('EXISTS', KEYS[6]) == 1 then
+  return {3}
+end
 local seen = redis.call('GET', KEYS[4])
 if seen then
   return {2, seen}
@@ -109,9 +130,12 @@ if current then current = tonumber(current) else current = -1 end
 if current ~= tonumber(ARGV[1]) then
   return {0, current}
 end
+if ARGV[9] ~= '' and (redis.call('HGET', KEYS[1], 'rev') or '-') ~= ARGV[9] then
+  return {0, current}
+end
 local version = current + 1
 local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
-redis.call('HSET', KEYS[1], 'version', version)
+redis.call('HSET', KEYS[1], 'version', version, 'rev', ARGV[8])
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'record', ARGV[2]) end
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'state', ARGV[3]) end
 if ARGV[4] == '-' then
@@ -119,8 +143,8 @@ if ARGV[4] == '-' then
 elseif ARGV[4] ~= '' then
   redis.call('HSET', KEYS[1], 'deadline', ARGV[4])
 end
-local n = tonumber(ARGV[8])
-local i = 9
+local n = tonumber(ARGV[13])
+local i = 14
 for _ = 1, n do
   seq = seq + 1
   redis.call('XADD', KEYS[2], seq .. '-0', 'audience', ARGV[i], 'event', ARGV[i + 1])
@@ -140,6 +164,8 @@ end
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6]))
 end
+if ARGV[10] ~= '' then redis.call('ZADD', KEYS[7], ARGV[10], ARGV[12]) end
+if ARGV[11] ~= '' then redis.call('ZADD', KEYS[8], ARGV[11], ARGV[12]) end
 return {1, version, seq}
 """
 
@@ -178,8 +204,10 @@ end
 return 1
 """
 
-# A never-written key in the table's slot, for commits without an idempotency key.
+# Never-written keys in the table's slot, for commits without an idempotency key
+# and for commits that do not ask about a token's revocation.
 _NO_IDEMPOTENCY = "seen:-"
+_NO_REVOCATION = "revoked:-"
 
 
 class TableStore:
@@ -362,6 +390,8 @@ class TableStore:
         index_clock: float | None = None,
         index_bots: float | None = None,
         to_act: Sequence[int] | None = None,
+        revoked_key: str | None = None,
+        expected_rev: str | None = None,
     ) -> CommitResult:
         """Write a change only if the table's version is still ``expected_version``.
 
@@ -369,11 +399,15 @@ class TableStore:
         ``events`` are ``(audience, body)`` pairs appended in order with the
         next sequence ids. ``expected_version=-1`` creates the table.
         ``index_clock`` / ``index_bots`` put the table in the clock or house-bot
-        index in the same round trip; they are written even when the
-        compare-and-set fails, which is harmless because the workers draining
-        the indexes re-check the table itself. ``to_act``, the seats to act
+        index, in the same script: only with the change, so a refused commit
+        (a lost race, a remembered table that moved on) never moves a clock.
+        ``to_act``, the seats to act
         once the change is written (when the caller knows them), feeds the
-        turn stream (:meth:`turns_then_table`).
+        turn stream (:meth:`turns_then_table`). With ``revoked_key`` nothing is
+        written (``revoked``) when that key exists: a caller whose revocation
+        was not asked yet. With ``expected_rev`` the table's revision must be
+        that one too (``"-"``: a table written before revisions), so a change
+        computed on a remembered read applies only to the very write it saw.
         """
         if deadline is False:
             deadline_arg = ""
@@ -389,6 +423,11 @@ class TableStore:
             idempotency.to_json() if idempotency is not None else "",
             IDEMPOTENCY_TTL_S,
             to_act_field(to_act),
+            os.urandom(8).hex(),
+            expected_rev if expected_rev is not None else "",
+            repr(float(index_clock)) if index_clock is not None else "",
+            repr(float(index_bots)) if index_bots is not None else "",
+            table_id,
             len(events),
         ]
         for audience, body in events:
@@ -399,37 +438,29 @@ class TableStore:
         if idempotency is not None and idempotency_scope is None:
             raise ValueError("an idempotency record needs its scope")
         keys = [self._hash(table_id), self._events(table_id), self._log(table_id), seen_key,
-                self._turns(table_id)]
-        reply = await self._commit_and_index(keys, argv, table_id, index_clock, index_bots)
+                self._turns(table_id), revoked_key or self.keys.table(table_id, _NO_REVOCATION),
+                self._clock_index, self._bots_index]
+        reply = await self._run_commit(keys, argv)
         outcome = int(reply[0])
         if outcome == 1:
-            return CommitResult(applied=True, version=int(reply[1]), last_seq=int(reply[2]))
+            return CommitResult(applied=True, version=int(reply[1]), last_seq=int(reply[2]),
+                                rev=str(argv[7]))
+        if outcome == 3:
+            return CommitResult(applied=False, version=-1, revoked=True)
         if outcome == 2:
             stored = IdempotencyRecord.from_json(reply[1])
             return CommitResult(applied=False, version=-1, replayed=stored)
         return CommitResult(applied=False, version=int(reply[1]))
 
-    async def _commit_and_index(
-        self,
-        keys: list[str],
-        argv: list[str | int],
-        table_id: str,
-        index_clock: float | None,
-        index_bots: float | None,
-    ) -> Any:
-        """EVALSHA the commit script and the index updates in one round trip.
+    async def _run_commit(self, keys: list[str], argv: list[str | int]) -> Any:
+        """EVALSHA the commit script: one round trip.
 
         A Redis that lost its script cache answers NOSCRIPT; nothing of the
-        script ran then, so it is loaded and the pipeline sent again.
+        script ran then, so it is loaded and sent again.
         """
-        commands: list[Sequence[str | int | float]] = [("EVALSHA", _COMMIT_SHA, len(keys), *keys, *argv)]
-        if index_clock is not None:
-            commands.append(("ZADD", self._clock_index, index_clock, table_id))
-        if index_bots is not None:
-            commands.append(("ZADD", self._bots_index, index_bots, table_id))
+        command: Sequence[str | int] = ("EVALSHA", _COMMIT_SHA, len(keys), *keys, *argv)
         for _attempt in range(2):
-            replies = await round_trip(self.redis, *commands)
-            reply = replies[0]
+            reply = (await round_trip(self.redis, command))[0]
             if isinstance(reply, NoScriptError) or (
                 isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT")
             ):
@@ -437,7 +468,7 @@ class TableStore:
                 continue
             if isinstance(reply, Exception):
                 raise reply
-            return reply  # the index updates' replies are not needed (see commit)
+            return reply
         raise RuntimeError("the commit script could not be loaded")
 
     async def bench_get_set(self) -> int:

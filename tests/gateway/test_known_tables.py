@@ -1,0 +1,174 @@
+"""Actions computed on a worker's memory of a table (``gateway.services.known_tables``).
+
+Two apps on one Redis namespace stand for two gateway workers, each with its
+own memory. An action that names the version its worker remembers is sent
+as the commit alone; the commit script applies it only if the table's
+version and revision are still the remembered ones, the token is not
+revoked and the idempotency key is unused. Each test checks one way the
+memory can be wrong and that Redis, not the memory, decides.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import redis
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from gateway.app import create_app
+from gateway.config import Settings
+from gateway.services.runtime import table_context
+from gateway.store.tables import TableStore
+from tests.gateway.tables_helpers import agents, seated_table
+
+Headers = dict[str, str]
+
+
+class Reads:
+    """Counts the table reads an action makes (a spy: every call goes through)."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.count = 0
+        store: TableStore = table_context(app).store
+        real = store.load_for_action
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            return await real(*args, **kwargs)
+
+        store.load_for_action = counted  # type: ignore[method-assign]
+
+
+@pytest.fixture()
+def second(settings: Settings) -> Iterator[tuple[FastAPI, TestClient]]:
+    """A second worker: its own app (and memory) on the same Redis namespace."""
+    app = create_app(settings)
+    with TestClient(app) as client:
+        yield app, client
+
+
+@pytest.fixture()
+def raw_redis(settings: Settings) -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(settings.redis_url or "")
+    yield client
+    client.close()
+
+
+def _table_key(settings: Settings, table_id: str, part: str) -> str:
+    return f"{settings.redis_namespace}:t:{{{table_id}}}:{part}"
+
+
+def _to_act(client: TestClient, table_id: str, seats: list[Headers]) -> tuple[Headers, dict[str, Any]]:
+    """The headers of the seat to act and its observation (read through ``client``)."""
+    for headers in seats:
+        observation = client.get(f"/v1/tables/{table_id}/observation", headers=headers).json()
+        if observation["legal_actions"]:
+            return headers, observation
+    raise AssertionError("nobody is to act")
+
+
+def _act(client: TestClient, table_id: str, headers: Headers, observation: dict[str, Any],
+         key: str | None = None) -> Any:
+    extra = {"Idempotency-Key": key} if key else {}
+    return client.post(f"/v1/tables/{table_id}/actions", headers={**headers, **extra}, json={
+        "version": observation["version"], "action": observation["legal_actions"][0]["id"]})
+
+
+def _seated(client: TestClient, mint_token: Callable[..., str],
+            auth: Callable[[str], Headers], seed: int) -> tuple[str, list[Headers]]:
+    seats = agents(mint_token, auth, f"known{seed}-")
+    return seated_table(client, seats, seed=seed), seats
+
+
+def test_an_action_on_a_remembered_table_reads_nothing_first(
+    app: FastAPI, client: TestClient, mint_token: Callable[..., str],
+    auth: Callable[[str], Headers],
+) -> None:
+    table_id, seats = _seated(client, mint_token, auth, seed=3)
+    headers, observation = _to_act(client, table_id, seats)  # this worker now knows the table
+    reads = Reads(app)
+    answer = _act(client, table_id, headers, observation)
+    assert answer.status_code == 200 and answer.json()["version"] == observation["version"] + 1
+    assert reads.count == 0
+    # The answer's observation is remembered as the table: acting on from it reads nothing.
+    following = answer.json()["observation"]
+    if following["legal_actions"]:
+        again = _act(client, table_id, headers, following)
+        assert again.status_code == 200 and reads.count == 0
+    log = client.get(f"/v1/tables/{table_id}").json()
+    assert log["version"] == table_context(app).known_tables.get(table_id).version  # type: ignore[union-attr]
+
+
+def test_a_table_that_moved_on_elsewhere_is_read_and_the_action_refused_as_stale(
+    app: FastAPI, client: TestClient, second: tuple[FastAPI, TestClient],
+    mint_token: Callable[..., str], auth: Callable[[str], Headers], settings: Settings,
+    raw_redis: redis.Redis,
+) -> None:
+    table_id, seats = _seated(client, mint_token, auth, seed=5)
+    headers, observation = _to_act(client, table_id, seats)
+    _, other = second
+    assert _act(other, table_id, headers, observation).status_code == 200  # via the other worker
+    events_before = raw_redis.xlen(_table_key(settings, table_id, "events"))
+    clock_before = raw_redis.zscore(f"{settings.redis_namespace}:clock", table_id)
+    reads = Reads(app)
+    stale = _act(client, table_id, headers, observation)  # this worker still remembers the old one
+    assert stale.status_code == 409
+    assert stale.json()["code"] == "table/stale_version"
+    assert stale.json()["current_version"] == observation["version"] + 1
+    assert reads.count == 1  # the refused commit sent it down the ordinary path
+    # The refused commit wrote nothing: no event, no clock move.
+    assert raw_redis.xlen(_table_key(settings, table_id, "events")) == events_before
+    assert raw_redis.zscore(f"{settings.redis_namespace}:clock", table_id) == clock_before
+
+
+def test_a_rewritten_table_at_the_same_version_is_not_taken_for_the_remembered_one(
+    app: FastAPI, client: TestClient, mint_token: Callable[..., str],
+    auth: Callable[[str], Headers], settings: Settings, raw_redis: redis.Redis,
+) -> None:
+    """A Redis that lost its last writes can deal a version number again with other content;
+    the revision tells the two apart, so nothing is computed on a state Redis never had."""
+    table_id, seats = _seated(client, mint_token, auth, seed=7)
+    headers, observation = _to_act(client, table_id, seats)
+    key = _table_key(settings, table_id, "table")
+    raw_redis.hset(key, "rev", "another-write")  # same version, another write
+    reads = Reads(app)
+    answer = _act(client, table_id, headers, observation)
+    assert answer.status_code == 200
+    assert reads.count == 1  # the commit refused the memory; the table was read and acted on
+    assert raw_redis.hget(key, "rev") not in (None, b"another-write")
+
+
+def test_a_revoked_token_is_refused_before_anything_is_written(
+    app: FastAPI, client: TestClient, mint_token: Callable[..., str],
+    auth: Callable[[str], Headers], settings: Settings, raw_redis: redis.Redis,
+) -> None:
+    table_id, seats = _seated(client, mint_token, auth, seed=9)
+    headers, observation = _to_act(client, table_id, seats)
+    assert client.post("/v1/auth/revoke", headers=headers, json={}).status_code == 200
+    version_before = raw_redis.hget(_table_key(settings, table_id, "table"), "version")
+    refused = _act(client, table_id, headers, observation, key="after-revoke")
+    assert refused.status_code == 401 and refused.json()["code"] == "auth/revoked"
+    assert raw_redis.hget(_table_key(settings, table_id, "table"), "version") == version_before
+    assert not list(raw_redis.scan_iter(_table_key(settings, table_id, "seen:*after-revoke")))
+
+
+def test_a_retry_on_the_other_worker_gets_the_first_answer_and_applies_once(
+    app: FastAPI, client: TestClient, second: tuple[FastAPI, TestClient],
+    mint_token: Callable[..., str], auth: Callable[[str], Headers], settings: Settings,
+    raw_redis: redis.Redis,
+) -> None:
+    table_id, seats = _seated(client, mint_token, auth, seed=13)
+    headers, observation = _to_act(client, table_id, seats)
+    _, other = second
+    _to_act(other, table_id, seats)  # the other worker remembers the same table
+    first = _act(client, table_id, headers, observation, key="retry-me")
+    retry = _act(other, table_id, headers, observation, key="retry-me")
+    assert first.status_code == retry.status_code == 200
+    assert retry.content == first.content
+    log = [json.loads(entry) for entry in
+           raw_redis.lrange(_table_key(settings, table_id, "log"), 0, -1)]
+    assert [entry["version"] for entry in log].count(observation["version"] + 1) == 1

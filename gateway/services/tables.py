@@ -436,14 +436,18 @@ async def observe(
     may have changed, so a seat wakes about once per turn and, when the entry
     shows it is still not its turn, waits on without parsing the table. The
     caller's token revocation is asked together with the first table read.
+    A seat that, as its worker remembers the table, is not to act skips that
+    first read: its first wait asks the revocation and reads the table
+    (:func:`_remembered_waiting_seat`).
     """
-    snapshot, revoked = await ctx.store.load_checked(
-        table_id, caller.revoked_key if caller is not None else None
-    )
-    principal = caller.confirm(revoked) if caller is not None else None
-    loaded = parse_table(ctx, table_id, snapshot)
-    require_visible(loaded.record, principal)
-    seat = loaded.record.seat_of(principal.agent_id) if principal else None
+    remembered = (_remembered_waiting_seat(ctx, table_id, caller)
+                  if wait >= REMEMBERED_WAIT_MIN_S else None)
+    unasked: PendingRevocation | None = None  # a caller whose revocation is still to ask
+    if remembered is None:
+        loaded, principal = await _read_visible(ctx, table_id, caller)
+        seat = loaded.record.seat_of(principal.agent_id) if principal else None
+    else:
+        (loaded, seat), principal, unasked = remembered, None, caller
     if wait > 0:
         give_up = time.monotonic() + min(wait, ctx.settings.long_poll_max_wait_s)
         first_version = loaded.version
@@ -459,16 +463,65 @@ async def observe(
                     break
                 latest = read
             else:  # a seat: only a change of who acts may be
-                turns, read = await ctx.store.turns_then_table(table_id, latest, block_ms)
+                revoked, turns, read = await ctx.store.checked_turns_then_table(
+                    table_id, latest, block_ms, unasked.revoked_key if unasked else None)
+                if unasked is not None:  # started from memory: this was the first read
+                    principal, unasked = unasked.confirm(revoked), None
+                    if read is None:
+                        raise not_found(table_id)
+                    latest = read if not turns else latest  # answer a read, never the memory
                 if not turns or read is None:
                     break
                 latest = read
                 if _still_not_to_act(turns[-1], latest, seat):
                     continue
             loaded = _visible(ctx, table_id, latest, principal)
-        if latest is not loaded.snapshot:  # the wait ran out after changes not parsed yet
+        if unasked is not None:  # no wait happened after all: read the table as usual
+            loaded, principal = await _read_visible(ctx, table_id, unasked)
+        elif latest is not loaded.snapshot:  # the wait ran out after changes not parsed yet
             loaded = _visible(ctx, table_id, latest, principal)
     return _observation(table_id, loaded, seat)
+
+
+async def _read_visible(
+    ctx: TableContext, table_id: str, caller: PendingRevocation | None
+) -> tuple[LoadedTable, Principal | None]:
+    """The table and the caller, its revocation asked in the same round trip; 404 when the
+    caller may not see the table."""
+    snapshot, revoked = await ctx.store.load_checked(
+        table_id, caller.revoked_key if caller is not None else None
+    )
+    principal = caller.confirm(revoked) if caller is not None else None
+    loaded = parse_table(ctx, table_id, snapshot)
+    require_visible(loaded.record, principal)
+    return loaded, principal
+
+
+REMEMBERED_WAIT_MIN_S = 0.05
+"""The shortest held observation that may start from a remembered table (a shorter one
+reads the table as usual: its wait would end before it asked anything)."""
+
+
+def _remembered_waiting_seat(
+    ctx: TableContext, table_id: str, caller: PendingRevocation | None
+) -> tuple[LoadedTable, int] | None:
+    """The remembered table and the caller's seat when a held observation may skip its
+    first read: the caller sits at a table being played and, as remembered, is not to act.
+
+    The wait itself then reads the table (and asks the revocation) when who acts
+    changes after the remembered write, or when it runs out; if the memory is
+    out of date, that change is already in the turn stream and the wait ends at
+    once. Nothing is answered from memory alone.
+    """
+    if caller is None:
+        return None
+    loaded = ctx.known_tables.get(table_id)
+    if loaded is None or loaded.record.status != "playing":
+        return None
+    seat = loaded.record.seat_of(caller.agent_id)
+    if seat is None or seat in loaded.game.to_act(loaded.state):
+        return None
+    return loaded, seat
 
 
 def _visible(

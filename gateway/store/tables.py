@@ -310,14 +310,33 @@ class TableStore:
         A seat waiting for its turn wakes once per turn this way, not on every
         event of the other seats' turns.
         """
-        reply, snapshot = await self._wait_then_table(
-            table_id, self._turns(table_id), f"{after.seq}-{after.version + 1}", block_ms)
+        _revoked, turns, snapshot = await self.checked_turns_then_table(
+            table_id, after, block_ms, None)
+        return turns, snapshot
+
+    async def checked_turns_then_table(
+        self, table_id: str, after: TableSnapshot, block_ms: int, revoked_key: str | None
+    ) -> tuple[bool, list[TurnEntry], TableSnapshot | None]:
+        """:meth:`turns_then_table`, asking first, in the same round trip, whether
+        ``revoked_key`` exists (``None``: not asked, ``False``).
+
+        For a held observation that starts from the table as its worker
+        remembers it instead of reading it: the answer to the revocation
+        question comes with the wait's (so only once the wait is over).
+        """
+        commands: list[tuple[str | int, ...]] = [] if revoked_key is None else [("EXISTS", revoked_key)]
+        commands += [
+            ("XREAD", "COUNT", 500, "BLOCK", block_ms, "STREAMS", self._turns(table_id),
+             f"{after.seq}-{after.version + 1}"),
+            ("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS),
+        ]
+        *revoked, reply, row = no_errors(await round_trip(self.redis, *commands))
         turns = []
         for entry_id, fields in stream_entries(reply):
             seq, version = decoded(entry_id).split("-", 1)
             to_act = parse_to_act(decoded(fields[b"to_act"]))
             turns.append(TurnEntry(int(seq), int(version) - 1, to_act))
-        return turns, snapshot
+        return bool(revoked and revoked[0]), turns, snapshot_from_row(table_id, row)
 
     async def _wait_then_table(
         self, table_id: str, stream: str, after: str, block_ms: int

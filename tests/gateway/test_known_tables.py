@@ -11,6 +11,7 @@ memory can be wrong and that Redis, not the memory, decides.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -24,6 +25,7 @@ from gateway.config import Settings
 from gateway.services.runtime import table_context
 from gateway.store.tables import TableStore
 from tests.gateway.tables_helpers import agents, seated_table
+from tests.gateway.test_observation_wait import in_background
 
 Headers = dict[str, str]
 
@@ -172,3 +174,82 @@ def test_a_retry_on_the_other_worker_gets_the_first_answer_and_applies_once(
     log = [json.loads(entry) for entry in
            raw_redis.lrange(_table_key(settings, table_id, "log"), 0, -1)]
     assert [entry["version"] for entry in log].count(observation["version"] + 1) == 1
+
+
+class WaitReads:
+    """Counts the plain table reads held observations make (a spy: calls go through)."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.count = 0
+        store: TableStore = table_context(app).store
+        real = store.load_checked
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            return await real(*args, **kwargs)
+
+        store.load_checked = counted  # type: ignore[method-assign]
+
+
+def _waiter(client: TestClient, table_id: str, seats: list[Headers]) -> Headers:
+    acting, _ = _to_act(client, table_id, seats)
+    return next(headers for headers in seats if headers is not acting)
+
+
+def test_a_held_observation_from_memory_skips_its_first_read_and_wakes_on_its_turn(
+    app: FastAPI, client: TestClient, second: tuple[FastAPI, TestClient],
+    mint_token: Callable[..., str], auth: Callable[[str], Headers],
+) -> None:
+    table_id, seats = _seated(client, mint_token, auth, seed=17)
+    waiter = _waiter(client, table_id, seats)  # this worker now remembers the table
+    reads = WaitReads(app)
+    thread, out = in_background(lambda: client.get(
+        f"/v1/tables/{table_id}/observation", headers=waiter, params={"wait": 10}))
+    time.sleep(0.3)
+    assert thread.is_alive()  # not its turn: held
+    _, other = second
+    acting, observation = _to_act(other, table_id, seats)
+    while True:  # the other seat plays its turn through the other worker
+        answer = _act(other, table_id, acting, observation).json()
+        observation = answer["observation"]
+        if not observation["legal_actions"] or answer["status"] == "finished":
+            break
+    thread.join(10)
+    held = out["answer"].json()
+    assert held["legal_actions"] or held["status"] == "finished"
+    assert held == client.get(f"/v1/tables/{table_id}/observation", headers=waiter).json()
+    assert reads.count == 1  # only the plain observation just above read first
+
+
+def test_a_memory_out_of_date_ends_the_wait_at_once(
+    app: FastAPI, client: TestClient, second: tuple[FastAPI, TestClient],
+    mint_token: Callable[..., str], auth: Callable[[str], Headers],
+) -> None:
+    table_id, seats = _seated(client, mint_token, auth, seed=19)
+    waiter = _waiter(client, table_id, seats)
+    _, other = second
+    acting, observation = _to_act(other, table_id, seats)
+    while True:  # the turn passes to the waiter, unseen by this worker
+        answer = _act(other, table_id, acting, observation).json()
+        observation = answer["observation"]
+        if not observation["legal_actions"] or answer["status"] == "finished":
+            break
+    started = time.monotonic()
+    held = client.get(f"/v1/tables/{table_id}/observation", headers=waiter, params={"wait": 10})
+    assert time.monotonic() - started < 2
+    assert held.json() == client.get(
+        f"/v1/tables/{table_id}/observation", headers=waiter).json()
+
+
+def test_a_revoked_token_waiting_from_memory_is_refused_and_told_nothing(
+    app: FastAPI, client: TestClient, mint_token: Callable[..., str],
+    auth: Callable[[str], Headers],
+) -> None:
+    table_id, seats = _seated(client, mint_token, auth, seed=21)
+    waiter = _waiter(client, table_id, seats)
+    assert client.post("/v1/auth/revoke", headers=waiter, json={}).status_code == 200
+    reads = WaitReads(app)
+    held = client.get(f"/v1/tables/{table_id}/observation", headers=waiter, params={"wait": 0.3})
+    assert held.status_code == 401 and held.json()["code"] == "auth/revoked"
+    assert reads.count == 0  # refused by the wait's own revocation question
+    assert not {"view", "legal_actions", "to_act", "version"} & set(held.json())

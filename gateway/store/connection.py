@@ -3,6 +3,11 @@
 Keys live under a namespace (``ac`` by default; tests use one per test) and
 keys that belong to one table share a hash tag, so a Redis Cluster keeps a
 table on one slot: ``<ns>:t:{<table_id>}:state``.
+
+:func:`round_trip`, the path of every table read, commit and held wait, runs
+on connections of its own (raw asyncio protocols and a hiredis reader) rather
+than through redis-py's pool, whose per-call machinery cost more CPU than the
+round trip; everything else uses redis-py as it is.
 """
 
 from __future__ import annotations
@@ -344,7 +349,17 @@ class _LeanPool:
         self._closed = False
 
     async def acquire(self) -> _LeanConnection:
-        """An idle connection still open (one Redis closed is dropped), else a new one."""
+        """An idle connection still open (one Redis closed is dropped), else a new one.
+
+        No ``PING`` first, where redis-py's health check pings a connection idle
+        for 30 s: its pool cannot tell that Redis closed a socket without reading
+        it, while here the event loop tells the protocol (``connection_lost``) as
+        soon as Redis closes it, and such a connection is dropped here. A close
+        that races the write fails the exchange, which is retried once on a
+        fresh connection, as a failed ``PING`` costs redis-py a reconnect; a peer
+        gone silent (no FIN) would hang a ``PING`` as it hangs the command (no
+        socket timeout) and is found by TCP keepalive, set as redis-py sets it.
+        """
         while self._idle:
             connection = self._idle.pop()
             if connection.usable:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 
 import pytest
 from redis.asyncio.connection import Connection
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import AuthenticationError, NoScriptError, ResponseError
 
 from gateway.store.connection import (
     _LeanClient,
@@ -261,6 +262,25 @@ def test_the_connection_of_a_cancelled_read_is_never_handed_to_the_next_caller(
             assert replies == [b"1-0", b"kept"]
         finally:
             await client.delete(stream, key)
+            await client.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_credentials_from_the_url_are_sent_as_redis_py_sends_them(redis_url: str) -> None:
+    """A user Redis does not know is refused on the lean path as on redis-py's own:
+    the same exception, the same words (the machine's Redis is not reconfigured for a
+    real password; a refusal shows the AUTH went out)."""
+    async def scenario() -> None:
+        host = redis_url.split("://", 1)[1].split("/", 1)[0].rsplit("@", 1)[-1]
+        client = connect(f"redis://nobody-{uuid.uuid4().hex[:8]}:secret@{host}/0")
+        try:
+            with pytest.raises(AuthenticationError) as lean:
+                await round_trip(client, ("PING",))
+            with pytest.raises(AuthenticationError) as pooled:
+                await _pooled_round_trip(client, ("PING",))
+            assert str(lean.value) == str(pooled.value)
+        finally:
             await client.aclose()
 
     asyncio.run(scenario())

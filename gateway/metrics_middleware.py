@@ -61,14 +61,15 @@ class RequestMetricsMiddleware:
             self.metrics.observe_request(
                 method=scope["method"], route=template, status=status, seconds=elapsed
             )
-            context = {
-                "ctx_request_id": request_id,
-                "ctx_route": template,
-                "ctx_status": status,
-                "ctx_ms": round((time.perf_counter() - started) * 1000, 2),
-            }
-            # gateway.deps leaves the verified caller in the request state.
-            principal = scope.get("state", {}).get("principal")
-            if principal is not None:
-                context["ctx_agent_id"] = principal.agent_id
-            log.info("%s %s %s", scope["method"], scope.get("path", ""), status, extra=context)
+            if log.isEnabledFor(logging.INFO):  # the line's context is built only if written
+                context = {
+                    "ctx_request_id": request_id,
+                    "ctx_route": template,
+                    "ctx_status": status,
+                    "ctx_ms": round((time.perf_counter() - started) * 1000, 2),
+                }
+                # gateway.deps leaves the verified caller in the request state.
+                principal = scope.get("state", {}).get("principal")
+                if principal is not None:
+                    context["ctx_agent_id"] = principal.agent_id
+                log.info("%s %s %s", scope["method"], scope.get("path", ""), status, extra=context)

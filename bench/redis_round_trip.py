@@ -5,8 +5,9 @@ the idempotency GET, the revocation EXISTS) is sent again and again through
 
 * ``lean``: :func:`gateway.store.connection.round_trip` as it is now;
 * ``pooled``: the previous ``round_trip`` (redis-py's pool: ``get_connection``,
-  ``send_packed_command``, ``read_response`` per reply, ``release``), kept
-  below as the baseline;
+  ``send_packed_command``, ``read_response`` per reply, ``release``), which is
+  still the path for the URLs the lean one does not handle
+  (:func:`gateway.store.connection.pooled_round_trip`): the baseline;
 * ``pipeline``: redis-py's own non-transactional pipeline, for information.
 
 Each is measured with ``time.process_time()`` (this process only; Redis's
@@ -39,36 +40,9 @@ if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
     sys.path.pop(0)
 
 import uvloop
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from gateway.store.connection import RedisClient, connect, pack_commands, round_trip
-
-FIELDS = ("record", "state", "version", "seq", "deadline")
-
-
-async def pooled_round_trip(client: RedisClient, *commands: Sequence[Any]) -> list[Any]:
-    """The previous ``round_trip`` (commit 2a88cd1), through redis-py's connection pool."""
-    pool = client.connection_pool
-    packed = pack_commands(commands)
-    for attempt in range(2):
-        connection = await pool.get_connection()  # type: ignore[no-untyped-call]
-        try:
-            await connection.send_packed_command(packed)
-            replies: list[Any] = []
-            for _command in commands:
-                try:
-                    replies.append(await connection.read_response())
-                except ResponseError as error:
-                    replies.append(error)
-            return replies
-        except (RedisConnectionError, RedisTimeoutError):
-            if attempt:
-                raise
-        finally:
-            await pool.release(connection)
-    raise AssertionError("unreachable")
+from gateway.store.connection import RedisClient, connect, pooled_round_trip, round_trip
+from gateway.store.table_rows import SNAPSHOT_FIELDS
 
 
 async def pipeline_round_trip(client: RedisClient, *commands: Sequence[Any]) -> list[Any]:
@@ -116,7 +90,7 @@ async def main(url: str, count: int, rounds: int, concurrency: int) -> None:
             "state": state, "version": 41, "seq": 120, "deadline": 1796017676.5})
         await client.set(seen, json.dumps({"status": 200, "body": {"ok": True}}))
         await client.set(revoked, "1")
-        commands = [("HMGET", table, *FIELDS), ("GET", seen), ("EXISTS", revoked)]
+        commands = [("HMGET", table, *SNAPSHOT_FIELDS), ("GET", seen), ("EXISTS", revoked)]
         results: dict[tuple[str, int], list[float]] = {}
         for _round in range(rounds):
             for callers in (1, concurrency):

@@ -35,6 +35,7 @@ __all__ = [
     "decoded_members",
     "decoded_scores",
     "pack_commands",
+    "pooled_round_trip",
     "round_trip",
     "stream_entries",
 ]
@@ -147,7 +148,7 @@ async def round_trip(client: RedisClient, *commands: Sequence[EncodableT]) -> li
     """
     lean = client._lean_pool if isinstance(client, _LeanClient) else None
     if lean is None:
-        return await _pooled_round_trip(client, *commands)
+        return await pooled_round_trip(client, *commands)
     if not commands:
         return []  # no reply to wait for (the pooled path sends nothing and reads nothing too)
     packed = pack_commands(commands)
@@ -185,8 +186,10 @@ def _raise_connection_errors(replies: list[Any]) -> None:
             raise reply[0]
 
 
-async def _pooled_round_trip(client: RedisClient, *commands: Sequence[EncodableT]) -> list[Any]:
-    """:func:`round_trip` through redis-py's connection pool (its per-call machinery included)."""
+async def pooled_round_trip(client: RedisClient, *commands: Sequence[EncodableT]) -> list[Any]:
+    """:func:`round_trip` through redis-py's connection pool (its per-call machinery
+    included): the path for a client the lean connections do not serve, and the
+    baseline of ``bench/redis_round_trip.py``."""
     pool = client.connection_pool
     packed = pack_commands(commands)
     for attempt in range(2):

@@ -31,18 +31,19 @@ Headers = dict[str, str]
 
 
 class Reads:
-    """Counts the table reads an action makes (a spy: every call goes through)."""
+    """Counts the calls of one of the app's table-store reads (a spy: every call goes through):
+    ``load_for_action`` (an action's read first) or ``load_checked`` (an observation's)."""
 
-    def __init__(self, app: FastAPI) -> None:
+    def __init__(self, app: FastAPI, read: str = "load_for_action") -> None:
         self.count = 0
         store: TableStore = table_context(app).store
-        real = store.load_for_action
+        real = getattr(store, read)
 
         async def counted(*args: Any, **kwargs: Any) -> Any:
             self.count += 1
             return await real(*args, **kwargs)
 
-        store.load_for_action = counted  # type: ignore[method-assign]
+        setattr(store, read, counted)
 
 
 @pytest.fixture()
@@ -101,8 +102,8 @@ def test_an_action_on_a_remembered_table_reads_nothing_first(
     if following["legal_actions"]:
         again = _act(client, table_id, headers, following)
         assert again.status_code == 200 and reads.count == 0
-    log = client.get(f"/v1/tables/{table_id}").json()
-    assert log["version"] == table_context(app).known_tables.get(table_id).version  # type: ignore[union-attr]
+    table = client.get(f"/v1/tables/{table_id}").json()
+    assert table["version"] == table_context(app).known_tables.get(table_id).version  # type: ignore[union-attr]
 
 
 def test_a_table_that_moved_on_elsewhere_is_read_and_the_action_refused_as_stale(
@@ -176,21 +177,6 @@ def test_a_retry_on_the_other_worker_gets_the_first_answer_and_applies_once(
     assert [entry["version"] for entry in log].count(observation["version"] + 1) == 1
 
 
-class WaitReads:
-    """Counts the plain table reads held observations make (a spy: calls go through)."""
-
-    def __init__(self, app: FastAPI) -> None:
-        self.count = 0
-        store: TableStore = table_context(app).store
-        real = store.load_checked
-
-        async def counted(*args: Any, **kwargs: Any) -> Any:
-            self.count += 1
-            return await real(*args, **kwargs)
-
-        store.load_checked = counted  # type: ignore[method-assign]
-
-
 def _waiter(client: TestClient, table_id: str, seats: list[Headers]) -> Headers:
     acting, _ = _to_act(client, table_id, seats)
     return next(headers for headers in seats if headers is not acting)
@@ -202,7 +188,7 @@ def test_a_held_observation_from_memory_skips_its_first_read_and_wakes_on_its_tu
 ) -> None:
     table_id, seats = _seated(client, mint_token, auth, seed=17)
     waiter = _waiter(client, table_id, seats)  # this worker now remembers the table
-    reads = WaitReads(app)
+    reads = Reads(app, "load_checked")
     thread, out = in_background(lambda: client.get(
         f"/v1/tables/{table_id}/observation", headers=waiter, params={"wait": 10}))
     time.sleep(0.3)
@@ -248,7 +234,7 @@ def test_a_revoked_token_waiting_from_memory_is_refused_and_told_nothing(
     table_id, seats = _seated(client, mint_token, auth, seed=21)
     waiter = _waiter(client, table_id, seats)
     assert client.post("/v1/auth/revoke", headers=waiter, json={}).status_code == 200
-    reads = WaitReads(app)
+    reads = Reads(app, "load_checked")
     held = client.get(f"/v1/tables/{table_id}/observation", headers=waiter, params={"wait": 0.3})
     assert held.status_code == 401 and held.json()["code"] == "auth/revoked"
     assert reads.count == 0  # refused by the wait's own revocation question

@@ -11,9 +11,9 @@ from redis.exceptions import AuthenticationError, NoScriptError, ResponseError
 
 from gateway.store.connection import (
     _LeanClient,
-    _pooled_round_trip,
     connect,
     pack_commands,
+    pooled_round_trip,
     round_trip,
     stream_entries,
 )
@@ -150,7 +150,7 @@ def test_replies_have_the_shapes_redis_py_s_own_connection_reads(
                 ("HMGET", hash_, "f", "g"), ("EVAL", "return {1, redis.error_reply('E x')}", 0),
             ]
             lean = await round_trip(client, *commands)
-            pooled = await _pooled_round_trip(client, *commands)
+            pooled = await pooled_round_trip(client, *commands)
             assert [repr(reply) for reply in lean] == [repr(reply) for reply in pooled]
             assert lean[0] == {stream.encode(): [[b"1-0", [b"a", b"1", b"b", b"2"]]]}
             assert lean[1] == {b"f": b"v"} and lean[4] == 2.5 and lean[5] is None
@@ -278,7 +278,7 @@ def test_credentials_from_the_url_are_sent_as_redis_py_sends_them(redis_url: str
             with pytest.raises(AuthenticationError) as lean:
                 await round_trip(client, ("PING",))
             with pytest.raises(AuthenticationError) as pooled:
-                await _pooled_round_trip(client, ("PING",))
+                await pooled_round_trip(client, ("PING",))
             assert str(lean.value) == str(pooled.value)
         finally:
             await client.aclose()

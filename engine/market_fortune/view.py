@@ -152,7 +152,6 @@ flags, card ids), cheap to build and to hash.
 """
 _PLAYERS: dict[tuple[object, ...], PlayerView] = {}
 _OWN: dict[tuple[object, ...], tuple[InvestmentView, ...]] = {}
-_TABLES: dict[tuple[object, ...], tuple[PlayerView, ...]] = {}
 _DECISIONS: dict[tuple[object, ...], DecisionView] = {}
 
 
@@ -192,12 +191,14 @@ _TASK_FACTS = attrgetter("seat", "step", "section", "count", "other", "forbid")
 
 
 def _player_keys(seats: tuple[SeatState, ...]) -> tuple[tuple[Any, ...], ...]:
-    """Each seat's memo key: its counts, flags and its investments' facts.
+    """Each seat's memo key: its counts, flags and what others see of its investments.
 
-    The investments enter with every fact, cards included: finer than what
-    others see, so a key never merges two different views, and the same facts
-    key the seat's own investments (:func:`view`). Seats and investments are
-    slots dataclasses, so each read is one C call (:class:`SeatState`).
+    Others see only the mark of a face-down investment (:func:`_investment`),
+    so a face-down investment enters the key as its mark alone: a bool, with
+    no tuple made for it. A face-up one (after a failed count, 8.2) enters
+    with every fact, cards included, as a tuple, which never equals a bool, so
+    a key never merges two different views. Seats and investments are slots
+    dataclasses, so each read is one C call (:class:`SeatState`).
     """
     return tuple(
         [
@@ -207,8 +208,10 @@ def _player_keys(seats: tuple[SeatState, ...]) -> tuple[tuple[Any, ...], ...]:
                 len(strategies),
                 skip_next,
                 match_total,
-                # A seat without investments (often) makes no map and no tuple.
-                tuple(map(_INVESTMENT_FACTS, investments)) if investments else (),
+                # A seat without investments (often) makes no list and no tuple.
+                tuple([_INVESTMENT_FACTS(inv) if inv.face_up else inv.marked for inv in investments])
+                if investments
+                else (),
             )
             for index, (hand, strategies, investments, skip_next, match_total) in enumerate(
                 map(_SEAT_FACTS, seats)
@@ -217,23 +220,20 @@ def _player_keys(seats: tuple[SeatState, ...]) -> tuple[tuple[Any, ...], ...]:
     )
 
 
-def _players(keys: tuple[tuple[Any, ...], ...], seats: tuple[SeatState, ...]) -> tuple[PlayerView, ...]:
-    """Public views of every seat (11.1), memoised by :func:`_player_keys`.
+def _players(seats: tuple[SeatState, ...]) -> tuple[PlayerView, ...]:
+    """Public views of every seat (11.1), each remembered under its :func:`_player_keys` key.
 
-    The whole table's keys find the whole tuple (a Build and its discard bring
-    the counts back where they were); else each seat's key finds its own view
-    (an action changes one or two seats). The view built for a key shows only
-    what others may see (:func:`_investment`).
+    An action changes one or two seats, so the others' keys find their views.
+    The seats' keys are looked up one by one, not as a whole table: a table
+    key would be hashed and compared in full on every view and, on a miss
+    (half the time), hashed again to be remembered, for about what the few
+    per-seat lookups it saves cost.
     """
-    return _remember(
-        _TABLES,
-        keys,
-        tuple(
-            [
-                _PLAYERS.get(key) or _player(key, seat.investments)
-                for key, seat in zip(keys, seats, strict=True)
-            ]
-        ),
+    return tuple(
+        [
+            _PLAYERS.get(key) or _player(key, owner.investments)
+            for key, owner in zip(_player_keys(seats), seats, strict=True)
+        ]
     )
 
 
@@ -272,7 +272,6 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
         acting = (opener if opener is not None else 0,)
     else:
         acting = (values["active"],)
-    keys = _player_keys(seats)
     attack_view = None
     if attack is not None:
         kind = cards.kind_of(attack.card)
@@ -318,9 +317,11 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
     if seat is not None:
         mine = seats[seat]
         hand, strategies, revealed = mine.hand, mine.strategies, mine.revealed
-        own = keys[seat][5]
-        if own:
-            investments = _OWN.get(own) or _own_investments(own, mine.investments)
+        own_investments = mine.investments
+        if own_investments:
+            # The seat sees its own cards: its investments are keyed by every fact.
+            own = tuple(map(_INVESTMENT_FACTS, own_investments))
+            investments = _OWN.get(own) or _own_investments(own, own_investments)
     config = values["config"].__dict__
     stock_pile = values["stock_pile"]
     return_pile = values["return_pile"]
@@ -343,7 +344,7 @@ def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
             "strategies": strategies,
             "investments": investments,
             "revealed": revealed,
-            "players": _TABLES.get(keys) or _players(keys, seats),
+            "players": _players(seats),
             "stock_pile": stock_pile,
             "return_pile": return_pile,
             "strategy_pile": values["strategy_pile"],

@@ -543,7 +543,8 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
 
     The two most frequent decisions, a Build and a discard, take a direct
     path that checks them once and, when the turn then simply passes, makes
-    the next turn's changes in the same copy of the state; everything else
+    the next turn's changes in the same copy of the state; so does a Dominate
+    with a Strategy deck to draw from (the next most frequent); everything else
     goes through :func:`allowed`, the action's rule and :func:`_advance`.
     Both paths give the same state and events.
 
@@ -576,6 +577,8 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
     if kind is Discard and tasks:
         assert isinstance(action, Discard)
         return _discard(state, values, seat, action, tasks)
+    if kind is Dominate and stage == "main" and not tasks and attack is None and values["strategy_deck"]:
+        return _dominate(state, values, seat)
     if not allowed(state, action):
         raise explain_illegal(state, seat, action)
     events: list[Event] = []
@@ -618,7 +621,8 @@ def _build(
         after = {deck_name: deck[:-1], "stage": "ending"}
         forbid = None
     else:
-        if not pile or is_locked(state, pile[-1]):
+        # Outside Championship nothing lies face down: no need to search the locked cards.
+        if not pile or (values["locked"] and is_locked(state, pile[-1])):
             raise explain_illegal(state, seat, action)
         card = forbid = pile[-1]  # 3.2: the card taken from a pile may not go back
         after = {pile_name: pile[:-1], "stage": "ending"}
@@ -638,12 +642,51 @@ def _build(
     ]
     if len(hand) + 2 * len(owner.investments) + 1 > cards.BUILDING_TOTAL:
         # The discard then waits: the hand holds at least the card drawn.
-        after["tasks"] = (task_of(seat, "discard", "3.2", forbid=forbid),)
+        tasks = _BUILD_DISCARDS.get((seat, forbid))
+        if tasks is None:
+            tasks = _BUILD_DISCARDS[seat, forbid] = (task_of(seat, "discard", "3.2", forbid=forbid),)
+        after["tasks"] = tasks
         return evolve(state, after), events
     # Within the 8-card rule (4.1): the turn ends and passes.
     if _pass_turn(values, after, events):
         return evolve(state, after), events
     return _advance(evolve(state, after), events), events
+
+
+def _dominate(state: MarketFortuneState, values: dict[str, Any], seat: int) -> tuple[MarketFortuneState, list[Event]]:
+    """Dominate (3.4) by the active seat in its main stage, its Strategy deck not empty, in one copy.
+
+    The same state and events as :func:`_apply_main` then :func:`_advance`:
+    :func:`~engine.market_fortune.moves.draw_strategy` written out (a deck to
+    draw from makes Dominate legal), and the red stage then waits on the seat.
+    """
+    deck: tuple[str, ...] = values["strategy_deck"]
+    card = deck[-1]
+    seats = values["seats"]
+    owner = seats[seat]
+    state = evolve(
+        state,
+        {
+            "seats": (*seats[:seat], owner.with_strategies((*owner.strategies, card)), *seats[seat + 1 :]),
+            "strategy_deck": deck[:-1],
+            "stage": "red",
+        },
+    )
+    events = [
+        event_of("strategy", f"Seat {seat} drew a Strategy (Dominate, 3.4).", None, {"seat": seat}),
+        event_of(
+            "strategy",
+            f"You drew {cards.card_name(card)} ({card}) (Dominate, 3.4).",
+            (seat,),
+            {"seat": seat, "card": card},
+        ),
+    ]
+    return state, events
+
+
+_BUILD_DISCARDS: dict[tuple[int, str | None], tuple[Task, ...]] = {}
+"""The task queue a Build over the 8-card rule owes (3.2), by ``(seat, card that may not
+go back)``: made once per pair (a few hundred at most) instead of on almost every Build."""
 
 
 _DISCARD_FACTS = attrgetter("step", "section", "count", "forbid", "locked")

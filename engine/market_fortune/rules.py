@@ -543,8 +543,9 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
 
     The two most frequent decisions, a Build and a discard, take a direct
     path that checks them once and, when the turn then simply passes, makes
-    the next turn's changes in the same copy of the state; so does a Dominate
-    with a Strategy deck to draw from (the next most frequent); everything else
+    the next turn's changes in the same copy of the state; so do a Dominate
+    with a Strategy deck to draw from and the end of a turn in its red stage
+    (the next most frequent); everything else
     goes through :func:`allowed`, the action's rule and :func:`_advance`.
     Both paths give the same state and events.
 
@@ -579,6 +580,8 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
         return _discard(state, values, seat, action, tasks)
     if kind is Dominate and stage == "main" and not tasks and attack is None and values["strategy_deck"]:
         return _dominate(state, values, seat)
+    if kind is EndTurn and stage == "red" and not tasks and attack is None:
+        return _end_turn(state, values, seat)
     if not allowed(state, action):
         raise explain_illegal(state, seat, action)
     events: list[Event] = []
@@ -682,6 +685,26 @@ def _dominate(state: MarketFortuneState, values: dict[str, Any], seat: int) -> t
         ),
     ]
     return state, events
+
+
+def _end_turn(state: MarketFortuneState, values: dict[str, Any], seat: int) -> tuple[MarketFortuneState, list[Event]]:
+    """The active seat ends its turn in the red stage (3.4), in one copy of the state.
+
+    The same state and events as :func:`_apply_action` then :func:`_advance`:
+    the turn closes (4.1) and, within the 8-card rule, passes in the same copy;
+    over it, the discard it owes waits (the seat then holds a card to discard).
+    """
+    after: dict[str, object] = {"stage": "ending"}
+    events: list[Event] = []
+    owner = values["seats"][seat]
+    hand = owner.hand
+    excess = len(hand) + 2 * len(owner.investments) - cards.BUILDING_TOTAL
+    if excess > 0 and hand:
+        after["tasks"] = (task_of(seat, "discard", "4.1", count=min(excess, len(hand))),)
+        return evolve(state, after), events
+    if _pass_turn(values, after, events):
+        return evolve(state, after), events
+    return _advance(evolve(state, after), events), events
 
 
 _BUILD_DISCARDS: dict[tuple[int, str | None], tuple[Task, ...]] = {}

@@ -190,51 +190,39 @@ _TASK_FACTS = attrgetter("seat", "step", "section", "count", "other", "forbid")
 """What a decision shows of a task (not ``locked``), read from its slots in one C call."""
 
 
-def _player_keys(seats: tuple[SeatState, ...]) -> tuple[tuple[Any, ...], ...]:
-    """Each seat's memo key: its counts, flags and what others see of its investments.
-
-    Others see only the mark of a face-down investment (:func:`_investment`),
-    so a face-down investment enters the key as its mark alone: a bool, with
-    no tuple made for it. A face-up one (after a failed count, 8.2) enters
-    with every fact, cards included, as a tuple, which never equals a bool, so
-    a key never merges two different views. Seats and investments are slots
-    dataclasses, so each read is one C call (:class:`SeatState`).
-    """
-    return tuple(
-        [
-            (
-                index,
-                len(hand),
-                len(strategies),
-                skip_next,
-                match_total,
-                # A seat without investments (often) makes no list and no tuple.
-                tuple([_INVESTMENT_FACTS(inv) if inv.face_up else inv.marked for inv in investments])
-                if investments
-                else (),
-            )
-            for index, (hand, strategies, investments, skip_next, match_total) in enumerate(
-                map(_SEAT_FACTS, seats)
-            )
-        ]
-    )
-
-
 def _players(seats: tuple[SeatState, ...]) -> tuple[PlayerView, ...]:
-    """Public views of every seat (11.1), each remembered under its :func:`_player_keys` key.
+    """Public views of every seat (11.1), each remembered under its key.
+
+    A seat's key holds its counts, its flags and what others see of its
+    investments. Others see only the mark of a face-down investment
+    (:func:`_investment`), so a face-down investment enters the key as its
+    mark alone: a bool, with no tuple made for it. A face-up one (after a
+    failed count, 8.2) enters with every fact, cards included, as a tuple,
+    which never equals a bool, so a key never merges two different views.
+    Seats and investments are slots dataclasses, so each read is one C call
+    (:class:`SeatState`).
 
     An action changes one or two seats, so the others' keys find their views.
-    The seats' keys are looked up one by one, not as a whole table: a table
-    key would be hashed and compared in full on every view and, on a miss
-    (half the time), hashed again to be remembered, for about what the few
-    per-seat lookups it saves cost.
+    The seats are looked up one by one, not as a whole table: a table key
+    would be hashed and compared in full on every view and, on a miss (half
+    the time), hashed again to be remembered, for about what the few per-seat
+    lookups it saves cost.
     """
-    return tuple(
-        [
-            _PLAYERS.get(key) or _player(key, owner.investments)
-            for key, owner in zip(_player_keys(seats), seats, strict=True)
-        ]
-    )
+    players = []
+    for index, (hand, strategies, investments, skip_next, match_total) in enumerate(map(_SEAT_FACTS, seats)):
+        key = (
+            index,
+            len(hand),
+            len(strategies),
+            skip_next,
+            match_total,
+            # A seat without investments (often) makes no list and no tuple.
+            tuple([_INVESTMENT_FACTS(inv) if inv.face_up else inv.marked for inv in investments])
+            if investments
+            else (),
+        )
+        players.append(_PLAYERS.get(key) or _player(key, investments))
+    return tuple(players)
 
 
 def _own_investments(key: tuple[object, ...], investments: tuple[Investment, ...]) -> tuple[InvestmentView, ...]:

@@ -403,21 +403,36 @@ def _advance(state: MarketFortuneState, events: list[Event]) -> MarketFortuneSta
                 state = evolve(state, {"attack": attack.hit(attack.attacker, target, attack.queue[1:])})
                 events.append(event("defence_window", f"Seat {target} may answer {cards.kind_of(attack.card).name} from seat {attack.attacker} (7.2).", seat=target, source=attack.attacker))
                 return state
-            state = evolve(state, {"attack": None})
-            continue
-        if state.stage == "resolving":
-            state = evolve(state, {"stage": "ending"})
-            continue
-        if state.stage == "ending":
-            seat = state.seats[state.active]
-            excess = seat.building_total() - cards.BUILDING_TOTAL
-            if excess > 0 and seat.hand:
-                task = task_of(state.active, "discard", "4.1", count=min(excess, len(seat.hand)))
-                state = evolve(state, {"tasks": (task,)})
-                continue
-            state = _next_turn(state, events)
-            continue
+            return _close(state, {"attack": None}, events)
+        if state.stage in ("resolving", "ending"):
+            return _close(state, {}, events)
         return state
+
+
+def _close(state: MarketFortuneState, changes: dict[str, object], events: list[Event]) -> MarketFortuneState:
+    """The rest of :func:`_advance` once no task is owed and no attack waits, in one copy.
+
+    ``changes`` (the attack's end) are made in the same copy as what follows:
+    a resolved red closes the turn (``resolving`` becomes ``ending``), and a
+    closing turn owes the 8-card discard (4.1) or passes (2.2, 3.6). Each
+    step was a copy of its own, and what :func:`_advance` then checked holds:
+    a discard owed with a card in hand is possible, a new turn waits on its seat.
+    """
+    stage = state.stage
+    if stage == "resolving":
+        changes["stage"] = stage = "ending"
+    if stage != "ending":
+        return evolve(state, changes) if changes else state
+    values = state.__dict__
+    active = values["active"]
+    seat = values["seats"][active]
+    excess = seat.building_total() - cards.BUILDING_TOTAL
+    if excess > 0 and seat.hand:
+        changes["tasks"] = (task_of(active, "discard", "4.1", count=min(excess, len(seat.hand))),)
+        return evolve(state, changes)
+    if _pass_turn(values, changes, events):
+        return evolve(state, changes)
+    return _next_turn(evolve(state, changes) if changes else state, events)
 
 
 def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneAction, events: list[Event]) -> MarketFortuneState:

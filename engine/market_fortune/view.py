@@ -175,7 +175,7 @@ def _player(key: tuple[Any, ...], investments: tuple[Investment, ...]) -> Player
                 "hand_count": hand_count,
                 "strategy_count": strategy_count,
                 "investment_count": len(investments),
-                "investments": tuple(_investment(inv, False) for inv in investments),
+                "investments": tuple([_investment(inv, False) for inv in investments]),
                 "skip_next": skip_next,
                 "match_total": match_total,
             },
@@ -227,7 +227,7 @@ def _players(seats: tuple[SeatState, ...]) -> tuple[PlayerView, ...]:
 
 def _own_investments(key: tuple[object, ...], investments: tuple[Investment, ...]) -> tuple[InvestmentView, ...]:
     """The seat's own investments with their cards, remembered under their facts ``key``."""
-    return _remember(_OWN, key, tuple(_investment(inv, True) for inv in investments))
+    return _remember(_OWN, key, tuple([_investment(inv, True) for inv in investments]))
 
 
 def _pile(state: MarketFortuneState, pile: tuple[str, ...], seat: int | None) -> tuple[str, ...]:

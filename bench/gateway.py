@@ -3,7 +3,9 @@
 It starts ``agents-club serve --workers 2`` (with the baseline endpoint
 switched on by ``AGENTS_CLUB_BENCH_ENDPOINTS=1``) on ``REDIS_URL``, or
 on a private ``redis-server`` when none is set, then runs two phases of the
-same length with the same concurrency:
+same length with the same concurrency, in alternating rounds (``--rounds``,
+3 by default: game, baseline, game, baseline, ...) so that other load on a
+shared machine weighs on both alike:
 
 1. **game**: N agents (one keep-alive connection each, ``bench/loadgen.py``)
    on N/2 two-seat Market Fortune tables.
@@ -23,7 +25,8 @@ per applied action (from ``/proc``), which moves less than latency when other
 work shares the machine. Targets (with 64 agents): ratio at least 0.5, action
 p99 at most 50 ms, each printed with PASS or FAIL.
 
-    .venv/bin/python bench/gateway.py [--agents 64] [--seconds 10] [--warmup 2] [--strict]
+    .venv/bin/python bench/gateway.py [--agents 64] [--seconds 10] [--warmup 2] [--rounds 3]
+        [--strict]
 
 Only prints; ``--strict`` makes a FAIL exit with status 1. The client runs on
 the same machine as the server, so on a small machine they share the CPUs.
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import importlib.util
 import os
 import random
@@ -73,6 +77,8 @@ MODE = "family"
 RATIO_TARGET = 0.5
 P99_TARGET_MS = 50.0
 ORGANISER_KEY = "bench-organiser-key-" + uuid.uuid4().hex
+ROUND_WARMUP_S = 0.5
+"""Unmeasured seconds before each later round (connections open, tables get dealt)."""
 
 
 @dataclass
@@ -92,9 +98,9 @@ class Tally:
     every_request: int = 0
     """Requests of the whole phase, warm-up included (for the server's CPU per request)."""
     server_cpu: float = 0.0
+    """CPU seconds the gateway's processes spent during the whole phase."""
     redis_cpu: float = float("nan")
     """CPU seconds the Redis server spent during the whole phase (NaN: not started here)."""
-    """CPU seconds the gateway's processes spent during the whole phase."""
 
     def count_request(self) -> bool:
         """Count one answered request; returns whether the measured part has begun."""
@@ -102,6 +108,20 @@ class Tally:
         measured = time.monotonic() >= self.measure_from
         self.requests += measured
         return measured
+
+    def add(self, other: Tally, rounds: int) -> None:
+        """Add one more round of the same phase (``rounds``: how many there are in all)."""
+        self.client_cpu += other.client_cpu / rounds
+        self.requests += other.requests
+        self.actions += other.actions
+        self.action_latencies += other.action_latencies
+        self.conflicts += other.conflicts
+        self.finished_tables += other.finished_tables
+        self.every_action += other.every_action
+        self.every_request += other.every_request
+        self.server_cpu += other.server_cpu
+        self.redis_cpu = (other.redis_cpu if self.redis_cpu != self.redis_cpu
+                          else self.redis_cpu + other.redis_cpu)  # NaN until a round adds one
 
 
 
@@ -292,8 +312,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run both phases and print the results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", type=int, default=64, help="concurrent agents (even)")
-    parser.add_argument("--seconds", type=float, default=10.0, help="length of each phase")
-    parser.add_argument("--warmup", type=float, default=2.0, help="unmeasured seconds first")
+    parser.add_argument("--seconds", type=float, default=10.0,
+                        help="measured length of each phase, over all its rounds")
+    parser.add_argument("--warmup", type=float, default=2.0,
+                        help="unmeasured seconds before each phase's first round")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="the phases alternate this many times (game, baseline, game, ...)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target fails")
     args = parser.parse_args(argv)
     agents = max(2, args.agents - args.agents % 2)
@@ -328,12 +352,18 @@ def main(argv: list[str] | None = None) -> int:
             except RuntimeError as failed:
                 raise SystemExit(str(failed)) from None
             redis_pid = embedded.process.pid if embedded and embedded.process else None
-            game = _timed(lambda: _game_phase(
-                url, TokenService(settings), agents, args.seconds, args.warmup),
-                process.pid, redis_pid)
-            baseline = _timed(
-                lambda: _baseline_phase(url, agents, args.seconds, args.warmup),
-                process.pid, redis_pid)
+            rounds = max(1, args.rounds)
+            span = args.seconds / rounds
+            game, baseline = Tally(), Tally()
+            tokens = TokenService(settings)
+            # Alternating short rounds, not one long phase each: other load on a
+            # shared machine then weighs on both sides alike, and the ratio holds.
+            for number in range(rounds):
+                warmup = args.warmup if number == 0 else ROUND_WARMUP_S
+                game.add(_timed(functools.partial(
+                    _game_phase, url, tokens, agents, span, warmup), process.pid, redis_pid), rounds)
+                baseline.add(_timed(functools.partial(
+                    _baseline_phase, url, agents, span, warmup), process.pid, redis_pid), rounds)
         finally:
             process.terminate()
             process.wait(timeout=20)

@@ -10,7 +10,7 @@ from redis.asyncio.connection import Connection
 from redis.exceptions import AuthenticationError, NoScriptError, ResponseError
 
 from gateway.store.connection import (
-    _LeanClient,
+    LeanClient,
     connect,
     pack_commands,
     pooled_round_trip,
@@ -237,7 +237,7 @@ def test_urls_the_lean_path_does_not_do_keep_to_redis_py_s_pool() -> None:
     for url in ("unix:///tmp/agents-club-none.sock", "rediss://127.0.0.1:6390/0",
                 "redis://127.0.0.1:6379/0?protocol=2"):
         client = connect(url)
-        assert isinstance(client, _LeanClient) and client._lean_pool is None
+        assert isinstance(client, LeanClient) and client._lean_pool is None
     assert connect("redis://127.0.0.1:6379/0")._lean_pool is not None  # type: ignore[attr-defined]
 
 

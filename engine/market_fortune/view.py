@@ -237,12 +237,30 @@ def _pile(state: MarketFortuneState, pile: tuple[str, ...], seat: int | None) ->
     return tuple(FACE_DOWN if card in hidden else card for card in pile)
 
 
+_last_view: tuple[MarketFortuneState | None, int | None, MarketFortuneView | None] = (None, None, None)
+"""The last view made, with the very state it was made of. An observation asks
+for a seat's view and then for its summary of the same state object, and the
+summary is made from the view; the state is held here, so the identity check
+cannot take a new state for one that was freed. One tuple, swapped whole."""
+
+
 def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
     """The part of ``state`` that ``seat`` may see (11.1, 11.2).
 
     Built after every action, so it reads the state's fields once and looks
-    the per-seat parts up by value (see :func:`_players`).
+    the per-seat parts up by value (see :func:`_players`); asked again for the
+    same state object and seat (its summary), the view just made.
     """
+    global _last_view
+    last_state, last_seat, last = _last_view
+    if last_state is state and last_seat == seat and last is not None:
+        return last
+    made = _view(state, seat)
+    _last_view = (state, seat, made)
+    return made
+
+
+def _view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
     values = state.__dict__
     seats = values["seats"]
     stage = values["stage"]

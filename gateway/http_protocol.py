@@ -115,6 +115,9 @@ if importlib.util.find_spec("httptools") is not None:
         def _start_asgi_task(self, cycle: RequestResponseCycle, app: ASGI3Application) -> None:
             # One response runs at a time on a connection (uvicorn queues pipelined
             # requests until the one before is answered), so each gets its own holder.
+            # This is uvicorn's own (private) hook for starting a response; if a
+            # release stopped calling it, answers would go out in two writes again,
+            # and tests/gateway/test_http_protocol.py would say so.
             cycle.transport = HeldHead(self.transport)  # type: ignore[assignment]
             super()._start_asgi_task(cycle, app)
 

@@ -137,11 +137,17 @@ _PRICE_VIEWS: tuple[tuple[tuple[PriceView, ...], ...], ...] = tuple(
 )
 """``_PRICE_VIEWS[commodity index][space][shares in supply]``."""
 
-# The supply is kept sorted (state.py), and share ids group by commodity
-# (``H.<commodity>.NN``), so each commodity's count is the width of its id range.
-_SUPPLY_RANGES: tuple[tuple[str, str], ...] = tuple(
-    (f"H.{commodity}.", f"H.{commodity}/") for commodity in COMMODITIES
-)
+# The supply is kept sorted (state.py) and holds share ids only, which group by
+# commodity (``H.<commodity>.NN``): a commodity's count is the distance between
+# the first id of its prefix and the first of the next prefix in alphabetical
+# order, so five bisections give all six counts.
+_ALPHABETICAL: tuple[int, ...] = tuple(sorted(range(len(COMMODITIES)), key=COMMODITIES.__getitem__))
+"""Commodity indices in the order of their share ids."""
+_BOUNDS: tuple[str, ...] = tuple(f"H.{COMMODITIES[index]}." for index in _ALPHABETICAL[1:])
+"""The prefix of every commodity's share ids but the alphabetically first."""
+_RANKS: tuple[int, ...] = tuple(_ALPHABETICAL.index(index) for index in range(len(COMMODITIES)))
+"""Each commodity's place (board order) among the share ids' alphabetical order."""
+assert len(COMMODITIES) == 6, "_prices unrolls its six commodities"
 
 _MEMO_LIMIT = 4096
 """Entries a view memo holds before it starts afresh (the memos only save time).
@@ -151,10 +157,8 @@ from JSON, so only equal values (not the same objects) recur between actions.
 Every key is a tuple the state already holds (or a few small ints), so a
 lookup hashes what is there instead of building a key first.
 """
-_PRICES: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[PriceView, ...]] = {}
-"""(marker spaces, supply counts) -> the price views: two small tuples of ints as the key."""
-_SUPPLY_COUNTS: dict[tuple[str, ...], tuple[int, ...]] = {}
-"""Supply -> shares left per commodity (the supply only changes when a seat trades)."""
+_PRICES: dict[tuple[tuple[int, ...], tuple[str, ...]], tuple[PriceView, ...]] = {}
+"""(marker spaces, supply) -> the price views: one lookup of two tuples the state holds."""
 _SEATS: dict[tuple[object, ...], tuple[SeatView, ...]] = {}
 _SEAT_VIEWS: dict[tuple[int, int, int, int, int], SeatView] = {}
 """(seat, money, shares held, face down, charity money) -> that seat's view."""
@@ -171,29 +175,36 @@ def _remember(memo: dict[Any, T], key: Any, made: T) -> T:
     return made
 
 
-def _supply_counts(supply: tuple[str, ...]) -> tuple[int, ...]:
-    return _remember(
-        _SUPPLY_COUNTS,
-        supply,
-        tuple(bisect_left(supply, high) - bisect_left(supply, low) for low, high in _SUPPLY_RANGES),
-    )
+def _supply_counts(supply: tuple[str, ...]) -> list[int]:
+    """Shares left per commodity, in board order (see :data:`_BOUNDS`)."""
+    c1, c2, c3, c4, c5 = _BOUNDS
+    b1 = bisect_left(supply, c1)
+    b2 = bisect_left(supply, c2, b1)
+    b3 = bisect_left(supply, c3, b2)
+    b4 = bisect_left(supply, c4, b3)
+    b5 = bisect_left(supply, c5, b4)
+    by_id = (b1, b2 - b1, b3 - b2, b4 - b3, b5 - b4, len(supply) - b5)
+    return [by_id[rank] for rank in _RANKS]
 
 
-def _prices(prices: tuple[int, ...], supply: tuple[str, ...]) -> tuple[PriceView, ...]:
+def _prices(key: tuple[tuple[int, ...], tuple[str, ...]]) -> tuple[PriceView, ...]:
     """Every commodity's marker, price and supply count, from the prebuilt table."""
-    counts = _SUPPLY_COUNTS.get(supply) or _supply_counts(supply)
-    key = (prices, counts)
-    made = _PRICES.get(key)
-    if made is None:
-        made = _remember(
-            _PRICES,
-            key,
-            tuple(
-                _PRICE_VIEWS[index][space][count]
-                for index, (space, count) in enumerate(zip(prices, counts, strict=True))
-            ),
-        )
-    return made
+    prices, supply = key
+    counts = _supply_counts(supply)
+    # Six commodities, unrolled: a generator over them costs more than the lookups.
+    t0, t1, t2, t3, t4, t5 = _PRICE_VIEWS
+    return _remember(
+        _PRICES,
+        key,
+        (
+            t0[prices[0]][counts[0]],
+            t1[prices[1]][counts[1]],
+            t2[prices[2]][counts[2]],
+            t3[prices[3]][counts[3]],
+            t4[prices[4]][counts[4]],
+            t5[prices[5]][counts[5]],
+        ),
+    )
 
 
 def _seat_view(seat: int, money: int, held: int, given: int, frozen: int) -> SeatView:
@@ -278,9 +289,8 @@ def view(state: HabState, seat: Seat | None) -> HabView:
     phase = values["phase"]
     turn = values["turn"]
     stock = values["stock"]
-    prices = values["prices"]
-    supply = values["supply"]
-    price_views = _prices(prices, supply)
+    price_key = (values["prices"], values["supply"])
+    price_views = _PRICES.get(price_key) or _prices(price_key)
     seat_key = (values["money"], values["charity_money"], values["shares"], values["charity"])
     seat_views = _SEATS.get(seat_key) or _seats(seat_key)
     discards = values["discards"]

@@ -11,7 +11,7 @@ beside a seat (spectators see none).
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Any, Literal, TypeVar
+from typing import Literal
 
 from engine.core import EngineModel, Seat, View, construct
 
@@ -112,7 +112,6 @@ class HabView(View):
     winners: tuple[Seat, ...] = ()
 
 
-T = TypeVar("T")
 _built = construct
 """Views are made from values the engine produced, without validating them again
 (:func:`engine.core.construct`): a view is built after every action of every table."""
@@ -157,26 +156,27 @@ from JSON, so only equal values (not the same objects) recur between actions.
 Every key is a tuple the state already holds (or a few small ints), so a
 lookup hashes what is there instead of building a key first.
 """
-_PRICES: dict[tuple[tuple[int, ...], tuple[str, ...]], tuple[PriceView, ...]] = {}
-"""(marker spaces, supply) -> the price views: one lookup of two tuples the state holds."""
 _SEATS: dict[tuple[object, ...], tuple[SeatView, ...]] = {}
 _SEAT_VIEWS: dict[tuple[int, int, int, int, int], SeatView] = {}
 """(seat, money, shares held, face down, charity money) -> that seat's view."""
 _HOLDER_VIEWS: tuple[dict[tuple[str, ...], HolderView], ...] = tuple({} for _ in range(2 * MAX_SEATS))
 """One memo per (holder number, side): holder ``h`` on the left is ``2 * h``, on the right ``2 * h + 1``."""
 _CARD_ROWS: dict[tuple[str, ...], tuple[MarketCardView, ...]] = {}
-_SHARE_ROWS: dict[tuple[str, ...], tuple[ShareView, ...]] = {}
 
 
-def _remember(memo: dict[Any, T], key: Any, made: T) -> T:
-    if len(memo) >= _MEMO_LIMIT:
-        memo.clear()
-    memo[key] = made
-    return made
+# The builders below run when a memo misses, which is most of the time for the
+# parts an action changes (a state read back from JSON is new to the worker), so
+# each stores its result itself: a shared helper would be one call more per miss.
 
 
-def _supply_counts(supply: tuple[str, ...]) -> list[int]:
-    """Shares left per commodity, in board order (see :data:`_BOUNDS`)."""
+def _prices(prices: tuple[int, ...], supply: tuple[str, ...]) -> tuple[PriceView, ...]:
+    """Every commodity's marker, price and supply count, from the prebuilt table.
+
+    Not memoised: two actions in three change the markers or the supply, and
+    a lookup by both tuples cost more than it saved on the third.
+    """
+    # Shares left per commodity (see _BOUNDS), then the six views, all unrolled:
+    # generators over six commodities cost more than the lookups themselves.
     c1, c2, c3, c4, c5 = _BOUNDS
     b1 = bisect_left(supply, c1)
     b2 = bisect_left(supply, c2, b1)
@@ -184,44 +184,36 @@ def _supply_counts(supply: tuple[str, ...]) -> list[int]:
     b4 = bisect_left(supply, c4, b3)
     b5 = bisect_left(supply, c5, b4)
     by_id = (b1, b2 - b1, b3 - b2, b4 - b3, b5 - b4, len(supply) - b5)
-    return [by_id[rank] for rank in _RANKS]
-
-
-def _prices(key: tuple[tuple[int, ...], tuple[str, ...]]) -> tuple[PriceView, ...]:
-    """Every commodity's marker, price and supply count, from the prebuilt table."""
-    prices, supply = key
-    counts = _supply_counts(supply)
-    # Six commodities, unrolled: a generator over them costs more than the lookups.
+    r0, r1, r2, r3, r4, r5 = _RANKS
     t0, t1, t2, t3, t4, t5 = _PRICE_VIEWS
-    return _remember(
-        _PRICES,
-        key,
-        (
-            t0[prices[0]][counts[0]],
-            t1[prices[1]][counts[1]],
-            t2[prices[2]][counts[2]],
-            t3[prices[3]][counts[3]],
-            t4[prices[4]][counts[4]],
-            t5[prices[5]][counts[5]],
-        ),
+    made = (
+        t0[prices[0]][by_id[r0]],
+        t1[prices[1]][by_id[r1]],
+        t2[prices[2]][by_id[r2]],
+        t3[prices[3]][by_id[r3]],
+        t4[prices[4]][by_id[r4]],
+        t5[prices[5]][by_id[r5]],
     )
+    return made
 
 
-def _seat_view(seat: int, money: int, held: int, given: int, frozen: int) -> SeatView:
-    return _remember(
-        _SEAT_VIEWS,
-        (seat, money, held, given, frozen),
-        _built(
-            SeatView,
-            {
-                "seat": seat,
-                "money": money,
-                "shares_held": held,
-                "charity_face_down": given,
-                "charity_money": frozen,
-            },
-        ),
+def _seat_view(facts: tuple[int, int, int, int, int]) -> SeatView:
+    """A seat's view from its ``(seat, money, shares held, face down, charity money)``."""
+    seat, money, held, given, frozen = facts
+    made = _built(
+        SeatView,
+        {
+            "seat": seat,
+            "money": money,
+            "shares_held": held,
+            "charity_face_down": given,
+            "charity_money": frozen,
+        },
     )
+    if len(_SEAT_VIEWS) >= _MEMO_LIMIT:
+        _SEAT_VIEWS.clear()
+    _SEAT_VIEWS[facts] = made
+    return made
 
 
 def _seats(key: tuple[object, ...]) -> tuple[SeatView, ...]:
@@ -236,40 +228,45 @@ def _seats(key: tuple[object, ...]) -> tuple[SeatView, ...]:
         zip(money, shares, charity, charity_money, strict=True)  # type: ignore[call-overload]
     ):
         facts = (seat, cash, len(held), len(given), frozen)
-        made.append(_SEAT_VIEWS.get(facts) or _seat_view(*facts))
-    return _remember(_SEATS, key, tuple(made))
+        made.append(_SEAT_VIEWS.get(facts) or _seat_view(facts))
+    row = tuple(made)
+    if len(_SEATS) >= _MEMO_LIMIT:
+        _SEATS.clear()
+    _SEATS[key] = row
+    return row
+
+
+_market_view = _MARKET_VIEWS.__getitem__
+_share_view = _SHARE_VIEWS.__getitem__
 
 
 def _holder(number: int, side: Side, cards: tuple[str, ...]) -> HolderView:
     """A holder beside the viewer (its contents change once a turn, so it is memoised)."""
-    return _remember(
-        _HOLDER_VIEWS[2 * number + (side == "right")],
-        cards,
-        _built(
-            HolderView,
-            {"holder": number, "side": side, "cards": tuple(map(_MARKET_VIEWS.__getitem__, cards))},
-        ),
-    )
+    memo = _HOLDER_VIEWS[2 * number + (side == "right")]
+    made = _built(HolderView, {"holder": number, "side": side, "cards": tuple(map(_market_view, cards))})
+    if len(memo) >= _MEMO_LIMIT:
+        memo.clear()
+    memo[cards] = made
+    return made
 
 
 def _card_row(cards: tuple[str, ...]) -> tuple[MarketCardView, ...]:
     """The played cards' views; the pile grows by one card, so the shorter row is usually known."""
     known = _CARD_ROWS.get(cards[:-1])
-    if known is None:
-        return _remember(_CARD_ROWS, cards, tuple(map(_MARKET_VIEWS.__getitem__, cards)))
-    return _remember(_CARD_ROWS, cards, (*known, _MARKET_VIEWS[cards[-1]]))
-
-
-def _share_row(cards: tuple[str, ...]) -> tuple[ShareView, ...]:
-    return _remember(_SHARE_ROWS, cards, tuple(map(_SHARE_VIEWS.__getitem__, cards)))
-
+    made = tuple(map(_market_view, cards)) if known is None else (*known, _market_view(cards[-1]))
+    if len(_CARD_ROWS) >= _MEMO_LIMIT:
+        _CARD_ROWS.clear()
+    _CARD_ROWS[cards] = made
+    return made
 
 
 def view(state: HabState, seat: Seat | None) -> HabView:
     """The part of ``state`` that ``seat`` may see (``None``: spectator).
 
     Built on every step of every table, so it reads the state's fields once,
-    looks each part up in a memo by value, and builds only what changed.
+    looks the seats, holders and played cards up in memos by value, and maps
+    the prices and the viewer's own shares straight from prebuilt views (those
+    change too often for a memo to pay).
     """
     values = state.__dict__
     seats = values["seats"]
@@ -280,17 +277,16 @@ def view(state: HabState, seat: Seat | None) -> HabView:
             _HOLDER_VIEWS[2 * seat].get(held_by[seat]) or _holder(seat, "left", held_by[seat]),
             _HOLDER_VIEWS[2 * right + 1].get(held_by[right]) or _holder(right, "right", held_by[right]),
         )
-        mine = values["shares"][seat]
-        my_shares = _SHARE_ROWS.get(mine) or _share_row(mine)
-        mine = values["charity"][seat]
-        my_charity = _SHARE_ROWS.get(mine) or _share_row(mine)
+        # A seat's own shares are a handful of ids, and after a trade or a
+        # donation new to a worker: mapping them costs about what a memo lookup does.
+        my_shares = tuple(map(_share_view, values["shares"][seat]))
+        my_charity = tuple(map(_share_view, values["charity"][seat]))
     else:
         holders = my_shares = my_charity = ()  # type: ignore[assignment]
     phase = values["phase"]
     turn = values["turn"]
     stock = values["stock"]
-    price_key = (values["prices"], values["supply"])
-    price_views = _PRICES.get(price_key) or _prices(price_key)
+    price_views = _prices(values["prices"], values["supply"])
     seat_key = (values["money"], values["charity_money"], values["shares"], values["charity"])
     seat_views = _SEATS.get(seat_key) or _seats(seat_key)
     discards = values["discards"]

@@ -15,14 +15,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
-from fastapi import FastAPI
+from fastapi import APIRouter, Cookie, Depends, FastAPI, Header, Query, Request
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
-from gateway.routes.lean import LeanRoute
+from gateway.routes.lean import LeanRoute, lean_route
 from tests.gateway.tables_helpers import agents, seated_table
 
 LEAN_OPERATIONS = {"observe_table", "submit_action"}
@@ -214,3 +214,33 @@ def test_an_applied_action_answers_byte_for_byte_the_same(
         answers.append((response.headers["content-type"], response.content.replace(
             table_id.encode(), b"<table>").replace(b'"deadline":' + deadline, b'"deadline":0')))
     assert answers[0] == answers[1]
+
+
+async def _needs_a_header(x: Annotated[str, Header()]) -> str:
+    return x
+
+
+async def _with_cookie(session: Annotated[str | None, Cookie()] = None) -> None:
+    """A cookie parameter."""
+
+
+async def _with_unaliased_header(token: Annotated[str | None, Header()] = None) -> None:
+    """A header without an explicit alias."""
+
+
+async def _with_nested_dependency(value: Annotated[str, Depends(_needs_a_header)]) -> None:
+    """A dependency that takes more than the Request."""
+
+
+async def _with_mutable_default(request: Request, tags: Annotated[list[str], Query()] = []) -> None:  # noqa: B006
+    """A query parameter whose default could be changed by a request."""
+
+
+@pytest.mark.parametrize("endpoint", [
+    _with_cookie, _with_unaliased_header, _with_nested_dependency, _with_mutable_default,
+])
+def test_a_lean_route_refuses_what_its_plan_cannot_solve_when_it_is_made(
+    endpoint: Callable[..., Any],
+) -> None:
+    with pytest.raises(TypeError, match="LeanRoute /x does not support"):
+        lean_route(APIRouter(), "/x", methods=["GET"])(endpoint)

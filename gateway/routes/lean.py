@@ -25,6 +25,7 @@ dependencies that take only the ``Request``.
 from __future__ import annotations
 
 import email.message
+import inspect
 import json
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
@@ -182,6 +183,8 @@ class LeanRoute(APIRoute):
         """The request handler: run the plan, call the endpoint, send its answer."""
         plan = _Plan(self.dependant, self.path)
         endpoint = self.endpoint
+        if not inspect.iscoroutinefunction(endpoint):
+            raise TypeError(f"LeanRoute {self.path} does not support a sync endpoint")
         status_code = self.status_code or 200
 
         async def handle(request: Request) -> Response:

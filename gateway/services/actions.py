@@ -346,16 +346,9 @@ async def submit(
         step = advance(loaded, seat, action, by="agent", now=ctx.now())
     except EngineError as error:
         raise _engine_problem(error, game.legal_actions(loaded.state, seat)) from None
-    answer = _answer(loaded, step, seat, action)
-    committed = await commit_step(
-        ctx, loaded, step,
-        idempotency_scope=scope,
-        idempotency=IdempotencyRecord(fingerprint, answer) if scope else None,
-    )
-    if committed.applied:
+    answer, committed = await _commit_answered(ctx, loaded, step, seat, action, scope, fingerprint)
+    if answer is not None:
         return answer
-    if committed.replayed is not None:
-        return _answer_again(committed.replayed, fingerprint)
     raise _stale(committed.version)
 
 
@@ -387,21 +380,44 @@ async def _submit_remembered(
         step = advance(loaded, seat, action, by="agent", now=ctx.now())
     except (ProblemError, EngineError):
         return None
+    answer, committed = await _commit_answered(
+        ctx, loaded, step, seat, action, scope, fingerprint,
+        revoked_key=caller.revoked_key, remembered=True,
+    )
+    if committed.revoked:
+        caller.confirm(True)  # raises 401 auth/revoked: nothing was written
+    return answer
+
+
+async def _commit_answered(
+    ctx: TableContext,
+    loaded: LoadedTable,
+    step: Step,
+    seat: Seat,
+    action: Action,
+    scope: str | None,
+    fingerprint: str,
+    *,
+    revoked_key: str | None = None,
+    remembered: bool = False,
+) -> tuple[str | None, CommitResult]:
+    """Commit an agent's ``step`` with its answer stored for retries; the answer to send
+    (this step's, or the one a concurrent retry stored first) and the commit's result.
+    The answer is ``None`` when nothing was written (a stale version or revision, a
+    revoked caller)."""
     answer = _answer(loaded, step, seat, action)
     committed = await commit_step(
         ctx, loaded, step,
         idempotency_scope=scope,
         idempotency=IdempotencyRecord(fingerprint, answer) if scope else None,
-        revoked_key=caller.revoked_key,
-        remembered=True,
+        revoked_key=revoked_key,
+        remembered=remembered,
     )
-    if committed.revoked:
-        caller.confirm(True)  # raises 401 auth/revoked: nothing was written
     if committed.applied:
-        return answer
+        return answer, committed
     if committed.replayed is not None:
-        return _answer_again(committed.replayed, fingerprint)
-    return None
+        return _answer_again(committed.replayed, fingerprint), committed
+    return None, committed
 
 
 def _answer(loaded: LoadedTable, step: Step, seat: Seat, action: Action) -> str:

@@ -469,7 +469,7 @@ async def observe(
                     principal, unasked = unasked.confirm(revoked), None
                     if read is None:
                         raise not_found(table_id)
-                    latest = read if not turns else latest  # answer a read, never the memory
+                    latest = read  # even when the wait ran out: answer a read, never the memory
                 if not turns or read is None:
                     break
                 latest = read

@@ -105,9 +105,9 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 #          keeps a new table's entry above the smallest id, 0-0), so
 #          a seat waiting for its turn wakes once per turn, not on every event
 # ARGV[8]  the new revision (random: it names this very write)
-# ARGV[9]  the expected revision: "" no check, "-" the table has none yet, else
-#          it must be the stored one (a change computed on a remembered state
-#          applies only to that very write, see gateway.services.known_tables)
+# ARGV[9]  the expected revision: "" no check, else it must be the stored one (a
+#          change computed on a remembered state applies only to that very
+#          write, see gateway.services.known_tables)
 # ARGV[10] the table's score in the clock index, "" to leave it
 # ARGV[11] the table's score in the house-bot index, "" to leave it
 # ARGV[12] the table id (the member of both indexes)
@@ -130,7 +130,7 @@ if current then current = tonumber(current) else current = -1 end
 if current ~= tonumber(ARGV[1]) then
   return {0, current}
 end
-if ARGV[9] ~= '' and (redis.call('HGET', KEYS[1], 'rev') or '-') ~= ARGV[9] then
+if ARGV[9] ~= '' and redis.call('HGET', KEYS[1], 'rev') ~= ARGV[9] then
   return {0, current}
 end
 local version = current + 1
@@ -297,7 +297,7 @@ class TableStore:
         table comes back as it is once the events arrived (or the wait ran out).
         A held observation needs both; this saves it a second round trip.
         """
-        reply, snapshot = await self._wait_then_table(
+        _revoked, reply, snapshot = await self._wait_then_table(
             table_id, self._events(table_id), f"{after}-0", block_ms)
         return stored_events(reply), snapshot
 
@@ -324,31 +324,29 @@ class TableStore:
         remembers it instead of reading it: the answer to the revocation
         question comes with the wait's (so only once the wait is over).
         """
-        commands: list[tuple[str | int, ...]] = [] if revoked_key is None else [("EXISTS", revoked_key)]
-        commands += [
-            ("XREAD", "COUNT", 500, "BLOCK", block_ms, "STREAMS", self._turns(table_id),
-             f"{after.seq}-{after.version + 1}"),
-            ("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS),
-        ]
-        *revoked, reply, row = no_errors(await round_trip(self.redis, *commands))
+        revoked, reply, snapshot = await self._wait_then_table(
+            table_id, self._turns(table_id), f"{after.seq}-{after.version + 1}", block_ms,
+            revoked_key)
         turns = []
         for entry_id, fields in stream_entries(reply):
             seq, version = decoded(entry_id).split("-", 1)
             to_act = parse_to_act(decoded(fields[b"to_act"]))
             turns.append(TurnEntry(int(seq), int(version) - 1, to_act))
-        return bool(revoked and revoked[0]), turns, snapshot_from_row(table_id, row)
+        return revoked, turns, snapshot
 
     async def _wait_then_table(
-        self, table_id: str, stream: str, after: str, block_ms: int
-    ) -> tuple[Any, TableSnapshot | None]:
-        """A blocking ``XREAD`` on ``stream`` after the id ``after``, then the table's
-        ``HMGET``, in one round trip."""
-        reply, row = no_errors(await round_trip(
-            self.redis,
+        self, table_id: str, stream: str, after: str, block_ms: int,
+        revoked_key: str | None = None,
+    ) -> tuple[bool, Any, TableSnapshot | None]:
+        """Whether ``revoked_key`` exists (when given), a blocking ``XREAD`` on ``stream``
+        after the id ``after``, then the table's ``HMGET``, in one round trip."""
+        commands: list[tuple[str | int, ...]] = [] if revoked_key is None else [("EXISTS", revoked_key)]
+        commands += [
             ("XREAD", "COUNT", 500, "BLOCK", block_ms, "STREAMS", stream, after),
             ("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS),
-        ))
-        return reply, snapshot_from_row(table_id, row)
+        ]
+        *revoked, reply, row = no_errors(await round_trip(self.redis, *commands))
+        return bool(revoked and revoked[0]), reply, snapshot_from_row(table_id, row)
 
     async def load_records(self, table_ids: Sequence[str]) -> list[dict[str, Any]]:
         """The records (no state) of several tables, in one pipeline; missing ones skipped."""
@@ -425,9 +423,10 @@ class TableStore:
         turn stream (:meth:`turns_then_table`). With ``revoked_key`` nothing is
         written (``revoked``) when that key exists: a caller whose revocation
         was not asked yet. With ``expected_rev`` the table's revision must be
-        that one too (``"-"``: a table written before revisions), so a change
-        computed on a remembered read applies only to the very write it saw.
+        that one too, so a change computed on a remembered read applies only
+        to the very write it saw.
         """
+        rev = os.urandom(8).hex()  # names this very write (TableSnapshot.rev)
         if deadline is False:
             deadline_arg = ""
         elif deadline is None or deadline is True:
@@ -442,7 +441,7 @@ class TableStore:
             idempotency.to_json() if idempotency is not None else "",
             IDEMPOTENCY_TTL_S,
             to_act_field(to_act),
-            os.urandom(8).hex(),
+            rev,
             expected_rev if expected_rev is not None else "",
             repr(float(index_clock)) if index_clock is not None else "",
             repr(float(index_bots)) if index_bots is not None else "",
@@ -463,7 +462,7 @@ class TableStore:
         outcome = int(reply[0])
         if outcome == 1:
             return CommitResult(applied=True, version=int(reply[1]), last_seq=int(reply[2]),
-                                rev=str(argv[7]))
+                                rev=rev)
         if outcome == 3:
             return CommitResult(applied=False, version=-1, revoked=True)
         if outcome == 2:

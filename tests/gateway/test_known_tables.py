@@ -220,9 +220,12 @@ def test_a_memory_out_of_date_ends_the_wait_at_once(
         observation = answer["observation"]
         if not observation["legal_actions"] or answer["status"] == "finished":
             break
+    reads = Reads(app, "load_checked")
     started = time.monotonic()
     held = client.get(f"/v1/tables/{table_id}/observation", headers=waiter, params={"wait": 10})
     assert time.monotonic() - started < 2
+    assert reads.count == 0  # it started from the out-of-date memory, not from a read
+    assert held.json()["legal_actions"] or held.json()["status"] == "finished"
     assert held.json() == client.get(
         f"/v1/tables/{table_id}/observation", headers=waiter).json()
 

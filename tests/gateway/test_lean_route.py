@@ -236,8 +236,13 @@ async def _with_mutable_default(request: Request, tags: Annotated[list[str], Que
     """A query parameter whose default could be changed by a request."""
 
 
+def _sync_endpoint(request: Request) -> None:
+    """Not a coroutine: the handler awaits what the endpoint returns."""
+
+
 @pytest.mark.parametrize("endpoint", [
     _with_cookie, _with_unaliased_header, _with_nested_dependency, _with_mutable_default,
+    _sync_endpoint,
 ])
 def test_a_lean_route_refuses_what_its_plan_cannot_solve_when_it_is_made(
     endpoint: Callable[..., Any],

@@ -11,7 +11,7 @@ beside a seat (spectators see none).
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Literal
+from typing import Literal, TypeVar
 
 from engine.core import EngineModel, Seat, View, construct
 
@@ -112,6 +112,8 @@ class HabView(View):
     winners: tuple[Seat, ...] = ()
 
 
+K = TypeVar("K")
+T = TypeVar("T")
 _built = construct
 """Views are made from values the engine produced, without validating them again
 (:func:`engine.core.construct`): a view is built after every action of every table."""
@@ -164,9 +166,12 @@ _HOLDER_VIEWS: tuple[dict[tuple[str, ...], HolderView], ...] = tuple({} for _ in
 _CARD_ROWS: dict[tuple[str, ...], tuple[MarketCardView, ...]] = {}
 
 
-# The builders below run when a memo misses, which is most of the time for the
-# parts an action changes (a state read back from JSON is new to the worker), so
-# each stores its result itself: a shared helper would be one call more per miss.
+def _remember(memo: dict[K, T], key: K, made: T) -> T:
+    """Store ``made`` under ``key`` in ``memo``, starting it afresh when it is full."""
+    if len(memo) >= _MEMO_LIMIT:
+        memo.clear()
+    memo[key] = made
+    return made
 
 
 def _prices(prices: tuple[int, ...], supply: tuple[str, ...]) -> tuple[PriceView, ...]:
@@ -210,10 +215,7 @@ def _seat_view(facts: tuple[int, int, int, int, int]) -> SeatView:
             "charity_money": frozen,
         },
     )
-    if len(_SEAT_VIEWS) >= _MEMO_LIMIT:
-        _SEAT_VIEWS.clear()
-    _SEAT_VIEWS[facts] = made
-    return made
+    return _remember(_SEAT_VIEWS, facts, made)
 
 
 def _seats(key: tuple[object, ...]) -> tuple[SeatView, ...]:
@@ -229,11 +231,7 @@ def _seats(key: tuple[object, ...]) -> tuple[SeatView, ...]:
     ):
         facts = (seat, cash, len(held), len(given), frozen)
         made.append(_SEAT_VIEWS.get(facts) or _seat_view(facts))
-    row = tuple(made)
-    if len(_SEATS) >= _MEMO_LIMIT:
-        _SEATS.clear()
-    _SEATS[key] = row
-    return row
+    return _remember(_SEATS, key, tuple(made))
 
 
 _market_view = _MARKET_VIEWS.__getitem__
@@ -244,20 +242,14 @@ def _holder(number: int, side: Side, cards: tuple[str, ...]) -> HolderView:
     """A holder beside the viewer (its contents change once a turn, so it is memoised)."""
     memo = _HOLDER_VIEWS[2 * number + (side == "right")]
     made = _built(HolderView, {"holder": number, "side": side, "cards": tuple(map(_market_view, cards))})
-    if len(memo) >= _MEMO_LIMIT:
-        memo.clear()
-    memo[cards] = made
-    return made
+    return _remember(memo, cards, made)
 
 
 def _card_row(cards: tuple[str, ...]) -> tuple[MarketCardView, ...]:
     """The played cards' views; the pile grows by one card, so the shorter row is usually known."""
     known = _CARD_ROWS.get(cards[:-1])
     made = tuple(map(_market_view, cards)) if known is None else (*known, _market_view(cards[-1]))
-    if len(_CARD_ROWS) >= _MEMO_LIMIT:
-        _CARD_ROWS.clear()
-    _CARD_ROWS[cards] = made
-    return made
+    return _remember(_CARD_ROWS, cards, made)
 
 
 def view(state: HabState, seat: Seat | None) -> HabView:

@@ -423,7 +423,15 @@ def _close(state: MarketFortuneState, changes: dict[str, object], events: list[E
         changes["stage"] = stage = "ending"
     if stage != "ending":
         return evolve(state, changes) if changes else state
-    values = state.__dict__
+    return _close_turn(state, state.__dict__, changes, events)
+
+
+def _close_turn(
+    state: MarketFortuneState, values: dict[str, Any], changes: dict[str, object], events: list[Event]
+) -> MarketFortuneState:
+    """The active seat's turn closes (4.1), with ``changes`` made in the same copy: it owes
+    the 8-card discard while over the limit with a card in hand, else the turn passes
+    (2.2, 3.6)."""
     active = values["active"]
     seat = values["seats"][active]
     excess = seat.building_total() - cards.BUILDING_TOTAL
@@ -596,7 +604,7 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
     if kind is Dominate and stage == "main" and not tasks and attack is None and values["strategy_deck"]:
         return _dominate(state, values, seat)
     if kind is EndTurn and stage == "red" and not tasks and attack is None:
-        return _end_turn(state, values, seat)
+        return _end_turn(state, values)
     if not allowed(state, action):
         raise explain_illegal(state, seat, action)
     events: list[Event] = []
@@ -702,24 +710,15 @@ def _dominate(state: MarketFortuneState, values: dict[str, Any], seat: int) -> t
     return state, events
 
 
-def _end_turn(state: MarketFortuneState, values: dict[str, Any], seat: int) -> tuple[MarketFortuneState, list[Event]]:
+def _end_turn(state: MarketFortuneState, values: dict[str, Any]) -> tuple[MarketFortuneState, list[Event]]:
     """The active seat ends its turn in the red stage (3.4), in one copy of the state.
 
     The same state and events as :func:`_apply_action` then :func:`_advance`:
     the turn closes (4.1) and, within the 8-card rule, passes in the same copy;
     over it, the discard it owes waits (the seat then holds a card to discard).
     """
-    after: dict[str, object] = {"stage": "ending"}
     events: list[Event] = []
-    owner = values["seats"][seat]
-    hand = owner.hand
-    excess = len(hand) + 2 * len(owner.investments) - cards.BUILDING_TOTAL
-    if excess > 0 and hand:
-        after["tasks"] = (task_of(seat, "discard", "4.1", count=min(excess, len(hand))),)
-        return evolve(state, after), events
-    if _pass_turn(values, after, events):
-        return evolve(state, after), events
-    return _advance(evolve(state, after), events), events
+    return _close_turn(state, values, {"stage": "ending"}, events), events
 
 
 _BUILD_DISCARDS: dict[tuple[int, str | None], tuple[Task, ...]] = {}

@@ -247,8 +247,19 @@ class Client:
         return self.send(endpoints.exchange_credentials(agent_id=agent_id, secret=secret))
 
     def rotate_secret(self, agent_id: str, secret: str) -> SecretRotated:
-        """Replace the agent's secret; the new one is shown once."""
-        return self.send(endpoints.rotate_secret(agent_id=agent_id, secret=secret))
+        """Replace the agent's secret; the new one is shown once.
+
+        The server revokes every token issued to the agent before. When this
+        client holds that agent's :attr:`credentials`, it takes the new secret
+        and, if it had a token, exchanges the new secret for a new one, so it
+        goes on working.
+        """
+        rotated = self.send(endpoints.rotate_secret(agent_id=agent_id, secret=secret))
+        if self.credentials is not None and self.credentials.agent_id == rotated.agent_id:
+            self.credentials = AgentCredentials(rotated.agent_id, rotated.secret)
+            if self.token is not None:
+                self.renew_token()
+        return rotated
 
     # ---- games ----------------------------------------------------------------
 

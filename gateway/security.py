@@ -28,7 +28,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import jwt
 
@@ -40,6 +40,7 @@ from gateway.principal import Principal
 __all__ = [
     "ALGORITHM",
     "ORGANISER_SCOPE",
+    "IssuedToken",
     "PendingRevocation",
     "RevocationCheck",
     "TokenService",
@@ -54,6 +55,18 @@ RevocationCheck = Callable[[str], Awaitable[bool]]
 """An async predicate on a token id (``jti``): True when it was revoked."""
 
 REQUIRED_CLAIMS = ("iss", "aud", "sub", "exp", "iat", "nbf", "jti", "scope")
+
+
+
+class IssuedToken(NamedTuple):
+    """A freshly signed token with the two claims its issuer keeps track of."""
+
+    token: str
+    token_id: str
+    """Its ``jti``: what revocation names."""
+    expires_at: int
+    """Its ``exp`` (Unix seconds)."""
+
 
 VERIFIED_CACHE_SIZE = 4096
 """Tokens whose signature and claims this process already checked (see :meth:`TokenService.authenticate`)."""
@@ -176,6 +189,19 @@ class TokenService:
         ttl_s: int | None = None,
     ) -> tuple[str, int]:
         """Like :meth:`mint`, also returning the token's ``exp`` (Unix seconds)."""
+        issued = self.issue(agent_id=agent_id, name=name, scopes=scopes, kind=kind, ttl_s=ttl_s)
+        return issued.token, issued.expires_at
+
+    def issue(
+        self,
+        *,
+        agent_id: str,
+        name: str,
+        scopes: Iterable[str],
+        kind: Literal["agent", "organiser"] = "agent",
+        ttl_s: int | None = None,
+    ) -> IssuedToken:
+        """Like :meth:`mint`, also returning the token's ``jti`` and ``exp``."""
         now = int(time.time())
         lifetime = ttl_s if ttl_s is not None else self.settings.access_token_ttl_s
         scope_set = set(scopes)
@@ -199,7 +225,7 @@ class TokenService:
             algorithm=ALGORITHM,
             headers={"kid": self.keyring.signing_kid, "typ": "JWT"},
         )
-        return token, claims["exp"]
+        return IssuedToken(token, claims["jti"], claims["exp"])
 
     # verifying ---------------------------------------------------------------
 

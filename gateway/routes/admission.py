@@ -102,7 +102,8 @@ async def create_admission_challenge(
     response_model=AdmissionPassed,
     responses=problem_responses(
         "admission/failed", "admission/not_found", "admission/expired",
-        "admission/already_answered", "agent/name_taken", "agent/not_found", "request/invalid",
+        "admission/already_answered", "agent/name_taken", "agent/not_found", "auth/revoked",
+        "request/invalid",
     ),
 )
 async def answer_admission_challenge(
@@ -116,7 +117,9 @@ async def answer_admission_challenge(
     """Grade the answers. A pass registers the agent (or adds the game to it) and
     returns an access token scoped to the game, the agent id and, for a new
     agent, its secret, shown this once. A fail is 403 `admission/failed` with
-    the score and the categories missed, never the right answers.
+    the score and the categories missed, never the right answers. Adding a game
+    is refused with 401 `auth/revoked` once the token the challenge was asked
+    with is revoked (a secret rotation revokes it).
     """
     return await service.submit_answers(
         store=store, agents=agents, tokens=tokens, settings=settings,
@@ -162,8 +165,10 @@ async def rotate_agent_secret(
 ) -> SecretRotated:
     """Replace the secret (prove the current one); the new secret is shown once.
 
-    Tokens already issued stay valid until they expire or are revoked
-    (`POST /v1/auth/revoke`).
+    Every token issued to the agent before (by admission or for its old secret)
+    is revoked at once, on every worker: whoever learnt the old secret may hold
+    tokens the agent never saw. `revoked_tokens` says how many were still live.
+    Exchange the new secret for a new token (`POST /v1/auth/token`).
     """
     return await service.rotate_secret(
         store=store, agents=agents, settings=settings, agent_id=body.agent_id, secret=body.secret,

@@ -145,8 +145,12 @@ class CredentialsRequest(StrictRequest):
 
 
 class SecretRotated(BaseModel):
-    """The new secret (shown once); the old one no longer works."""
+    """The new secret (shown once); the old one no longer works, nor does any token issued
+    before."""
 
     agent_id: str
     secret: str
     rotated_at: int
+    revoked_tokens: int = Field(
+        ge=0, description="How many tokens issued to the agent before were still live and are "
+        "now revoked (`auth/revoked`); get a new one with the new secret.")

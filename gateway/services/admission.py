@@ -35,7 +35,7 @@ from gateway.schemas.admission import (
     SecretRotated,
     TokenIssued,
 )
-from gateway.security import TokenService, game_scope
+from gateway.security import TokenService, auth_problem, game_scope
 from gateway.store.admission import AdmissionStore
 from gateway.store.auth import AgentNameTaken, AgentNotFound, AuthStore
 
@@ -118,6 +118,10 @@ class StoredChallenge(BaseModel):
     agent_name: str
     agent_id: str | None
     """Set when an existing agent is adding a game."""
+    asked_with: str | None = None
+    """The ``jti`` of the token that existing agent asked with: a pass is refused once it
+    is revoked (a rotation of the agent's secret revokes it, so a thief who asked with a
+    stolen token cannot pass later and hold a fresh one)."""
     game: str
     expires_at: int
     issued: IssuedChallenge
@@ -171,6 +175,7 @@ async def create_challenge(
         raise ProblemError(404, "admission/no_quiz", "No admission for this game",
                            f"{game} has no admission quiz yet.", games=sorted(all_banks())) from None
     agent_id: str | None = None
+    asked_with: str | None = None
     if principal is not None:
         if principal.kind != "agent" or principal.name.casefold() != agent_name.casefold():
             raise ProblemError(422, "admission/name_mismatch", "Name does not match the token",
@@ -182,7 +187,7 @@ async def create_challenge(
         if game_scope(game) in record.scopes:
             raise ProblemError(409, "admission/already_admitted", "Already admitted",
                                f"{record.name} may already play {game}.")
-        agent_id = record.agent_id
+        agent_id, asked_with = record.agent_id, principal.token_id or None
     else:
         if _is_reserved(agent_name):
             raise ProblemError(422, "agent/name_reserved", "Agent name reserved",
@@ -206,7 +211,7 @@ async def create_challenge(
     expires_at = now + settings.challenge_ttl_s
     stored = StoredChallenge(
         challenge_id=challenge_id, agent_name=agent_name, agent_id=agent_id,
-        game=game, expires_at=expires_at, issued=issued,
+        asked_with=asked_with, game=game, expires_at=expires_at, issued=issued,
     )  # fmt: skip
     await store.save_challenge(
         challenge_id, stored.model_dump_json(), expires_at=expires_at,
@@ -283,26 +288,34 @@ async def submit_answers(
             raise ProblemError(409, "agent/name_taken", "Agent name taken",
                                "Another agent registered that name meanwhile; choose another.") from None
     else:
+        if stored.asked_with is not None and await agents.is_revoked(stored.asked_with):
+            raise _asked_with_revoked()
         try:
             record = await agents.add_scopes(stored.agent_id, scope)
         except AgentNotFound:
             raise ProblemError(404, "agent/not_found", "Agent not found",
                                "The agent that asked for this challenge no longer exists.") from None
-    token, expires_at = tokens.mint_with_expiry(
-        agent_id=record.agent_id, name=record.name, scopes=record.scopes
-    )
+    issued = tokens.issue(agent_id=record.agent_id, name=record.name, scopes=record.scopes)
+    if not await agents.note_issued(record.agent_id, issued, asked_with=stored.asked_with):
+        raise _asked_with_revoked()  # revoked between the check above and now
     log.info("admission challenge %s passed: agent %s now holds %s", challenge_id,
              record.agent_id, " ".join(sorted(record.scopes)))
     return AdmissionPassed(
-        access_token=token,
-        expires_in=max(0, expires_at - int(time.time())),
-        expires_at=expires_at,
+        access_token=issued.token,
+        expires_in=max(0, issued.expires_at - int(time.time())),
+        expires_at=issued.expires_at,
         agent_id=record.agent_id,
         name=record.name,
         scopes=sorted(record.scopes),
         secret=secret,
         score=score,
     )
+
+
+def _asked_with_revoked() -> ProblemError:
+    return auth_problem(
+        "auth/revoked", "The token this challenge was asked with has been revoked (a secret "
+        "rotation revokes the agent's tokens); ask for a new challenge with a new token.")
 
 
 async def _check_token_rate(
@@ -334,17 +347,16 @@ async def exchange_credentials(
 ) -> TokenIssued:
     """A new access token for an agent's id and secret (no new quiz)."""
     await _check_token_rate(store, settings, agent_id, client)
-    record = await agents.verify_secret(agent_id, secret)
-    if record is None:
+    exchanged = await agents.exchange_secret(agent_id, secret, lambda record: tokens.issue(
+        agent_id=record.agent_id, name=record.name, scopes=record.scopes))
+    if exchanged is None:
         log.info("token request refused for agent id %s", agent_id)
         raise _bad_credentials()
-    token, expires_at = tokens.mint_with_expiry(
-        agent_id=record.agent_id, name=record.name, scopes=record.scopes
-    )
+    record, issued = exchanged
     return TokenIssued(
-        access_token=token,
-        expires_in=max(0, expires_at - int(time.time())),
-        expires_at=expires_at,
+        access_token=issued.token,
+        expires_in=max(0, issued.expires_at - int(time.time())),
+        expires_at=issued.expires_at,
         agent_id=record.agent_id,
         name=record.name,
         scopes=sorted(record.scopes),
@@ -360,11 +372,14 @@ async def rotate_secret(
     secret: str,
     client: str,
 ) -> SecretRotated:
-    """Replace an agent's secret, proving the current one; the new one is shown once."""
+    """Replace an agent's secret, proving the current one; the new one is shown once, and
+    every token issued to the agent before is revoked."""
     await _check_token_rate(store, settings, agent_id, client)
     record = await agents.verify_secret(agent_id, secret)
     if record is None:
         raise _bad_credentials()
-    fresh = await agents.rotate_secret(record.agent_id)
-    log.info("secret rotated for agent %s", record.agent_id)
-    return SecretRotated(agent_id=record.agent_id, secret=fresh, rotated_at=int(time.time()))
+    rotation = await agents.rotate_secret(record.agent_id)
+    log.info("secret rotated for agent %s (%d token(s) revoked)", record.agent_id,
+             rotation.revoked_tokens)
+    return SecretRotated(agent_id=record.agent_id, secret=rotation.secret,
+                         rotated_at=int(time.time()), revoked_tokens=rotation.revoked_tokens)

@@ -6,12 +6,22 @@ Keys (under the app's namespace ``<ns>``)::
                                  created_at, secret_rotated_at
     <ns>:agent-name:<folded>     string: the agent id owning a name (names are unique,
                                  compared case-insensitively)
+    <ns>:agent-tokens:<agent_id> sorted set: the ``jti`` of each token admission or the
+                                 agent's secret issued, scored by its ``exp`` (what a
+                                 secret rotation revokes); expires with the last of them
     <ns>:revoked:<jti>           string "1", expiring when the token itself expires
 
 An agent's secret is stored only as a salted scrypt hash
 (``scrypt$<n>$<r>$<p>$<salt>$<hash>``, base64url); the plain secret is returned
 once, by :meth:`AuthStore.create_agent` and :meth:`AuthStore.rotate_secret`.
 Hashing runs in a worker thread so it never stalls the event loop.
+
+Rotating the secret revokes every token issued to the agent before: whoever
+learnt the old secret may have exchanged it for tokens whose ids the agent
+never saw. A token is noted in the agent's set in the same script that checks
+the proof it was issued on (the secret's hash is still the one verified, the
+token that asked is not revoked), so a rotation racing an exchange leaves no
+token alive that was issued on the old secret.
 """
 
 from __future__ import annotations
@@ -22,24 +32,43 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict
 
-from gateway.store.connection import Keys, decoded
+from gateway.security import IssuedToken
+from gateway.store.connection import Keys, decoded, decoded_scores
 
 __all__ = [
     "AgentNameTaken",
     "AgentNotFound",
     "AgentRecord",
     "AuthStore",
+    "SecretRotation",
     "hash_secret",
     "new_agent_secret",
     "secret_matches",
 ]
 
 _SCRYPT_N, _SCRYPT_R, _SCRYPT_P = 2**14, 8, 1
+REVOCATION_MARGIN_S = 300
+"""A revocation mark outlives its token by this much (the verifier's leeway is smaller)."""
+
+_NOTE_ISSUED = """
+-- KEYS[1] the agent, KEYS[2] its token set, KEYS[3] the revocation mark of the token
+-- the new one was asked with (KEYS[1] again when none); ARGV[1] the secret hash the
+-- caller proved ('' when none was asked for), ARGV[2] jti, ARGV[3] exp, ARGV[4] now,
+-- ARGV[5] how long the set outlives its last token. 0: the proof no longer holds.
+if ARGV[1] ~= '' and redis.call('HGET', KEYS[1], 'secret') ~= ARGV[1] then return 0 end
+if KEYS[3] ~= KEYS[1] and redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+redis.call('EXPIREAT', KEYS[2], math.floor(tonumber(last[2])) + tonumber(ARGV[5]))
+return 1
+"""
 SECRET_PREFIX = "acs_"
 """Agent secrets start with this, so log scrubbing and secret scanners recognise them."""
 
@@ -50,6 +79,13 @@ class AgentNameTaken(Exception):
 
 class AgentNotFound(KeyError):
     """No agent has that id."""
+
+
+class SecretRotation(NamedTuple):
+    """A rotated secret (the plain text, shown once) and how many live tokens it revoked."""
+
+    secret: str
+    revoked_tokens: int
 
 
 class AgentRecord(BaseModel):
@@ -125,6 +161,7 @@ class AuthStore:
     def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
         self.redis = redis
         self.keys = keys
+        self._note_issued = redis.register_script(_NOTE_ISSUED)
 
     # keys --------------------------------------------------------------------
 
@@ -136,6 +173,9 @@ class AuthStore:
 
     def _revoked_key(self, token_id: str) -> str:
         return revoked_key(self.keys, token_id)
+
+    def _tokens_key(self, agent_id: str) -> str:
+        return self.keys.global_("agent-tokens", agent_id)
 
     # agents ------------------------------------------------------------------
 
@@ -197,7 +237,48 @@ class AuthStore:
         return await self.get_agent(decoded(agent_id))
 
     async def verify_secret(self, agent_id: str, secret: str) -> AgentRecord | None:
-        """The agent's record when ``secret`` is its current secret, else None.
+        """The agent's record when ``secret`` is its current secret, else None."""
+        proof = await self._proven_hash(agent_id, secret)
+        return await self.get_agent(agent_id) if proof is not None else None
+
+    async def exchange_secret(
+        self, agent_id: str, secret: str, issue: Callable[[AgentRecord], IssuedToken]
+    ) -> tuple[AgentRecord, IssuedToken] | None:
+        """The agent and a token ``issue`` made for it when ``secret`` is its current secret,
+        the token noted as issued on it (a rotation revokes it); None for a wrong secret or
+        an unknown agent, and when the secret was rotated before the token could be noted."""
+        proof = await self._proven_hash(agent_id, secret)
+        record = await self.get_agent(agent_id) if proof is not None else None
+        if proof is None or record is None:
+            return None
+        issued = issue(record)
+        return (record, issued) if await self._note(agent_id, issued, secret_hash=proof) else None
+
+    async def note_issued(
+        self, agent_id: str, issued: IssuedToken, *, asked_with: str | None = None
+    ) -> bool:
+        """Note a token admission issued to ``agent_id``, so that a secret rotation revokes it.
+
+        ``asked_with``: the ``jti`` of the token the request was made with; False (and
+        nothing noted) when that token was revoked meanwhile.
+        """
+        return await self._note(agent_id, issued, asked_with=asked_with)
+
+    async def _note(
+        self, agent_id: str, issued: IssuedToken, *, secret_hash: str = "",
+        asked_with: str | None = None,
+    ) -> bool:
+        agent_key = self._agent_key(agent_id)
+        proof_key = self._revoked_key(asked_with) if asked_with is not None else agent_key
+        noted = await self._note_issued(
+            keys=[agent_key, self._tokens_key(agent_id), proof_key],
+            args=[secret_hash, issued.token_id, issued.expires_at, int(time.time()),
+                  REVOCATION_MARGIN_S],
+        )
+        return bool(noted)
+
+    async def _proven_hash(self, agent_id: str, secret: str) -> str | None:
+        """The stored hash of the agent's secret when ``secret`` matches it, else None.
 
         Unknown agents cost the same hashing time as wrong secrets, so timing
         does not reveal which agent ids exist.
@@ -206,12 +287,12 @@ class AuthStore:
         if stored is None:
             await asyncio.to_thread(hash_secret, secret)
             return None
-        if not await asyncio.to_thread(secret_matches, secret, decoded(stored)):
-            return None
-        return await self.get_agent(agent_id)
+        hashed = decoded(stored)
+        return hashed if await asyncio.to_thread(secret_matches, secret, hashed) else None
 
-    async def rotate_secret(self, agent_id: str) -> str:
-        """Give ``agent_id`` a fresh secret and return it; the old one stops working.
+    async def rotate_secret(self, agent_id: str) -> SecretRotation:
+        """Give ``agent_id`` a fresh secret; the old one stops working, and every token
+        issued to the agent before (by admission or on the old secret) is revoked.
 
         :raises AgentNotFound: when there is no such agent.
         """
@@ -220,10 +301,30 @@ class AuthStore:
             raise AgentNotFound(agent_id)
         plain = new_agent_secret()
         hashed = await asyncio.to_thread(hash_secret, plain)
+        # First the secret: from here on no token is noted on the old one. Then
+        # every token noted before; WATCH catches one noted between the two steps.
         await self.redis.hset(
             key, mapping={"secret": hashed, "secret_rotated_at": int(time.time())}
         )
-        return plain
+        tokens = self._tokens_key(agent_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    await pipe.watch(tokens)
+                    now = int(time.time())
+                    live = decoded_scores(await pipe.zrangebyscore(
+                        tokens, f"({now}", "+inf", withscores=True))
+                    # redis-py leaves the asyncio Pipeline.multi() unannotated.
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    for token_id, expires_at in live.items():
+                        pipe.set(self._revoked_key(token_id), "1",
+                                 ex=int(expires_at) - now + REVOCATION_MARGIN_S)
+                    pipe.delete(tokens)
+                    await pipe.execute()
+                    break
+                except aioredis.WatchError:
+                    continue
+        return SecretRotation(plain, len(live))
 
     async def add_scopes(self, agent_id: str, *scopes: str) -> AgentRecord:
         """Grant ``scopes`` (``game:<name>`` ...) to ``agent_id``; returns the new record.
@@ -259,8 +360,8 @@ class AuthStore:
         remaining = expires_at - int(time.time())
         if remaining <= 0:
             return  # already expired: verification refuses it anyway
-        # The leeway margin keeps the mark a little longer than the token can live.
-        await self.redis.set(self._revoked_key(token_id), "1", ex=remaining + 300)
+        # The margin keeps the mark a little longer than the token can live.
+        await self.redis.set(self._revoked_key(token_id), "1", ex=remaining + REVOCATION_MARGIN_S)
 
     async def is_revoked(self, token_id: str) -> bool:
         """True when ``token_id`` was revoked and has not expired yet."""

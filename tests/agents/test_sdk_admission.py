@@ -147,6 +147,36 @@ def test_an_expired_token_is_renewed_with_the_agent_credentials(gateway: Running
         hopeless.me()
 
 
+def test_a_client_that_rotates_its_own_secret_goes_on_working(
+    gateway: RunningGateway, oracle: Oracle
+) -> None:
+    from agents import AgentCredentials, AsyncClient
+
+    passed = admit(gateway, oracle, new_name())
+    assert passed.secret is not None
+    credentials = AgentCredentials(passed.agent_id, passed.secret)
+    with gateway.client(passed.access_token, credentials=credentials) as client:
+        rotated = client.rotate_secret(passed.agent_id, passed.secret)
+        assert rotated.revoked_tokens == 1  # the admission's token
+        assert client.credentials == AgentCredentials(passed.agent_id, rotated.secret)
+        assert client.token != passed.access_token
+        assert client.me().agent_id == passed.agent_id
+    with gateway.client(passed.access_token) as old, pytest.raises(agents.AuthRevoked):
+        old.me()
+
+    async def rotate_async(secret: str) -> tuple[str, str]:
+        async with AsyncClient(gateway.base_url, credentials=AgentCredentials(
+                passed.agent_id, secret)) as client:
+            again = await client.rotate_secret(passed.agent_id, secret)
+            assert client.token is None  # it held no token: it gets one when it asks
+            return again.secret, (await client.renew_token()).agent_id
+
+    import asyncio
+
+    newest, agent_id = asyncio.run(rotate_async(rotated.secret))
+    assert agent_id == passed.agent_id and newest != rotated.secret
+
+
 def test_an_event_stream_renews_an_expired_token_too(
     gateway: RunningGateway, oracle: Oracle, short_game: dict[str, Any]
 ) -> None:

@@ -187,18 +187,57 @@ def test_renewal_rotation_and_revocation(
     new_secret = rotated.json()["secret"]
     assert new_secret != agent["secret"]
     assert admission_client.post("/v1/auth/token", json=credentials).status_code == 401
+    # Whoever learnt the old secret may hold tokens the agent never saw: the rotation
+    # revoked both live ones, the admission's and the exchanged one.
+    assert rotated.json()["revoked_tokens"] == 2
+    for old in (agent["access_token"], token):
+        refused = admission_client.get("/v1/agents/me", headers=auth(old))
+        assert refused.status_code == 401 and refused.json()["code"] == "auth/revoked"
     fresh = admission_client.post(
         "/v1/auth/token", json={"agent_id": agent["agent_id"], "secret": new_secret}
     )
     assert fresh.status_code == 200
+    fresh_token = fresh.json()["access_token"]
+    other = admission_client.post(
+        "/v1/auth/token", json={"agent_id": agent["agent_id"], "secret": new_secret}
+    ).json()["access_token"]
 
-    revoked = admission_client.post("/v1/auth/revoke", headers=auth(token), json={})
+    revoked = admission_client.post("/v1/auth/revoke", headers=auth(fresh_token), json={})
     assert revoked.status_code == 200, revoked.text
-    refused = admission_client.get("/v1/agents/me", headers=auth(token))
+    refused = admission_client.get("/v1/agents/me", headers=auth(fresh_token))
     assert refused.status_code == 401 and refused.json()["code"] == "auth/revoked"
-    assert admission_client.get(
-        "/v1/agents/me", headers=auth(fresh.json()["access_token"])
-    ).status_code == 200
+    assert admission_client.get("/v1/agents/me", headers=auth(other)).status_code == 200
+    # A second rotation counts only what was still live: the token revoked by hand is not.
+    again = admission_client.post(
+        "/v1/auth/secret", json={"agent_id": agent["agent_id"], "secret": new_secret}
+    )
+    assert again.status_code == 200 and again.json()["revoked_tokens"] == 2
+    assert admission_client.get("/v1/agents/me", headers=auth(other)).status_code == 401
+
+
+def test_a_rotation_stops_a_second_admission_asked_with_an_old_token(
+    admission_client: TestClient, auth: Callable[[str], dict[str, str]]
+) -> None:
+    # A thief with a stolen token asks for another game's admission; the owner rotates
+    # the secret before the thief answers: the pass is refused and grants nothing.
+    agent = register(admission_client, "ivan-bot")
+    stolen = agent["access_token"]
+    other_game = "hab-und-gut"
+    asked = admission_client.post(
+        CHALLENGES, json={"agent_name": "ivan-bot", "game": other_game}, headers=auth(stolen))
+    assert asked.status_code == 201, asked.text
+    challenge_id = asked.json()["challenge_id"]
+    rotated = admission_client.post(
+        "/v1/auth/secret", json={"agent_id": agent["agent_id"], "secret": agent["secret"]})
+    assert rotated.status_code == 200 and rotated.json()["revoked_tokens"] == 1
+    body = right_answers(stored_challenge(admission_client, challenge_id), other_game)
+    refused = answer(admission_client, challenge_id, body)
+    assert refused.status_code == 401, refused.text
+    assert refused.headers["content-type"].startswith("application/problem+json")
+    assert refused.json()["code"] == "auth/revoked"
+    fresh = admission_client.post(
+        "/v1/auth/token", json={"agent_id": agent["agent_id"], "secret": rotated.json()["secret"]})
+    assert fresh.json()["scopes"] == [f"game:{GAME}"]  # the other game was not granted
 
 
 def test_a_token_for_one_game_does_not_open_another(

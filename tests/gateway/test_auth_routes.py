@@ -15,8 +15,15 @@ from fastapi.testclient import TestClient
 
 from gateway.config import Settings
 from gateway.keys import ORGANISER_KEY_FILE, SIGNING_KEY_FILE
-from gateway.security import TokenService
-from gateway.store.auth import AgentNameTaken, AgentNotFound, AuthStore, secret_matches
+from gateway.security import IssuedToken, TokenService
+from gateway.store.auth import (
+    AgentNameTaken,
+    AgentNotFound,
+    AgentRecord,
+    AuthStore,
+    hash_secret,
+    secret_matches,
+)
 from gateway.store.connection import Keys, connect
 
 from .conftest import ORGANISER_KEY, MintToken
@@ -149,7 +156,7 @@ def test_agent_store(redis_url: str, redis_namespace: str) -> None:
             stored = await client.hget(f"{redis_namespace}:agent:{record.agent_id}", "secret")
             assert stored is not None and secret.encode() not in stored
             assert secret_matches(secret, stored.decode())
-            rotated = await store.rotate_secret(record.agent_id)
+            rotated = (await store.rotate_secret(record.agent_id)).secret
             assert rotated != secret
             assert await store.verify_secret(record.agent_id, secret) is None
             assert await store.verify_secret(record.agent_id, rotated) is not None
@@ -234,3 +241,70 @@ def test_observe_and_act_read_the_bearer_as_every_other_route_does(
     assert client.get(f"{base}/observation").json()["seat"] is None  # a spectator
     seen = client.get(f"{base}/observation", headers={"Authorization": f"bearer {alice}"})
     assert seen.status_code == 200 and seen.json()["seat"] == 0  # the scheme is case-blind
+
+
+def _token(token_id: str, lives_s: int) -> IssuedToken:
+    return IssuedToken(f"token-{token_id}", token_id, int(time.time()) + lives_s)
+
+
+def test_a_rotation_revokes_every_live_token_issued_before(
+    redis_url: str, redis_namespace: str
+) -> None:
+    async def scenario() -> None:
+        client = connect(redis_url)
+        store = AuthStore(client, Keys(redis_namespace))
+        try:
+            record, secret = await store.create_agent(name="Grace")
+            # Two tokens for the secret, one from an admission, one already dead.
+            for token_id in ("a", "b"):
+                exchanged = await store.exchange_secret(
+                    record.agent_id, secret, lambda _: _token(token_id, 600))
+                assert exchanged is not None and exchanged[0] == record
+            assert await store.exchange_secret(
+                record.agent_id, secret + "x", lambda _: _token("never", 600)) is None
+            assert await store.note_issued(record.agent_id, _token("c", 600))
+            assert await store.note_issued(record.agent_id, _token("dead", -10))
+            tokens_key = f"{redis_namespace}:agent-tokens:{record.agent_id}"
+            assert 0 < await client.ttl(tokens_key) <= 600 + 300  # gone with its last token
+            rotation = await store.rotate_secret(record.agent_id)
+            assert rotation.revoked_tokens == 3
+            for token_id in ("a", "b", "c"):
+                assert await store.is_revoked(token_id)
+                assert 600 < await client.ttl(f"{redis_namespace}:revoked:{token_id}") <= 900
+            assert not await store.is_revoked("never") and not await store.is_revoked("dead")
+            assert not await client.exists(tokens_key)
+            assert (await store.rotate_secret(record.agent_id)).revoked_tokens == 0
+        finally:
+            await client.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_no_token_outlives_a_rotation_that_races_its_issue(
+    redis_url: str, redis_namespace: str
+) -> None:
+    async def scenario() -> None:
+        client = connect(redis_url)
+        store = AuthStore(client, Keys(redis_namespace))
+        try:
+            record, secret = await store.create_agent(name="Heidi")
+            agent_key = f"{redis_namespace}:agent:{record.agent_id}"
+
+            def rotated_while_signing(agent: AgentRecord) -> IssuedToken:
+                # The secret changes after it was verified and before the token is noted.
+                with sync_redis.Redis.from_url(redis_url) as other_worker:
+                    other_worker.hset(agent_key, "secret", hash_secret("acs_rotated"))
+                return _token("late", 600)
+
+            assert await store.exchange_secret(
+                record.agent_id, secret, rotated_while_signing) is None
+            assert not await client.exists(f"{redis_namespace}:agent-tokens:{record.agent_id}")
+            # A token asked for with a token revoked meanwhile is not noted either.
+            await store.revoke("asker", expires_at=int(time.time()) + 60)
+            assert not await store.note_issued(record.agent_id, _token("x", 600), asked_with="asker")
+            assert await store.note_issued(record.agent_id, _token("y", 600), asked_with="fine")
+            assert (await store.rotate_secret(record.agent_id)).revoked_tokens == 1
+        finally:
+            await client.aclose()
+
+    asyncio.run(scenario())

@@ -18,6 +18,7 @@ from gateway.deps import (
     CurrentPrincipal,
     OptionalPrincipal,
     OptionalTableCaller,
+    OptionalToken,
     TableCaller,
 )
 from gateway.openapi_docs import problem_responses
@@ -265,16 +266,18 @@ async def submit_action(
 async def poll_events(
     request: Request,
     table_id: str,
-    principal: OptionalPrincipal,
+    token: OptionalToken,
     after: Annotated[int, Query(
         ge=0, le=events_service.MAX_EVENT_ID, description="Return events with a larger id.",
     )] = 0,
     wait: Annotated[float, Query(ge=0, le=60, description="Seconds to wait for one.")] = 0,
 ) -> EventsPage:
     """Returns as soon as there is an event for you, or after ``wait`` seconds with none.
-    Spectators get public events only. Pass ``last_id`` as the next ``after``."""
+    Spectators get public events only. Pass ``last_id`` as the next ``after``.
+    A token revoked or expired while the poll waits is refused (401)."""
+    ctx = _ctx(request)
     return await events_service.poll_events(
-        _ctx(request), table_id, principal, after=after, wait=wait
+        ctx, table_id, events_service.Reader.of(ctx, token), after=after, wait=wait
     )
 
 
@@ -293,7 +296,7 @@ async def poll_events(
 async def stream_events(
     request: Request,
     table_id: str,
-    principal: OptionalPrincipal,
+    token: OptionalToken,
     after: Annotated[int | None, Query(
         ge=0, le=events_service.MAX_EVENT_ID, description="Start after this event id.",
     )] = None,
@@ -301,7 +304,9 @@ async def stream_events(
         alias="Last-Event-ID", description="Resume after this id (sent by EventSource).",
     )] = None,
 ) -> StreamingResponse:
-    """Resume with ``Last-Event-ID`` (or ``after``): every later event arrives once, in order."""
+    """Resume with ``Last-Event-ID`` (or ``after``): every later event arrives once, in order.
+    The stream closes (without ``end``) when the token it was opened with expires or is
+    revoked; reconnect with a valid token and ``Last-Event-ID``."""
     start = after or 0
     if last_event_id is not None:
         resume = events_service.parse_event_id(last_event_id)
@@ -309,9 +314,10 @@ async def stream_events(
             raise problem("request/invalid", "Last-Event-ID must be an event id (digits).")
         start = max(start, resume)
     ctx = _ctx(request)
-    seat, status, last, private = await events_service.reader_seat(ctx, table_id, principal)
+    reader = events_service.Reader.of(ctx, token)
+    seat, status, last, private = await events_service.reader_seat(ctx, table_id, reader.principal)
     frames = events_service.stream_events(
-        ctx, table_id, principal, seat, private=private, after=start,
+        ctx, table_id, reader, seat, private=private, after=start,
         finished_at=last if status == "finished" else None,
     )
     return StreamingResponse(

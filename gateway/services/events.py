@@ -4,6 +4,12 @@ Both read the same Redis stream with ``XREAD`` from an event id, so a reader
 that reconnects with ``after=<id>`` (or ``Last-Event-ID: <id>``) gets every
 later event exactly once, in order. Each reader gets only the events whose
 audience includes its seat; spectators get public events only.
+
+A reader with a token is held to it for as long as it reads, not only when it
+connects: every read asks, in the same round trip, whether the token was
+revoked meanwhile, and a stream closes when the token expires. A stream can
+stay open for hours, and a seat's events tell its hidden cards; a token
+revoked because it leaked (or by a secret rotation) must stop them at once.
 """
 
 from __future__ import annotations
@@ -11,14 +17,27 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
+from gateway.errors import ProblemError
 from gateway.principal import Principal
 from gateway.schemas.tables import EventsPage, TableStatus
+from gateway.security import VerifiedToken, auth_problem
 from gateway.services.access import may_see, require_visible
 from gateway.services.actions import event_out, load_table
 from gateway.services.context import TableContext
+from gateway.store.auth import revoked_key
+from gateway.store.tables import StoredEvent
 
-__all__ = ["MAX_EVENT_ID", "SSE_KEEPALIVE_S", "parse_event_id", "poll_events", "reader_seat", "stream_events"]
+__all__ = [
+    "MAX_EVENT_ID",
+    "SSE_KEEPALIVE_S",
+    "Reader",
+    "parse_event_id",
+    "poll_events",
+    "reader_seat",
+    "stream_events",
+]
 
 MAX_EVENT_ID = 2**63 - 1
 """The largest event id a reader may resume after. Event ids are the first part of
@@ -31,6 +50,38 @@ SSE_KEEPALIVE_S = 15.0
 _FINISHED = "table.finished"
 _SEAT_LEFT = "seat.left"
 _END = "event: end\ndata: {}\n\n"
+_TOKEN_ENDED = ": closed: the token expired or was revoked; reconnect with a valid one\n\n"
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Who reads a table's events: the verified token's principal (``None``: anonymous),
+    the Redis key its revocation would set, and when the token stops verifying."""
+
+    principal: Principal | None
+    revoked_key: str | None = None
+    valid_until: float = float("inf")
+
+    @classmethod
+    def of(cls, ctx: TableContext, token: VerifiedToken | None) -> Reader:
+        """The reader of a request made with ``token`` (``None``: without one)."""
+        if token is None:
+            return cls(None)
+        return cls(token.principal, revoked_key(ctx.store.keys, token.principal.token_id),
+                   token.expires_at + ctx.settings.jwt_leeway_s)
+
+    async def read(
+        self, ctx: TableContext, table_id: str, after: int, block_ms: int | None
+    ) -> tuple[bool, list[StoredEvent]]:
+        """Events after ``after`` (waiting up to ``block_ms`` for one), and whether the
+        token still holds once they came: when it does not, the events must not be told."""
+        if self.revoked_key is None:
+            return True, await ctx.store.events_after(table_id, after, block_ms=block_ms)
+        if block_ms is not None:
+            block_ms = max(1, min(block_ms, int((self.valid_until - time.time()) * 1000)))
+        revoked, events = await ctx.store.checked_events_after(
+            table_id, after, block_ms=block_ms, revoked_key=self.revoked_key)
+        return not revoked and time.time() < self.valid_until, events
 
 
 def parse_event_id(raw: str) -> int | None:
@@ -59,14 +110,15 @@ async def reader_seat(
 
 
 async def poll_events(
-    ctx: TableContext, table_id: str, principal: Principal | None, *, after: int, wait: float
+    ctx: TableContext, table_id: str, reader: Reader, *, after: int, wait: float
 ) -> EventsPage:
     """Events after ``after`` that the caller may see, waiting up to ``wait`` seconds for one.
 
     ``last_id`` moves past events the caller may not see too, so the next
-    poll does not wait on them again.
+    poll does not wait on them again. A token revoked (or expired) while the
+    poll waits is refused with 401 instead of the events.
     """
-    seat, status, last, _private = await reader_seat(ctx, table_id, principal)
+    seat, status, last, _private = await reader_seat(ctx, table_id, reader.principal)
     if status == "finished" and after >= last:
         # Nothing will ever follow: answer now instead of holding the request.
         return EventsPage(events=[], last_id=max(after, last), status=status)
@@ -76,7 +128,9 @@ async def poll_events(
     while True:
         remaining = give_up - time.monotonic()
         block_ms = int(remaining * 1000) if remaining >= 0.001 else None
-        events = await ctx.store.events_after(table_id, cursor, block_ms=block_ms)
+        holds, events = await reader.read(ctx, table_id, cursor, block_ms)
+        if not holds:
+            raise _token_ended(reader)
         if events:
             cursor = events[-1].seq
             if any(event.body["kind"] == _FINISHED for event in events):
@@ -93,7 +147,7 @@ async def poll_events(
 async def stream_events(
     ctx: TableContext,
     table_id: str,
-    principal: Principal | None,
+    reader: Reader,
     seat: int | None,
     *,
     private: bool,
@@ -106,7 +160,9 @@ async def stream_events(
     table is over and the reader has seen everything: ``finished_at`` is the
     last event id of a finished table). On a private table it also ends when
     the reader may no longer see it (it left the open table): a seat change
-    makes the stream check again before it sends anything that follows.
+    makes the stream check again before it sends anything that follows. It
+    closes, without ``end``, once the reader's token was revoked or expired:
+    a client reconnects with a valid token and ``Last-Event-ID``.
     """
     cursor = after
     yield "retry: 1000\n\n"
@@ -114,7 +170,10 @@ async def stream_events(
         yield _END
         return
     while True:
-        events = await ctx.store.events_after(table_id, cursor, block_ms=int(SSE_KEEPALIVE_S * 1000))
+        holds, events = await reader.read(ctx, table_id, cursor, int(SSE_KEEPALIVE_S * 1000))
+        if not holds:
+            yield _TOKEN_ENDED
+            return
         if not events:
             yield ": keep-alive\n\n"
             continue
@@ -128,7 +187,13 @@ async def stream_events(
                 return
             if private and event.body["kind"] == _SEAT_LEFT:
                 loaded = await load_table(ctx, table_id)
-                if not may_see(loaded.record, principal):
+                if not may_see(loaded.record, reader.principal):
                     yield _END  # it left: nothing more of this table is its business
                     return
 
+
+
+def _token_ended(reader: Reader) -> ProblemError:
+    if time.time() >= reader.valid_until:
+        return auth_problem("auth/expired", "The token expired while the request waited.")
+    return auth_problem("auth/revoked", "The token was revoked; get a new one.")

@@ -435,7 +435,8 @@ async def observe(
     stream, a seat on the turn stream, which has an entry only when who acts
     may have changed, so a seat wakes about once per turn and, when the entry
     shows it is still not its turn, waits on without parsing the table. The
-    caller's token revocation is asked together with the first table read.
+    caller's token revocation is asked together with the first table read, and
+    again on every wake, so a token revoked while it waits is told nothing more.
     A seat that, as its worker remembers the table, is not to act skips that
     first read: its first wait asks the revocation and reads the table
     (:func:`_remembered_waiting_seat`).
@@ -457,16 +458,23 @@ async def observe(
             if remaining < 0.001:
                 break
             block_ms = max(1, int(remaining * 1000))
+            # Every wake asks whether the caller's token was revoked meanwhile, and
+            # refuses it before anything of what it read is told.
+            asked = caller.revoked_key if caller is not None else None
             if seat is None:  # a spectator: any change is worth answering
-                woken, read = await ctx.store.events_then_table(table_id, latest.seq, block_ms)
+                revoked, woken, read = await ctx.store.checked_events_then_table(
+                    table_id, latest.seq, block_ms, asked)
+                if caller is not None:
+                    caller.confirm(revoked)
                 if not woken or read is None:
                     break
                 latest = read
             else:  # a seat: only a change of who acts may be
                 revoked, turns, read = await ctx.store.checked_turns_then_table(
-                    table_id, latest, block_ms, unasked.revoked_key if unasked else None)
+                    table_id, latest, block_ms, asked)
+                confirmed = caller.confirm(revoked) if caller is not None else None
                 if unasked is not None:  # started from memory: this was the first read
-                    principal, unasked = unasked.confirm(revoked), None
+                    principal, unasked = confirmed, None
                     if read is None:
                         raise not_found(table_id)
                     latest = read  # even when the wait ran out: answer a read, never the memory

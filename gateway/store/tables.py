@@ -297,9 +297,18 @@ class TableStore:
         table comes back as it is once the events arrived (or the wait ran out).
         A held observation needs both; this saves it a second round trip.
         """
-        _revoked, reply, snapshot = await self._wait_then_table(
-            table_id, self._events(table_id), f"{after}-0", block_ms)
-        return stored_events(reply), snapshot
+        _revoked, events, snapshot = await self.checked_events_then_table(
+            table_id, after, block_ms, None)
+        return events, snapshot
+
+    async def checked_events_then_table(
+        self, table_id: str, after: int, block_ms: int, revoked_key: str | None
+    ) -> tuple[bool, list[StoredEvent], TableSnapshot | None]:
+        """:meth:`events_then_table`, asking too whether ``revoked_key`` exists, as
+        :meth:`checked_turns_then_table` does."""
+        revoked, reply, snapshot = await self._wait_then_table(
+            table_id, self._events(table_id), f"{after}-0", block_ms, revoked_key)
+        return revoked, stored_events(reply), snapshot
 
     async def turns_then_table(
         self, table_id: str, after: TableSnapshot, block_ms: int
@@ -317,12 +326,13 @@ class TableStore:
     async def checked_turns_then_table(
         self, table_id: str, after: TableSnapshot, block_ms: int, revoked_key: str | None
     ) -> tuple[bool, list[TurnEntry], TableSnapshot | None]:
-        """:meth:`turns_then_table`, asking first, in the same round trip, whether
-        ``revoked_key`` exists (``None``: not asked, ``False``).
+        """:meth:`turns_then_table`, asking too, in the same round trip and once the wait
+        is over, whether ``revoked_key`` exists (``None``: not asked, ``False``).
 
-        For a held observation that starts from the table as its worker
-        remembers it instead of reading it: the answer to the revocation
-        question comes with the wait's (so only once the wait is over).
+        A held wait asks on every wake, so a token revoked while it waits is
+        refused before the table it read is told (and a held observation that
+        starts from the table as its worker remembers it learns the answer to
+        its first revocation question here).
         """
         revoked, reply, snapshot = await self._wait_then_table(
             table_id, self._turns(table_id), f"{after.seq}-{after.version + 1}", block_ms,
@@ -338,15 +348,31 @@ class TableStore:
         self, table_id: str, stream: str, after: str, block_ms: int,
         revoked_key: str | None = None,
     ) -> tuple[bool, Any, TableSnapshot | None]:
-        """Whether ``revoked_key`` exists (when given), a blocking ``XREAD`` on ``stream``
-        after the id ``after``, then the table's ``HMGET``, in one round trip."""
-        commands: list[tuple[str | int, ...]] = [] if revoked_key is None else [("EXISTS", revoked_key)]
-        commands += [
-            ("XREAD", "COUNT", 500, "BLOCK", block_ms, "STREAMS", stream, after),
-            ("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS),
-        ]
-        *revoked, reply, row = no_errors(await round_trip(self.redis, *commands))
+        """A blocking ``XREAD`` on ``stream`` after the id ``after``, then whether
+        ``revoked_key`` exists (when given: asked as of the wake), then the table's
+        ``HMGET``, in one round trip."""
+        commands: list[tuple[str | int, ...]] = [
+            ("XREAD", "COUNT", 500, "BLOCK", block_ms, "STREAMS", stream, after)]
+        if revoked_key is not None:
+            commands.append(("EXISTS", revoked_key))
+        commands.append(("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS))
+        reply, *revoked, row = no_errors(await round_trip(self.redis, *commands))
         return bool(revoked and revoked[0]), reply, snapshot_from_row(table_id, row)
+
+    async def checked_events_after(
+        self, table_id: str, after: int, *, block_ms: int | None, revoked_key: str
+    ) -> tuple[bool, list[StoredEvent]]:
+        """Whether ``revoked_key`` exists and :meth:`events_after`, in one round trip; with
+        ``block_ms`` the question is asked once the wait is over, so a reader whose token
+        was revoked while it waited is refused before it is told what came."""
+        read: tuple[str | int, ...] = ("XREAD", "COUNT", 500)
+        if block_ms is not None:
+            read += ("BLOCK", block_ms)
+        reply, revoked = no_errors(await round_trip(
+            self.redis, (*read, "STREAMS", self._events(table_id), f"{after}-0"),
+            ("EXISTS", revoked_key),
+        ))
+        return bool(revoked), stored_events(reply)
 
     async def load_records(self, table_ids: Sequence[str]) -> list[dict[str, Any]]:
         """The records (no state) of several tables, in one pipeline; missing ones skipped."""

@@ -175,22 +175,7 @@ class TokenService:
         ttl_s: int | None = None,
     ) -> str:
         """A signed token for ``agent_id``, valid for ``ttl_s`` seconds (default from settings)."""
-        return self.mint_with_expiry(
-            agent_id=agent_id, name=name, scopes=scopes, kind=kind, ttl_s=ttl_s
-        )[0]
-
-    def mint_with_expiry(
-        self,
-        *,
-        agent_id: str,
-        name: str,
-        scopes: Iterable[str],
-        kind: Literal["agent", "organiser"] = "agent",
-        ttl_s: int | None = None,
-    ) -> tuple[str, int]:
-        """Like :meth:`mint`, also returning the token's ``exp`` (Unix seconds)."""
-        issued = self.issue(agent_id=agent_id, name=name, scopes=scopes, kind=kind, ttl_s=ttl_s)
-        return issued.token, issued.expires_at
+        return self.issue(agent_id=agent_id, name=name, scopes=scopes, kind=kind, ttl_s=ttl_s).token
 
     def issue(
         self,

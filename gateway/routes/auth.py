@@ -115,11 +115,9 @@ async def mint_organiser_token(
         record = await _agent_for(store, name=request.name, scopes=scopes)
         agent_id, name = record.agent_id, record.name
         scopes = set(record.scopes)
-    token, expires_at = tokens.mint_with_expiry(
-        agent_id=agent_id, name=name, scopes=scopes, kind=request.kind, ttl_s=ttl
-    )
+    issued = tokens.issue(agent_id=agent_id, name=name, scopes=scopes, kind=request.kind, ttl_s=ttl)
     return AccessToken(
-        access_token=token, expires_in=ttl, expires_at=expires_at,
+        access_token=issued.token, expires_in=ttl, expires_at=issued.expires_at,
         agent_id=agent_id, name=name, scopes=sorted(scopes),
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import jwt
@@ -24,7 +24,7 @@ from gateway.store.auth import (
     hash_secret,
     secret_matches,
 )
-from gateway.store.connection import Keys, connect
+from gateway.store.connection import Keys, RedisClient, connect
 
 from .conftest import ORGANISER_KEY, MintToken
 
@@ -247,64 +247,67 @@ def _token(token_id: str, lives_s: int) -> IssuedToken:
     return IssuedToken(f"token-{token_id}", token_id, int(time.time()) + lives_s)
 
 
-def test_a_rotation_revokes_every_live_token_issued_before(
-    redis_url: str, redis_namespace: str
+def _with_store(
+    redis_url: str, namespace: str, scenario: Callable[[AuthStore, RedisClient], Awaitable[None]]
 ) -> None:
-    async def scenario() -> None:
+    """Run ``scenario`` with an agent store of ``namespace`` and its raw client."""
+    async def main() -> None:
         client = connect(redis_url)
-        store = AuthStore(client, Keys(redis_namespace))
         try:
-            record, secret = await store.create_agent(name="Grace")
-            # Two tokens for the secret, one from an admission, one already dead.
-            for token_id in ("a", "b"):
-                exchanged = await store.exchange_secret(
-                    record.agent_id, secret, lambda _: _token(token_id, 600))
-                assert exchanged is not None and exchanged[0] == record
-            assert await store.exchange_secret(
-                record.agent_id, secret + "x", lambda _: _token("never", 600)) is None
-            assert await store.note_issued(record.agent_id, _token("c", 600))
-            assert await store.note_issued(record.agent_id, _token("dead", -10))
-            tokens_key = f"{redis_namespace}:agent-tokens:{record.agent_id}"
-            assert 0 < await client.ttl(tokens_key) <= 600 + 300  # gone with its last token
-            rotation = await store.rotate_secret(record.agent_id)
-            assert rotation.revoked_tokens == 3
-            for token_id in ("a", "b", "c"):
-                assert await store.is_revoked(token_id)
-                assert 600 < await client.ttl(f"{redis_namespace}:revoked:{token_id}") <= 900
-            assert not await store.is_revoked("never") and not await store.is_revoked("dead")
-            assert not await client.exists(tokens_key)
-            assert (await store.rotate_secret(record.agent_id)).revoked_tokens == 0
+            await scenario(AuthStore(client, Keys(namespace)), client)
         finally:
             await client.aclose()
 
-    asyncio.run(scenario())
+    asyncio.run(main())
+
+
+def test_a_rotation_revokes_every_live_token_issued_before(
+    redis_url: str, redis_namespace: str
+) -> None:
+    async def scenario(store: AuthStore, client: RedisClient) -> None:
+        record, secret = await store.create_agent(name="Grace")
+        # Two tokens for the secret, one from an admission, one already dead.
+        for token_id in ("a", "b"):
+            exchanged = await store.exchange_secret(
+                record.agent_id, secret, lambda _: _token(token_id, 600))
+            assert exchanged is not None and exchanged[0] == record
+        assert await store.exchange_secret(
+            record.agent_id, secret + "x", lambda _: _token("never", 600)) is None
+        assert await store.note_issued(record.agent_id, _token("c", 600))
+        assert await store.note_issued(record.agent_id, _token("dead", -10))
+        tokens_key = f"{redis_namespace}:agent-tokens:{record.agent_id}"
+        assert 0 < await client.ttl(tokens_key) <= 600 + 300  # gone with its last token
+        rotation = await store.rotate_secret(record.agent_id)
+        assert rotation.revoked_tokens == 3
+        for token_id in ("a", "b", "c"):
+            assert await store.is_revoked(token_id)
+            assert 600 < await client.ttl(f"{redis_namespace}:revoked:{token_id}") <= 900
+        assert not await store.is_revoked("never") and not await store.is_revoked("dead")
+        assert not await client.exists(tokens_key)
+        assert (await store.rotate_secret(record.agent_id)).revoked_tokens == 0
+
+    _with_store(redis_url, redis_namespace, scenario)
 
 
 def test_no_token_outlives_a_rotation_that_races_its_issue(
     redis_url: str, redis_namespace: str
 ) -> None:
-    async def scenario() -> None:
-        client = connect(redis_url)
-        store = AuthStore(client, Keys(redis_namespace))
-        try:
-            record, secret = await store.create_agent(name="Heidi")
-            agent_key = f"{redis_namespace}:agent:{record.agent_id}"
+    async def scenario(store: AuthStore, client: RedisClient) -> None:
+        record, secret = await store.create_agent(name="Heidi")
+        agent_key = f"{redis_namespace}:agent:{record.agent_id}"
 
-            def rotated_while_signing(agent: AgentRecord) -> IssuedToken:
-                # The secret changes after it was verified and before the token is noted.
-                with sync_redis.Redis.from_url(redis_url) as other_worker:
-                    other_worker.hset(agent_key, "secret", hash_secret("acs_rotated"))
-                return _token("late", 600)
+        def rotated_while_signing(agent: AgentRecord) -> IssuedToken:
+            # The secret changes after it was verified and before the token is noted.
+            with sync_redis.Redis.from_url(redis_url) as other_worker:
+                other_worker.hset(agent_key, "secret", hash_secret("acs_rotated"))
+            return _token("late", 600)
 
-            assert await store.exchange_secret(
-                record.agent_id, secret, rotated_while_signing) is None
-            assert not await client.exists(f"{redis_namespace}:agent-tokens:{record.agent_id}")
-            # A token asked for with a token revoked meanwhile is not noted either.
-            await store.revoke("asker", expires_at=int(time.time()) + 60)
-            assert not await store.note_issued(record.agent_id, _token("x", 600), asked_with="asker")
-            assert await store.note_issued(record.agent_id, _token("y", 600), asked_with="fine")
-            assert (await store.rotate_secret(record.agent_id)).revoked_tokens == 1
-        finally:
-            await client.aclose()
+        assert await store.exchange_secret(record.agent_id, secret, rotated_while_signing) is None
+        assert not await client.exists(f"{redis_namespace}:agent-tokens:{record.agent_id}")
+        # A token asked for with a token revoked meanwhile is not noted either.
+        await store.revoke("asker", expires_at=int(time.time()) + 60)
+        assert not await store.note_issued(record.agent_id, _token("x", 600), asked_with="asker")
+        assert await store.note_issued(record.agent_id, _token("y", 600), asked_with="fine")
+        assert (await store.rotate_secret(record.agent_id)).revoked_tokens == 1
 
-    asyncio.run(scenario())
+    _with_store(redis_url, redis_namespace, scenario)

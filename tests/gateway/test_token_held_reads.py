@@ -73,6 +73,15 @@ def act_once(client: TestClient, table_id: str, headers: Headers) -> None:
     assert acted.status_code == 200, acted.text
 
 
+def table_with_watcher(
+    client: TestClient, seats: list[Headers], seed: int
+) -> tuple[str, int, Headers]:
+    """A started table, the seat to act first, and the other seat's headers (the reader)."""
+    table_id = seated_table(client, seats, seed=seed)
+    actor = first_to_act(client, table_id)
+    return table_id, actor, seats[1 - actor]
+
+
 def revoke(client: TestClient, headers: Headers) -> None:
     assert client.post("/v1/auth/revoke", headers=headers, json={}).status_code == 200
 
@@ -81,9 +90,7 @@ def test_a_stream_tells_nothing_after_its_token_is_revoked(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
 ) -> None:
     seats = agents(mint_token, auth, "sse-revoked")
-    table_id = seated_table(client, seats, seed=3)
-    actor = first_to_act(client, table_id)
-    watcher = seats[1 - actor]
+    table_id, actor, watcher = table_with_watcher(client, seats, 3)
     frames: list[str] = []
 
     def follow() -> None:
@@ -127,9 +134,7 @@ def test_a_long_poll_is_refused_when_its_token_is_revoked_while_it_waits(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
 ) -> None:
     seats = agents(mint_token, auth, "poll-revoked")
-    table_id = seated_table(client, seats, seed=5)
-    actor = first_to_act(client, table_id)
-    watcher = seats[1 - actor]
+    table_id, actor, watcher = table_with_watcher(client, seats, 5)
     last_id = client.get(f"/v1/tables/{table_id}/events", headers=watcher).json()["last_id"]
     poller, answered = in_background(lambda: client.get(
         f"/v1/tables/{table_id}/events", headers=watcher,

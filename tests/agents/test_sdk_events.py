@@ -9,7 +9,10 @@ event id.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -148,3 +151,58 @@ def test_async_stream_matches_the_sync_one(gateway: RunningGateway, short_game: 
 
     assert asyncio.run(follow("poll")) == expected
     assert asyncio.run(follow("sse")) == expected
+
+
+def test_an_sse_stream_outlives_its_token_when_the_client_can_renew_it(
+    gateway: RunningGateway,
+    short_game: dict[str, Any],
+    oracle: Callable[[str], tuple[dict[str, Any], dict[str, Any]]],
+) -> None:
+    # The server closes a stream when its token expires; with the agent's credentials
+    # the SDK renews the token and resumes after the last event, so nothing is lost.
+    from agents import AgentCredentials
+
+    name = f"sse-renew-{uuid.uuid4().hex[:6]}"
+    with gateway.client() as newcomer:
+        challenge = newcomer.create_challenge(name, short_game["game"])
+        passed = newcomer.answer_challenge(challenge.challenge_id, *oracle(name))
+    assert passed.secret is not None
+    with gateway.client(gateway.mint(games=[short_game["game"]])) as host, \
+            gateway.client(passed.access_token) as me:
+        table = host.create_table(**short_game)
+        me.join(table.id)
+        short_lived = gateway.tokens.mint(
+            agent_id=passed.agent_id, name=passed.name, scopes=passed.scopes, ttl_s=1)
+        transport = DroppingTransport()
+        received: list[EventOut] = []
+        with Client(gateway.base_url, token=short_lived, transport=transport,
+                    credentials=AgentCredentials(passed.agent_id, passed.secret)) as reader:
+            stream = reader.events(table.id, after=0, mode="sse")
+            follower = threading.Thread(target=lambda: received.extend(stream), daemon=True)
+            follower.start()
+            # Past the token's expiry (and the verifier's leeway) the server closes the
+            # stream; the client renews its token and opens the stream again.
+            deadline = time.monotonic() + 1 + gateway.settings.jwt_leeway_s + 10
+            while transport.streams < 2 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert transport.streams == 2 and reader.token != short_lived
+            for _ in range(500):
+                acted = False
+                for client in (host, me):
+                    now = client.observe(table.id)
+                    if now.status == "finished":
+                        break
+                    if now.legal_actions:
+                        client.act(table.id, now.legal_actions[0].id, version=now.version)
+                        acted = True
+                if not acted:
+                    break
+            follower.join(timeout=30)
+            assert not follower.is_alive()
+        expected: list[EventOut] = []
+        after = 0
+        while page := me.events_page(table.id, after=after).events:
+            expected += page
+            after = page[-1].id
+    assert received == expected and expected[-1].kind == "table.finished"
+    assert transport.last_event_ids[1] is not None  # it resumed after its last event

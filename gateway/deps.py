@@ -184,10 +184,11 @@ def _pending(
         return None
     state = request.app.state
     tokens: TokenService = state.tokens
-    principal = tokens.verify_cached(credentials.credentials).principal
+    verified = tokens.verify_cached(credentials.credentials)
+    principal = verified.principal
     request.state.principal = principal  # for the request log's agent id only
     return PendingRevocation(principal.agent_id, revoked_key(state.keys, principal.token_id),
-                             principal)
+                             principal, verified.expires_at + tokens.settings.jwt_leeway_s)
 
 
 def _bearer_of(request: Request) -> HTTPAuthorizationCredentials | None:

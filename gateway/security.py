@@ -128,6 +128,8 @@ class PendingRevocation:
     revoked_key: str
     """The Redis key that exists when the token was revoked."""
     _principal: Principal
+    valid_until: float = float("inf")
+    """When the token stops verifying (``exp`` plus the leeway): a held wait ends then."""
 
     def may_play(self, game: str) -> bool:
         """Whether the token's scopes allow playing ``game``: a claim of the token itself,
@@ -142,6 +144,14 @@ class PendingRevocation:
         if revoked:
             raise auth_problem("auth/revoked", "The token was revoked; get a new one.")
         return self._principal
+
+    def confirm_still_valid(self) -> None:
+        """Refuse a caller whose token expired while its request waited.
+
+        :raises ProblemError: 401 ``auth/expired``.
+        """
+        if time.time() >= self.valid_until:
+            raise auth_problem("auth/expired", "The token expired while the request waited.")
 
 
 class TokenService:

@@ -436,7 +436,8 @@ async def observe(
     may have changed, so a seat wakes about once per turn and, when the entry
     shows it is still not its turn, waits on without parsing the table. The
     caller's token revocation is asked together with the first table read, and
-    again on every wake, so a token revoked while it waits is told nothing more.
+    again on every wake, so a token revoked while it waits is told nothing more;
+    the wait ends when the token expires, refused with 401 ``auth/expired``.
     A seat that, as its worker remembers the table, is not to act skips that
     first read: its first wait asks the revocation and reads the table
     (:func:`_remembered_waiting_seat`).
@@ -450,7 +451,10 @@ async def observe(
     else:
         (loaded, seat), principal, unasked = remembered, None, caller
     if wait > 0:
-        give_up = time.monotonic() + min(wait, ctx.settings.long_poll_max_wait_s)
+        held_s = min(wait, ctx.settings.long_poll_max_wait_s)
+        if caller is not None:  # no longer than the token verifies
+            held_s = min(held_s, max(0.0, caller.valid_until - time.time()))
+        give_up = time.monotonic() + held_s
         first_version = loaded.version
         latest = loaded.snapshot  # the newest read of the table, parsed or not
         while not _worth_answering(loaded, seat, first_version):
@@ -488,6 +492,8 @@ async def observe(
             loaded, principal = await _read_visible(ctx, table_id, unasked)
         elif latest is not loaded.snapshot:  # the wait ran out after changes not parsed yet
             loaded = _visible(ctx, table_id, latest, principal)
+        if caller is not None:
+            caller.confirm_still_valid()  # the token may have expired while it waited
     return _observation(table_id, loaded, seat)
 
 

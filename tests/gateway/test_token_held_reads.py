@@ -169,3 +169,18 @@ def test_a_held_observation_is_refused_when_its_token_is_revoked_while_it_waits(
     assert response.status_code == 401, response.text
     assert response.json()["code"] == "auth/revoked"
     assert "view" not in response.json() and "legal_actions" not in response.json()
+
+
+def test_a_held_observation_ends_when_its_token_expires(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
+) -> None:
+    seats = agents(mint_token, auth, "observe-expiring")
+    table_id, actor, _watcher = table_with_watcher(client, seats, 7)
+    waiting = 1 - actor
+    short = auth(mint_token(agent_id=f"observe-expiring{waiting}", name=f"observe-expiring{waiting}",
+                            games=("market-fortune",), ttl_s=2))
+    started = time.monotonic()
+    response = client.get(f"/v1/tables/{table_id}/observation", headers=short, params={"wait": 20})
+    assert 1 <= time.monotonic() - started < 5  # not the 20 s asked for
+    assert response.status_code == 401 and response.json()["code"] == "auth/expired"
+    assert "view" not in response.json()

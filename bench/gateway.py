@@ -30,6 +30,8 @@ p99 at most 50 ms, each printed with PASS or FAIL.
 
 Only prints; ``--strict`` makes a FAIL exit with status 1. The client runs on
 the same machine as the server, so on a small machine they share the CPUs.
+``bench/action_work.py`` prints the part of an action no baseline request
+shares: the game work (engine step, state JSON, observations) per action.
 """
 
 from __future__ import annotations

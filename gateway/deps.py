@@ -149,15 +149,6 @@ CurrentToken = Annotated[VerifiedToken, Depends(_current_token)]
 """The verified bearer token (principal and expiry); 401 when missing or bad."""
 
 
-async def _optional_token(request: Request, credentials: _Credentials) -> VerifiedToken | None:
-    return await _verify(request, credentials)
-
-
-OptionalToken = Annotated[VerifiedToken | None, Depends(_optional_token)]
-"""The verified bearer token, or None when no ``Authorization`` header was sent (for a
-route that holds its caller to the token while it waits: expiry and revocation)."""
-
-
 async def _current_principal(request: Request, credentials: _Credentials) -> Principal:
     return _required(await _verify(request, credentials)).principal
 

@@ -57,7 +57,6 @@ RevocationCheck = Callable[[str], Awaitable[bool]]
 REQUIRED_CLAIMS = ("iss", "aud", "sub", "exp", "iat", "nbf", "jti", "scope")
 
 
-
 class IssuedToken(NamedTuple):
     """A freshly signed token with the two claims its issuer keeps track of."""
 
@@ -128,7 +127,7 @@ class PendingRevocation:
     revoked_key: str
     """The Redis key that exists when the token was revoked."""
     _principal: Principal
-    valid_until: float = float("inf")
+    valid_until: float
     """When the token stops verifying (``exp`` plus the leeway): a held wait ends then."""
 
     def may_play(self, game: str) -> bool:
@@ -145,12 +144,16 @@ class PendingRevocation:
             raise auth_problem("auth/revoked", "The token was revoked; get a new one.")
         return self._principal
 
+    def expired(self) -> bool:
+        """Whether the token stopped verifying since the request came (it waited)."""
+        return time.time() >= self.valid_until
+
     def confirm_still_valid(self) -> None:
         """Refuse a caller whose token expired while its request waited.
 
         :raises ProblemError: 401 ``auth/expired``.
         """
-        if time.time() >= self.valid_until:
+        if self.expired():
             raise auth_problem("auth/expired", "The token expired while the request waited.")
 
 

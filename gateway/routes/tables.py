@@ -18,7 +18,6 @@ from gateway.deps import (
     CurrentPrincipal,
     OptionalPrincipal,
     OptionalTableCaller,
-    OptionalToken,
     TableCaller,
 )
 from gateway.openapi_docs import problem_responses
@@ -262,11 +261,12 @@ async def submit_action(
     summary="Long-poll the events after an id",
     response_model=EventsPage,
     responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "request/invalid"),
+    openapi_extra=BEARER_SECURITY,
 )
 async def poll_events(
     request: Request,
     table_id: str,
-    token: OptionalToken,
+    caller: OptionalTableCaller,
     after: Annotated[int, Query(
         ge=0, le=events_service.MAX_EVENT_ID, description="Return events with a larger id.",
     )] = 0,
@@ -275,9 +275,8 @@ async def poll_events(
     """Returns as soon as there is an event for you, or after ``wait`` seconds with none.
     Spectators get public events only. Pass ``last_id`` as the next ``after``.
     A token revoked or expired while the poll waits is refused (401)."""
-    ctx = _ctx(request)
     return await events_service.poll_events(
-        ctx, table_id, events_service.Reader.of(ctx, token), after=after, wait=wait
+        _ctx(request), table_id, caller, after=after, wait=wait
     )
 
 
@@ -292,11 +291,12 @@ async def poll_events(
               "a final `end` event follows the table's end."},
         **problem_responses(*_SPECTATOR_AUTH, "table/not_found", "request/invalid"),
     },
+    openapi_extra=BEARER_SECURITY,
 )
 async def stream_events(
     request: Request,
     table_id: str,
-    token: OptionalToken,
+    caller: OptionalTableCaller,
     after: Annotated[int | None, Query(
         ge=0, le=events_service.MAX_EVENT_ID, description="Start after this event id.",
     )] = None,
@@ -314,10 +314,9 @@ async def stream_events(
             raise problem("request/invalid", "Last-Event-ID must be an event id (digits).")
         start = max(start, resume)
     ctx = _ctx(request)
-    reader = events_service.Reader.of(ctx, token)
-    seat, status, last, private = await events_service.reader_seat(ctx, table_id, reader.principal)
+    principal, seat, status, last, private = await events_service.reader_seat(ctx, table_id, caller)
     frames = events_service.stream_events(
-        ctx, table_id, reader, seat, private=private, after=start,
+        ctx, table_id, caller, principal, seat, private=private, after=start,
         finished_at=last if status == "finished" else None,
     )
     return StreamingResponse(

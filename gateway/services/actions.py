@@ -26,7 +26,8 @@ from gateway.schemas.tables import (
 )
 from gateway.security import PendingRevocation
 from gateway.services import quotas
-from gateway.services.access import may_see, not_found
+from gateway.principal import Principal
+from gateway.services.access import may_see, not_found, require_visible
 from gateway.services.context import TableContext
 from gateway.services.observations import observation, outcome_out
 from gateway.services.records import TableRecord, game_or_problem, problem
@@ -42,6 +43,7 @@ __all__ = [
     "index_updates",
     "load_table",
     "parse_table",
+    "read_visible",
     "schedule_for",
     "submit",
 ]
@@ -80,6 +82,20 @@ class Step:
 async def load_table(ctx: TableContext, table_id: str) -> LoadedTable:
     """Read and parse a table; a ``table/not_found`` problem when there is none."""
     return parse_table(ctx, table_id, await ctx.store.load(table_id))
+
+
+async def read_visible(
+    ctx: TableContext, table_id: str, caller: PendingRevocation | None
+) -> tuple[LoadedTable, Principal | None]:
+    """The table and the caller, its revocation asked in the same round trip; 404 when the
+    caller may not see the table."""
+    snapshot, revoked = await ctx.store.load_checked(
+        table_id, caller.revoked_key if caller is not None else None
+    )
+    principal = caller.confirm(revoked) if caller is not None else None
+    loaded = parse_table(ctx, table_id, snapshot)
+    require_visible(loaded.record, principal)
+    return loaded, principal
 
 
 def parse_table(ctx: TableContext, table_id: str, snapshot: TableSnapshot | None) -> LoadedTable:

@@ -17,22 +17,18 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 
-from gateway.errors import ProblemError
 from gateway.principal import Principal
 from gateway.schemas.tables import EventsPage, TableStatus
-from gateway.security import VerifiedToken, auth_problem
-from gateway.services.access import may_see, require_visible
-from gateway.services.actions import event_out, load_table
+from gateway.security import PendingRevocation
+from gateway.services.access import may_see
+from gateway.services.actions import event_out, load_table, read_visible
 from gateway.services.context import TableContext
-from gateway.store.auth import revoked_key
 from gateway.store.tables import StoredEvent
 
 __all__ = [
     "MAX_EVENT_ID",
     "SSE_KEEPALIVE_S",
-    "Reader",
     "parse_event_id",
     "poll_events",
     "reader_seat",
@@ -53,35 +49,19 @@ _END = "event: end\ndata: {}\n\n"
 _TOKEN_ENDED = ": closed: the token expired or was revoked; reconnect with a valid one\n\n"
 
 
-@dataclass(frozen=True)
-class Reader:
-    """Who reads a table's events: the verified token's principal (``None``: anonymous),
-    the Redis key its revocation would set, and when the token stops verifying."""
-
-    principal: Principal | None
-    revoked_key: str | None = None
-    valid_until: float = float("inf")
-
-    @classmethod
-    def of(cls, ctx: TableContext, token: VerifiedToken | None) -> Reader:
-        """The reader of a request made with ``token`` (``None``: without one)."""
-        if token is None:
-            return cls(None)
-        return cls(token.principal, revoked_key(ctx.store.keys, token.principal.token_id),
-                   token.expires_at + ctx.settings.jwt_leeway_s)
-
-    async def read(
-        self, ctx: TableContext, table_id: str, after: int, block_ms: int | None
-    ) -> tuple[bool, list[StoredEvent]]:
-        """Events after ``after`` (waiting up to ``block_ms`` for one), and whether the
-        token still holds once they came: when it does not, the events must not be told."""
-        if self.revoked_key is None:
-            return True, await ctx.store.events_after(table_id, after, block_ms=block_ms)
-        if block_ms is not None:
-            block_ms = max(1, min(block_ms, int((self.valid_until - time.time()) * 1000)))
-        revoked, events = await ctx.store.checked_events_after(
-            table_id, after, block_ms=block_ms, revoked_key=self.revoked_key)
-        return not revoked and time.time() < self.valid_until, events
+async def _read(
+    ctx: TableContext, table_id: str, caller: PendingRevocation | None, after: int,
+    block_ms: int | None,
+) -> tuple[bool, list[StoredEvent]]:
+    """Whether the caller's token was revoked, asked in the same round trip once the
+    events came (then they must not be told), and the events after ``after``, waiting up
+    to ``block_ms`` for one but no longer than the caller's token verifies."""
+    if caller is None:
+        return False, await ctx.store.events_after(table_id, after, block_ms=block_ms)
+    if block_ms is not None:
+        block_ms = max(1, min(block_ms, int((caller.valid_until - time.time()) * 1000)))
+    return await ctx.store.checked_events_after(
+        table_id, after, block_ms=block_ms, revoked_key=caller.revoked_key)
 
 
 def parse_event_id(raw: str) -> int | None:
@@ -95,22 +75,22 @@ def parse_event_id(raw: str) -> int | None:
 
 
 async def reader_seat(
-    ctx: TableContext, table_id: str, principal: Principal | None
-) -> tuple[int | None, TableStatus, int, bool]:
-    """The caller's seat (``None``: spectator), the table's status, last event id and
-    whether it is private.
+    ctx: TableContext, table_id: str, caller: PendingRevocation | None
+) -> tuple[Principal | None, int | None, TableStatus, int, bool]:
+    """The caller (its revocation asked with the table read), its seat (``None``:
+    spectator), the table's status, last event id and whether it is private.
 
-    :raises gateway.errors.ProblemError: ``table/not_found`` also for a private
-        table the caller may not see.
+    :raises gateway.errors.ProblemError: ``auth/revoked``; ``table/not_found``
+        also for a private table the caller may not see.
     """
-    loaded = await load_table(ctx, table_id)
-    require_visible(loaded.record, principal)
+    loaded, principal = await read_visible(ctx, table_id, caller)
     seat = loaded.record.seat_of(principal.agent_id) if principal else None
-    return seat, loaded.record.status, loaded.snapshot.seq, loaded.record.private
+    return principal, seat, loaded.record.status, loaded.snapshot.seq, loaded.record.private
 
 
 async def poll_events(
-    ctx: TableContext, table_id: str, reader: Reader, *, after: int, wait: float
+    ctx: TableContext, table_id: str, caller: PendingRevocation | None, *, after: int,
+    wait: float,
 ) -> EventsPage:
     """Events after ``after`` that the caller may see, waiting up to ``wait`` seconds for one.
 
@@ -118,7 +98,7 @@ async def poll_events(
     poll does not wait on them again. A token revoked (or expired) while the
     poll waits is refused with 401 instead of the events.
     """
-    seat, status, last, _private = await reader_seat(ctx, table_id, reader.principal)
+    _principal, seat, status, last, _private = await reader_seat(ctx, table_id, caller)
     if status == "finished" and after >= last:
         # Nothing will ever follow: answer now instead of holding the request.
         return EventsPage(events=[], last_id=max(after, last), status=status)
@@ -128,9 +108,10 @@ async def poll_events(
     while True:
         remaining = give_up - time.monotonic()
         block_ms = int(remaining * 1000) if remaining >= 0.001 else None
-        holds, events = await reader.read(ctx, table_id, cursor, block_ms)
-        if not holds:
-            raise _token_ended(reader)
+        revoked, events = await _read(ctx, table_id, caller, cursor, block_ms)
+        if caller is not None:
+            caller.confirm(revoked)
+            caller.confirm_still_valid()
         if events:
             cursor = events[-1].seq
             if any(event.body["kind"] == _FINISHED for event in events):
@@ -147,7 +128,8 @@ async def poll_events(
 async def stream_events(
     ctx: TableContext,
     table_id: str,
-    reader: Reader,
+    caller: PendingRevocation | None,
+    principal: Principal | None,
     seat: int | None,
     *,
     private: bool,
@@ -170,8 +152,8 @@ async def stream_events(
         yield _END
         return
     while True:
-        holds, events = await reader.read(ctx, table_id, cursor, int(SSE_KEEPALIVE_S * 1000))
-        if not holds:
+        revoked, events = await _read(ctx, table_id, caller, cursor, int(SSE_KEEPALIVE_S * 1000))
+        if caller is not None and (revoked or caller.expired()):
             yield _TOKEN_ENDED
             return
         if not events:
@@ -187,13 +169,7 @@ async def stream_events(
                 return
             if private and event.body["kind"] == _SEAT_LEFT:
                 loaded = await load_table(ctx, table_id)
-                if not may_see(loaded.record, reader.principal):
+                if not may_see(loaded.record, principal):
                     yield _END  # it left: nothing more of this table is its business
                     return
 
-
-
-def _token_ended(reader: Reader) -> ProblemError:
-    if time.time() >= reader.valid_until:
-        return auth_problem("auth/expired", "The token expired while the request waited.")
-    return auth_problem("auth/revoked", "The token was revoked; get a new one.")

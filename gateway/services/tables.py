@@ -36,6 +36,7 @@ from gateway.services.actions import (
     index_updates,
     load_table,
     parse_table,
+    read_visible,
     schedule_for,
 )
 from gateway.services.context import TableContext
@@ -446,7 +447,7 @@ async def observe(
                   if wait >= REMEMBERED_WAIT_MIN_S else None)
     unasked: PendingRevocation | None = None  # a caller whose revocation is still to ask
     if remembered is None:
-        loaded, principal = await _read_visible(ctx, table_id, caller)
+        loaded, principal = await read_visible(ctx, table_id, caller)
         seat = loaded.record.seat_of(principal.agent_id) if principal else None
     else:
         (loaded, seat), principal, unasked = remembered, None, caller
@@ -466,7 +467,7 @@ async def observe(
             # refuses it before anything of what it read is told.
             asked = caller.revoked_key if caller is not None else None
             if seat is None:  # a spectator: any change is worth answering
-                revoked, woken, read = await ctx.store.checked_events_then_table(
+                revoked, woken, read = await ctx.store.events_then_table(
                     table_id, latest.seq, block_ms, asked)
                 if caller is not None:
                     caller.confirm(revoked)
@@ -474,7 +475,7 @@ async def observe(
                     break
                 latest = read
             else:  # a seat: only a change of who acts may be
-                revoked, turns, read = await ctx.store.checked_turns_then_table(
+                revoked, turns, read = await ctx.store.turns_then_table(
                     table_id, latest, block_ms, asked)
                 confirmed = caller.confirm(revoked) if caller is not None else None
                 if unasked is not None:  # started from memory: this was the first read
@@ -489,26 +490,12 @@ async def observe(
                     continue
             loaded = _visible(ctx, table_id, latest, principal)
         if unasked is not None:  # no wait happened after all: read the table as usual
-            loaded, principal = await _read_visible(ctx, table_id, unasked)
+            loaded, principal = await read_visible(ctx, table_id, unasked)
         elif latest is not loaded.snapshot:  # the wait ran out after changes not parsed yet
             loaded = _visible(ctx, table_id, latest, principal)
         if caller is not None:
             caller.confirm_still_valid()  # the token may have expired while it waited
     return _observation(table_id, loaded, seat)
-
-
-async def _read_visible(
-    ctx: TableContext, table_id: str, caller: PendingRevocation | None
-) -> tuple[LoadedTable, Principal | None]:
-    """The table and the caller, its revocation asked in the same round trip; 404 when the
-    caller may not see the table."""
-    snapshot, revoked = await ctx.store.load_checked(
-        table_id, caller.revoked_key if caller is not None else None
-    )
-    principal = caller.confirm(revoked) if caller is not None else None
-    loaded = parse_table(ctx, table_id, snapshot)
-    require_visible(loaded.record, principal)
-    return loaded, principal
 
 
 REMEMBERED_WAIT_MIN_S = 0.05

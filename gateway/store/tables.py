@@ -288,51 +288,32 @@ class TableStore:
         return snapshot_from_row(table_id, row), stored, revoked
 
     async def events_then_table(
-        self, table_id: str, after: int, block_ms: int
-    ) -> tuple[list[StoredEvent], TableSnapshot | None]:
+        self, table_id: str, after: int, block_ms: int, revoked_key: str | None = None
+    ) -> tuple[bool, list[StoredEvent], TableSnapshot | None]:
         """Wait up to ``block_ms`` for events after ``after``, then read the table: one round trip.
 
-        The two commands travel in one pipeline; Redis runs a client's commands
+        The commands travel in one pipeline; Redis runs a client's commands
         in order and holds the read until the blocking ``XREAD`` returns, so the
         table comes back as it is once the events arrived (or the wait ran out).
         A held observation needs both; this saves it a second round trip.
+        Returns first whether ``revoked_key`` exists, asked once the wait is
+        over (``None``: not asked, ``False``), so a held wait asks on every
+        wake and refuses a token revoked meanwhile before the table it read is
+        told (and a held observation that starts from the table as its worker
+        remembers it learns the answer to its first revocation question here).
         """
-        _revoked, events, snapshot = await self.checked_events_then_table(
-            table_id, after, block_ms, None)
-        return events, snapshot
-
-    async def checked_events_then_table(
-        self, table_id: str, after: int, block_ms: int, revoked_key: str | None
-    ) -> tuple[bool, list[StoredEvent], TableSnapshot | None]:
-        """:meth:`events_then_table`, asking too whether ``revoked_key`` exists, as
-        :meth:`checked_turns_then_table` does."""
         revoked, reply, snapshot = await self._wait_then_table(
             table_id, self._events(table_id), f"{after}-0", block_ms, revoked_key)
         return revoked, stored_events(reply), snapshot
 
     async def turns_then_table(
-        self, table_id: str, after: TableSnapshot, block_ms: int
-    ) -> tuple[list[TurnEntry], TableSnapshot | None]:
+        self, table_id: str, after: TableSnapshot, block_ms: int, revoked_key: str | None = None
+    ) -> tuple[bool, list[TurnEntry], TableSnapshot | None]:
         """Like :meth:`events_then_table`, but on the turn stream: wait up to ``block_ms``
         for a change of who acts after the read ``after``, then read the table.
 
         A seat waiting for its turn wakes once per turn this way, not on every
         event of the other seats' turns.
-        """
-        _revoked, turns, snapshot = await self.checked_turns_then_table(
-            table_id, after, block_ms, None)
-        return turns, snapshot
-
-    async def checked_turns_then_table(
-        self, table_id: str, after: TableSnapshot, block_ms: int, revoked_key: str | None
-    ) -> tuple[bool, list[TurnEntry], TableSnapshot | None]:
-        """:meth:`turns_then_table`, asking too, in the same round trip and once the wait
-        is over, whether ``revoked_key`` exists (``None``: not asked, ``False``).
-
-        A held wait asks on every wake, so a token revoked while it waits is
-        refused before the table it read is told (and a held observation that
-        starts from the table as its worker remembers it learns the answer to
-        its first revocation question here).
         """
         revoked, reply, snapshot = await self._wait_then_table(
             table_id, self._turns(table_id), f"{after.seq}-{after.version + 1}", block_ms,

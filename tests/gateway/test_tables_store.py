@@ -115,13 +115,14 @@ def test_the_wait_and_the_table_read_after_it_share_one_round_trip(
         assert not waiter.done()  # the table read waits behind the blocked XREAD
         await store.commit("t1", expected_version=0, state='{"n": 1}',
                            events=[(None, {"kind": "woke"})])
-        events, table = await asyncio.wait_for(waiter, 5)
+        revoked, events, table = await asyncio.wait_for(waiter, 5)
+        assert not revoked  # not asked
         assert [e.body["kind"] for e in events] == ["woke"]
         assert table is not None and table.version == 1 and table.state == '{"n": 1}'
         assert table.seq == 1
-        quiet, unchanged = await store.events_then_table("t1", 1, 50)  # the wait runs out
+        _, quiet, unchanged = await store.events_then_table("t1", 1, 50)  # the wait runs out
         assert quiet == [] and unchanged == table
-        assert await store.events_then_table("nope", 0, 20) == ([], None)
+        assert await store.events_then_table("nope", 0, 20) == (False, [], None)
 
     run(scenario, redis_url, redis_namespace)
 
@@ -201,10 +202,10 @@ def test_the_turn_stream_has_an_entry_only_when_who_acts_may_change(
         assert start is not None
         first = TableSnapshot(table_id="t1", record_json="{}", state="{}", version=-1, seq=0,
                               deadline=None)
-        turns, table = await store.turns_then_table("t1", first, 50)
+        _, turns, table = await store.turns_then_table("t1", first, 50)
         assert [(t.seq, t.version, t.to_act) for t in turns] == [
             (1, 0, None), (3, 1, (2, 0)), (4, 4, (1,)), (5, 5, ())]
         assert table == start
-        assert await store.turns_then_table("t1", start, 20) == ([], start)  # none after it
+        assert await store.turns_then_table("t1", start, 20) == (False, [], start)  # none after it
 
     run(scenario, redis_url, redis_namespace)

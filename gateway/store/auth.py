@@ -53,6 +53,8 @@ __all__ = [
 ]
 
 _SCRYPT_N, _SCRYPT_R, _SCRYPT_P = 2**14, 8, 1
+SECRET_PREFIX = "acs_"
+"""Agent secrets start with this, so log scrubbing and secret scanners recognise them."""
 REVOCATION_MARGIN_S = 300
 """A revocation mark outlives its token by this much (the verifier's leeway is smaller)."""
 
@@ -69,8 +71,6 @@ local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
 redis.call('EXPIREAT', KEYS[2], math.floor(tonumber(last[2])) + tonumber(ARGV[5]))
 return 1
 """
-SECRET_PREFIX = "acs_"
-"""Agent secrets start with this, so log scrubbing and secret scanners recognise them."""
 
 
 class AgentNameTaken(Exception):
@@ -140,6 +140,17 @@ def secret_matches(secret: str, stored: str) -> bool:
 
 def _fold(name: str) -> str:
     return name.strip().casefold()
+
+
+def _record_of(agent_id: str, fields: dict[str, str]) -> AgentRecord:
+    """The record an agent's hash describes (never its secret)."""
+    return AgentRecord(
+        agent_id=agent_id,
+        name=fields["name"],
+        scopes=frozenset(fields["scopes"].split()),
+        created_at=int(fields["created_at"]),
+        secret_rotated_at=int(fields["secret_rotated_at"]),
+    )
 
 
 def revoked_key(keys: Keys, token_id: str) -> str:
@@ -217,17 +228,15 @@ class AuthStore:
 
     async def get_agent(self, agent_id: str) -> AgentRecord | None:
         """The record of ``agent_id``, or None."""
+        found = await self._agent_fields(agent_id)
+        return _record_of(agent_id, found) if found is not None else None
+
+    async def _agent_fields(self, agent_id: str) -> dict[str, str] | None:
+        """Every field of the agent's hash as text (its secret hash included), or None."""
         fields = await self.redis.hgetall(self._agent_key(agent_id))
         if not fields:
             return None
-        text = {decoded(key): decoded(value) for key, value in fields.items()}
-        return AgentRecord(
-            agent_id=agent_id,
-            name=text["name"],
-            scopes=frozenset(text["scopes"].split()),
-            created_at=int(text["created_at"]),
-            secret_rotated_at=int(text["secret_rotated_at"]),
-        )
+        return {decoded(key): decoded(value) for key, value in fields.items()}
 
     async def find_agent_by_name(self, name: str) -> AgentRecord | None:
         """The record of the agent called ``name`` (case-insensitively), or None."""
@@ -238,8 +247,8 @@ class AuthStore:
 
     async def verify_secret(self, agent_id: str, secret: str) -> AgentRecord | None:
         """The agent's record when ``secret`` is its current secret, else None."""
-        proof = await self._proven_hash(agent_id, secret)
-        return await self.get_agent(agent_id) if proof is not None else None
+        proven = await self._proven(agent_id, secret)
+        return proven[0] if proven is not None else None
 
     async def exchange_secret(
         self, agent_id: str, secret: str, issue: Callable[[AgentRecord], IssuedToken]
@@ -247,10 +256,10 @@ class AuthStore:
         """The agent and a token ``issue`` made for it when ``secret`` is its current secret,
         the token noted as issued on it (a rotation revokes it); None for a wrong secret or
         an unknown agent, and when the secret was rotated before the token could be noted."""
-        proof = await self._proven_hash(agent_id, secret)
-        record = await self.get_agent(agent_id) if proof is not None else None
-        if proof is None or record is None:
+        proven = await self._proven(agent_id, secret)
+        if proven is None:
             return None
+        record, proof = proven
         issued = issue(record)
         return (record, issued) if await self._note(agent_id, issued, secret_hash=proof) else None
 
@@ -277,18 +286,21 @@ class AuthStore:
         )
         return bool(noted)
 
-    async def _proven_hash(self, agent_id: str, secret: str) -> str | None:
-        """The stored hash of the agent's secret when ``secret`` matches it, else None.
+    async def _proven(self, agent_id: str, secret: str) -> tuple[AgentRecord, str] | None:
+        """The agent's record and the stored hash of its secret when ``secret`` matches
+        it, else None (one read of the agent's hash).
 
         Unknown agents cost the same hashing time as wrong secrets, so timing
         does not reveal which agent ids exist.
         """
-        stored = await self.redis.hget(self._agent_key(agent_id), "secret")
-        if stored is None:
+        found = await self._agent_fields(agent_id)
+        if found is None or "secret" not in found:
             await asyncio.to_thread(hash_secret, secret)
             return None
-        hashed = decoded(stored)
-        return hashed if await asyncio.to_thread(secret_matches, secret, hashed) else None
+        hashed = found["secret"]
+        if not await asyncio.to_thread(secret_matches, secret, hashed):
+            return None
+        return _record_of(agent_id, found), hashed
 
     async def rotate_secret(self, agent_id: str) -> SecretRotation:
         """Give ``agent_id`` a fresh secret; the old one stops working, and every token

@@ -90,6 +90,7 @@ class _Cursor:
         return True
 
     def sse_headers(self, token: str | None) -> dict[str, str]:
+        """The headers of a (re)connecting stream request: resume after the last event seen."""
         headers = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
         if self.last_id is not None:
             headers["Last-Event-ID"] = str(self.last_id)

@@ -141,7 +141,9 @@ async def create_table(
     config_fields = {**request.options, "mode": request.mode, "seats": request.seats,
                      "variants": tuple(request.variants)}
     try:
-        config = game.config_model.model_validate(config_fields)
+        # Strict, as every request field is: an option of the wrong type ("1", true,
+        # 1.0 for an integer cap) is refused, never coerced.
+        config = game.config_model.model_validate(config_fields, strict=True)
     except ValidationError as error:
         raise problem(
             "table/invalid_config", "The table configuration does not fit this game.",

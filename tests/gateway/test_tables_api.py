@@ -312,3 +312,20 @@ def test_variants_are_passed_to_the_game_and_unknown_ones_refused(
     assert_problem(client.post("/v1/tables", headers=me, json={
         "game": "market-fortune", "mode": "family", "seats": 2,
         "house_bots": [{"seat": 2}]}), 422, "table/invalid_config")
+
+
+@pytest.mark.parametrize("value", ["1", True, 1.0, "1e3", [1]])
+def test_an_option_of_the_wrong_type_is_refused_not_coerced(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers], value: Any,
+) -> None:
+    """``options`` went to the game's config model in lax mode: ``"1"``, ``true`` and
+    ``1.0`` were silently read as the integer 1 (``true`` set a turn limit of one),
+    where every other request field refuses a wrong type."""
+    me = auth(mint_token(agent_id="typed", name="t", games=("market-fortune",)))
+    body = {"game": "market-fortune", "mode": "family", "seats": 2, "house_bots": [{"seat": 1}]}
+    refused = client.post("/v1/tables", headers=me,
+                          json={**body, "options": {"turn_limit_per_seat": value}})
+    problem = assert_problem(refused, 422, "table/invalid_config")
+    assert problem["errors"][0]["loc"] == ["turn_limit_per_seat"]
+    made = client.post("/v1/tables", headers=me, json={**body, "options": {"turn_limit_per_seat": 1}})
+    assert made.status_code == 201, made.text

@@ -113,7 +113,7 @@ def _start_if_full(record: TableRecord, now: float, events: Events) -> TableReco
 
 
 _SET_BY_REQUEST = frozenset({"mode", "seats", "variants"})
-"""Configuration fields the request names itself (``options`` cannot override them)."""
+"""Configuration fields the request names itself (``options`` naming one is refused)."""
 
 
 def _keep_caps(game: Game[Any, Any, Any], config: Any, options: dict[str, Any]) -> None:
@@ -138,6 +138,12 @@ async def create_table(
     """Create a table (dealt now, started when full); the creator sits unless ``join`` is false."""
     game = game_or_problem(request.game)
     _require_scope(principal, request.game)
+    named_twice = sorted(set(request.options) & _SET_BY_REQUEST)
+    if named_twice:  # the request's own field would win: refuse rather than drop it
+        raise problem(
+            "table/invalid_config",
+            f"Send {', '.join(named_twice)} as request field(s), not in options.",
+        )
     config_fields = {**request.options, "mode": request.mode, "seats": request.seats,
                      "variants": tuple(request.variants)}
     try:

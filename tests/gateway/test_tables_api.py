@@ -329,3 +329,18 @@ def test_an_option_of_the_wrong_type_is_refused_not_coerced(
     assert problem["errors"][0]["loc"] == ["turn_limit_per_seat"]
     made = client.post("/v1/tables", headers=me, json={**body, "options": {"turn_limit_per_seat": 1}})
     assert made.status_code == 201, made.text
+
+
+@pytest.mark.parametrize("option", [{"mode": "family"}, {"seats": 3}, {"variants": ["x"]}])
+def test_an_option_naming_a_request_field_is_refused_not_dropped(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
+    option: dict[str, Any],
+) -> None:
+    """``options: {"seats": 3}`` beside ``seats: 2`` was silently dropped (the request's
+    own field won): a client that put a field in the wrong place got a table it did not
+    ask for, and no word of it."""
+    me = auth(mint_token(agent_id="placed", name="p", games=("market-fortune",)))
+    body = {"game": "market-fortune", "mode": "fortune", "seats": 2, "options": option}
+    problem = assert_problem(client.post("/v1/tables", headers=me, json=body),
+                             422, "table/invalid_config")
+    assert next(iter(option)) in problem["detail"]

@@ -54,7 +54,8 @@ registered for that code, so callers catch exactly what they mean::
         ├── RequestError
         │   ├── InvalidRequest      request/invalid (``errors``)
         │   ├── RouteNotFound       request/not_found
-        │   └── MethodNotAllowed    request/method_not_allowed
+        │   ├── MethodNotAllowed    request/method_not_allowed
+        │   └── RequestTooLarge     request/too_large (``limit``)
         ├── GameNotFound            game/not_found
         ├── RulebookNotFound        rulebook/not_found
         ├── RateLimited             rate/limited (``retry_after``)
@@ -107,6 +108,7 @@ __all__ = [
     "OrganiserOnly",
     "RateLimited",
     "RequestError",
+    "RequestTooLarge",
     "RouteNotFound",
     "RulebookNotFound",
     "ServerError",
@@ -476,6 +478,18 @@ class MethodNotAllowed(RequestError):
     """The path exists but not with that HTTP method."""
 
     code = "request/method_not_allowed"
+
+
+class RequestTooLarge(RequestError):
+    """The body is longer than the server reads; ``limit`` is its size in bytes."""
+
+    code = "request/too_large"
+
+    @property
+    def limit(self) -> int | None:
+        """The largest body the server reads, in bytes."""
+        value = self.problem.get("limit")
+        return value if isinstance(value, int) else None
 
 
 class GameNotFound(ApiError):

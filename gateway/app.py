@@ -33,6 +33,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Route
 
+from gateway.body_limit import BodyLimitMiddleware
 from gateway.config import Settings, get_settings
 from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError
 from gateway.head_middleware import HeadAsGetMiddleware
@@ -216,6 +217,13 @@ def _problem_openapi(app: FastAPI, documented_paths: list[str]) -> dict[str, Any
         components["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
     for path_item in schema.get("paths", {}).values():
         for operation in path_item.values():
+            if "requestBody" in operation:  # BodyLimitMiddleware may refuse any body
+                operation.setdefault("responses", {}).setdefault("413", {
+                    "description": "`request/too_large`",
+                    "content": {PROBLEM_CONTENT_TYPE: {"examples": {"request/too_large": {
+                        "summary": PROBLEM_CATALOGUE["request/too_large"].title,
+                        "value": problem_example("request/too_large")}}}},
+                })
             for status, answer in operation.get("responses", {}).items():
                 if not str(status).startswith(("4", "5")):
                     continue
@@ -353,6 +361,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.metrics = metrics
     app.state.redis = None
     _install_problem_handlers(app)
+    # Inside the metrics middleware, so a refused body is counted and logged like any answer.
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_body_bytes,
+                       answer=_problem_response)
     app.add_middleware(RequestMetricsMiddleware, metrics=metrics)
     app.add_middleware(HeadAsGetMiddleware)  # added last: outermost
     for module_name in ROUTER_MODULES:

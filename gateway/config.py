@@ -76,6 +76,9 @@ class Settings(BaseSettings):
     sweeper_interval_s: float = Field(default=0.2, gt=0)
     house_bot_delay_s: float = Field(default=0.0, ge=0)
     long_poll_max_wait_s: float = Field(default=30.0, gt=0)
+    max_request_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    """Largest request body read: a longer one is refused with 413 ``request/too_large``
+    before it is parsed (the largest real body, an admission answer, is a few KB)."""
     max_active_tables_per_agent: int = Field(default=10, ge=1)
     """Unfinished (open or playing) tables one agent may have created; more is refused
     with ``table/too_many``. The organiser is exempt. It bounds the house-bot games the

@@ -104,6 +104,10 @@ class Metrics:
             if len(self._request_names) >= _NAME_CACHE_SIZE:
                 self._request_names.clear()  # odd methods (fuzzers) must not grow it for ever
             names = self._request_names[key] = _request_sample_names(method, route, status)
+            # Every bucket of a new series is sent at once, hit or not: a bucket that
+            # appeared only later would break rate() and histogram_quantile() over it.
+            for _, field in names[1]:
+                self._pending[field] += 0
         counter, buckets, infinity, total, count = names
         pending = self._pending
         pending[counter] += 1

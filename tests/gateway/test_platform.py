@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 from gateway.app import GC_THRESHOLDS, create_app
 from gateway.config import MIN_ORGANISER_KEY_LENGTH, Settings, SettingsRefused, load_settings
 from gateway.logging_config import REDACTED, configure_logging, scrub
+from gateway.metrics import LATENCY_BUCKETS_S, Metrics, render_prometheus
 
 from .conftest import ORGANISER_KEY, MintToken, new_signing_key_pem
 
@@ -246,3 +247,18 @@ def test_shutdown_does_not_wait_forever_for_a_stubborn_task(
         return elapsed
 
     assert asyncio.run(scenario()) < 2
+
+
+def test_a_new_latency_series_exposes_every_bucket_from_its_first_request() -> None:
+    # A slow first request falls in none of the small buckets; they must still be
+    # exposed (at 0) at once, or rate() and histogram_quantile() break when they appear.
+    metrics = Metrics()
+    metrics.observe_request(method="GET", route="/v1/games", status=200, seconds=0.3)
+    text = render_prometheus(metrics.take_pending(), worker="w")
+    bounds = {
+        float(match.group(1)): int(match.group(2))
+        for match in re.finditer(
+            r'agents_club_http_request_duration_seconds_bucket\{[^}]*le="([^"+]+)"[^}]*\} (\d+)', text)
+    }
+    assert sorted(bounds) == list(LATENCY_BUCKETS_S)
+    assert all(count == (1 if bound >= 0.3 else 0) for bound, count in bounds.items())

@@ -31,7 +31,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute, Match, Route
 
 from gateway.body_limit import BodyLimitMiddleware
 from gateway.config import Settings, get_settings
@@ -133,13 +133,28 @@ async def _on_http_exception(request: Request, exc: Exception) -> JSONResponse:
         error = ProblemError(404, "request/not_found", "Not found",
                              f"No route at {request.url.path}; see /docs.")
     elif exc.status_code == 405:
-        allowed = headers.get("Allow") or headers.get("allow") or ""
+        allowed = _allowed_methods(request)
+        headers = {name: value for name, value in headers.items() if name.lower() != "allow"}
+        headers["Allow"] = allowed
         error = ProblemError(405, "request/method_not_allowed", "Method not allowed",
                              f"{request.method} is not allowed here; allowed: {allowed}.")
     else:
         error = ProblemError(exc.status_code, "request/invalid", "Invalid request",
                              str(exc.detail) if exc.status_code < 500 else "Request failed.")
     return _problem_response(request, error, headers)
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method some route serves at the request's path (Starlette names only the first
+    route's: ``DELETE /v1/tables`` was told ``POST`` though ``GET`` is served there too)."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if isinstance(route, Route | APIRoute) and route.methods and route.matches(
+                request.scope)[0] != Match.NONE:  # PARTIAL: the path fits, the method does not
+            methods |= route.methods
+    if "GET" in methods:
+        methods.add("HEAD")  # HeadAsGetMiddleware answers HEAD wherever GET is served
+    return ", ".join(sorted(methods))
 
 
 async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse:

@@ -28,6 +28,14 @@ def test_wrong_method_is_method_not_allowed_with_allow(client: TestClient) -> No
     assert "GET" in answer.headers["allow"]
 
 
+def test_method_not_allowed_names_every_method_served_at_the_path(client: TestClient) -> None:
+    # Two routes share /v1/tables (list with GET, create with POST): both are named.
+    answer = client.delete("/v1/tables")
+    assert answer.status_code == 405
+    assert answer.headers["allow"] == "GET, HEAD, POST"
+    assert answer.json()["detail"].endswith("allowed: GET, HEAD, POST.")
+
+
 def test_schema_violations_list_their_errors_without_echoing_input(client: TestClient) -> None:
     secret_value = "acs_do-not-echo-this-value"
     answer = client.post(

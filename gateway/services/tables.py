@@ -151,9 +151,14 @@ async def create_table(
         # 1.0 for an integer cap) is refused, never coerced.
         config = game.config_model.model_validate(config_fields, strict=True)
     except ValidationError as error:
+        errors = [{"loc": list(e["loc"]), "msg": e["msg"]} for e in error.errors()]
+        # The first reason goes in the detail too: many clients show only the detail.
+        first = errors[0]
+        where = ".".join(str(part) for part in first["loc"]) or "options"
         raise problem(
-            "table/invalid_config", "The table configuration does not fit this game.",
-            errors=[{"loc": list(e["loc"]), "msg": e["msg"]} for e in error.errors()],
+            "table/invalid_config",
+            f"The table configuration does not fit this game ({where}: {first['msg']}).",
+            errors=errors,
         ) from None
     _keep_caps(game, config, request.options)
     seated: list[SeatRecord | None] = [None] * request.seats

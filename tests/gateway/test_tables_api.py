@@ -307,8 +307,11 @@ def test_variants_are_passed_to_the_game_and_unknown_ones_refused(
     assert_problem(client.post("/v1/tables", headers=me, json={
         "game": "market-fortune", "mode": "family", "seats": 2, "variants": ["no-such-rule"]}),
         422, "table/invalid_config")
-    assert_problem(client.post("/v1/tables", headers=me, json={
+    wrong_mode = assert_problem(client.post("/v1/tables", headers=me, json={
         "game": "market-fortune", "mode": "no-such-mode", "seats": 2}), 422, "table/invalid_config")
+    # The detail names the first reason itself: many clients print only the detail.
+    assert wrong_mode["detail"].startswith("The table configuration does not fit this game (mode: ")
+    assert wrong_mode["errors"][0]["loc"] == ["mode"]
     assert_problem(client.post("/v1/tables", headers=me, json={
         "game": "market-fortune", "mode": "family", "seats": 2,
         "house_bots": [{"seat": 2}]}), 422, "table/invalid_config")

@@ -74,6 +74,22 @@ def parse_event_id(raw: str) -> int | None:
     return event_id if event_id <= MAX_EVENT_ID else None
 
 
+_SEAT_JOINED = "seat.joined"
+
+
+def seat_after(event: StoredEvent, seat: int | None, principal: Principal | None) -> int | None:
+    """The reader's seat once ``event`` happened: a reader that left its seat of an open
+    table (which another agent may take) reads on as a spectator, and one that took a
+    seat reads that seat's events. A reader's seat is fixed only once the table starts;
+    a stream or a held poll may have been opened before."""
+    if principal is None or event.body["kind"] not in (_SEAT_JOINED, _SEAT_LEFT):
+        return seat
+    data = event.body.get("data", {})
+    if data.get("agent_id") != principal.agent_id:
+        return seat
+    return int(data["seat"]) if event.body["kind"] == _SEAT_JOINED else None
+
+
 async def reader_seat(
     ctx: TableContext, table_id: str, caller: PendingRevocation | None
 ) -> tuple[Principal | None, int | None, TableStatus, int, bool]:
@@ -98,7 +114,7 @@ async def poll_events(
     poll does not wait on them again. A token revoked (or expired) while the
     poll waits is refused with 401 instead of the events.
     """
-    _principal, seat, status, last, _private = await reader_seat(ctx, table_id, caller)
+    principal, seat, status, last, _private = await reader_seat(ctx, table_id, caller)
     if status == "finished" and after >= last:
         # Nothing will ever follow: answer now instead of holding the request.
         return EventsPage(events=[], last_id=max(after, last), status=status)
@@ -118,7 +134,11 @@ async def poll_events(
                 status = "finished"
             elif status == "open" and any(e.body["kind"] == "table.started" for e in events):
                 status = "playing"
-            visible = [event_out(e.seq, e.audience, e.body) for e in events if e.visible_to(seat)]
+            visible = []
+            for event in events:
+                seat = seat_after(event, seat, principal)
+                if event.visible_to(seat):
+                    visible.append(event_out(event.seq, event.audience, event.body))
             if visible:
                 return EventsPage(events=visible, last_id=cursor, status=status)
         if block_ms is None or time.monotonic() >= give_up:
@@ -142,7 +162,9 @@ async def stream_events(
     table is over and the reader has seen everything: ``finished_at`` is the
     last event id of a finished table). On a private table it also ends when
     the reader may no longer see it (it left the open table): a seat change
-    makes the stream check again before it sends anything that follows. It
+    makes the stream check again before it sends anything that follows. On any
+    table the reader's seat follows its own joins and leaves (:func:`seat_after`): one
+    that left reads on as a spectator, never the events of whoever takes the seat. It
     closes, without ``end``, once the reader's token was revoked or expired:
     a client reconnects with a valid token and ``Last-Event-ID``.
     """
@@ -161,6 +183,7 @@ async def stream_events(
             continue
         for event in events:
             cursor = event.seq
+            seat = seat_after(event, seat, principal)
             if event.visible_to(seat):
                 out = event_out(event.seq, event.audience, event.body)
                 yield f"id: {out.id}\nevent: {out.kind}\ndata: {json.dumps(out.model_dump(mode='json'))}\n\n"

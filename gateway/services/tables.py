@@ -502,13 +502,22 @@ async def observe(
                 if _still_not_to_act(turns[-1], latest, seat):
                     continue
             loaded = _visible(ctx, table_id, latest, principal)
+            if _seat_in(loaded, principal) != seat:
+                break  # it left (or took) a seat of the open table meanwhile: tell it now
         if unasked is not None:  # no wait happened after all: read the table as usual
             loaded, principal = await read_visible(ctx, table_id, unasked)
         elif latest is not loaded.snapshot:  # the wait ran out after changes not parsed yet
             loaded = _visible(ctx, table_id, latest, principal)
         if caller is not None:
             caller.confirm_still_valid()  # the token may have expired while it waited
+        # The seat as of the read told, not as of the first: seats change until the start.
+        seat = _seat_in(loaded, principal)
     return _observation(table_id, loaded, seat)
+
+
+def _seat_in(loaded: LoadedTable, principal: Principal | None) -> int | None:
+    """The caller's seat at the table as read (``None``: a spectator)."""
+    return loaded.record.seat_of(principal.agent_id) if principal is not None else None
 
 
 REMEMBERED_WAIT_MIN_S = 0.05

@@ -114,3 +114,50 @@ def test_long_poll_on_a_finished_table_answers_at_once(
                       params={"after": last_id, "wait": 20}).json()
     assert time.monotonic() - started < 2
     assert done == {"events": [], "last_id": last_id, "status": "finished"}
+
+
+def test_a_stream_follows_its_reader_out_of_a_public_table_it_left(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    # Alice streams a public open table from her seat, leaves, and Carol takes the
+    # seat: from then on Alice's stream is a spectator's, never Carol's private events.
+    bob, alice, carol, dave = agents(mint_token, auth, "s", count=4)
+    table_id = client.post("/v1/tables", headers=bob, json={
+        "game": "market-fortune", "mode": "family", "seats": 4, "seed": SEED,
+        "house_bots": [{"seat": 3}]}).json()["id"]
+    assert client.post(f"/v1/tables/{table_id}/join", headers=alice).json()["your_seat"] == 1
+    frames: list[str] = []
+
+    def follow() -> None:
+        with client.stream("GET", f"/v1/tables/{table_id}/events/stream", headers=alice) as stream:
+            assert stream.status_code == 200
+            for line in stream.iter_lines():
+                frames.append(line)
+
+    reader = threading.Thread(target=follow, daemon=True)
+    reader.start()
+    time.sleep(0.3)
+    assert client.post(f"/v1/tables/{table_id}/leave", headers=alice).status_code == 200
+    assert client.post(f"/v1/tables/{table_id}/join", headers=carol).json()["your_seat"] == 1
+    assert client.post(f"/v1/tables/{table_id}/join", headers=dave).json()["status"] == "playing"
+    seats = {0: bob, 1: carol, 2: dave}
+    for _ in range(3000):
+        now = client.get(f"/v1/tables/{table_id}/observation", headers=bob).json()
+        if now["status"] == "finished":
+            break
+        mine = [client.get(f"/v1/tables/{table_id}/observation", headers=seats[seat]).json()
+                for seat in now["to_act"] if seat in seats]
+        for observation in mine[:1]:
+            client.post(f"/v1/tables/{table_id}/actions", headers=seats[observation["seat"]],
+                        json={"version": observation["version"],
+                              "action": observation["legal_actions"][0]["id"]})
+        if not mine:
+            time.sleep(0.01)  # the house bot's turn
+    else:
+        raise AssertionError("the table did not finish")
+    reader.join(timeout=15)
+    assert not reader.is_alive()
+    carols = client.get(f"/v1/tables/{table_id}/events", headers=carol).json()["events"]
+    assert any(event["private"] for event in carols)  # there was something to leak
+    told = [line for line in frames if line.startswith("data:") and '"private": true' in line]
+    assert told == []

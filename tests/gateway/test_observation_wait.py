@@ -199,3 +199,26 @@ def test_a_wait_that_runs_out_answers_with_what_happened_meanwhile(
     assert out["took"] >= 1.0 and answer["legal_actions"] == []
     assert answer["version"] == applied["version"]
     assert answer["last_event_id"] == applied["observation"]["last_event_id"]
+
+
+def test_a_held_observation_never_tells_a_seat_its_caller_left(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    # Alice holds an observation at an open table, leaves it (another request) and
+    # Carol takes her seat: the held answer is Alice's view, not the seat's new hand.
+    bob, alice, carol, dave = agents(mint_token, auth, "h", count=4)
+    table_id = client.post("/v1/tables", headers=bob, json={
+        "game": GAME, "mode": "family", "seats": 3, "seed": SEED}).json()["id"]
+    assert client.post(f"/v1/tables/{table_id}/join", headers=alice).json()["your_seat"] == 1
+    path = f"/v1/tables/{table_id}/observation"
+    thread, out = in_background(lambda: client.get(path, headers=alice, params={"wait": 3}))
+    time.sleep(0.3)
+    assert client.post(f"/v1/tables/{table_id}/leave", headers=alice).status_code == 200
+    assert client.post(f"/v1/tables/{table_id}/join", headers=carol).json()["your_seat"] == 1
+    assert client.post(f"/v1/tables/{table_id}/join", headers=dave).json()["status"] == "playing"
+    thread.join(15)
+    held = out["answer"]
+    assert held.status_code == 200
+    carols = client.get(path, headers=carol).json()
+    assert held.json()["seat"] is None, held.json()["summary"]
+    assert held.json()["view"] != carols["view"]

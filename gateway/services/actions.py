@@ -16,7 +16,7 @@ from typing import Any, NamedTuple, TypedDict
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from engine.core import Action, EngineError, Event, Game, MalformedAction, Seat
+from engine.core import Action, EngineError, Event, Game, MalformedAction, Outcome, Seat
 from gateway.errors import ProblemError
 from gateway.schemas.tables import (
     ActionRequest,
@@ -178,7 +178,7 @@ def advance(
         })
         events.append((None, {
             "kind": "table.finished",
-            "text": outcome.text or f"The table is over ({outcome.reason}).",
+            "text": finished_text(outcome),
             "data": {"outcome": outcome.model_dump(mode="json")},
         }))
     deadline, bots_due, to_act = schedule_for(record, game, state, now)
@@ -186,6 +186,19 @@ def advance(
         "version": loaded.version + 1, "seat": seat, "action": action.id, "by": by, "at": now,
     }
     return Step(seat, action, record, state, events, log_entry, deadline, bots_due, to_act)
+
+
+def finished_text(outcome: Outcome) -> str:
+    """The ``table.finished`` line: who won, in short (the game's own end event, just
+    before it, tells how; repeating its text printed every ending twice)."""
+    winners = [str(seat) for seat in outcome.winners]
+    if not winners:
+        who = "nobody wins"
+    elif len(winners) == 1:
+        who = f"seat {winners[0]} wins"
+    else:
+        who = f"seats {', '.join(winners[:-1])} and {winners[-1]} share the win"
+    return f"The table is over ({outcome.reason.replace('_', ' ')}): {who}."
 
 
 async def commit_step(

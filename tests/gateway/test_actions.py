@@ -1,4 +1,4 @@
-"""Actions: the id form and the structured form are the same action."""
+"""Actions: the id form and the structured form are the same action; the line that ends a table."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from collections.abc import Callable
 import pytest
 from fastapi.testclient import TestClient
 
+from engine.core import Outcome
 from engine.registry import all_games, get_game
+from gateway.services.actions import finished_text
 
 
 @pytest.mark.parametrize("game_name", sorted(all_games()))
@@ -43,3 +45,11 @@ def test_a_structured_action_is_applied_like_its_id(
                           json={"version": later["version"], "action": bogus})
     assert refused.status_code == 422
     assert refused.json()["code"] in ("request/invalid", "action/malformed")
+
+
+def test_the_finished_line_names_the_winners_in_short() -> None:
+    assert finished_text(Outcome(winners=(2,), reason="victory")) == \
+        "The table is over (victory): seat 2 wins."
+    assert finished_text(Outcome(winners=(0, 1, 3), reason="turn_limit")) == \
+        "The table is over (turn limit): seats 0, 1 and 3 share the win."
+    assert finished_text(Outcome(winners=(), reason="closed")) == "The table is over (closed): nobody wins."

@@ -252,7 +252,13 @@ def test_full_game_against_house_bots_ends_with_a_matching_replay(
         [(entry["seat"], entry["action"]) for entry in replay["log"]],
     )
     assert rebuilt.model_dump(mode="json") == replay["final_state"]
-    assert replay["events"][-1]["kind"] == "table.finished"
+    finished = replay["events"][-1]
+    assert finished["kind"] == "table.finished"
+    # It says who won in short; the game's own end event before it says how (not twice).
+    assert finished["text"] != replay["events"][-2]["text"]
+    assert finished["text"].startswith("The table is over (")
+    assert (f"seat {replay['outcome']['winners'][0]} wins" in finished["text"]
+            if len(replay["outcome"]["winners"]) == 1 else "share the win" in finished["text"])
     assert_problem(client.post(f"/v1/tables/{table['id']}/actions",
                                json={"version": 0, "action": "x"}, headers=players[0]),
                    409, "table/finished")

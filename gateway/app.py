@@ -167,14 +167,14 @@ async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse
         }
         for error in exc.errors()
     ]
-    where = ", ".join(".".join(entry["loc"]) for entry in errors[:5])
-    error = ProblemError(
-        422,
-        "request/invalid",
-        "Invalid request",
-        f"The request does not match its schema ({where}).",
-        errors=errors,
-    )
+    if errors and errors[0]["type"] == "json_invalid":
+        # Its loc is ("body", offset): say where the JSON broke, not a field that does not exist.
+        at = errors[0]["loc"][-1] if len(errors[0]["loc"]) > 1 else "?"
+        detail = f"The body is not valid JSON (at character {at})."
+    else:
+        where = ", ".join(".".join(entry["loc"]) for entry in errors[:5])
+        detail = f"The request does not match its schema ({where})."
+    error = ProblemError(422, "request/invalid", "Invalid request", detail, errors=errors)
     return _problem_response(request, error)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -91,3 +93,19 @@ def test_a_huge_path_is_not_echoed_whole(client: TestClient) -> None:
     assert response.headers["content-type"].startswith("application/problem+json")
     assert len(response.json()["instance"]) <= 300
     assert len(response.json()["detail"]) <= 300
+
+
+def test_a_body_that_is_not_json_is_told_so_with_where(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    # Told apart from a schema mismatch: "body.13" read like a field name, not a place.
+    me = auth(mint_token(agent_id="notjson", name="n", games=("market-fortune",)))
+    cut = b'{"name": "x",'
+    for path in ("/v1/tables", "/v1/tables/0123456789abcdef/actions"):
+        answer = client.post(path, headers={**me, "content-type": "application/json",
+                                            "Idempotency-Key": "k"}, content=cut)
+        assert answer.status_code == 422, path
+        body = answer.json()
+        assert body["code"] == "request/invalid"
+        assert body["detail"] == f"The body is not valid JSON (at character {len(cut)}).", path
+        assert body["errors"][0]["type"] == "json_invalid"

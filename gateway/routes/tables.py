@@ -198,7 +198,9 @@ async def observe_table(
         ge=0, le=60,
         description="Seconds to hold the answer until it is worth sending: for a seated "
         "caller until it must act or the table ends; for anyone else until the table "
-        "changes. 0 (the default) answers at once.",
+        "changes. 0 (the default) answers at once. The server holds it at most "
+        "`AGENTS_CLUB_LONG_POLL_MAX_WAIT_S` (30 s by default), then answers with the "
+        "view as it is: observe again to keep waiting.",
     )] = 0,
 ) -> ObservationOut:
     """Seated callers get their seat's view and, when they must act, their legal
@@ -270,7 +272,9 @@ async def poll_events(
     after: Annotated[int, Query(
         ge=0, le=events_service.MAX_EVENT_ID, description="Return events with a larger id.",
     )] = 0,
-    wait: Annotated[float, Query(ge=0, le=60, description="Seconds to wait for one.")] = 0,
+    wait: Annotated[float, Query(ge=0, le=60, description=(
+        "Seconds to wait for one. The server waits at most `AGENTS_CLUB_LONG_POLL_MAX_WAIT_S` "
+        "(30 s by default), then answers with no events: poll again with the same `after`."))] = 0,
 ) -> EventsPage:
     """Returns as soon as there is an event for you, or after ``wait`` seconds with none.
     Spectators get public events only. Pass ``last_id`` as the next ``after``.

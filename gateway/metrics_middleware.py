@@ -55,8 +55,7 @@ class RequestMetricsMiddleware:
         try:
             await self.app(scope, receive, send_tagged)
         finally:
-            route = scope.get("route")
-            template = getattr(route, "path", None) or "unmatched"
+            template = _template(scope)
             elapsed = first_byte if first_byte is not None else time.perf_counter() - started
             self.metrics.observe_request(
                 method=scope["method"], route=template, status=status, seconds=elapsed
@@ -73,3 +72,22 @@ class RequestMetricsMiddleware:
                 if principal is not None:
                     context["ctx_agent_id"] = principal.agent_id
                 log.info("%s %s %s", scope["method"], scope.get("path", ""), status, extra=context)
+
+
+def _template(scope: Scope) -> str:
+    """The matched route's path template, or ``unmatched``.
+
+    FastAPI's own routes put themselves in the scope; Starlette's plain routes
+    (``/docs``, ``/redoc``, ``/openapi.json``) leave only their endpoint, so
+    those are found by it (rarely asked: they are not the hot routes).
+    """
+    route = scope.get("route")
+    if route is not None:
+        return str(getattr(route, "path", None) or "unmatched")
+    endpoint = scope.get("endpoint")
+    app = scope.get("app")
+    if endpoint is not None and app is not None:
+        for candidate in getattr(app, "routes", ()):
+            if getattr(candidate, "endpoint", None) is endpoint:
+                return str(getattr(candidate, "path", "unmatched"))
+    return "unmatched"

@@ -81,6 +81,8 @@ def test_metrics_are_shared_by_every_worker_through_redis(settings: Settings) ->
         for _ in range(2):
             worker_b.get("/healthz")
         worker_b.get("/v1/tables/does-not-exist-at-all/nothing")
+        worker_b.get("/openapi.json")
+        worker_b.get("/docs")
         time.sleep(0.5)
         text_a = worker_a.get("/metrics").text
         text_b = worker_b.get("/metrics").text
@@ -89,6 +91,9 @@ def test_metrics_are_shared_by_every_worker_through_redis(settings: Settings) ->
         assert _sample(text, "agents_club_http_requests_total", route="/healthz", status="200") == 5
         assert _sample(text, "agents_club_http_requests_total", route="unmatched", status="404") == 1
         assert "does-not-exist" not in text  # raw paths never become labels
+        # Starlette's own routes (the API document and its pages) are labelled by path too.
+        assert _sample(text, "agents_club_http_requests_total", route="/openapi.json", status="200") == 1
+        assert _sample(text, "agents_club_http_requests_total", route="/docs", status="200") == 1
     assert _sample(text_b, "agents_club_http_request_duration_seconds_count", route="/healthz") == 5
     buckets = [
         line for line in text_b.splitlines()

@@ -21,7 +21,7 @@ RUN apt-get update \
     && useradd --system --uid 10001 --gid agents --home-dir /app --shell /usr/sbin/nologin agents
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md LICENSE ./
 COPY engine ./engine
 COPY gateway ./gateway
 COPY quiz ./quiz

@@ -166,7 +166,7 @@ async def leave_table(request: Request, table_id: str, principal: CurrentPrincip
 @router.post(
     "/{table_id}/close",
     operation_id="close_table",
-    summary="Close a table you created before it starts",
+    summary="Close a table you created: open, or started with only house bots besides you",
     response_model=TableOut,
     responses=problem_responses(
         *_AUTH, "table/not_found", "table/not_creator", "table/started", "table/finished",
@@ -174,9 +174,13 @@ async def leave_table(request: Request, table_id: str, principal: CurrentPrincip
     ),
 )
 async def close_table(request: Request, table_id: str, principal: CurrentPrincipal) -> TableOut:
-    """Only while the table is open, and only by the agent that created it (or the
-    organiser): the table ends at once (``finished``, outcome reason ``closed``) and no
-    longer counts against your cap on unfinished tables."""
+    """By the agent that created the table (or the organiser): the table ends at once
+    (``finished``, outcome reason ``closed``, nobody wins), its replay opens, and it no
+    longer counts against your cap on unfinished tables. An open table may always be
+    closed; a started one only when no other agent plays at it (every other seat is a
+    house bot: a bot you stopped need not wait for the turn clocks to play it out), or
+    by the organiser. A started table with other agents is refused with
+    `table/started`."""
     return await tables_service.close_table(_ctx(request), table_id, principal)
 
 

@@ -54,8 +54,9 @@ async def reserve(ctx: TableContext, principal: Principal, table_id: str, now: f
     raise problem(
         "table/too_many",
         f"You have {len(remaining)} unfinished tables (the limit is {limit}); before creating "
-        "another, finish one, or close an open one (POST /v1/tables/{id}/close; it also "
-        "closes when its last agent leaves).",
+        "another, finish one, or close one (POST /v1/tables/{id}/close: an open one, or a "
+        "started one where only house bots play with you; it also closes when its last "
+        "agent leaves).",
         limit=limit,
         active_tables=remaining[:LISTED_IN_PROBLEM],
     )

@@ -35,7 +35,8 @@ register_problem(
 register_problem(
     "table/too_many", 409, "Too many unfinished tables",
     "You have 10 unfinished tables (the limit is 10); before creating another, finish one, "
-    "or close an open one (POST /v1/tables/{id}/close; it also closes when its last agent leaves).",
+    "or close one (POST /v1/tables/{id}/close: an open one, or a started one where only house "
+    "bots play with you; it also closes when its last agent leaves).",
 )
 register_problem(
     "table/not_creator", 403, "Not the table's creator",

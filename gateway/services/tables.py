@@ -354,7 +354,7 @@ CLOSED = "closed"
 
 
 def _closed(record: TableRecord, now: float, events: Events, reason: str, text: str) -> TableRecord:
-    """The record of an open table that ends before it starts, nobody winning."""
+    """The record of a table that ends before its game does, nobody winning."""
     outcome = {"winners": [], "reason": reason, "scores": [], "text": text}
     events.append((None, {"kind": "table.finished", "text": text, "data": {"outcome": outcome}}))
     return record.model_copy(update={"status": "finished", "outcome": outcome, "finished_at": now})
@@ -370,11 +370,21 @@ def _close_if_abandoned(record: TableRecord, now: float, events: Events) -> Tabl
                    "Every agent left before the start; the table is closed.")
 
 
-async def close_table(ctx: TableContext, table_id: str, principal: Principal) -> TableOut:
-    """End an open table before it starts: for its creator (or the organiser) only.
+def _only_agent(record: TableRecord, principal: Principal) -> bool:
+    """Whether no agent but ``principal`` sits at the table (the others are house bots)."""
+    return all(occupant is None or occupant.kind != "agent" or occupant.agent_id == principal.agent_id
+               for occupant in record.seated)
 
-    Closing is how a creator frees its place under the table cap from a table it
-    opened without sitting at it (``join: false``) that nobody came to fill.
+
+async def close_table(ctx: TableContext, table_id: str, principal: Principal) -> TableOut:
+    """End a table before its end: for its creator (or the organiser) only.
+
+    An open table may always be closed: that is how a creator frees its place
+    under the table cap from a table nobody came to fill. A started table may
+    be closed when no other agent plays at it (every other seat is a house
+    bot), so a developer who stops its bot need not wait for the turn clocks
+    to play the game out; the organiser may close any table. Nobody wins a
+    closed table; its replay opens, as for any finished table.
     """
     for _attempt in range(_CAS_ATTEMPTS):
         loaded = await load_table(ctx, table_id)
@@ -384,14 +394,17 @@ async def close_table(ctx: TableContext, table_id: str, principal: Principal) ->
             raise problem("table/not_creator", "Only the agent that created this table may close it.")
         if record.status == "finished":
             raise problem("table/finished", "The table is over already.")
-        if record.status != "open":
-            raise problem("table/started", "The table has started; it ends by play only.")
+        was_open = record.status == "open"
+        if not was_open and principal.kind != "organiser" and not _only_agent(record, principal):
+            raise problem("table/started",
+                          "The table has started with other agents; it ends by play only.")
         events: Events = []
         now = ctx.now()
-        record = _closed(record, now, events, CLOSED,
-                         f"{principal.name} closed the table before the start.")
+        when = "before the start" if was_open else "during play"
+        record = _closed(record, now, events, CLOSED, f"{principal.name} closed the table {when}.")
         if await _commit_record(ctx, loaded, record, events, now):
-            await ctx.store.unindex_open(table_id)
+            if was_open:
+                await ctx.store.unindex_open(table_id)
             await quotas.release(ctx, record)
             return table_out(record, loaded.version + 1, principal)
     raise problem("table/stale_version", "The table kept changing; try again.",

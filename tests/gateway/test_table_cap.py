@@ -289,3 +289,25 @@ def test_the_creator_closes_an_open_table_to_free_its_place(
     created(client, alice)
     created(client, alice)
     assert_too_many(create(client, alice))
+
+
+def test_a_started_table_of_one_agent_and_house_bots_may_be_closed_by_it(
+    client: TestClient, agent: Callable[[str], Headers], settings: Settings,
+) -> None:
+    # A developer who stops its bot mid-game need not wait for the clocks to end it.
+    alice = agent("alice")
+    table = created(client, alice, turn_timeout_s=600, house_bots=[{"seat": 1}],
+                    options={"turn_limit_per_seat": 50})
+    assert table["status"] == "playing"
+    closed = client.post(f"/v1/tables/{table['id']}/close", headers=alice)
+    assert closed.status_code == 200, closed.text
+    body = closed.json()
+    assert body["status"] == "finished" and body["outcome"]["reason"] == "closed"
+    assert body["outcome"]["winners"] == []
+    assert table["id"] not in active_members(settings, "alice")
+    replay = client.get(f"/v1/tables/{table['id']}/replay", headers=alice)
+    assert replay.status_code == 200
+    assert replay.json()["events"][-1]["text"] == "alice closed the table during play."
+    acting = client.post(f"/v1/tables/{table['id']}/actions", headers=alice,
+                         json={"version": body["version"], "action": "dominate"})
+    assert acting.status_code == 409 and acting.json()["code"] == "table/finished"

@@ -34,7 +34,7 @@ registered for that code, so callers catch exactly what they mean::
         │   ├── TableFinished       table/finished
         │   ├── TableNotFinished    table/not_finished
         │   ├── StaleVersion        table/stale_version (``current_version``)
-        │   ├── InvalidTableConfig  table/invalid_config
+        │   ├── InvalidTableConfig  table/invalid_config (``errors``)
         │   ├── UnknownHouseBot     table/unknown_bot
         │   ├── TooManyTables       table/too_many (``limit``, ``active_tables``)
         │   └── NotTableCreator     table/not_creator
@@ -155,7 +155,8 @@ class ApiError(AgentsClubError):
     """The server answered with an ``application/problem+json`` document.
 
     ``problem`` keeps the whole document, so members a route adds
-    (``current_version``, ``rule``, ``retry_after``, ``errors``) stay readable.
+    (``current_version``, ``rule``, ``retry_after``, ``errors``) stay readable;
+    the message quotes the first listed ``errors``, so it says why.
     """
 
     code: ClassVar[str] = ""
@@ -167,7 +168,15 @@ class ApiError(AgentsClubError):
         self.code_received: str = str(problem.get("code", ""))
         self.title: str = str(problem.get("title", ""))
         self.detail: str = str(problem.get("detail", self.title))
-        super().__init__(f"{status} {self.code_received}: {self.detail}")
+        reasons = _first_reasons(self.errors)
+        # The detail says what was refused; the listed errors say why, so show the first of them.
+        super().__init__(f"{status} {self.code_received}: {self.detail}" + (f" ({reasons})" if reasons else ""))
+
+    @property
+    def errors(self) -> list[Any]:
+        """The errors the problem lists (``request/invalid``, ``table/invalid_config``), else empty."""
+        value = self.problem.get("errors")
+        return list(value) if isinstance(value, list) else []
 
 
 class AuthError(ApiError):
@@ -327,7 +336,7 @@ class StaleVersion(TableError):
 
 
 class InvalidTableConfig(TableError):
-    """The game refused the table configuration (mode, seats, variants)."""
+    """The game refused the table configuration (mode, seats, variants, options); ``errors`` may say why."""
 
     code = "table/invalid_config"
 
@@ -461,12 +470,6 @@ class InvalidRequest(RequestError):
 
     code = "request/invalid"
 
-    @property
-    def errors(self) -> list[Any]:
-        """The validation errors the server listed."""
-        value = self.problem.get("errors")
-        return list(value) if isinstance(value, list) else []
-
 
 class RouteNotFound(RequestError):
     """No route has that path."""
@@ -526,6 +529,29 @@ class ServiceUnavailable(ServerError):
     """The server cannot serve now (its Redis does not answer); try again later."""
 
     code = "server/unavailable"
+
+
+_SHOWN_ERRORS = 2
+"""How many of a problem's listed errors its message quotes (the rest are on ``errors``)."""
+
+
+def _first_reasons(errors: list[Any]) -> str:
+    """``"loc: msg; loc: msg"`` for the first :data:`_SHOWN_ERRORS` entries, and how many more."""
+    shown = [_reason(entry) for entry in errors[:_SHOWN_ERRORS]]
+    text = "; ".join(reason for reason in shown if reason)
+    if text and len(errors) > _SHOWN_ERRORS:
+        text += f"; and {len(errors) - _SHOWN_ERRORS} more"
+    return text
+
+
+def _reason(entry: Any) -> str:
+    """One listed error in words; tolerant, since a newer server may list them differently."""
+    if not isinstance(entry, dict):
+        return str(entry)
+    message = str(entry.get("msg", ""))
+    loc = entry.get("loc")
+    where = ".".join(str(part) for part in loc) if isinstance(loc, list | tuple) else ""
+    return f"{where}: {message}" if where and message else message or where
 
 
 def _registered(cls: type[ApiError]) -> dict[str, type[ApiError]]:

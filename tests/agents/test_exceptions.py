@@ -74,3 +74,16 @@ def test_problem_members_stay_readable() -> None:
     assert isinstance(invalid, errors.InvalidRequest)
     assert invalid.errors == [{"loc": ["body"]}]
     assert "409 action/illegal" in str(illegal)
+
+
+def test_the_message_quotes_the_first_two_listed_errors() -> None:
+    listed = [{"loc": ["body", "seats"], "msg": "too many"}, {"loc": [], "msg": "no loc"}, {"msg": "third"}]
+    invalid = errors.error_from_problem(
+        {"code": "request/invalid", "detail": "Does not match.", "errors": listed}, status=422
+    )
+    assert str(invalid) == "422 request/invalid: Does not match. (body.seats: too many; no loc; and 1 more)"
+    odd = errors.error_from_problem({"code": "table/invalid_config", "detail": "No.", "errors": ["plain"]}, status=422)
+    assert str(odd) == "422 table/invalid_config: No. (plain)"
+    # No listed errors (or a malformed member): the message is the detail alone.
+    for problem in ({"code": "table/full", "detail": "Full."}, {"code": "table/full", "detail": "Full.", "errors": "x"}):
+        assert str(errors.error_from_problem(problem, status=409)) == "409 table/full: Full."

@@ -165,6 +165,7 @@ def test_request_errors(gateway: RunningGateway, short_game: dict[str, Any]) -> 
     with gateway.client(gateway.mint(games=[short_game["game"]])) as client:
         invalid = raises(agents.InvalidRequest, "request/invalid", client.create_table, **{**short_game, "seats": 0})
         assert isinstance(invalid, agents.InvalidRequest) and invalid.errors
+        assert "(body.seats: " in str(invalid)  # the message says why, not only that
         raises(agents.RouteNotFound, "request/not_found", client.send, Call("GET", "/v1/nowhere", _model(dict)))
         raises(
             agents.MethodNotAllowed, "request/method_not_allowed", client.send,
@@ -178,3 +179,14 @@ def test_every_published_code_has_its_own_class(gateway: RunningGateway) -> None
     assert PROBLEM_CATALOGUE, "the app registered no problem codes"
     missing = {code for code in PROBLEM_CATALOGUE if error_class_for(code).code != code}
     assert not missing, f"codes without an SDK exception class: {sorted(missing)}"
+
+
+def test_an_invalid_table_config_says_why(gateway: RunningGateway, game: agents.GameOut) -> None:
+    mode = game.modes[0]
+    with gateway.client(gateway.mint(games=[game.name])) as client:
+        refused = raises(
+            agents.InvalidTableConfig, "table/invalid_config", client.create_table,
+            game.name, mode.name, mode.max_seats + 1,
+        )
+    assert refused.errors and refused.errors[0]["loc"] == ["seats"]
+    assert str(refused).startswith(f"422 table/invalid_config: {refused.detail} (seats: ")

@@ -40,6 +40,7 @@ from agents._transport import (
     RetryObserver,
     always_resendable,
     error_for,
+    needs_first_token,
     request_headers,
     token_expired,
 )
@@ -94,7 +95,9 @@ class AsyncClient:
     async def send(self, call: Call[T]) -> T:
         """Send ``call``, retrying as :class:`~agents._retry.RetryPolicy` allows; its typed answer."""
         attempt = 0
-        renewed = False
+        renewed = needs_first_token(call.authenticated, self.token, self.credentials)
+        if renewed:
+            await self.renew_token()
         while True:
             try:
                 response = await self._http.request(

@@ -40,6 +40,7 @@ from agents._transport import (
     RetryObserver,
     always_resendable,
     error_for,
+    needs_first_token,
     request_headers,
     token_expired,
 )
@@ -53,8 +54,9 @@ class Client:
     """Talks to an Agents Club gateway.
 
     ``token`` is the bearer token (set it later with :attr:`token`); with
-    ``credentials`` (agent id and secret) an expired token is renewed on the
-    fly (``POST /v1/auth/token``) and the request sent again;
+    ``credentials`` (agent id and secret) the client gets a token before its
+    first authenticated request when it has none, and an expired token is
+    renewed on the fly (``POST /v1/auth/token``) and the request sent again;
     ``transport`` is the httpx seam: a wrapper around ``httpx.HTTPTransport``
     (the SDK's tests cut connections that way) or any ``httpx.BaseTransport``;
     to run the app in-process use :class:`~agents.AsyncClient` with
@@ -97,7 +99,9 @@ class Client:
     def send(self, call: Call[T]) -> T:
         """Send ``call``, retrying as :class:`~agents._retry.RetryPolicy` allows; its typed answer."""
         attempt = 0
-        renewed = False
+        renewed = needs_first_token(call.authenticated, self.token, self.credentials)
+        if renewed:
+            self.renew_token()
         while True:
             try:
                 response = self._http.request(

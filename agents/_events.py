@@ -20,7 +20,7 @@ from agents import _endpoints as endpoints
 from agents._exceptions import TransportError
 from agents._models import EventOut, EventsPage
 from agents._sse import ServerSentEvent, SseDecoder
-from agents._transport import AgentCredentials, error_for, token_expired
+from agents._transport import AgentCredentials, error_for, needs_first_token, token_expired
 
 if TYPE_CHECKING:
     from agents._async_client import AsyncClient
@@ -155,6 +155,9 @@ class EventStream(_StreamState):
     def _sse(self) -> Iterator[EventOut]:
         cursor = self._cursor
         path = endpoints.stream_path(self.table_id)
+        # The stream bypasses ``send``, so it gets a credentials-only client's first token itself.
+        if needs_first_token(True, self.client.token, self.client.credentials):
+            self.client.renew_token()
         while not cursor.finished:
             decoder = SseDecoder()
             try:
@@ -217,6 +220,9 @@ class AsyncEventStream(_StreamState):
     async def _sse(self) -> AsyncIterator[EventOut]:
         cursor = self._cursor
         path = endpoints.stream_path(self.table_id)
+        # The stream bypasses ``send``, so it gets a credentials-only client's first token itself.
+        if needs_first_token(True, self.client.token, self.client.credentials):
+            await self.client.renew_token()
         while not cursor.finished:
             decoder = SseDecoder()
             try:

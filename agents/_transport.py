@@ -22,6 +22,7 @@ __all__ = [
     "RetryObserver",
     "always_resendable",
     "error_for",
+    "needs_first_token",
     "request_headers",
     "token_expired",
 ]
@@ -71,6 +72,16 @@ def request_headers(call: Call[Any], token: str | None) -> dict[str, str]:
     if call.authenticated and token:
         headers["Authorization"] = f"Bearer {token}"
     return headers
+
+
+def needs_first_token(authenticated: bool, token: str | None, credentials: AgentCredentials | None) -> bool:
+    """True when a request that carries the token would go without one that credentials can buy.
+
+    A client given only ``credentials`` (an agent coming back later) must get
+    its first token before asking: the server answers a missing token with
+    ``auth/missing``, never ``auth/expired``, so renewal on refusal cannot help.
+    """
+    return authenticated and not token and credentials is not None
 
 
 def token_expired(response: httpx.Response) -> bool:

@@ -194,3 +194,41 @@ def test_an_event_stream_renews_an_expired_token_too(
         events = list(watcher.events(table.id, mode="sse"))
         assert watcher.token != expired
     assert events and events[-1].id >= len(events)
+
+
+def test_a_client_with_only_credentials_gets_its_first_token(
+    gateway: RunningGateway, oracle: Oracle, short_game: dict[str, Any]
+) -> None:
+    """Coming back later: agent id and secret, no token; the first authenticated call buys one."""
+    from agents import AgentCredentials, AsyncClient
+
+    passed = admit(gateway, oracle, new_name())
+    assert passed.secret is not None
+    credentials = AgentCredentials(passed.agent_id, passed.secret)
+    with gateway.client(credentials=credentials) as client:
+        assert client.games().games and client.token is None  # an open route buys no token
+        assert client.me().agent_id == passed.agent_id
+        assert client.token not in (None, passed.access_token)
+        table = client.create_table(
+            **short_game, join=False, house_bots=[{"seat": s, "bot": "random"} for s in range(short_game["seats"])]
+        )
+    with gateway.client(credentials=credentials) as watcher:
+        events = list(watcher.events(table.id, mode="sse"))
+        assert watcher.token is not None
+    assert events and events[-1].id >= len(events)
+
+    async def come_back() -> tuple[str, str | None, int]:
+        async with AsyncClient(gateway.base_url, credentials=credentials) as client:
+            agent_id = (await client.me()).agent_id
+            token = client.token
+        async with AsyncClient(gateway.base_url, credentials=credentials) as watcher:
+            seen = [event async for event in watcher.events(table.id, mode="sse")]
+        return agent_id, token, len(seen)
+
+    import asyncio
+
+    agent_id, token, seen = asyncio.run(come_back())
+    assert agent_id == passed.agent_id and token is not None and seen == len(events)
+    wrong = AgentCredentials(passed.agent_id, "acs_wrong")
+    with gateway.client(credentials=wrong) as hopeless, pytest.raises(agents.InvalidCredentials):
+        hopeless.me()

@@ -14,6 +14,7 @@ from typing import Any
 
 from agents._client import Client
 from agents._models import AdmissionPassed, Puzzle, Question
+from agents._transport import AgentCredentials
 from agents.llm._chat import ChatClient, ChatError, ChatMessage
 from agents.llm.prompts import rules_digest
 from agents.llm.quiz_answers import (
@@ -42,6 +43,11 @@ def pass_admission(
 ) -> AdmissionPassed:
     """Take ``game``'s admission as ``agent_name``; on a pass the client holds the new token.
 
+    A new agent's pass also gives the client its :attr:`~agents.Client.credentials`
+    (agent id and secret), so it renews its token when that expires. The secret
+    is shown only in this answer: store ``passed.agent_id`` and ``passed.secret``
+    to come back later with ``credentials=AgentCredentials(agent_id, secret)``.
+
     :raises AdmissionFailed: when the model's answers were not good enough.
     """
     rulebook = client.rulebook(game)
@@ -64,6 +70,8 @@ def pass_admission(
     _log(transcript, "answers", challenge_id=challenge.challenge_id, answers=answers, puzzle=solution)
     passed = client.answer_challenge(challenge.challenge_id, answers, solution)
     client.token = passed.access_token
+    if passed.secret is not None:  # None when an admitted agent adds a game: its credentials stay
+        client.credentials = AgentCredentials(passed.agent_id, passed.secret)
     _log(transcript, "admitted", agent_id=passed.agent_id, name=passed.name, scopes=passed.scopes,
          score=passed.score.model_dump())  # fmt: skip
     return passed

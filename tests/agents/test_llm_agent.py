@@ -45,6 +45,20 @@ def test_admission_passes_from_scripted_replies(
     assert passed.secret not in transcript.path.read_text()
 
 
+def test_after_admission_the_client_renews_an_expired_token_by_itself(
+    gateway: RunningGateway, scripted: ScriptedLlm, chat: Callable[[], ChatClient]
+) -> None:
+    with gateway.client() as client:
+        passed = pass_admission(client, chat(), game="market-fortune", agent_name=scripted.agent_name)
+        assert passed.secret is not None
+        assert client.credentials == agents.AgentCredentials(passed.agent_id, passed.secret)
+        # The game outlived the admission's token: the next request must renew it, not fail.
+        expired = gateway.tokens.mint(agent_id=passed.agent_id, name=passed.name, scopes=passed.scopes, ttl_s=-5)
+        client.token = expired
+        assert client.me().agent_id == passed.agent_id
+        assert client.token not in (expired, passed.access_token)
+
+
 def test_admission_fails_with_a_score_on_wrong_answers(
     gateway: RunningGateway, scripted: ScriptedLlm, chat: Callable[[], ChatClient]
 ) -> None:

@@ -23,3 +23,13 @@ def test_every_sync_method_has_an_async_twin_with_the_same_parameters() -> None:
         twin = async_methods[name]
         assert inspect.signature(member).parameters.keys() == inspect.signature(twin).parameters.keys(), name  # type: ignore[arg-type]
         assert inspect.iscoroutinefunction(twin) == (name not in NOT_COROUTINES), name
+
+
+def test_every_public_method_is_in_the_docs_methods_table() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "sdk.md").read_text(encoding="utf-8")
+    table = doc[doc.index("| area | methods |"):doc.index("`act` takes an action id")]
+    names = set(public_methods(Client)) | set(public_methods(AsyncClient))
+    missing = sorted(name for name in names if f"`{name}(" not in table and f"`{name}`" not in table)
+    assert not missing, f"docs/sdk.md's methods table misses {missing}"

@@ -168,7 +168,7 @@ class ApiError(AgentsClubError):
         self.code_received: str = str(problem.get("code", ""))
         self.title: str = str(problem.get("title", ""))
         self.detail: str = str(problem.get("detail", self.title))
-        reasons = _first_reasons(self.errors)
+        reasons = _first_reasons(self.errors, told=self.detail)
         # The detail says what was refused; the listed errors say why, so show the first of them.
         super().__init__(f"{status} {self.code_received}: {self.detail}" + (f" ({reasons})" if reasons else ""))
 
@@ -350,8 +350,9 @@ class UnknownHouseBot(TableError):
 class TooManyTables(TableError):
     """The agent already has the most unfinished tables it may create.
 
-    Finish one, or close an open one (``close_table``; a table also closes when
-    its last agent leaves), then create again; retrying at once does not help.
+    Finish one, or close one (``close_table``: an open one, or a started one where
+    only house bots play with you; a table also closes when its last agent leaves
+    before the start), then create again; retrying at once does not help.
     """
 
     code = "table/too_many"
@@ -535,12 +536,14 @@ _SHOWN_ERRORS = 2
 """How many of a problem's listed errors its message quotes (the rest are on ``errors``)."""
 
 
-def _first_reasons(errors: list[Any]) -> str:
-    """``"loc: msg; loc: msg"`` for the first :data:`_SHOWN_ERRORS` entries, and how many more."""
-    shown = [_reason(entry) for entry in errors[:_SHOWN_ERRORS]]
-    text = "; ".join(reason for reason in shown if reason)
-    if text and len(errors) > _SHOWN_ERRORS:
-        text += f"; and {len(errors) - _SHOWN_ERRORS} more"
+def _first_reasons(errors: list[Any], *, told: str = "") -> str:
+    """``"loc: msg; loc: msg"`` for the first :data:`_SHOWN_ERRORS` entries, and how many more;
+    a reason the detail (``told``) already quotes is not repeated (the server puts the first
+    reason of ``table/invalid_config`` in its detail)."""
+    reasons = [reason for reason in map(_reason, errors) if reason and reason not in told]
+    text = "; ".join(reasons[:_SHOWN_ERRORS])
+    if text and len(reasons) > _SHOWN_ERRORS:
+        text += f"; and {len(reasons) - _SHOWN_ERRORS} more"
     return text
 
 

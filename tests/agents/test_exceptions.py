@@ -84,6 +84,9 @@ def test_the_message_quotes_the_first_two_listed_errors() -> None:
     assert str(invalid) == "422 request/invalid: Does not match. (body.seats: too many; no loc; and 1 more)"
     odd = errors.error_from_problem({"code": "table/invalid_config", "detail": "No.", "errors": ["plain"]}, status=422)
     assert str(odd) == "422 table/invalid_config: No. (plain)"
+    told = errors.error_from_problem({"code": "table/invalid_config", "detail": "No (seats: too many).",
+                                      "errors": [{"loc": ["seats"], "msg": "too many"}]}, status=422)
+    assert str(told) == "422 table/invalid_config: No (seats: too many)."  # not said twice
     # No listed errors (or a malformed member): the message is the detail alone.
     for problem in ({"code": "table/full", "detail": "Full."}, {"code": "table/full", "detail": "Full.", "errors": "x"}):
         assert str(errors.error_from_problem(problem, status=409)) == "409 table/full: Full."

@@ -82,8 +82,14 @@ class _Cursor:
         event = EventOut.model_validate_json(sse.data)
         return event if self.fresh(event) else None
 
+    def accepted(self) -> None:
+        """The server took the stream's token: when that one expires too, it may be renewed
+        again (a stream may outlive many tokens; only a token refused right after it was
+        renewed is an error)."""
+        self.renewed = False
+
     def may_renew(self, response: httpx.Response, credentials: AgentCredentials | None) -> bool:
-        """True (once per stream) when the token expired and credentials can renew it."""
+        """True (once per token) when the token expired and credentials can renew it."""
         if credentials is None or self.renewed or not token_expired(response):
             return False
         self.renewed = True
@@ -168,6 +174,7 @@ class EventStream(_StreamState):
                             self.client.renew_token()
                             continue
                         raise error_for(response)
+                    cursor.accepted()
                     for sse in decoder.iter_events(response.iter_lines()):
                         event = cursor.sse_event(sse)
                         if event is not None:
@@ -235,6 +242,7 @@ class AsyncEventStream(_StreamState):
                             await self.client.renew_token()
                             continue
                         raise error_for(response)
+                    cursor.accepted()
                     async for line in response.aiter_lines():
                         sse = decoder.feed(line.rstrip("\r\n"))
                         if sse is None:

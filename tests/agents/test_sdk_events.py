@@ -206,3 +206,20 @@ def test_an_sse_stream_outlives_its_token_when_the_client_can_renew_it(
             after = page[-1].id
     assert received == expected and expected[-1].kind == "table.finished"
     assert transport.last_event_ids[1] is not None  # it resumed after its last event
+
+
+def test_a_stream_may_renew_each_token_it_outlives_but_not_one_refused_at_once() -> None:
+    # A spectator stream may outlive many tokens; a token refused right after its
+    # renewal (before the server took it) is a real error, not one to renew again.
+    from agents import AgentCredentials
+    from agents._events import _Cursor
+
+    expired = httpx.Response(401, json={"code": "auth/expired"})
+    credentials = AgentCredentials("agt_x", "acs_y")
+    cursor = _Cursor(after=None, max_failures=3)
+    assert cursor.may_renew(expired, credentials)
+    assert not cursor.may_renew(expired, credentials)  # refused again at once: give up
+    cursor.accepted()  # the renewed token opened the stream; later it expires too
+    assert cursor.may_renew(expired, credentials)
+    assert not cursor.may_renew(expired, None)  # nothing to renew with
+    assert not cursor.may_renew(httpx.Response(401, json={"code": "auth/revoked"}), credentials)

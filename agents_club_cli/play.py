@@ -7,15 +7,17 @@
 
 ``--new N`` opens a table of N seats, sits the bot in seat 0 and fills the
 other seats with house bots; ``--table ID`` joins that table (or resumes it if
-the bot already sits there). The game is printed turn by turn, then the
-result. Network failures are waited out and the game resumes where it was.
+the bot already sits there), private tables included: their id is the
+invitation. The game is printed turn by turn, then the result. Network
+failures are waited out and the game resumes where it was.
 
 A token comes from ``--token`` (or ``AGENTS_CLUB_TOKEN``); ``--admit`` lets
 the LLM agent pass admission first and saves its credentials;
 ``--credentials FILE`` reads saved credentials and renews tokens as they
 expire; for a local development server the organiser key
 (``--organiser-key``, ``AGENTS_CLUB_ORGANISER_KEY`` or
-``<data-dir>/organiser-key``) mints one.
+``<data-dir>/organiser-key``) mints one. With ``--table``, ``--admit`` needs
+``--game`` when the table is private (a public table names its own game).
 """
 
 from __future__ import annotations
@@ -36,14 +38,19 @@ from agents import (
     Client,
     GameOut,
     HouseBot,
+    TableNotFound,
+    TableOut,
     load_bot,
 )
 from agents.llm import API_KEY_ENV, ChatClient, LlmAgent, Transcript, pass_admission
 from agents.runner import Runner
+from agents_club_cli.failures import failure_lines
+from agents_club_cli.organiser_key import KEY_ENV, default_data_dir, find_organiser_key
 
 __all__ = ["add_arguments", "parse_options", "run"]
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
+DEFAULT_GAME = "market-fortune"
 PREFERRED_MODES = {"market-fortune": "family"}
 """The mode ``--new`` opens when ``--mode`` is not given (the shortest game); else the first."""
 
@@ -59,10 +66,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     who.add_argument("--token", default=os.environ.get("AGENTS_CLUB_TOKEN"),
                      help="bearer token (default $AGENTS_CLUB_TOKEN)")
     who.add_argument("--admit", action="store_true", help="pass admission first (needs --bot llm)")
-    who.add_argument("--organiser-key", default=os.environ.get("AGENTS_CLUB_ORGANISER_KEY"),
-                     help="mint a token with the server's organiser key (local servers)")
-    who.add_argument("--data-dir", type=Path, default=Path(os.environ.get("AGENTS_CLUB_DATA_DIR", ".data")),
-                     help="where a local server keeps its organiser-key file (default .data)")
+    who.add_argument("--organiser-key", default=os.environ.get(KEY_ENV),
+                     help=f"mint a token with the server's organiser key (local servers; default ${KEY_ENV} "
+                     "or the key file in --data-dir)")
+    who.add_argument("--data-dir", type=Path, default=default_data_dir(),
+                     help="where a local server keeps its organiser-key file (default $AGENTS_CLUB_DATA_DIR or .data)")
     who.add_argument("--name", default=None, help="agent name for --admit or --organiser-key")
     who.add_argument("--credentials", type=Path, default=None,
                      help="agent id and secret as JSON: written by --admit (default .agents-club/<name>.json), "
@@ -71,7 +79,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--table", help="join (or resume) this table")
     where.add_argument("--new", type=int, metavar="SEATS", help="open a table of SEATS seats, the rest house bots")
     table = parser.add_argument_group("a new table")
-    table.add_argument("--game", default="market-fortune", help="game (default market-fortune)")
+    table.add_argument("--game", default=None,
+                       help=f"game (default {DEFAULT_GAME}); with --table the table's own game is played, "
+                       "and --game is needed only by --admit at a private table")
     table.add_argument("--mode", default=None, help="mode (default: family for Market Fortune, else the first)")
     table.add_argument("--house-bot", default=None, help="bot in the other seats (default greedy if the game has it)")
     table.add_argument("--variant", action="append", default=[], help="rule variant to switch on (repeatable)")
@@ -109,18 +119,22 @@ def run(args: argparse.Namespace) -> int:
     say = (lambda line: None) if args.quiet else print
     try:
         with Client(args.server) as client:
-            # Joining a table plays its game, whatever --game says.
-            game = _game(client, client.table(args.table).game if args.table else args.game)
-            bot = _build_bot(args, client, game)
-            _authenticate(args, client, bot, game)
-            table_id = _seat(args, client, bot, game)
+            chat = _chat(args)
+            # Loaded before any request, so a wrong --bot fails before sitting down.
+            house_or_own = None if chat is not None else load_bot(args.bot)
+            # A private table shows its game only to who sits there: with --table the
+            # game is learnt by joining, after authenticating (only --admit needs it before).
+            wanted = _game(client, args.game or DEFAULT_GAME) if args.new is not None else _admission_game(args, client)
+            _authenticate(args, client, chat, wanted)
+            table_id, game = _seat(args, client, house_or_own, wanted)
+            bot = house_or_own if house_or_own is not None else _llm_agent(args, client, chat, game)
             say(f"playing table {table_id} at {args.server} with {args.bot}")
             result = Runner(client, bot, printer=say, poll_wait_s=args.poll_wait).play(table_id)
     except (ValueError, ImportError) as wrong:
         print(f"agents-club play: {wrong}", file=sys.stderr)
         return 2
     except AgentsClubError as failure:
-        print(f"agents-club play: {failure}", file=sys.stderr)
+        print("\n".join(failure_lines("play", failure)), file=sys.stderr)
         return 1
     if args.quiet:
         outcome = result.outcome
@@ -131,30 +145,58 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _build_bot(args: argparse.Namespace, client: Client, game: GameOut) -> Bot:
+def _chat(args: argparse.Namespace) -> ChatClient | None:
+    """The language model ``--bot llm`` talks to (``None`` for other bots), arguments checked."""
     if args.bot != "llm":
         if args.admit:
             raise ValueError("--admit needs --bot llm: only the LLM agent can answer the quiz")
-        return load_bot(args.bot)
+        return None
     if not args.llm_base_url or not args.model:
         raise ValueError("--bot llm needs --llm-base-url and --model (the key is read from "
                          f"${API_KEY_ENV})")  # fmt: skip
-    chat = ChatClient(base_url=args.llm_base_url, model=args.model)
+    return ChatClient(base_url=args.llm_base_url, model=args.model)
+
+
+def _llm_agent(args: argparse.Namespace, client: Client, chat: ChatClient | None, game: GameOut) -> Bot:
+    """The LLM agent for ``game``, built once the table (hence the rulebook) is known."""
+    assert chat is not None
     return LlmAgent(chat, rulebook=client.rulebook(game.name), game_title=game.title,
                     transcripts=args.transcripts, max_attempts=args.max_attempts, printer=print)  # fmt: skip
 
 
-def _authenticate(args: argparse.Namespace, client: Client, bot: Bot, game: GameOut) -> None:
+def _admission_game(args: argparse.Namespace, client: Client) -> GameOut | None:
+    """With ``--table``: the game ``--admit`` must pass admission for, before any token exists.
+
+    ``--game`` when given; else the table's own game, which a public table shows
+    to anyone. A private table answers 404 until one sits there, hence ``--game``.
+    Without ``--admit`` nothing is asked here: the game comes with the join.
+    """
+    if not args.admit:
+        return None  # as before: joining a table plays its game, whatever --game says
+    if args.game:
+        return _game(client, args.game)
+    try:
+        return _game(client, client.table(args.table).game)
+    except TableNotFound:
+        raise ValueError(f"--admit with --table {args.table}: the table is private or unknown, so its game "
+                         "cannot be read before joining; pass --game GAME to be admitted for") from None  # fmt: skip
+
+
+def _authenticate(args: argparse.Namespace, client: Client, chat: ChatClient | None, game: GameOut | None) -> None:
     """Give ``client`` a token: given, earned by admission, bought with saved credentials,
-    or minted with the organiser key. With credentials, expired tokens renew themselves."""
+    or minted with the organiser key. With credentials, expired tokens renew themselves.
+
+    ``game`` is the game to be admitted for or to mint a token for; ``None`` (``--table``
+    without ``--game``) mints a token for every game, as the table's is not known yet.
+    """
     if args.token and not args.admit:
         client.token = args.token
         return
     name = args.name or f"{args.bot.replace(':', '-').replace('.', '-')[:20]}-player"
     if args.admit:
-        assert isinstance(bot, LlmAgent)
+        assert chat is not None and game is not None
         transcript = Transcript(args.transcripts / f"admission-{name}.jsonl")
-        passed = pass_admission(client, bot.chat, game=game.name, agent_name=name, transcript=transcript)
+        passed = pass_admission(client, chat, game=game.name, agent_name=name, transcript=transcript)
         print(f"admitted as {passed.name} ({passed.agent_id}); score "
               f"{passed.score.questions_correct}/{passed.score.questions_total}, puzzle "
               f"{'solved' if passed.score.puzzle_solved else 'not solved'}")  # fmt: skip
@@ -169,17 +211,11 @@ def _authenticate(args: argparse.Namespace, client: Client, bot: Bot, game: Game
         client.credentials = AgentCredentials(str(saved["agent_id"]), str(saved["secret"]))
         client.token = client.exchange_credentials(**client.credentials.as_body()).access_token
         return
-    key = args.organiser_key or _read_key(args.data_dir / "organiser-key")
+    key = find_organiser_key(args.organiser_key, args.data_dir)
     if key is None:
         raise ValueError("no token: pass --token, --credentials, --admit (with --bot llm) or --organiser-key")
-    client.token = client.organiser_token(name, games=[game.name], organiser_key=key).access_token
-
-
-def _read_key(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="ascii").strip() or None
-    except OSError:
-        return None
+    games = [game.name] if game is not None else [known.name for known in client.games().games]
+    client.token = client.organiser_token(name, games=games, organiser_key=key).access_token
 
 
 def _save_credentials(path: Path, agent_id: str, secret: str) -> None:
@@ -190,15 +226,16 @@ def _save_credentials(path: Path, agent_id: str, secret: str) -> None:
         json.dump({"agent_id": agent_id, "secret": secret}, sink)
 
 
-def _seat(args: argparse.Namespace, client: Client, bot: Bot, game: GameOut) -> str:
-    """Join ``--table`` (resuming when already seated) or open a ``--new`` table."""
-    if isinstance(bot, HouseBot) and bot.name not in game.house_bots:
-        # Refused before sitting down, rather than at the bot's first turn.
-        raise ValueError(f"{game.name} has no house bot {bot.name!r} (it has: {', '.join(game.house_bots)})")
+def _seat(args: argparse.Namespace, client: Client, bot: Bot | None, game: GameOut | None) -> tuple[str, GameOut]:
+    """Join ``--table`` (resuming when already seated) or open a ``--new`` table; its id and game.
+
+    ``bot`` is ``None`` for the LLM agent, which plays any game; ``game`` is the
+    ``--new`` table's game (for ``--table`` the table's own game is returned).
+    """
     if args.table:
-        with contextlib.suppress(AlreadySeated):  # already seated: resume the game
-            client.join(args.table)
-        return str(args.table)
+        return _join(client, str(args.table), bot)
+    assert game is not None
+    _check_house_bot(bot, game)
     mode = args.mode or PREFERRED_MODES.get(game.name) or game.modes[0].name
     house = args.house_bot or ("greedy" if "greedy" in game.house_bots else "random")
     table = client.create_table(
@@ -209,11 +246,46 @@ def _seat(args: argparse.Namespace, client: Client, bot: Bot, game: GameOut) -> 
         turn_timeout_s=args.turn_timeout,
         seed=args.seed,
     )  # fmt: skip
-    return table.id
+    return table.id, game
+
+
+def _join(client: Client, table_id: str, bot: Bot | None) -> tuple[str, GameOut]:
+    """Sit at ``table_id``, or find the seat already held there; the table's game decides the bot."""
+    games = client.games().games
+    if isinstance(bot, HouseBot) and not any(bot.name in game.house_bots for game in games):
+        # A name no game knows is refused before sitting down; the table's game is known only after.
+        raise ValueError(f"no game on this server has a house bot {bot.name!r}")
+    joined_now = True
+    try:
+        table: TableOut = client.join(table_id)
+    except AlreadySeated:
+        # Seated already (a table this agent opened, or a game to resume): it may see the table now,
+        # even a private one.
+        joined_now = False
+        table = client.table(table_id)
+    game = _named(games, table.game)
+    try:
+        _check_house_bot(bot, game)
+    except ValueError:
+        if joined_now and table.status == "open":
+            # Give back the seat just taken, so the table does not start with a bot that cannot play it.
+            with contextlib.suppress(AgentsClubError):
+                client.leave(table_id)
+        raise
+    return table.id, game
+
+
+def _check_house_bot(bot: Bot | None, game: GameOut) -> None:
+    """Refuse a house bot the game does not have, rather than fail at the bot's first turn."""
+    if isinstance(bot, HouseBot) and bot.name not in game.house_bots:
+        raise ValueError(f"{game.name} has no house bot {bot.name!r} (it has: {', '.join(game.house_bots)})")
 
 
 def _game(client: Client, name: str) -> GameOut:
-    games = client.games().games
+    return _named(client.games().games, name)
+
+
+def _named(games: list[GameOut], name: str) -> GameOut:
     for game in games:
         if game.name == name:
             return game

@@ -50,6 +50,70 @@ def test_play_joins_an_existing_table_with_a_token(
     assert capsys.readouterr().out.startswith(f"table {table.id}: ")
 
 
+def test_play_joins_and_resumes_a_private_table_by_its_id(
+    gateway: RunningGateway, short_game: dict[str, Any], tmp_path: Path
+) -> None:
+    """A private table is hidden from anyone not seated, yet its id is the invitation.
+
+    The creator sits at it when opening it, so ``play --table`` resumes its seat;
+    an invitee who has only the id joins with ``play --table``, its token minted
+    with the organiser key before the table's game can be known.
+    """
+    game = short_game["game"]
+    creator = gateway.mint(games=[game])
+    with gateway.client(creator) as host:
+        table = host.create_table(
+            **{**short_game, "options": {"turn_limit_per_seat": 4}}, private=True,
+            house_bots=[{"seat": seat, "bot": "random"} for seat in range(2, short_game["seats"])],
+        )  # fmt: skip
+    assert table.private and table.your_seat == 0 and table.status == "open"
+    play = [sys.executable, "-m", "agents_club_cli.main", "play", "--server", gateway.base_url,
+            "--bot", "random", "--table", table.id, "--quiet"]  # fmt: skip
+    # Both seats must be played at once: the table starts when the invitee sits down.
+    resuming = subprocess.Popen([*play, "--token", creator], env=_environment(), cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    joining = subprocess.Popen(
+        [*play, "--organiser-key", str(gateway.settings.organiser_key), "--name", "private-invitee"],
+        env=_environment(), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    finished = [process.communicate(timeout=120) for process in (resuming, joining)]
+    for process, (out, err) in zip((resuming, joining), finished, strict=True):
+        assert process.returncode == 0, out + err
+        assert out.startswith(f"table {table.id}: "), out
+    with gateway.client(creator) as host:
+        ended = host.table(table.id)
+    assert ended.status == "finished" and ended.seated[1] is not None
+    assert ended.seated[1].name == "private-invitee"
+
+
+def test_play_says_admission_at_a_private_table_needs_the_game(
+    gateway: RunningGateway, short_game: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with gateway.client(gateway.mint(games=[short_game["game"]])) as host:
+        table = host.create_table(**short_game, private=True)
+    code = main([
+        "play", "--server", gateway.base_url, "--bot", "llm", "--llm-base-url", "https://llm.test/v1",
+        "--model", "m", "--admit", "--table", table.id,
+    ])  # fmt: skip
+    assert code == 2
+    assert "pass --game GAME" in capsys.readouterr().err
+
+
+def test_play_prints_why_a_table_configuration_was_refused(
+    gateway: RunningGateway, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The problem's generic detail, then each listed error (field: message)."""
+    play = ["play", "--server", gateway.base_url, "--organiser-key", str(gateway.settings.organiser_key)]
+    assert main([*play, "--new", "9"]) == 1
+    refused = capsys.readouterr().err.splitlines()
+    assert refused[0] == "agents-club play: 422 table/invalid_config: The table configuration does not fit this game."
+    assert refused[1:] == ["  seats: Input should be less than or equal to 6"]
+    assert main([*play, "--new", "2", "--mode", "nosuch"]) == 1
+    assert "\n  mode: Input should be " in capsys.readouterr().err
+    assert main([*play, "--new", "2", "--option", "turn_limit_per_seat=abc"]) == 1
+    assert "\n  turn_limit_per_seat: Input should be a valid integer" in capsys.readouterr().err
+
+
 def test_play_refuses_bad_arguments_before_sitting_down(
     gateway: RunningGateway, capsys: pytest.CaptureFixture[str]
 ) -> None:

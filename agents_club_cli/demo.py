@@ -2,11 +2,14 @@
 
     agents-club demo                                   # its own gateway, embedded Redis
     agents-club demo --bots greedy,random,random,random --seed 7
-    agents-club demo --server http://127.0.0.1:8000 --organiser-key "$KEY"
+    agents-club demo --server http://127.0.0.1:8000    # a local server: its key file in .data
+    agents-club demo --server https://example.org --organiser-key "$KEY"
 
 Without ``--server`` the demo starts ``agents-club serve`` as a subprocess on
 a free port, with an embedded Redis in a temporary data directory, and stops
-it at the end. Each bot gets its own token and plays its seat over HTTP with
+it at the end. With ``--server``, the organiser key is found as ``agents-club
+play`` finds it: ``--organiser-key``, ``AGENTS_CLUB_ORGANISER_KEY``, or the
+``organiser-key`` file a local server wrote into ``--data-dir``. Each bot gets its own token and plays its seat over HTTP with
 the SDK, exactly as an outside agent would; the demo itself follows the table
 as a spectator (Server-Sent Events), printing every public event, and ends
 with the spectator's summary of the final position and the result.
@@ -27,6 +30,8 @@ from pathlib import Path
 
 from agents import AgentsClubError, Client, HouseBot
 from agents.runner import GameResult, Runner
+from agents_club_cli.failures import failure_lines
+from agents_club_cli.organiser_key import KEY_ENV, default_data_dir, find_organiser_key
 from agents_club_cli.play import PREFERRED_MODES, parse_options
 from agents_club_cli.serve import wait_until_ready
 from gateway.embedded_redis import free_port
@@ -40,8 +45,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the ``demo`` options on ``parser``."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--server", default=None, help="use this gateway instead of starting one")
-    parser.add_argument("--organiser-key", default=os.environ.get("AGENTS_CLUB_ORGANISER_KEY"),
-                        help="the server's organiser key (needed with --server)")
+    parser.add_argument("--organiser-key", default=os.environ.get(KEY_ENV),
+                        help=f"the --server's organiser key (default ${KEY_ENV} or the key file in --data-dir)")
+    parser.add_argument("--data-dir", type=Path, default=default_data_dir(),
+                        help="where a local --server keeps its organiser-key file (default $AGENTS_CLUB_DATA_DIR "
+                        "or .data)")  # fmt: skip
     parser.add_argument("--game", default="market-fortune", help="game (default market-fortune)")
     parser.add_argument("--mode", default=None, help="mode (default family for Market Fortune, else the first)")
     parser.add_argument("--bots", default=DEFAULT_BOTS,
@@ -67,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"agents-club demo: {failure}", file=sys.stderr)
         return 2
     except AgentsClubError as failure:
-        print(f"agents-club demo: {failure}", file=sys.stderr)
+        print("\n".join(failure_lines("demo", failure)), file=sys.stderr)
         return 1
 
 
@@ -135,9 +143,11 @@ def _play_seat(client: Client, bot: HouseBot, table_id: str,
 def _gateway(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
     """The gateway to use and its organiser key: ``--server``, or a fresh embedded one."""
     if args.server:
-        if not args.organiser_key:
-            raise ValueError("--server needs --organiser-key (or $AGENTS_CLUB_ORGANISER_KEY)")
-        yield args.server.rstrip("/"), args.organiser_key
+        key = find_organiser_key(args.organiser_key, args.data_dir)
+        if key is None:
+            raise ValueError(f"--server needs the organiser key: --organiser-key, ${KEY_ENV}, or the "
+                             f"organiser-key file of a local server in --data-dir (looked in {args.data_dir})")  # fmt: skip
+        yield args.server.rstrip("/"), key
         return
     with tempfile.TemporaryDirectory(prefix="agents-club-demo-") as scratch:
         data_dir = Path(scratch)

@@ -173,6 +173,19 @@ def test_demo_starts_its_own_gateway_and_finishes_a_game(tmp_path: Path) -> None
     assert "You drew" not in out  # the spectator never sees a private event
 
 
+def test_demo_finds_a_local_servers_organiser_key_as_play_does(
+    gateway: RunningGateway, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``demo --server`` without ``--organiser-key`` reads the key file in ``--data-dir``."""
+    monkeypatch.delenv("AGENTS_CLUB_ORGANISER_KEY", raising=False)
+    demo = ["demo", "--server", gateway.base_url, "--bots", "random,random", "--option", "turn_limit_per_seat=3"]
+    assert main([*demo, "--data-dir", str(tmp_path)]) == 2
+    assert f"looked in {tmp_path}" in capsys.readouterr().err
+    (tmp_path / "organiser-key").write_text(f"{gateway.settings.organiser_key}\n", encoding="ascii")
+    assert main([*demo, "--data-dir", str(tmp_path)]) == 0
+    assert "\nResult (" in capsys.readouterr().out
+
+
 def test_play_with_the_llm_agent_admits_then_plays(
     gateway: RunningGateway, scripted: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,

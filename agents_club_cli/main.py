@@ -11,7 +11,16 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-__all__ = ["SUBCOMMANDS", "main"]
+__all__ = ["DESCRIPTION", "SUBCOMMANDS", "main"]
+
+DESCRIPTION = """\
+Agents Club: AI agents play card games over HTTP.
+
+Start a gateway with `agents-club serve`, watch four bots play one table with
+`agents-club demo`, play a table with your own bot with `agents-club play`, or
+play many games between house bots offline with `agents-club simulate`.
+Run `agents-club COMMAND --help` for the options of one command."""
+"""What ``agents-club --help`` shows (the module docstring is for developers)."""
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     # name: (module, one-line help)
@@ -25,7 +34,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the chosen subcommand; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="agents-club", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="agents-club", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     for name, (module_name, help_text) in SUBCOMMANDS.items():
         try:

@@ -1,0 +1,18 @@
+"""``agents-club --help``: what a user reads first."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents_club_cli.main import SUBCOMMANDS, main
+
+
+def test_the_top_level_help_is_for_users(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    assert exited.value.code == 0
+    shown = capsys.readouterr().out
+    assert "AI agents play card games over HTTP" in shown
+    assert "add_arguments" not in shown and "SUBCOMMANDS" not in shown  # the developer note stays in the code
+    assert all(f"agents-club {name}" in shown for name in ("serve", "demo", "play", "simulate"))
+    assert set(SUBCOMMANDS) <= set(shown.split("{", 1)[1].split("}", 1)[0].split(","))

@@ -26,6 +26,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ from agents import (
     Client,
     GameOut,
     HouseBot,
+    OutcomeOut,
     TableNotFound,
     TableOut,
     load_bot,
@@ -47,7 +49,7 @@ from agents.runner import Runner
 from agents_club_cli.failures import failure_lines
 from agents_club_cli.organiser_key import KEY_ENV, default_data_dir, find_organiser_key
 
-__all__ = ["add_arguments", "parse_options", "run"]
+__all__ = ["add_arguments", "default_agent_name", "parse_options", "run"]
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 DEFAULT_GAME = "market-fortune"
@@ -137,12 +139,36 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(failure_lines("play", failure)), file=sys.stderr)
         return 1
     if args.quiet:
-        outcome = result.outcome
-        print(f"table {result.table_id}: {'won' if result.won else 'lost'}"
-              + (f" ({outcome.reason})" if outcome else ""))  # fmt: skip
+        print(f"table {result.table_id}: {_verdict(result.won, result.outcome)}")
     if isinstance(bot, LlmAgent) and bot.fallbacks:
-        print(f"LLM fallbacks: {len(bot.fallbacks)} of {bot.decisions} decisions")
+        print(f"LLM fallbacks: {len(bot.fallbacks)} of {_count(bot.decisions, 'decision')}")
     return 0
+
+
+def _verdict(won: bool, outcome: OutcomeOut | None) -> str:
+    """``won (victory)``, ``lost: seat 1 won (victory)``, ``lost: nobody won (turn_limit)``."""
+    if outcome is None:
+        return "won" if won else "lost"
+    if won:
+        return f"won ({outcome.reason})"
+    winners = " and ".join(str(seat) for seat in outcome.winners)
+    who = f"{'seats' if len(outcome.winners) > 1 else 'seat'} {winners}" if winners else "nobody"
+    return f"lost: {who} won ({outcome.reason})"
+
+
+def _count(number: int, noun: str) -> str:
+    """``1 decision``, ``3 decisions``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def default_agent_name(bot_spec: str) -> str:
+    """The agent name ``play`` uses without ``--name``: ``greedy-player``,
+    ``prudent-investor-player`` for ``prudent_investor:PrudentInvestor`` (from the class name)."""
+    base = bot_spec.rpartition(":")[2]
+    # CamelCase, snake_case and dotted names all become lower-case words joined by dashes.
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", base).lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", words).strip("-")[:25].rstrip("-") or "bot"
+    return f"{slug}-player"  # at most 32 characters: the longest name admission accepts
 
 
 def _chat(args: argparse.Namespace) -> ChatClient | None:
@@ -192,7 +218,7 @@ def _authenticate(args: argparse.Namespace, client: Client, chat: ChatClient | N
     if args.token and not args.admit:
         client.token = args.token
         return
-    name = args.name or f"{args.bot.replace(':', '-').replace('.', '-')[:20]}-player"
+    name = args.name or default_agent_name(args.bot)
     if args.admit:
         assert chat is not None and game is not None
         transcript = Transcript(args.transcripts / f"admission-{name}.jsonl")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -47,7 +48,8 @@ def test_play_joins_an_existing_table_with_a_token(
         "--bot", "random", "--table", table.id, "--quiet",
     ])  # fmt: skip
     assert code == 0
-    assert capsys.readouterr().out.startswith(f"table {table.id}: ")
+    assert re.fullmatch(rf"table {table.id}: (won|lost: (seats? [\d and]+|nobody) won) \(\w+\)\n",
+                        capsys.readouterr().out)  # fmt: skip
 
 
 def test_play_joins_and_resumes_a_private_table_by_its_id(
@@ -79,7 +81,7 @@ def test_play_joins_and_resumes_a_private_table_by_its_id(
     finished = [process.communicate(timeout=120) for process in (resuming, joining)]
     for process, (out, err) in zip((resuming, joining), finished, strict=True):
         assert process.returncode == 0, out + err
-        assert out.startswith(f"table {table.id}: "), out
+        assert re.fullmatch(rf"table {table.id}: (won|lost: (seats? [\d and]+|nobody) won) \(\w+\)\n", out), out
     with gateway.client(creator) as host:
         ended = host.table(table.id)
     assert ended.status == "finished" and ended.seated[1] is not None
@@ -156,6 +158,17 @@ def test_the_example_class_plays_through_the_cli(gateway: RunningGateway, capsys
         sys.path.remove(str(ROOT / "examples"))
     assert code == 0
     assert "risk:" in capsys.readouterr().out
+
+
+def test_the_default_agent_name_reads_well() -> None:
+    from agents_club_cli.play import default_agent_name
+
+    assert default_agent_name("greedy") == "greedy-player"
+    assert default_agent_name("prudent_investor:PrudentInvestor") == "prudent-investor-player"
+    assert default_agent_name("mybots.cautious:Cautious") == "cautious-player"
+    assert default_agent_name("llm") == "llm-player"
+    long = default_agent_name("bots:AVeryLongClassNameForAnAgentThatGoesOn")
+    assert len(long) <= 32 and long.endswith("-player") and "--" not in long
 
 
 def test_demo_starts_its_own_gateway_and_finishes_a_game(tmp_path: Path) -> None:

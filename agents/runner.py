@@ -32,6 +32,9 @@ from agents._exceptions import (
 )
 from agents._models import EventOut, ObservationOut, OutcomeOut
 from agents.bot import Bot
+from engine.core import Event
+from engine.registry import UnknownGame, get_game
+from engine.simulation import PlayoutProbe, probe_for
 
 __all__ = ["GameResult", "Runner"]
 
@@ -149,8 +152,12 @@ class Runner:
             self._say(f"  ! seat {observation.seat}: {action_id!r} refused ({refused.code_received})")
             return False, None
         result.actions += 1
+        opening = _opening_events(observation, applied.events)
+        # A game may announce a turn only with the turn's first action: that announcement
+        # comes before the move in the game, so it is printed before the move here too.
+        self._show(applied.events[:opening])
         self._say(f"> seat {observation.seat} plays {applied.action.id}: {applied.action.text}")
-        self._show(applied.events)
+        self._show(applied.events[opening:])
         return True, applied.observation
 
     def _catch_up(self, result: GameResult, table_id: str, last_event_id: int) -> None:
@@ -196,6 +203,34 @@ class Runner:
             self.printer(line)
 
 
+def _opening_events(observation: ObservationOut, events: list[EventOut]) -> int:
+    """How many of an action's first ``events`` announce the turn the seat decided in.
+
+    Such an event starts a turn (by the game's own :class:`~engine.simulation.PlayoutProbe`)
+    and names the turn the observation was in; a turn started *by* the action (the
+    next one) names a later turn, and stays after the move.
+    """
+    probe = _probe(observation.game)
+    turn = getattr(observation.view, "turn", None)
+    if probe is None or not isinstance(turn, int):
+        return 0
+    count = 0
+    for event in events:
+        as_engine_event = Event(kind=event.kind, text=event.text, audience=None, data=event.data)
+        if event.data.get("turn") != turn or not probe.is_turn(as_engine_event):
+            break
+        count += 1
+    return count
+
+
+def _probe(game_name: str) -> PlayoutProbe | None:
+    """The game's event probe, or ``None`` when this client does not have the game installed."""
+    try:
+        return probe_for(get_game(game_name))
+    except UnknownGame:
+        return None
+
+
 def _result_line(result: GameResult) -> str:
     outcome = result.outcome
     if outcome is None:
@@ -205,5 +240,5 @@ def _result_line(result: GameResult) -> str:
     text = f" — {outcome.text}" if outcome.text else ""
     return (
         f"table {result.table_id} finished ({outcome.reason}): winners {winners}; "
-        f"seat {result.seat} {verdict} after {result.actions} actions{text}"
+        f"seat {result.seat} {verdict} after {result.actions} action{'' if result.actions == 1 else 's'}{text}"
     )

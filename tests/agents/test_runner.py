@@ -66,3 +66,24 @@ def test_the_game_survives_a_server_outage(gateway: RunningGateway, short_game: 
     assert result.outcome is not None
     assert outage.refused == 12 and result.reconnects >= 1
     assert any("connection lost" in line for line in lines)
+
+
+def test_a_turn_announced_with_its_first_action_is_printed_before_that_move(gateway: RunningGateway) -> None:
+    """Hab & Gut announces "Round 1, turn 1" in the events of the turn's first action.
+
+    The announcement comes first in the game, so it is printed above the move;
+    a turn a move starts (the next one) is printed after it.
+    """
+    lines: list[str] = []
+    with gateway.client(gateway.mint(games=["hab-und-gut"])) as client:
+        table = client.create_table("hab-und-gut", "standard", 3, seed=1,
+                                    house_bots=[{"seat": s, "bot": "greedy"} for s in (1, 2)])  # fmt: skip
+        result = Runner(client, HouseBot("greedy"), printer=lines.append).play(table.id)
+    assert result.outcome is not None
+    announcements = [at for at, line in enumerate(lines) if "is the first player." in line]
+    assert announcements
+    first_move = next(at for at, line in enumerate(lines) if line.startswith("> seat 0 plays "))
+    assert "Round 1, turn 1: seat 0 is the first player." in lines[first_move - 1]
+    for at in announcements:  # never between a move and the events that move caused
+        assert not lines[at - 1].startswith("> ")
+    assert lines[-1].endswith(f"after {result.actions} actions — {result.outcome.text}")

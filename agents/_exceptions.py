@@ -170,13 +170,23 @@ class ApiError(AgentsClubError):
         self.detail: str = str(problem.get("detail", self.title))
         reasons = _first_reasons(self.errors, told=self.detail)
         # The detail says what was refused; the listed errors say why, so show the first of them.
-        super().__init__(f"{status} {self.code_received}: {self.detail}" + (f" ({reasons})" if reasons else ""))
+        super().__init__(self.headline + (f" ({reasons})" if reasons else ""))
 
     @property
     def errors(self) -> list[Any]:
         """The errors the problem lists (``request/invalid``, ``table/invalid_config``), else empty."""
         value = self.problem.get("errors")
         return list(value) if isinstance(value, list) else []
+
+    @property
+    def error_messages(self) -> list[str]:
+        """Each listed error in words (``"seats: Input should be ..."``), in the server's order."""
+        return [reason for reason in map(_reason, self.errors) if reason]
+
+    @property
+    def headline(self) -> str:
+        """``"<status> <code>: <detail>"``: the message without the quoted errors."""
+        return f"{self.status} {self.code_received}: {self.detail}"
 
 
 class AuthError(ApiError):

@@ -8,12 +8,16 @@ __all__ = ["failure_lines"]
 
 
 def failure_lines(command: str, failure: AgentsClubError) -> list[str]:
-    """``agents-club COMMAND: ...``, then one indented line per error the problem lists.
+    """``agents-club COMMAND: ...``, then one indented line per error the problem lists
+    that its detail does not already say.
 
     A problem's ``detail`` is often generic ("The table configuration does not
     fit this game."); its ``errors`` say which field is wrong and why, so every
     one of them is shown, not only the first ones the exception's message quotes.
     """
-    if isinstance(failure, ApiError) and failure.error_messages:
-        return [f"agents-club {command}: {failure.headline}"] + [f"  {line}" for line in failure.error_messages]
+    if isinstance(failure, ApiError):
+        # A reason the detail quotes already (the server names the first one) is not repeated.
+        untold = [line for line in failure.error_messages if line not in failure.detail]
+        if untold:
+            return [f"agents-club {command}: {failure.headline}"] + [f"  {line}" for line in untold]
     return [f"agents-club {command}: {failure}"]

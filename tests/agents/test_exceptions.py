@@ -90,3 +90,24 @@ def test_the_message_quotes_the_first_two_listed_errors() -> None:
     # No listed errors (or a malformed member): the message is the detail alone.
     for problem in ({"code": "table/full", "detail": "Full."}, {"code": "table/full", "detail": "Full.", "errors": "x"}):
         assert str(errors.error_from_problem(problem, status=409)) == "409 table/full: Full."
+
+
+def test_every_listed_error_is_in_words_and_the_headline_is_the_message_without_them() -> None:
+    refused = errors.error_from_problem({
+        "code": "request/invalid", "detail": "Bad.",
+        "errors": [{"loc": ["body", "seats"], "msg": "too many"}, {"loc": [], "msg": "odd"}, 3],
+    }, status=422)
+    assert refused.error_messages == ["body.seats: too many", "odd", "3"]
+    assert refused.headline == "422 request/invalid: Bad."
+    assert str(refused) == "422 request/invalid: Bad. (body.seats: too many; odd; and 1 more)"
+
+
+def test_the_cli_lists_the_reasons_the_detail_does_not_say() -> None:
+    from agents_club_cli.failures import failure_lines
+
+    refused = errors.error_from_problem({
+        "code": "table/invalid_config", "detail": "Does not fit (seats: too many).",
+        "errors": [{"loc": ["seats"], "msg": "too many"}, {"loc": ["mode"], "msg": "unknown"}],
+    }, status=422)
+    assert failure_lines("play", refused) == [
+        "agents-club play: 422 table/invalid_config: Does not fit (seats: too many).", "  mode: unknown"]

@@ -17,6 +17,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from engine.core import Action, MalformedAction
+from engine.text import counted
 
 from .components import COMMODITIES, MARKET_VALUES, Commodity
 from .state import Side
@@ -129,7 +130,7 @@ class Play(_MarketPick):
         """Plain words for the action."""
         return (
             f"play the {self.commodity} {self.value:+d} card from your {self.side} holder "
-            f"in full: {self.commodity} moves {self.value:+d} spaces"
+            f"in full: {self.commodity} moves {counted(self.value, 'space', signed=True)}"
         )
 
 
@@ -148,7 +149,7 @@ class Halve(_MarketPick):
         """Plain words for the action."""
         return (
             f"halve the {self.commodity} {self.value:+d} card from your {self.side} holder: "
-            f"{self.commodity} moves {self.value // 2:+d} spaces"
+            f"{self.commodity} moves {counted(self.value // 2, 'space', signed=True)}"
         )
 
 

@@ -19,6 +19,7 @@ from engine.market_fortune.state import (
     TaskStep,
     evolve,
 )
+from engine.text import counted
 
 __all__ = [
     "DECK_AND_PILE",
@@ -351,7 +352,7 @@ def lose_all_investments(
         state = _to_pile(state, card, seat if locked else None)
     for card in strategies:
         state = _to_pile(state, card, None)
-    events.append(event("crash", f"Seat {seat} lost {len(owner.investments)} investment(s) ({why}).", seat=seat, lost=len(owner.investments)))
+    events.append(event("crash", f"Seat {seat} lost {counted(len(owner.investments), 'investment')} ({why}).", seat=seat, lost=len(owner.investments)))
     announce_discards(events, seat, tuple(building), locked, why)
     if strategies:
         events.append(event("discard", f"Seat {seat}'s Innovation went to the Strategy discard pile.", seat=seat, strategy="innovation", count=len(strategies)))

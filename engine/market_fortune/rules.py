@@ -80,6 +80,7 @@ from engine.market_fortune.state import (
     Task,
     evolve,
 )
+from engine.text import counted
 
 __all__ = [
     "VARIANTS",
@@ -334,7 +335,7 @@ def _turn_limit(state: MarketFortuneState, events: list[Event]) -> MarketFortune
 
     best = max(rank(seat) for seat in state.seats)
     winners = tuple(i for i, seat in enumerate(state.seats) if rank(seat) == best)
-    text = f"Turn limit of {state.config.turn_limit_per_seat} turns per seat reached; leader(s): {', '.join(map(str, winners))} (3.7)."
+    text = f"Turn limit of {counted(state.config.turn_limit_per_seat, 'turn')} per seat reached; leader(s): {', '.join(map(str, winners))} (3.7)."
     return _finish(state, winners, "turn_limit", events, text)
 
 
@@ -502,10 +503,10 @@ def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneActio
     if isinstance(action, Risk):
         state, plus = roll_plus(state)
         if plus:
-            events.append(event("risk", f"Seat {seat} rolled + : the Risk succeeds (3.3).", seat=seat, plus=True))
+            events.append(event("risk", f"Seat {seat} rolled a plus (+): the Risk succeeds (3.3).", seat=seat, plus=True))
             state = _form(state, seat, action.stock, action.ret, action.innovation, events, "Risk, 3.3")
             return _after_forming(state, seat, events, via_risk=True)
-        events.append(event("risk", f"Seat {seat} rolled - : the Risk fails and the cards stay hidden in its hand (3.3).", seat=seat, plus=False))
+        events.append(event("risk", f"Seat {seat} rolled a minus (-): the Risk fails and the cards stay hidden in its hand (3.3).", seat=seat, plus=False))
         return evolve(state, {"stage": "ending"})
     if isinstance(action, Dominate):
         return draw_strategy(state, seat, events, "Dominate, 3.4", also={"stage": "red"})

@@ -20,6 +20,7 @@ from engine.market_fortune.state import (
     Stage,
     TaskStep,
 )
+from engine.text import counted
 
 __all__ = [
     "FACE_DOWN",
@@ -409,8 +410,9 @@ def summary(state: MarketFortuneState, seat: int | None) -> str:
         up = [f"{inv.stock}+{inv.ret}" for inv in player.investments if inv.face_up]
         extra = f" (face up: {', '.join(up)})" if up else ""
         lines.append(
-            f"Seat {player.seat}: {player.hand_count} building cards, {player.strategy_count} Strategies, "
-            f"{player.investment_count} investments{extra}" + (", loses its next turn" if player.skip_next else "") + "."
+            f"Seat {player.seat}: {counted(player.hand_count, 'building card')}, "
+            f"{counted(player.strategy_count, 'Strategy', 'Strategies')}, "
+            f"{counted(player.investment_count, 'investment')}{extra}" + (", loses its next turn" if player.skip_next else "") + "."
         )
     if seen.mode == "championship":
         lines.append("Match totals: " + ", ".join(f"seat {p.seat} {p.match_total}M" for p in seen.players) + ".")

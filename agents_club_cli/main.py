@@ -45,7 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if missing.name != module_name:
                 raise
             continue  # subcommand not built yet
-        sub = commands.add_parser(name, help=help_text, description=module.__doc__)
+        # A module whose docstring speaks to its developers gives its users a HELP of their own.
+        sub = commands.add_parser(name, help=help_text, description=getattr(module, "HELP", module.__doc__),
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(sub)
         sub.set_defaults(handler=module.run)
     args = parser.parse_args(argv)

@@ -25,7 +25,19 @@ import time
 from pathlib import Path
 from types import FrameType
 
-__all__ = ["add_arguments", "run", "wait_until_ready"]
+__all__ = ["HELP", "add_arguments", "run", "wait_until_ready"]
+
+HELP = """Start the gateway, by default on http://127.0.0.1:8000.
+
+    agents-club serve                      # one worker, embedded Redis in .data/redis
+    agents-club serve --workers 4 --port 8080
+    REDIS_URL=redis://127.0.0.1:6379/0 agents-club serve
+
+Without REDIS_URL it starts its own Redis server, which keeps an append-only
+file in the data directory, and stops it when the gateway stops (Ctrl-C or
+SIGTERM). In development it also creates, once, a signing key and an
+organiser key in the data directory (readable only by you); the README lists
+every setting."""
 
 log = logging.getLogger("agents_club.serve")
 

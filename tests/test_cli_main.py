@@ -16,3 +16,14 @@ def test_the_top_level_help_is_for_users(capsys: pytest.CaptureFixture[str]) -> 
     assert "add_arguments" not in shown and "SUBCOMMANDS" not in shown  # the developer note stays in the code
     assert all(f"agents-club {name}" in shown for name in ("serve", "demo", "play", "simulate"))
     assert set(SUBCOMMANDS) <= set(shown.split("{", 1)[1].split("}", 1)[0].split(","))
+
+
+@pytest.mark.parametrize("command", ["serve", "play", "demo", "simulate", "openapi"])
+def test_each_command_help_is_for_users(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([command, "--help"])
+    assert exited.value.code == 0
+    shown = capsys.readouterr().out
+    assert f"agents-club {command}" in shown
+    # No module paths or Sphinx roles meant for the code's readers.
+    assert ":mod:" not in shown and "create_app" not in shown and ":func:" not in shown

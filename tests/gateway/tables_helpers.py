@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 
 from fastapi.testclient import TestClient
@@ -24,3 +26,21 @@ def seated_table(client: TestClient, seats: list[dict[str, str]], *, seed: int) 
         "game": GAME, "mode": "family", "seats": 2, "seed": seed}).json()
     client.post(f"/v1/tables/{table['id']}/join", headers=seats[1])
     return str(table["id"])
+
+
+def follow_stream(client: TestClient, table_id: str, headers: dict[str, str]) -> tuple[threading.Thread, list[str]]:
+    """Read the table's SSE stream as ``headers``' agent in a background thread, collecting
+    its lines; returns the started thread (it ends when the server closes the stream) and
+    the list it fills. Waits a moment so the stream is open before the caller acts."""
+    lines: list[str] = []
+
+    def follow() -> None:
+        with client.stream("GET", f"/v1/tables/{table_id}/events/stream", headers=headers) as stream:
+            assert stream.status_code == 200
+            for line in stream.iter_lines():
+                lines.append(line)
+
+    reader = threading.Thread(target=follow, daemon=True)
+    reader.start()
+    time.sleep(0.3)
+    return reader, lines

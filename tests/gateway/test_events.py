@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from .tables_helpers import agents, seated_table
+from .tables_helpers import agents, follow_stream, seated_table
 
 SEED = 4
 """The deal these tests play."""
@@ -126,17 +126,7 @@ def test_a_stream_follows_its_reader_out_of_a_public_table_it_left(
         "game": "market-fortune", "mode": "family", "seats": 4, "seed": SEED,
         "house_bots": [{"seat": 3}]}).json()["id"]
     assert client.post(f"/v1/tables/{table_id}/join", headers=alice).json()["your_seat"] == 1
-    frames: list[str] = []
-
-    def follow() -> None:
-        with client.stream("GET", f"/v1/tables/{table_id}/events/stream", headers=alice) as stream:
-            assert stream.status_code == 200
-            for line in stream.iter_lines():
-                frames.append(line)
-
-    reader = threading.Thread(target=follow, daemon=True)
-    reader.start()
-    time.sleep(0.3)
+    reader, frames = follow_stream(client, table_id, alice)
     assert client.post(f"/v1/tables/{table_id}/leave", headers=alice).status_code == 200
     assert client.post(f"/v1/tables/{table_id}/join", headers=carol).json()["your_seat"] == 1
     assert client.post(f"/v1/tables/{table_id}/join", headers=dave).json()["status"] == "playing"

@@ -10,13 +10,14 @@ the table is open. Public tables stay open to spectators.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+
+from .tables_helpers import follow_stream
 
 GAME = "market-fortune"
 SHORT = {"game": GAME, "mode": "family", "seats": 2, "options": {"turn_limit_per_seat": 1}}
@@ -178,17 +179,7 @@ def test_a_stream_ends_when_its_reader_leaves_the_private_table(
     alice, bob, carol = agent("alice"), agent("bob"), agent("carol")
     table_id = created(client, alice, seats=3, private=True)["id"]
     assert client.post(f"/v1/tables/{table_id}/join", headers=bob).status_code == 200
-    frames: list[str] = []
-
-    def follow() -> None:
-        with client.stream("GET", f"/v1/tables/{table_id}/events/stream", headers=bob) as stream:
-            assert stream.status_code == 200
-            for line in stream.iter_lines():
-                frames.append(line)
-
-    reader = threading.Thread(target=follow, daemon=True)
-    reader.start()
-    time.sleep(0.3)
+    reader, frames = follow_stream(client, table_id, bob)
     assert client.post(f"/v1/tables/{table_id}/leave", headers=bob).status_code == 200
     reader.join(timeout=10)
     assert not reader.is_alive(), "the stream went on after its reader left"

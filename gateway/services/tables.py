@@ -155,6 +155,7 @@ async def create_table(
         # The first reason goes in the detail too: many clients show only the detail.
         first = errors[0]
         where = ".".join(str(part) for part in first["loc"]) or "options"
+        where = where if len(where) <= 60 else where[:60] + "…"  # an option name is the caller's text
         raise problem(
             "table/invalid_config",
             f"The table configuration does not fit this game ({where}: {first['msg']}).",

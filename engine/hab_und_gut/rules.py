@@ -88,13 +88,17 @@ _SHARE_PREFIX: dict[str, str] = {commodity: f"H.{commodity}." for commodity in C
 """Share ids are ``H.<commodity>.NN`` (components.py), so one commodity's ids sort together."""
 
 
-def _first_share(cards: tuple[str, ...], commodity: Commodity) -> str | None:
-    """The lowest id among the ``commodity`` shares of the sorted ``cards``, if any."""
+def _share_index(cards: tuple[str, ...], commodity: Commodity) -> int | None:
+    """Where the lowest ``commodity`` share sits in the sorted ``cards`` (``None``: none there)."""
     prefix = _SHARE_PREFIX[commodity]
     index = bisect_left(cards, prefix)
-    if index < len(cards) and cards[index].startswith(prefix):
-        return cards[index]
-    return None
+    return index if index < len(cards) and cards[index].startswith(prefix) else None
+
+
+def _first_share(cards: tuple[str, ...], commodity: Commodity) -> str | None:
+    """The lowest id among the ``commodity`` shares of the sorted ``cards``, if any."""
+    index = _share_index(cards, commodity)
+    return None if index is None else cards[index]
 
 
 def _deal(
@@ -398,17 +402,14 @@ def _buy(state: HabState, values: dict[str, Any], seat: Seat, action: HabAction)
     stock = values["stock"]
     price = TRACK[values["prices"][_COMMODITY_INDEX[commodity]]]
     supply = values["supply"]
-    # _first_share, inlined: the position is needed to take the card out.
-    prefix = _SHARE_PREFIX[commodity]
-    at = bisect_left(supply, prefix)
+    at = _share_index(supply, commodity)  # the position, to take the card out
     money = values["money"]
     if (
         values["phase"] != "stock"
         or stock.count >= MAX_TRADE
         or stock.trade == "sell"
         or price == 0
-        or at == len(supply)
-        or not supply[at].startswith(prefix)
+        or at is None
         or money[seat] < price
     ):
         raise _refused(state, seat, action)
@@ -446,15 +447,8 @@ def _sell(state: HabState, values: dict[str, Any], seat: Seat, action: HabAction
     stock = values["stock"]
     shares = values["shares"]
     held = shares[seat]
-    prefix = _SHARE_PREFIX[commodity]
-    at = bisect_left(held, prefix)
-    if (
-        values["phase"] != "stock"
-        or stock.count >= MAX_TRADE
-        or stock.trade == "buy"
-        or at == len(held)
-        or not held[at].startswith(prefix)
-    ):
+    at = _share_index(held, commodity)
+    if values["phase"] != "stock" or stock.count >= MAX_TRADE or stock.trade == "buy" or at is None:
         raise _refused(state, seat, action)
     card = held[at]
     price = TRACK[values["prices"][_COMMODITY_INDEX[commodity]]]
@@ -491,9 +485,8 @@ def _donate(state: HabState, values: dict[str, Any], seat: Seat, action: HabActi
     stock = values["stock"]
     shares = values["shares"]
     held = shares[seat]
-    prefix = _SHARE_PREFIX[commodity]
-    at = bisect_left(held, prefix)
-    if values["phase"] != "stock" or stock.donated or at == len(held) or not held[at].startswith(prefix):
+    at = _share_index(held, commodity)
+    if values["phase"] != "stock" or stock.donated or at is None:
         raise _refused(state, seat, action)
     card = held[at]
     events = _opening(values, stock)

@@ -681,34 +681,14 @@ def _build(
 
 
 def _dominate(state: MarketFortuneState, values: dict[str, Any], seat: int) -> tuple[MarketFortuneState, list[Event]]:
-    """Dominate (3.4) by the active seat in its main stage, its Strategy deck not empty, in one copy.
+    """Dominate (3.4) by the active seat in its main stage, its Strategy deck not empty.
 
-    The same state and events as :func:`_apply_main` then :func:`_advance`:
-    :func:`~engine.market_fortune.moves.draw_strategy` written out (a deck to
-    draw from makes Dominate legal), and the red stage then waits on the seat.
+    The same state and events as :func:`_apply_main` then :func:`_advance`,
+    without their checks: a deck to draw from makes Dominate legal, and the
+    red stage then waits on the seat.
     """
-    deck: tuple[str, ...] = values["strategy_deck"]
-    card = deck[-1]
-    seats = values["seats"]
-    owner = seats[seat]
-    state = evolve(
-        state,
-        {
-            "seats": (*seats[:seat], owner.with_strategies((*owner.strategies, card)), *seats[seat + 1 :]),
-            "strategy_deck": deck[:-1],
-            "stage": "red",
-        },
-    )
-    events = [
-        event_of("strategy", f"Seat {seat} drew a Strategy (Dominate, 3.4).", None, {"seat": seat}),
-        event_of(
-            "strategy",
-            f"You drew {cards.card_name(card)} ({card}) (Dominate, 3.4).",
-            (seat,),
-            {"seat": seat, "card": card},
-        ),
-    ]
-    return state, events
+    events: list[Event] = []
+    return draw_strategy(state, seat, events, "Dominate, 3.4", also={"stage": "red"}), events
 
 
 def _end_turn(state: MarketFortuneState, values: dict[str, Any]) -> tuple[MarketFortuneState, list[Event]]:

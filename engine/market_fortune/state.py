@@ -203,17 +203,6 @@ class SeatState:
         _set_revealed(copy, self.revealed)
         return copy
 
-    def with_strategies(self, strategies: tuple[str, ...]) -> SeatState:
-        """A copy holding ``strategies``: :meth:`with_hand` for the change a Dominate makes (3.4)."""
-        copy = _new_object(SeatState)
-        _set_hand(copy, self.hand)
-        _set_strategies(copy, strategies)
-        _set_investments(copy, self.investments)
-        _set_skip_next(copy, self.skip_next)
-        _set_match_total(copy, self.match_total)
-        _set_revealed(copy, self.revealed)
-        return copy
-
     def model_copy(self, *, update: dict[str, object] | None = None, deep: bool = False) -> SeatState:
         """Like a pydantic model's ``model_copy``, for callers written when this was one."""
         return replace(self, **(update or {}))  # type: ignore[arg-type]

@@ -321,7 +321,8 @@ class AsyncClient:
         return await self.send(endpoints.leave_table(table_id))
 
     async def close_table(self, table_id: str) -> TableOut:
-        """End a table you created before it starts (it stops counting against your cap)."""
+        """End a table you created, open or started with only house bots besides you (it stops
+        counting against your cap)."""
         return await self.send(endpoints.close_table(table_id))
 
     async def observe(self, table_id: str, *, wait: float | None = None) -> ObservationOut:

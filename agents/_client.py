@@ -325,7 +325,8 @@ class Client:
         return self.send(endpoints.leave_table(table_id))
 
     def close_table(self, table_id: str) -> TableOut:
-        """End a table you created before it starts (it stops counting against your cap)."""
+        """End a table you created, open or started with only house bots besides you (it stops
+        counting against your cap)."""
         return self.send(endpoints.close_table(table_id))
 
     def observe(self, table_id: str, *, wait: float | None = None) -> ObservationOut:

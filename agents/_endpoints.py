@@ -298,7 +298,7 @@ def leave_table(table_id: str) -> Call[TableOut]:
 
 
 def close_table(table_id: str) -> Call[TableOut]:
-    """``POST /v1/tables/{id}/close``: end a table you created before it starts."""
+    """``POST /v1/tables/{id}/close``: end a table you created (open, or with only house bots)."""
     return Call("POST", f"/v1/tables/{table_id}/close", _model(TableOut))
 
 

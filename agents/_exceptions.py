@@ -168,7 +168,7 @@ class ApiError(AgentsClubError):
         self.code_received: str = str(problem.get("code", ""))
         self.title: str = str(problem.get("title", ""))
         self.detail: str = str(problem.get("detail", self.title))
-        reasons = _first_reasons(self.errors, told=self.detail)
+        reasons = _first_reasons(self.untold_messages)
         # The detail says what was refused; the listed errors say why, so show the first of them.
         super().__init__(self.headline + (f" ({reasons})" if reasons else ""))
 
@@ -182,6 +182,12 @@ class ApiError(AgentsClubError):
     def error_messages(self) -> list[str]:
         """Each listed error in words (``"seats: Input should be ..."``), in the server's order."""
         return [reason for reason in map(_reason, self.errors) if reason]
+
+    @property
+    def untold_messages(self) -> list[str]:
+        """The :attr:`error_messages` the ``detail`` does not already quote (the server names
+        the first reason of ``table/invalid_config`` there): what a message adds to it."""
+        return [reason for reason in self.error_messages if reason not in self.detail]
 
     @property
     def headline(self) -> str:
@@ -546,11 +552,8 @@ _SHOWN_ERRORS = 2
 """How many of a problem's listed errors its message quotes (the rest are on ``errors``)."""
 
 
-def _first_reasons(errors: list[Any], *, told: str = "") -> str:
-    """``"loc: msg; loc: msg"`` for the first :data:`_SHOWN_ERRORS` entries, and how many more;
-    a reason the detail (``told``) already quotes is not repeated (the server puts the first
-    reason of ``table/invalid_config`` in its detail)."""
-    reasons = [reason for reason in map(_reason, errors) if reason and reason not in told]
+def _first_reasons(reasons: list[str]) -> str:
+    """``"loc: msg; loc: msg"`` for the first :data:`_SHOWN_ERRORS` reasons, and how many more."""
     text = "; ".join(reasons[:_SHOWN_ERRORS])
     if text and len(reasons) > _SHOWN_ERRORS:
         text += f"; and {len(reasons) - _SHOWN_ERRORS} more"

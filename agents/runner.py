@@ -35,6 +35,7 @@ from agents.bot import Bot
 from engine.core import Event
 from engine.registry import UnknownGame, get_game
 from engine.simulation import PlayoutProbe, probe_for
+from engine.text import counted
 
 __all__ = ["GameResult", "Runner"]
 
@@ -240,5 +241,5 @@ def _result_line(result: GameResult) -> str:
     text = f" — {outcome.text}" if outcome.text else ""
     return (
         f"table {result.table_id} finished ({outcome.reason}): winners {winners}; "
-        f"seat {result.seat} {verdict} after {result.actions} action{'' if result.actions == 1 else 's'}{text}"
+        f"seat {result.seat} {verdict} after {counted(result.actions, 'action')}{text}"
     )

@@ -165,7 +165,9 @@ def _gateway(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
             try:
                 base_url = f"http://127.0.0.1:{port}"
                 wait_until_ready(base_url, server, args.startup_timeout, log_path=log_path)
-                key = (data_dir / "organiser-key").read_text(encoding="ascii").strip()
+                key = find_organiser_key(None, data_dir)
+                if key is None:
+                    raise RuntimeError(f"the embedded gateway wrote no organiser key into {data_dir}")
                 print(f"embedded gateway on {base_url} (Redis in {data_dir})")
                 yield base_url, key
             finally:

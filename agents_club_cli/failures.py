@@ -15,9 +15,6 @@ def failure_lines(command: str, failure: AgentsClubError) -> list[str]:
     fit this game."); its ``errors`` say which field is wrong and why, so every
     one of them is shown, not only the first ones the exception's message quotes.
     """
-    if isinstance(failure, ApiError):
-        # A reason the detail quotes already (the server names the first one) is not repeated.
-        untold = [line for line in failure.error_messages if line not in failure.detail]
-        if untold:
-            return [f"agents-club {command}: {failure.headline}"] + [f"  {line}" for line in untold]
+    if isinstance(failure, ApiError) and failure.untold_messages:
+        return [f"agents-club {command}: {failure.headline}"] + [f"  {line}" for line in failure.untold_messages]
     return [f"agents-club {command}: {failure}"]

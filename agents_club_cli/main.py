@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from collections.abc import Sequence
 
-__all__ = ["DESCRIPTION", "SUBCOMMANDS", "main"]
+__all__ = ["DESCRIPTION", "SUBCOMMANDS", "main", "plain"]
 
 DESCRIPTION = """\
 Agents Club: AI agents play card games over HTTP.
@@ -32,6 +33,15 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+
+
+def plain(doc: str) -> str:
+    """A docstring as a terminal shows it: ``code`` and :role:`name` markup become `code`
+    and name (the docstrings are written for Sphinx-style readers of the code)."""
+    return _ROLE.sub(r"\1", doc).replace("``", "`")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the chosen subcommand; returns the exit code."""
     parser = argparse.ArgumentParser(
@@ -46,7 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise
             continue  # subcommand not built yet
         # A module whose docstring speaks to its developers gives its users a HELP of their own.
-        sub = commands.add_parser(name, help=help_text, description=getattr(module, "HELP", module.__doc__),
+        description = plain(getattr(module, "HELP", None) or module.__doc__ or "")
+        sub = commands.add_parser(name, help=help_text, description=description,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(sub)
         sub.set_defaults(handler=module.run)

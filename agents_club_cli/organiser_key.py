@@ -9,8 +9,6 @@ __all__ = ["DATA_DIR_ENV", "KEY_ENV", "default_data_dir", "find_organiser_key"]
 
 KEY_ENV = "AGENTS_CLUB_ORGANISER_KEY"
 DATA_DIR_ENV = "AGENTS_CLUB_DATA_DIR"
-KEY_FILE = "organiser-key"
-"""The file ``agents-club serve`` writes the development organiser key to, in its data directory."""
 
 
 def default_data_dir() -> Path:
@@ -23,7 +21,9 @@ def find_organiser_key(given: str | None, data_dir: Path) -> str | None:
     a local server wrote into ``data_dir``; ``None`` when there is neither."""
     if given:
         return given
+    from gateway.keys import ORGANISER_KEY_FILE  # the file serve writes; imported only when asked
+
     try:
-        return (data_dir / KEY_FILE).read_text(encoding="ascii").strip() or None
+        return (data_dir / ORGANISER_KEY_FILE).read_text(encoding="ascii").strip() or None
     except OSError:  # no local server here, or not ours to read: the caller says what to pass
         return None

@@ -48,6 +48,7 @@ from agents.llm import API_KEY_ENV, ChatClient, LlmAgent, Transcript, pass_admis
 from agents.runner import Runner
 from agents_club_cli.failures import failure_lines
 from agents_club_cli.organiser_key import KEY_ENV, default_data_dir, find_organiser_key
+from engine.text import counted
 
 __all__ = ["add_arguments", "default_agent_name", "parse_options", "run"]
 
@@ -141,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     if args.quiet:
         print(f"table {result.table_id}: {_verdict(result.won, result.outcome)}")
     if isinstance(bot, LlmAgent) and bot.fallbacks:
-        print(f"LLM fallbacks: {len(bot.fallbacks)} of {_count(bot.decisions, 'decision')}")
+        print(f"LLM fallbacks: {len(bot.fallbacks)} of {counted(bot.decisions, 'decision')}")
     return 0
 
 
@@ -154,11 +155,6 @@ def _verdict(won: bool, outcome: OutcomeOut | None) -> str:
     winners = " and ".join(str(seat) for seat in outcome.winners)
     who = f"{'seats' if len(outcome.winners) > 1 else 'seat'} {winners}" if winners else "nobody"
     return f"lost: {who} won ({outcome.reason})"
-
-
-def _count(number: int, noun: str) -> str:
-    """``1 decision``, ``3 decisions``."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def default_agent_name(bot_spec: str) -> str:
@@ -228,14 +224,13 @@ def _authenticate(args: argparse.Namespace, client: Client, chat: ChatClient | N
               f"{'solved' if passed.score.puzzle_solved else 'not solved'}")  # fmt: skip
         if passed.secret is not None:
             path = args.credentials or Path(".agents-club") / f"{passed.name}.json"
-            _save_credentials(path, passed.agent_id, passed.secret)
-            client.credentials = AgentCredentials(passed.agent_id, passed.secret)
+            _save_credentials(path, passed.agent_id, passed.secret)  # pass_admission gave the client them
             print(f"agent id and secret saved to {path} (renew tokens with POST /v1/auth/token)")
         return
     if args.credentials is not None:
         saved = json.loads(args.credentials.read_text(encoding="utf-8"))
         client.credentials = AgentCredentials(str(saved["agent_id"]), str(saved["secret"]))
-        client.token = client.exchange_credentials(**client.credentials.as_body()).access_token
+        client.renew_token()
         return
     key = find_organiser_key(args.organiser_key, args.data_dir)
     if key is None:

@@ -48,7 +48,7 @@ def test_play_joins_an_existing_table_with_a_token(
         "--bot", "random", "--table", table.id, "--quiet",
     ])  # fmt: skip
     assert code == 0
-    assert re.fullmatch(rf"table {table.id}: (won|lost: (seats? [\d and]+|nobody) won) \(\w+\)\n",
+    assert re.fullmatch(rf"table {table.id}: (won|lost: (seats? \d+(?: and \d+)*|nobody) won) \(\w+\)\n",
                         capsys.readouterr().out)  # fmt: skip
 
 
@@ -81,7 +81,7 @@ def test_play_joins_and_resumes_a_private_table_by_its_id(
     finished = [process.communicate(timeout=120) for process in (resuming, joining)]
     for process, (out, err) in zip((resuming, joining), finished, strict=True):
         assert process.returncode == 0, out + err
-        assert re.fullmatch(rf"table {table.id}: (won|lost: (seats? [\d and]+|nobody) won) \(\w+\)\n", out), out
+        assert re.fullmatch(rf"table {table.id}: (won|lost: (seats? \d+(?: and \d+)*|nobody) won) \(\w+\)\n", out), out
     with gateway.client(creator) as host:
         ended = host.table(table.id)
     assert ended.status == "finished" and ended.seated[1] is not None

@@ -56,13 +56,14 @@ Step = tuple[str, Seat, Action, bool]
 """A state's JSON, the seat that acts, its action, and whether who acts changes after it."""
 
 
-def _record(game: Game[Any, Any, Any], config: Any) -> TableRecord:
-    seated = [SeatRecord(agent_id=f"bench-{seat}", name=f"bench{seat}", kind="agent")
+def _record(config: Any) -> TableRecord:
+    """A playing two-seat table's record, both seats agents (the bench's tables)."""
+    seated: list[SeatRecord | None] = [SeatRecord(agent_id=f"bench-{seat}", name=f"bench{seat}", kind="agent")
               for seat in range(SEATS)]
     return TableRecord(
         id="bench-table", game=GAME, mode=MODE, seats=SEATS, variants=[],
         config=config.model_dump(mode="json"), private=False, turn_timeout_s=600,
-        created_by="bench-0", created_at=0.0, status="playing", seated=list(seated), seed=0,
+        created_by="bench-0", created_at=0.0, status="playing", seated=seated, seed=0,
     )
 
 
@@ -104,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     game = get_game(GAME)
     config = game.config_model.model_validate({"mode": MODE, "seats": SEATS})
-    record = _record(game, config)
+    record = _record(config)
     steps = _played(game, config, max(1, args.games))
     turn_share = sum(step[3] for step in steps) / len(steps)
 

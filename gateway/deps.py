@@ -179,7 +179,7 @@ def _pending(
     principal = verified.principal
     request.state.principal = principal  # for the request log's agent id only
     return PendingRevocation(principal.agent_id, revoked_key(state.keys, principal.token_id),
-                             principal, verified.expires_at + tokens.settings.jwt_leeway_s)
+                             principal, tokens.valid_until(verified))
 
 
 def _bearer_of(request: Request) -> HTTPAuthorizationCredentials | None:

@@ -272,6 +272,10 @@ class TokenService:
             raise auth_problem("auth/invalid", "The token failed verification.") from None
         return VerifiedToken(self._principal(claims), int(claims["exp"]))
 
+    def valid_until(self, verified: VerifiedToken) -> float:
+        """The instant ``verified`` stops verifying: its ``exp`` plus the leeway (PyJWT's rule)."""
+        return verified.expires_at + self.settings.jwt_leeway_s
+
     def verify_cached(self, token: str) -> VerifiedToken:
         """Like :meth:`verify_token`, remembering tokens that passed (expiry is re-checked).
 
@@ -279,7 +283,7 @@ class TokenService:
         :class:`PendingRevocation`.
         """
         verified = self._verified.get(token)
-        if verified is None or time.time() > verified.expires_at + self.settings.jwt_leeway_s:
+        if verified is None or time.time() >= self.valid_until(verified):
             verified = self.verify_token(token)  # raises for an expired token, as before
             if len(self._verified) >= VERIFIED_CACHE_SIZE:
                 self._verified.clear()  # crude bound: a burst of new tokens only costs a re-verify

@@ -100,7 +100,7 @@ async def reader_seat(
         also for a private table the caller may not see.
     """
     loaded, principal = await read_visible(ctx, table_id, caller)
-    seat = loaded.record.seat_of(principal.agent_id) if principal else None
+    seat = loaded.record.seat_for(principal)
     return principal, seat, loaded.record.status, loaded.snapshot.seq, loaded.record.private
 
 

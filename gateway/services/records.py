@@ -15,6 +15,7 @@ from engine.core import Game, Seat
 from engine.registry import UnknownGame, get_game
 from gateway.errors import ProblemError
 from gateway.openapi_docs import PROBLEM_CATALOGUE, register_problem
+from gateway.principal import Principal
 
 __all__ = ["SeatRecord", "TableRecord", "game_or_problem", "problem"]
 
@@ -103,6 +104,10 @@ class TableRecord(BaseModel):
             if occupant is not None and occupant.kind == "agent" and occupant.agent_id == agent_id:
                 return seat
         return None
+
+    def seat_for(self, principal: Principal | None) -> Seat | None:
+        """The seat the caller holds (``None``: a spectator, or no caller at all)."""
+        return self.seat_of(principal.agent_id) if principal is not None else None
 
     def bot_seats(self) -> dict[Seat, str]:
         """House-bot seats and the bot name driving each."""

@@ -86,7 +86,7 @@ def table_out(record: TableRecord, version: int, principal: Principal | None) ->
             for seat, occupant in enumerate(record.seated)
         ],
         version=version,
-        your_seat=record.seat_of(principal.agent_id) if principal else None,
+        your_seat=record.seat_for(principal),
         outcome=outcome_out(record),
     )
 
@@ -475,7 +475,7 @@ async def observe(
     unasked: PendingRevocation | None = None  # a caller whose revocation is still to ask
     if remembered is None:
         loaded, principal = await read_visible(ctx, table_id, caller)
-        seat = loaded.record.seat_of(principal.agent_id) if principal else None
+        seat = loaded.record.seat_for(principal)
     else:
         (loaded, seat), principal, unasked = remembered, None, caller
     if wait > 0:
@@ -516,7 +516,7 @@ async def observe(
                 if _still_not_to_act(turns[-1], latest, seat):
                     continue
             loaded = _visible(ctx, table_id, latest, principal)
-            if _seat_in(loaded, principal) != seat:
+            if loaded.record.seat_for(principal) != seat:
                 break  # it left (or took) a seat of the open table meanwhile: tell it now
         if unasked is not None:  # no wait happened after all: read the table as usual
             loaded, principal = await read_visible(ctx, table_id, unasked)
@@ -525,13 +525,8 @@ async def observe(
         if caller is not None:
             caller.confirm_still_valid()  # the token may have expired while it waited
         # The seat as of the read told, not as of the first: seats change until the start.
-        seat = _seat_in(loaded, principal)
+        seat = loaded.record.seat_for(principal)
     return _observation(table_id, loaded, seat)
-
-
-def _seat_in(loaded: LoadedTable, principal: Principal | None) -> int | None:
-    """The caller's seat at the table as read (``None``: a spectator)."""
-    return loaded.record.seat_of(principal.agent_id) if principal is not None else None
 
 
 REMEMBERED_WAIT_MIN_S = 0.05

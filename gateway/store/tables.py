@@ -299,8 +299,7 @@ class TableStore:
         Returns first whether ``revoked_key`` exists, asked once the wait is
         over (``None``: not asked, ``False``), so a held wait asks on every
         wake and refuses a token revoked meanwhile before the table it read is
-        told (and a held observation that starts from the table as its worker
-        remembers it learns the answer to its first revocation question here).
+        told.
         """
         revoked, reply, snapshot = await self._wait_then_table(
             table_id, self._events(table_id), f"{after}-0", block_ms, revoked_key)
@@ -313,7 +312,9 @@ class TableStore:
         for a change of who acts after the read ``after``, then read the table.
 
         A seat waiting for its turn wakes once per turn this way, not on every
-        event of the other seats' turns.
+        event of the other seats' turns. A held observation that starts from the
+        table as its worker remembers it learns the answer to its first
+        revocation question here.
         """
         revoked, reply, snapshot = await self._wait_then_table(
             table_id, self._turns(table_id), f"{after.seq}-{after.version + 1}", block_ms,

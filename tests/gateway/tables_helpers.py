@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from fastapi.testclient import TestClient
 
@@ -28,19 +29,37 @@ def seated_table(client: TestClient, seats: list[dict[str, str]], *, seed: int) 
     return str(table["id"])
 
 
-def follow_stream(client: TestClient, table_id: str, headers: dict[str, str]) -> tuple[threading.Thread, list[str]]:
+
+def in_background(work: Callable[[], Any]) -> tuple[threading.Thread, list[Any]]:
+    """Run ``work`` in a started thread; its result (or the exception it raised) lands in the
+    returned list, for the test to assert on once the thread ends."""
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append(work())
+        except Exception as failure:  # noqa: BLE001 - handed to the test to assert on
+            outcome.append(failure)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def follow_stream(
+    client: TestClient, table_id: str, headers: dict[str, str]
+) -> tuple[threading.Thread, list[str], list[Any]]:
     """Read the table's SSE stream as ``headers``' agent in a background thread, collecting
-    its lines; returns the started thread (it ends when the server closes the stream) and
-    the list it fills. Waits a moment so the stream is open before the caller acts."""
+    its lines; returns the started thread (it ends when the server closes the stream), the
+    list it fills, and its outcome (``[None]`` once it ended well, else the failure). Waits
+    a moment so the stream is open before the caller acts."""
     lines: list[str] = []
 
     def follow() -> None:
         with client.stream("GET", f"/v1/tables/{table_id}/events/stream", headers=headers) as stream:
             assert stream.status_code == 200
-            for line in stream.iter_lines():
-                lines.append(line)
+            lines.extend(stream.iter_lines())
 
-    reader = threading.Thread(target=follow, daemon=True)
-    reader.start()
+    reader, outcome = in_background(follow)
     time.sleep(0.3)
-    return reader, lines
+    return reader, lines, outcome

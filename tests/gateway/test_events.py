@@ -126,7 +126,7 @@ def test_a_stream_follows_its_reader_out_of_a_public_table_it_left(
         "game": "market-fortune", "mode": "family", "seats": 4, "seed": SEED,
         "house_bots": [{"seat": 3}]}).json()["id"]
     assert client.post(f"/v1/tables/{table_id}/join", headers=alice).json()["your_seat"] == 1
-    reader, frames = follow_stream(client, table_id, alice)
+    reader, frames, _ = follow_stream(client, table_id, alice)
     assert client.post(f"/v1/tables/{table_id}/leave", headers=alice).status_code == 200
     assert client.post(f"/v1/tables/{table_id}/join", headers=carol).json()["your_seat"] == 1
     assert client.post(f"/v1/tables/{table_id}/join", headers=dave).json()["status"] == "playing"

@@ -179,7 +179,7 @@ def test_a_stream_ends_when_its_reader_leaves_the_private_table(
     alice, bob, carol = agent("alice"), agent("bob"), agent("carol")
     table_id = created(client, alice, seats=3, private=True)["id"]
     assert client.post(f"/v1/tables/{table_id}/join", headers=bob).status_code == 200
-    reader, frames = follow_stream(client, table_id, bob)
+    reader, frames, _ = follow_stream(client, table_id, bob)
     assert client.post(f"/v1/tables/{table_id}/leave", headers=bob).status_code == 200
     reader.join(timeout=10)
     assert not reader.is_alive(), "the stream went on after its reader left"

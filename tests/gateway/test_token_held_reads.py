@@ -9,7 +9,6 @@ stream closes when its token expires.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +18,7 @@ from fastapi.testclient import TestClient
 
 from gateway.config import Settings
 
-from .tables_helpers import agents, seated_table
+from .tables_helpers import agents, follow_stream, in_background, seated_table
 
 Headers = dict[str, str]
 TOKEN_CLOSED = ": closed: the token expired or was revoked"
@@ -29,21 +28,6 @@ TOKEN_CLOSED = ": closed: the token expired or was revoked"
 def settings(settings: Settings) -> Settings:
     """No verification leeway, so an expiring token ends a stream on the second it says."""
     return settings.model_copy(update={"jwt_leeway_s": 0})
-
-
-def in_background(work: Callable[[], Any]) -> tuple[threading.Thread, list[Any]]:
-    """Run ``work`` in a thread; its result (or exception) lands in the returned list."""
-    outcome: list[Any] = []
-
-    def run() -> None:
-        try:
-            outcome.append(work())
-        except Exception as failure:  # noqa: BLE001 - handed to the test to assert on
-            outcome.append(failure)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread, outcome
 
 
 def play_until(client: TestClient, table_id: str, seats: list[Headers], done: Callable[[dict[str, Any]], bool]) -> None:
@@ -91,15 +75,7 @@ def test_a_stream_tells_nothing_after_its_token_is_revoked(
 ) -> None:
     seats = agents(mint_token, auth, "sse-revoked")
     table_id, actor, watcher = table_with_watcher(client, seats, 3)
-    frames: list[str] = []
-
-    def follow() -> None:
-        with client.stream("GET", f"/v1/tables/{table_id}/events/stream", headers=watcher) as stream:
-            assert stream.status_code == 200
-            frames.extend(stream.iter_lines())
-
-    reader, failed = in_background(follow)
-    time.sleep(0.3)
+    reader, frames, failed = follow_stream(client, table_id, watcher)
     last_seen = client.get(f"/v1/tables/{table_id}/events").json()["last_id"]
     revoke(client, watcher)
     act_once(client, table_id, seats[actor])  # events the stream must not tell

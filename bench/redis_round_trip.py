@@ -1,20 +1,18 @@
-"""Client CPU per Redis round trip: ``round_trip`` against the pooled path it replaced.
+"""Client CPU per Redis round trip: ``round_trip`` against redis-py's own pipeline.
 
 A typical table read (``TableStore.load_for_action``: the table hash's HMGET,
 the idempotency GET, the revocation EXISTS) is sent again and again through
 
-* ``lean``: :func:`gateway.store.connection.round_trip` as it is now;
-* ``pooled``: the previous ``round_trip`` (redis-py's pool: ``get_connection``,
-  ``send_packed_command``, ``read_response`` per reply, ``release``), which is
-  still the path for the URLs the lean one does not handle
-  (:func:`gateway.store.connection.pooled_round_trip`): the baseline;
-* ``pipeline``: redis-py's own non-transactional pipeline, for information.
+* ``round_trip``: :func:`gateway.store.connection.round_trip` (redis-py's pool:
+  ``get_connection``, ``send_packed_command``, ``read_response`` per reply,
+  ``release``);
+* ``pipeline``: redis-py's non-transactional pipeline (with its response callbacks).
 
 Each is measured with ``time.process_time()`` (this process only; Redis's
 CPU is not counted) with one caller and with ``--concurrency`` callers
 sharing the client, in alternating rounds so that drift in the machine's load
 hits every variant alike. It prints microseconds of CPU per round trip and
-the ratio lean / pooled (lower is better). Keys live under a unique prefix
+the ratio round_trip / pipeline (lower is better). Keys live under a unique prefix
 and are deleted at the end.
 
     .venv/bin/python bench/redis_round_trip.py [--url redis://127.0.0.1:6379/0]
@@ -41,7 +39,7 @@ if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
 
 import uvloop
 
-from gateway.store.connection import RedisClient, connect, pooled_round_trip, round_trip
+from gateway.store.connection import RedisClient, connect, round_trip
 from gateway.store.table_rows import SNAPSHOT_FIELDS
 
 
@@ -55,8 +53,7 @@ async def pipeline_round_trip(client: RedisClient, *commands: Sequence[Any]) -> 
 
 RoundTrip = Callable[..., Awaitable[list[Any]]]
 VARIANTS: dict[str, RoundTrip] = {
-    "lean": round_trip,
-    "pooled": pooled_round_trip,
+    "round_trip": round_trip,
     "pipeline": pipeline_round_trip,
 }
 
@@ -103,8 +100,7 @@ async def main(url: str, count: int, rounds: int, concurrency: int) -> None:
                 f"{name} {medians[name]:5.1f} us [{' '.join(f'{v:.1f}' for v in results[name, callers])}]"
                 for name in VARIANTS)
             print(f"{callers:3d} caller(s), CPU per round trip (median of {rounds}): {runs}")
-            print(f"    lean / pooled = {medians['lean'] / medians['pooled']:.2f}"
-                  f"   lean / pipeline = {medians['lean'] / medians['pipeline']:.2f}")
+            print(f"    round_trip / pipeline = {medians['round_trip'] / medians['pipeline']:.2f}")
     finally:
         await client.delete(table, seen, revoked)
         await client.aclose()

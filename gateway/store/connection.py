@@ -4,10 +4,9 @@ Keys live under a namespace (``ac`` by default; tests use one per test) and
 keys that belong to one table share a hash tag, so a Redis Cluster keeps a
 table on one slot: ``<ns>:t:{<table_id>}:state``.
 
-:func:`round_trip`, the path of every table read, commit and held wait, runs
-on connections of its own (raw asyncio protocols and a hiredis reader) rather
-than through redis-py's pool, whose per-call machinery cost more CPU than the
-round trip; everything else uses redis-py as it is.
+:func:`round_trip`, the path of every table read, commit and held wait, sends
+several commands in one write on a connection of redis-py's pool and reads
+their raw replies.
 """
 
 from __future__ import annotations
@@ -21,9 +20,6 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import EncodableT
 
-from gateway.store.lean_connections import LeanClient, lean_pool_for
-from gateway.store.resp import pack_commands
-
 __all__ = [
     "Keys",
     "RedisClient",
@@ -31,8 +27,6 @@ __all__ = [
     "decoded",
     "decoded_members",
     "decoded_scores",
-    "pack_commands",
-    "pooled_round_trip",
     "round_trip",
     "stream_entries",
 ]
@@ -57,17 +51,10 @@ class Keys:
 
 
 def connect(url: str) -> aioredis.Redis:
-    """An asyncio Redis client for ``url`` (responses as bytes; callers decode).
-
-    Its :func:`round_trip` calls go through lean connections of its own when
-    the URL allows (see :func:`lean_pool_for`); ``aclose`` closes them too.
-    """
+    """An asyncio Redis client for ``url`` (responses as bytes; callers decode)."""
     # socket_timeout=None: redis-py 6+ defaults to 5 s, which breaks every blocking XREAD
     # (long-poll waits up to long_poll_max_wait_s, SSE blocks 15 s between keep-alives).
-    client = LeanClient.from_url(url, health_check_interval=30, socket_timeout=None)
-    assert isinstance(client, LeanClient)  # from_url builds its cls, typed as the base class
-    client._lean_pool = lean_pool_for(client.connection_pool)
-    return client
+    return aioredis.Redis.from_url(url, health_check_interval=30, socket_timeout=None)
 
 
 # Reply helpers. redis-py types a reply as what any client configuration could
@@ -84,86 +71,29 @@ def decoded(raw: bytes | str) -> str:
 async def round_trip(client: RedisClient, *commands: Sequence[EncodableT]) -> list[Any]:
     """Send ``commands`` in one write and read their raw replies: one round trip.
 
-    The lean twin of a non-transactional pipeline, for the requests every
-    turn of every table makes (table reads, the commit, the held wait).
-    redis-py's ``Pipeline`` spends about as much CPU around a round trip as
-    the round trip itself (a pipeline object, a retry wrapper, a shielded
-    task, observability hooks, a reset), and even its bare pool costs a
-    connection health check, a retry wrapper and a parser layer per reply;
-    on a client of :func:`connect` this goes through the client's own small
-    pool of raw connections instead (:class:`LeanConnection`). Replies are
-    as the connection's protocol sends them (RESP3, parsed by hiredis as
-    redis-py 8 parses them): no redis-py response callbacks.
+    A non-transactional pipeline without its response callbacks, for the
+    requests every turn of every table makes (table reads, the commit, the
+    held wait), on a connection of the client's own pool. Replies are as the
+    connection's protocol sends them (RESP3 from :func:`connect`'s client):
+    ``HGETALL`` a dict, ``XREAD`` a map (see :func:`stream_entries`).
 
     An error reply (say ``NOSCRIPT``) comes back as the exception redis-py
-    would raise (``NoScriptError``), in its place, and the other replies are
-    still read; an error reply of the connection kind (``NOAUTH``,
-    ``LOADING``) is raised, as redis-py raises it. A connection that fails or
-    is interrupted mid-exchange (a cancelled blocked ``XREAD``) is closed,
-    never reused with replies out of step. A connection Redis closed while
-    idle is known closed (the event loop reports it) and never picked,
-    which replaces redis-py's health check of idle connections; a
-    connection error (a close that raced the write, a Redis that restarted)
-    is retried once on a fresh connection, as redis-py's client retries: a
-    commit that had applied before its connection broke then meets its own
-    new version (a stale version) or its idempotency record (the stored
-    answer), never a double write.
-
-    A client whose URL the lean path does not handle (a unix socket,
-    ``rediss://``, RESP2, a socket timeout; see :func:`lean_pool_for`), or
-    one not made by :func:`connect`, goes through redis-py's pool as before,
-    with the same guarantees.
+    raises for it (``NoScriptError``), in its place, and the other replies
+    are still read. An error of the connection kind (``NOAUTH``, a dropped
+    connection) is retried once on a fresh connection, as redis-py's client
+    retries: a commit that had applied before its connection broke then
+    meets its own new version (a stale version) or its idempotency record
+    (the stored answer), never a double write. redis-py disconnects a
+    connection whose read was interrupted (a cancelled blocked ``XREAD``),
+    so no late reply reaches the next caller.
     """
-    lean = client._lean_pool if isinstance(client, LeanClient) else None
-    if lean is None:
-        return await pooled_round_trip(client, *commands)
     if not commands:
-        return []  # no reply to wait for (the pooled path sends nothing and reads nothing too)
-    packed = pack_commands(commands)
-    connection = await lean.acquire()
-    for attempt in range(2):
-        try:
-            replies = await connection.exchange(packed, len(commands))
-            _raise_connection_errors(replies)
-        except (RedisConnectionError, RedisTimeoutError):
-            connection.abort()
-            if attempt:
-                raise
-            connection = await lean.open()  # fresh: after a restart every pooled one is gone
-            continue
-        except BaseException:  # cancelled mid-exchange: its replies would come to the next caller
-            connection.abort()
-            raise
-        lean.release(connection)
-        return replies
-    raise AssertionError("unreachable: the second attempt returns or raises")
-
-
-def _raise_connection_errors(replies: list[Any]) -> None:
-    """Raise a reply that redis-py's parser raises rather than returns.
-
-    redis-py raises an error reply of the connection kind (``NOAUTH``,
-    ``LOADING``, too many clients), bare or first in a list, and its client
-    closes the connection and retries; every other error reply is an
-    exception object in its place.
-    """
-    for reply in replies:
-        if isinstance(reply, RedisConnectionError):
-            raise reply
-        if isinstance(reply, list) and reply and isinstance(reply[0], RedisConnectionError):
-            raise reply[0]
-
-
-async def pooled_round_trip(client: RedisClient, *commands: Sequence[EncodableT]) -> list[Any]:
-    """:func:`round_trip` through redis-py's connection pool (its per-call machinery
-    included): the path for a client the lean connections do not serve, and the
-    baseline of ``bench/redis_round_trip.py``."""
+        return []
     pool = client.connection_pool
-    packed = pack_commands(commands)
     for attempt in range(2):
         connection = await pool.get_connection()  # type: ignore[no-untyped-call]  # unannotated in redis-py
         try:
-            await connection.send_packed_command(packed)
+            await connection.send_packed_command(connection.pack_commands(commands))
             replies: list[Any] = []
             for _command in commands:
                 try:

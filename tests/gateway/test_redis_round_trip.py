@@ -1,4 +1,4 @@
-"""The lean round trip the hot table paths use: replies in order, errors in place, no desync."""
+"""The round trip the hot table paths use: replies in order, errors in place, no desync."""
 
 from __future__ import annotations
 
@@ -6,17 +6,9 @@ import asyncio
 import uuid
 
 import pytest
-from redis.asyncio.connection import Connection
 from redis.exceptions import AuthenticationError, NoScriptError, ResponseError
 
-from gateway.store.connection import (
-    LeanClient,
-    connect,
-    pack_commands,
-    pooled_round_trip,
-    round_trip,
-    stream_entries,
-)
+from gateway.store.connection import connect, round_trip, stream_entries
 
 
 def test_replies_come_in_order_with_an_error_reply_in_its_place(
@@ -70,24 +62,6 @@ def test_a_cancelled_blocked_read_leaves_no_reply_behind_for_the_next_caller(
     asyncio.run(scenario())
 
 
-def test_commands_are_packed_exactly_as_redis_py_packs_them() -> None:
-    reference = Connection()
-    commands = [
-        ("EVALSHA", "0" * 40, 4, "k:{t}:table", "k:{t}:events", 17, -3, 0, 2.5, 1e-7,
-         1796017676.5013623, "", "é ☃ text", b"\x00raw\r\nbytes", "x" * 7000),
-        ("HMGET", "h", "record", "state"),
-        ("SET", "k", 10**30),
-    ]
-    expected = b"".join(reference.pack_commands(commands))
-    assert pack_commands(commands) == expected
-
-
-def test_a_bool_or_none_is_refused_as_redis_py_refuses_it() -> None:
-    for bad in (True, None, object()):
-        with pytest.raises(TypeError):
-            pack_commands([("SET", "k", bad)])  # type: ignore[list-item]
-
-
 def test_a_connection_the_server_dropped_is_replaced_once_not_reported(
     redis_url: str, redis_namespace: str
 ) -> None:
@@ -134,7 +108,7 @@ def test_an_error_reply_keeps_redis_py_s_exception_class_and_the_rest_are_read(
 def test_replies_have_the_shapes_redis_py_s_own_connection_reads(
     redis_url: str, redis_namespace: str
 ) -> None:
-    """RESP3 maps, sets, doubles, nils and nested errors, as redis-py's hiredis parser reads them."""
+    """RESP3 maps, sets, doubles, nils and nested errors, raw (no response callbacks)."""
     async def scenario() -> None:
         client = connect(redis_url)
         stream, hash_, set_, zset = (f"{redis_namespace}:rt-{name}" for name in "xhsz")
@@ -149,12 +123,12 @@ def test_replies_have_the_shapes_redis_py_s_own_connection_reads(
                 ("ZSCORE", zset, "m"), ("GET", f"{redis_namespace}:rt-none"),
                 ("HMGET", hash_, "f", "g"), ("EVAL", "return {1, redis.error_reply('E x')}", 0),
             ]
-            lean = await round_trip(client, *commands)
-            pooled = await pooled_round_trip(client, *commands)
-            assert [repr(reply) for reply in lean] == [repr(reply) for reply in pooled]
-            assert lean[0] == {stream.encode(): [[b"1-0", [b"a", b"1", b"b", b"2"]]]}
-            assert lean[1] == {b"f": b"v"} and lean[4] == 2.5 and lean[5] is None
-            assert isinstance(lean[7][1], ResponseError)
+            replies = await round_trip(client, *commands)
+            assert replies[0] == {stream.encode(): [[b"1-0", [b"a", b"1", b"b", b"2"]]]}
+            assert replies[1] == {b"f": b"v"} and replies[4] == 2.5 and replies[5] is None
+            assert replies[2] == [b"m"] and replies[3] == [[b"m", 2.5]]
+            assert replies[6] == [b"v", None]
+            assert isinstance(replies[7][1], ResponseError)
         finally:
             await client.delete(stream, hash_, set_, zset)
             await client.aclose()
@@ -194,9 +168,9 @@ def test_concurrent_round_trips_each_get_their_own_replies(
         keys = [f"{redis_namespace}:rt-many-{n}" for n in range(40)]
         try:
             await round_trip(client, *(("SET", key, n) for n, key in enumerate(keys)))
-            replies = await asyncio.gather(*(
-                round_trip(client, ("GET", key), ("STRLEN", key)) for key in keys * 5))
-            assert replies == [[b"%d" % n, len(str(n))] for n in range(40)] * 5
+            replies = await asyncio.gather(*(  # within redis-py's pool of 100
+                round_trip(client, ("GET", key), ("STRLEN", key)) for key in keys * 2))
+            assert replies == [[b"%d" % n, len(str(n))] for n in range(40)] * 2
         finally:
             await client.delete(*keys)
             await client.aclose()
@@ -204,10 +178,10 @@ def test_concurrent_round_trips_each_get_their_own_replies(
     asyncio.run(scenario())
 
 
-def test_the_url_s_database_and_client_name_hold_on_the_lean_connections(
+def test_the_url_s_database_and_client_name_hold_on_round_trips(
     redis_url: str, redis_namespace: str
 ) -> None:
-    """The handshake redis-py makes (SELECT, CLIENT SETNAME) is the lean path's too:
+    """The handshake redis-py makes (SELECT, CLIENT SETNAME) is the round trip's too:
     a key written by round_trip is the one redis-py's own commands read."""
     async def scenario() -> None:
         base = redis_url.rsplit("/", 1)[0]
@@ -230,15 +204,6 @@ def test_the_url_s_database_and_client_name_hold_on_the_lean_connections(
             await wrong.aclose()
 
     asyncio.run(scenario())
-
-
-def test_urls_the_lean_path_does_not_do_keep_to_redis_py_s_pool() -> None:
-    """Not a test of redis-py's unix or TLS support: only that such URLs are left to it."""
-    for url in ("unix:///tmp/agents-club-none.sock", "rediss://127.0.0.1:6390/0",
-                "redis://127.0.0.1:6379/0?protocol=2"):
-        client = connect(url)
-        assert isinstance(client, LeanClient) and client._lean_pool is None
-    assert connect("redis://127.0.0.1:6379/0")._lean_pool is not None  # type: ignore[attr-defined]
 
 
 def test_the_connection_of_a_cancelled_read_is_never_handed_to_the_next_caller(
@@ -268,18 +233,18 @@ def test_the_connection_of_a_cancelled_read_is_never_handed_to_the_next_caller(
 
 
 def test_credentials_from_the_url_are_sent_as_redis_py_sends_them(redis_url: str) -> None:
-    """A user Redis does not know is refused on the lean path as on redis-py's own:
-    the same exception, the same words (the machine's Redis is not reconfigured for a
-    real password; a refusal shows the AUTH went out)."""
+    """A user Redis does not know is refused on a round trip as by redis-py's own
+    commands: the same exception, the same words (the machine's Redis is not
+    reconfigured for a real password; a refusal shows the AUTH went out)."""
     async def scenario() -> None:
         host = redis_url.split("://", 1)[1].split("/", 1)[0].rsplit("@", 1)[-1]
         client = connect(f"redis://nobody-{uuid.uuid4().hex[:8]}:secret@{host}/0")
         try:
-            with pytest.raises(AuthenticationError) as lean:
+            with pytest.raises(AuthenticationError) as ours:
                 await round_trip(client, ("PING",))
-            with pytest.raises(AuthenticationError) as pooled:
-                await pooled_round_trip(client, ("PING",))
-            assert str(lean.value) == str(pooled.value)
+            with pytest.raises(AuthenticationError) as theirs:
+                await client.ping()
+            assert str(ours.value) == str(theirs.value)
         finally:
             await client.aclose()
 

@@ -4,10 +4,9 @@ With ``--workers`` above 1, uvicorn's workers accept on a socket rebuilt from a
 file descriptor whose ``proto`` is 0, so asyncio skips ``TCP_NODELAY`` on the
 accepted connections. The response then leaves in two writes (head, body), the
 second one waits for the client's delayed ACK, and every request costs about
-40 ms. Setting the option in ``connection_made`` restores sub-millisecond
-answers. The httptools protocol also sends each response's head and body in
-one write (:class:`HeldHead`): on loopback a socket write is the dearest step
-of a small request.
+40 ms. Setting the option in ``connection_made`` (the asyncio protocol's public
+hook; uvicorn takes a protocol class through its ``http`` setting) restores
+sub-millisecond answers.
 
 :func:`server_options` picks the fastest pair installed: the ``httptools``
 parser on ``uvloop`` (both are dependencies on Linux and macOS; in
@@ -25,9 +24,7 @@ from typing import TypedDict
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = [
-    "HeldHead", "NoDelayH11Protocol", "NoDelayHttpToolsProtocol", "ServerOptions", "server_options",
-]
+__all__ = ["NoDelayH11Protocol", "NoDelayHttpToolsProtocol", "ServerOptions", "server_options"]
 
 
 def _no_delay(transport: asyncio.BaseTransport) -> None:
@@ -47,79 +44,16 @@ class NoDelayH11Protocol(H11Protocol):
         super().connection_made(transport)  # type: ignore[arg-type]
 
 
-class HeldHead:
-    """A connection's transport as one response sees it: its first write is held until the
-    next one, so a response's head and body leave in one write instead of two.
-
-    uvicorn writes a response's head and its body separately, and on loopback
-    each write to a socket is the dearest step of a small request
-    (``bench/gateway.py`` under py-spy: the two writes of every answer cost
-    about a seventh of a worker's CPU). The head is held only until the
-    body's first write (in the same turn of the event loop for an answer made
-    at once) or the end of that turn at the latest, so a streamed response
-    (Server-Sent Events) still sends its head at once. ``close`` sends what
-    is held first; everything else is the transport's own.
-    """
-
-    __slots__ = ("_held", "_transport", "_untouched")
-
-    def __init__(self, transport: asyncio.Transport) -> None:
-        self._transport = transport
-        self._held: bytes | None = None
-        self._untouched = True
-
-    def write(self, data: bytes | bytearray | memoryview) -> None:
-        """Hold the first write (until the next or the end of this loop turn); send the rest."""
-        if self._untouched:
-            self._untouched = False
-            self._held = bytes(data)
-            asyncio.get_running_loop().call_soon(self.flush)
-            return
-        if self._held is not None:
-            data, self._held = self._held + bytes(data), None
-        self._transport.write(data)
-
-    def flush(self) -> None:
-        """Send what is held, if anything (and the connection is still open)."""
-        if self._held is not None:
-            held, self._held = self._held, None
-            if not self._transport.is_closing():
-                self._transport.write(held)
-
-    def close(self) -> None:
-        """Send what is held, then close the connection."""
-        self.flush()
-        self._transport.close()
-
-    def is_closing(self) -> bool:
-        """Whether the connection is closing."""
-        return self._transport.is_closing()
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._transport, name)  # any other transport method, as it is
-
-
 if importlib.util.find_spec("httptools") is not None:
-    from uvicorn._types import ASGI3Application
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class NoDelayHttpToolsProtocol(HttpToolsProtocol):
-        """The httptools protocol, with Nagle's algorithm switched off per connection and each
-        response's head and body sent in one write (:class:`HeldHead`)."""
+        """The httptools protocol, with Nagle's algorithm switched off per connection."""
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             """Set ``TCP_NODELAY`` on the connection's socket, then carry on as httptools does."""
             _no_delay(transport)
             super().connection_made(transport)  # type: ignore[arg-type]
-
-        def _start_asgi_task(self, cycle: RequestResponseCycle, app: ASGI3Application) -> None:
-            # One response runs at a time on a connection (uvicorn queues pipelined
-            # requests until the one before is answered), so each gets its own holder.
-            # This is uvicorn's own (private) hook for starting a response; if a
-            # release stopped calling it, answers would go out in two writes again,
-            # and tests/gateway/test_http_protocol.py would say so.
-            cycle.transport = HeldHead(self.transport)  # type: ignore[assignment]
-            super()._start_asgi_task(cycle, app)
 
 else:  # pragma: no cover - httptools is a dependency wherever it has wheels
     NoDelayHttpToolsProtocol = NoDelayH11Protocol  # type: ignore[misc,assignment]

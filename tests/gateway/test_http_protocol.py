@@ -1,10 +1,9 @@
-"""The gateway's uvicorn protocol sends a response's head and body in one write.
+"""The gateway's uvicorn protocols: ``TCP_NODELAY`` on each connection, answers as uvicorn's.
 
-A real uvicorn server with :class:`gateway.http_protocol.NoDelayHttpToolsProtocol`
-answers over a real socket: an answer made at once arrives as one segment,
-a streamed one still sends its head before its first chunk, HEAD and
-pipelined requests are answered as before. :class:`HeldHead` itself is
-checked against a transport that records its writes.
+Each protocol, handed a real accepted TCP connection, switches Nagle's
+algorithm off on it; a real uvicorn server with
+:class:`gateway.http_protocol.NoDelayHttpToolsProtocol` still streams, and
+answers HEAD and pipelined requests in order.
 """
 
 from __future__ import annotations
@@ -23,13 +22,14 @@ pytest.importorskip("httptools")
 import uvicorn
 
 from gateway.embedded_redis import free_port
-from gateway.http_protocol import HeldHead, NoDelayHttpToolsProtocol
+from gateway.http_protocol import NoDelayH11Protocol, NoDelayHttpToolsProtocol
 
 
-class Recorder:
-    """A transport that keeps what it was asked to write."""
+class AcceptedTransport:
+    """A transport over a real accepted socket, as far as ``connection_made`` looks at it."""
 
-    def __init__(self) -> None:
+    def __init__(self, accepted: socket.socket) -> None:
+        self.socket = accepted
         self.writes: list[bytes] = []
         self.closed = False
 
@@ -43,48 +43,14 @@ class Recorder:
         self.closed = True
 
     def get_extra_info(self, name: str) -> Any:
-        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 50000)}.get(
-            name, f"info:{name}" if name == "peer" else None)
+        return {"socket": self.socket, "sockname": self.socket.getsockname(),
+                "peername": self.socket.getpeername()}.get(name)
 
     def pause_reading(self) -> None:
         pass
 
     def resume_reading(self) -> None:
         pass
-
-
-def test_the_first_write_waits_for_the_next_and_leaves_with_it() -> None:
-    async def scenario() -> Recorder:
-        recorder = Recorder()
-        held = HeldHead(recorder)  # type: ignore[arg-type]
-        held.write(b"head ")
-        assert recorder.writes == []
-        held.write(b"body")
-        held.write(b" more")
-        assert held.get_extra_info("peer") == "info:peer"  # the rest is the transport's
-        await asyncio.sleep(0)
-        return recorder
-
-    assert asyncio.run(scenario()).writes == [b"head body", b" more"]
-
-
-def test_a_lone_first_write_leaves_at_the_end_of_the_loop_turn_or_on_close() -> None:
-    async def scenario() -> tuple[Recorder, Recorder, Recorder]:
-        alone, closing, closed = Recorder(), Recorder(), Recorder()
-        HeldHead(alone).write(b"head")  # type: ignore[arg-type]
-        held = HeldHead(closing)  # type: ignore[arg-type]
-        held.write(b"bye")
-        held.close()
-        gone = HeldHead(closed)  # type: ignore[arg-type]
-        gone.write(b"late")
-        closed.closed = True  # the peer went away first: nothing to send it
-        await asyncio.sleep(0)
-        return alone, closing, closed
-
-    alone, closing, closed = asyncio.run(scenario())
-    assert alone.writes == [b"head"]
-    assert closing.writes == [b"bye"] and closing.closed
-    assert closed.writes == []
 
 
 async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -138,28 +104,28 @@ def _read_until(connection: socket.socket, needle: bytes, count: int = 1) -> byt
     return data
 
 
-def test_the_protocol_answers_each_request_in_one_write() -> None:
-    """uvicorn's own protocol code, fed two keep-alive requests, on a recording transport."""
+@pytest.mark.parametrize("protocol_class", [NoDelayHttpToolsProtocol, NoDelayH11Protocol])
+def test_each_accepted_connection_gets_tcp_nodelay(protocol_class: type[Any]) -> None:
+    """As uvicorn's workers accept with ``--workers`` above 1: asyncio left the option off."""
 
-    async def scenario() -> Recorder:
-        config = uvicorn.Config(_app, http=NoDelayHttpToolsProtocol, lifespan="off",
-                                log_level="warning")
-        config.load()
-        protocol = NoDelayHttpToolsProtocol(
-            config=config, server_state=uvicorn.server.ServerState(), app_state={})
-        recorder = Recorder()
-        protocol.connection_made(recorder)  # type: ignore[arg-type]
-        for path in (b"/one", b"/two"):
-            protocol.data_received(b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % path)
-            for _ in range(20):
-                await asyncio.sleep(0)
-        protocol.connection_lost(None)
-        return recorder
+    async def scenario() -> tuple[int, int]:
+        with socket.create_server(("127.0.0.1", 0)) as listener:
+            client = socket.create_connection(listener.getsockname())
+            accepted, _address = listener.accept()
+            with client, accepted:
+                before = accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+                config = uvicorn.Config(_app, http=protocol_class, lifespan="off",
+                                        log_level="warning")
+                config.load()
+                protocol = protocol_class(
+                    config=config, server_state=uvicorn.server.ServerState(), app_state={})
+                transport = AcceptedTransport(accepted)
+                protocol.connection_made(transport)
+                after = accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+                protocol.connection_lost(None)
+                return before, after
 
-    writes = asyncio.run(scenario()).writes
-    assert len(writes) == 2
-    for write, path in zip(writes, (b"/one", b"/two"), strict=True):
-        assert write.startswith(b"HTTP/1.1 200 OK") and write.endswith(b'{"answer": "%s"}' % path)
+    assert asyncio.run(scenario()) == (0, 1)
 
 
 def test_a_stream_sends_its_head_before_its_first_chunk(port: int) -> None:

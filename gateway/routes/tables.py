@@ -21,7 +21,6 @@ from gateway.deps import (
     TableCaller,
 )
 from gateway.openapi_docs import problem_responses
-from gateway.routes.lean import lean_route
 from gateway.schemas.tables import (
     ActionRequest,
     ActionResult,
@@ -184,10 +183,8 @@ async def close_table(request: Request, table_id: str, principal: CurrentPrincip
     return await tables_service.close_table(_ctx(request), table_id, principal)
 
 
-@lean_route(
-    router,
+@router.get(
     "/{table_id}/observation",
-    methods=["GET"],
     operation_id="observe_table",
     summary="Your view, the version, who acts and your legal actions (optionally waiting for your turn)",
     response_model=ObservationOut,
@@ -218,10 +215,8 @@ async def observe_table(
     return await tables_service.observe(_ctx(request), table_id, caller, wait=wait)
 
 
-@lean_route(
-    router,
+@router.post(
     "/{table_id}/actions",
-    methods=["POST"],
     operation_id="submit_action",
     summary="Act for your seat",
     response_model=ActionResult,

@@ -1,5 +1,5 @@
 """A request body over ``max_request_body_bytes`` is refused with 413 ``request/too_large``,
-on every route that reads a body (the lean action route too), before it is parsed; the
+on every route that reads a body (the action route too), before it is parsed; the
 table it was sent to is unharmed."""
 
 from __future__ import annotations

@@ -21,6 +21,9 @@ RUN apt-get update \
     && useradd --system --uid 10001 --gid agents --home-dir /app --shell /usr/sbin/nologin agents
 
 WORKDIR /app
+# The locked runtime dependencies first (every file hash checked), in their own layer.
+COPY requirements/main.txt ./requirements/main.txt
+RUN pip install --require-hashes -r requirements/main.txt
 COPY pyproject.toml README.md LICENSE ./
 COPY engine ./engine
 COPY gateway ./gateway
@@ -30,7 +33,7 @@ COPY agents_club_cli ./agents_club_cli
 # The engines read their rulebooks from docs/ beside the packages, hence the
 # editable install: the code stays in /app next to docs/.
 COPY docs ./docs
-RUN pip install --editable . \
+RUN pip install --no-deps --editable . \
     && mkdir -p /data \
     && chown agents:agents /data
 

@@ -25,7 +25,7 @@ Everything is also printed against one JSON round trip of the state
 
     .venv/bin/python bench/action_work.py [--games 6]
 
-Only prints (information for the ratio target of ``bench/gateway.py``).
+Only prints (information beside the figures of ``bench/gateway.py``).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def _timed(steps: list[Step], work: Callable[[Any, Step], object], game: Game[An
     gc.disable()
     try:
         started = time.perf_counter()
-        for state, step in zip(fresh, steps):
+        for state, step in zip(fresh, steps, strict=True):
             work(state, step)
         elapsed = time.perf_counter() - started
     finally:

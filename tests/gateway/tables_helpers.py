@@ -38,7 +38,7 @@ def in_background(work: Callable[[], Any]) -> tuple[threading.Thread, list[Any]]
     def run() -> None:
         try:
             outcome.append(work())
-        except Exception as failure:  # noqa: BLE001 - handed to the test to assert on
+        except Exception as failure:  # handed to the test to assert on
             outcome.append(failure)
 
     thread = threading.Thread(target=run, daemon=True)

@@ -32,8 +32,7 @@ def test_an_oversized_action_is_refused_and_the_table_is_unharmed(
     before = client.get(f"/v1/tables/{table_id}/observation", headers=seats[0]).json()
     actor = seats[before["to_act"][0]] if before["to_act"] else seats[0]
     padding = "x" * (LIMIT + 1)
-    body = ('{"version": %d, "action": "%s", "pad": "%s"}'
-            % (before["version"], "dominate", padding)).encode()
+    body = f'{{"version": {before["version"]}, "action": "dominate", "pad": "{padding}"}}'.encode()
 
     def pieces() -> object:
         for start in range(0, len(body), 8192):

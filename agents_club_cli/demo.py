@@ -42,7 +42,6 @@ DEFAULT_BOTS = "greedy,random,greedy,random"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Declare the ``demo`` options on ``parser``."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--server", default=None, help="use this gateway instead of starting one")
     parser.add_argument("--organiser-key", default=os.environ.get(KEY_ENV),

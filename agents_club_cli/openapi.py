@@ -39,7 +39,6 @@ def render(document: dict[str, Any]) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``agents-club openapi``."""
     parser.add_argument("--output", "-o", type=Path, default=DEFAULT_OUTPUT,
                         help=f"where to write (default {DEFAULT_OUTPUT}; '-' for stdout)")
     parser.add_argument("--check", action="store_true",

@@ -59,7 +59,6 @@ PREFERRED_MODES = {"market-fortune": "family"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Declare the ``play`` options on ``parser``."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--server", default=os.environ.get("AGENTS_CLUB_SERVER", DEFAULT_SERVER),
                         help=f"gateway base URL (default $AGENTS_CLUB_SERVER or {DEFAULT_SERVER})")

@@ -43,7 +43,6 @@ log = logging.getLogger("agents_club.serve")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``agents-club serve``."""
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to bind (default 8000)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")

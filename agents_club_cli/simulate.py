@@ -36,7 +36,6 @@ STANDARD_MODES: dict[str, str] = {"market-fortune": "fortune"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Declare the ``simulate`` options on ``parser``."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the example readable
     parser.add_argument("--game", default="market-fortune", help="game name (default: market-fortune)")
     parser.add_argument(

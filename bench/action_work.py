@@ -99,7 +99,6 @@ def _timed(steps: list[Step], work: Callable[[Any, Step], object], game: Game[An
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Measure and print."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=6, help="seeded random games to time")
     args = parser.parse_args(argv)

@@ -140,6 +140,5 @@ class FinalReckoning:
         }
 
     def guess_chance(self, issued: IssuedPuzzle) -> Fraction:
-        """See the module docstring."""
         seats = int(issued.secret["seats"])
         return Fraction(1, AMOUNTS ** (2 * seats) * 2**seats * (2**seats - 1))

@@ -68,12 +68,10 @@ def pick_distractors(rng: random.Random, answer: str, pool: Sequence[str], count
 
 
 def integer(prompt: str, answer: int, *, section: str | None = None, **params: Any) -> Draft:
-    """An integer question."""
     return Draft(prompt=prompt, format="integer", answer=answer, section=section, params=params)
 
 
 def yes_no(prompt: str, answer: bool, *, section: str | None = None, **params: Any) -> Draft:
-    """A yes/no question."""
     return Draft(prompt=prompt, format="yes_no", answer=answer, section=section, params=params)
 
 

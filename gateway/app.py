@@ -34,6 +34,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Match, Route
 
 from gateway.body_limit import BodyLimitMiddleware
+from gateway.clock import Clock, wall_clock
 from gateway.config import Settings, get_settings
 from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError
 from gateway.head_middleware import HeadAsGetMiddleware
@@ -317,8 +318,11 @@ OpenTelemetry providers whether they were configured on every request, about 3%
 of a worker's time under load (``bench/gateway.py`` with py-spy)."""
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -> FastAPI:
     """Build the gateway app for ``settings`` (default: read from the environment).
+
+    ``clock`` is the time every service reads (:mod:`gateway.clock`); it is
+    ``app.state.clock``, which a test may also replace before the app starts.
 
     :raises ValueError: when the settings refuse to start (default secrets in
         production, no Redis URL).
@@ -371,6 +375,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         **_NATIVE_TELEMETRY_OFF,
     )
     app.state.settings = settings
+    app.state.clock = clock
     app.state.keys = keys
     app.state.tokens = tokens
     app.state.metrics = metrics

@@ -50,8 +50,8 @@ async def _admission_settings(request: Request) -> AdmissionSettings:
 AdmissionSettingsDep = Annotated[AdmissionSettings, Depends(_admission_settings)]
 
 
-async def _store(redis: RedisDep, keys: KeysDep) -> AdmissionStore:
-    return AdmissionStore(redis, keys)
+async def _store(request: Request, redis: RedisDep, keys: KeysDep) -> AdmissionStore:
+    return AdmissionStore(redis, keys, request.app.state.clock)
 
 
 AdmissionStoreDep = Annotated[AdmissionStore, Depends(_store)]

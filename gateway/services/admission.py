@@ -207,7 +207,7 @@ async def create_challenge(
     seed = secrets.randbits(63)
     issued = await asyncio.to_thread(generate, bank, seed, questions=settings.questions)
     challenge_id = "chl_" + secrets.token_urlsafe(18)
-    now = int(time.time())
+    now = int(store.clock())
     expires_at = now + settings.challenge_ttl_s
     stored = StoredChallenge(
         challenge_id=challenge_id, agent_name=agent_name, agent_id=agent_id,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass, field
 
+from gateway.clock import Clock, wall_clock
 from gateway.config import Settings
 from gateway.services.known_tables import KnownTables
 from gateway.services.parsed_states import ParsedStates
@@ -33,8 +33,9 @@ class TableContext:
     """States this worker parsed or wrote lately (saves parsing the same JSON again)."""
     known_tables: KnownTables = field(default_factory=KnownTables)
     """Each table's newest read or write by this worker (an action may start from it)."""
+    clock: Clock = wall_clock
+    """The app's clock (:mod:`gateway.clock`)."""
 
-    @staticmethod
-    def now() -> float:
+    def now(self) -> float:
         """Wall-clock time in epoch seconds (deadlines are shared between workers)."""
-        return time.time()
+        return self.clock()

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import math
-import time
 from dataclasses import dataclass
 from typing import Literal
 
+from gateway.clock import Clock, wall_clock
 from gateway.store.connection import Keys, RedisClient
 
 __all__ = ["AdmissionStore", "ClaimResult", "RateDecision"]
@@ -72,9 +72,11 @@ class RateDecision:
 class AdmissionStore:
     """Challenges (saved once, claimed once) and fixed-window rate limits."""
 
-    def __init__(self, redis: RedisClient, keys: Keys) -> None:
+    def __init__(self, redis: RedisClient, keys: Keys, clock: Clock = wall_clock) -> None:
         self.redis = redis
         self.keys = keys
+        self.clock = clock
+        """What decides expiry and rate windows (the app's clock, :mod:`gateway.clock`)."""
         self._claim = redis.register_script(_CLAIM)
         self._hit = redis.register_script(_HIT)
 
@@ -86,15 +88,15 @@ class AdmissionStore:
     ) -> None:
         """Store a new challenge; the key lives until ``expires_at + keep_s``."""
         key = self._challenge_key(challenge_id)
-        lifetime_ms = max(1, math.ceil((expires_at - time.time() + keep_s) * 1000))
+        lifetime_ms = max(1, math.ceil((expires_at - self.clock() + keep_s) * 1000))
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(key, mapping={"payload": payload, "expires_at": repr(expires_at)})
             pipe.pexpire(key, lifetime_ms)
             await pipe.execute()
 
-    async def claim_challenge(self, challenge_id: str, *, now: float | None = None) -> ClaimResult:
+    async def claim_challenge(self, challenge_id: str) -> ClaimResult:
         """Take a challenge for grading: only the first in-time claim gets its payload."""
-        moment = time.time() if now is None else now
+        moment = self.clock()
         reply = await self._claim(keys=[self._challenge_key(challenge_id)], args=[repr(moment)])
         status = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
         if status == "ok":
@@ -104,14 +106,14 @@ class AdmissionStore:
         return ClaimResult(status)  # type: ignore[arg-type]
 
     async def hit(
-        self, bucket: str, subject: str, *, limit: int, window_s: int, now: float | None = None
+        self, bucket: str, subject: str, *, limit: int, window_s: int
     ) -> RateDecision:
         """Count one request of ``subject`` in ``bucket``'s current fixed window.
 
         The subject (an address, a name, an agent id) is hashed into the key so
         no caller-chosen text ends up in a key name.
         """
-        moment = time.time() if now is None else now
+        moment = self.clock()
         window = int(moment // window_s)
         digest = hashlib.blake2b(subject.encode(), digest_size=12).hexdigest()
         key = self.keys.global_("rate", bucket, digest, str(window))

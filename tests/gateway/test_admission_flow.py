@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -13,6 +12,7 @@ from fastapi.testclient import TestClient
 from gateway.services.admission import AdmissionSettings
 from quiz import all_banks, get_bank
 from quiz.model import IssuedChallenge
+from tests.fake_clock import FakeClock
 
 GAME = "market-fortune"
 CHALLENGES = "/v1/admission/challenges"
@@ -156,11 +156,12 @@ def test_one_submission_per_challenge(admission_client: TestClient) -> None:
 
 def test_late_answers_fail_with_their_own_code(app: FastAPI) -> None:
     app.state.admission_settings = AdmissionSettings(challenge_ttl_s=1)
+    app.state.clock = clock = FakeClock()
     with TestClient(app) as client:
         challenge = ask(client, "erin-bot")
         assert challenge["expires_in"] == 1
         body = right_answers(stored_challenge(client, challenge["challenge_id"]))
-        time.sleep(max(0.0, challenge["expires_at"] - time.time()) + 1.05)
+        clock.now = challenge["expires_at"] + 0.01
         late = answer(client, challenge["challenge_id"], body)
         assert late.status_code == 410
         assert late.json()["code"] == "admission/expired"

@@ -9,6 +9,7 @@ import pytest
 
 from gateway.store.admission import AdmissionStore
 from gateway.store.connection import Keys, connect
+from tests.fake_clock import FakeClock
 
 
 def test_concurrent_claims_grade_exactly_once(redis_url: str, redis_namespace: str) -> None:
@@ -31,19 +32,24 @@ def test_missing_late_and_window_expiry(redis_url: str, redis_namespace: str) ->
     async def scenario() -> None:
         redis = connect(redis_url)
         try:
-            store = AdmissionStore(redis, Keys(redis_namespace))
+            clock = FakeClock()
+            store = AdmissionStore(redis, Keys(redis_namespace), clock)
             assert (await store.claim_challenge("chl_none")).status == "missing"
-            now = time.time()
+            now = clock()
             await store.save_challenge("chl_late", "{}", expires_at=now + 5, keep_s=60)
-            assert (await store.claim_challenge("chl_late", now=now + 6)).status == "late"
+            clock.advance(6)
+            assert (await store.claim_challenge("chl_late")).status == "late"
             # a late claim does not use the challenge up, and the key lives past the expiry
-            assert (await store.claim_challenge("chl_late", now=now + 1)).status == "ok"
+            clock.now = now + 1
+            assert (await store.claim_challenge("chl_late")).status == "ok"
             ttl = await redis.pttl(Keys(redis_namespace).global_("admission", "challenge", "chl_late"))
             assert 60_000 < ttl <= 65_000
-            hits = [await store.hit("b", "s", limit=2, window_s=30, now=1_000_000.0) for _ in range(3)]
+            clock.now = 1_000_000.0
+            hits = [await store.hit("b", "s", limit=2, window_s=30) for _ in range(3)]
             assert [h.allowed for h in hits] == [True, True, False]
             assert hits[-1].retry_after == 1_000_020 - 1_000_000  # the 30 s window ends at 1,000,020
-            later = await store.hit("b", "s", limit=2, window_s=30, now=1_000_020.5)
+            clock.now = 1_000_020.5
+            later = await store.hit("b", "s", limit=2, window_s=30)
             assert later.allowed and later.count == 1
         finally:
             await redis.aclose()

@@ -1,12 +1,12 @@
 """Rate limits in Redis: challenges per client address and per agent name, token requests per agent.
 
 Each limit is hit (429, ``Retry-After``, problem+json ``retry_after``) and then
-released once its window has passed.
+released once its window has passed: on the app's clock (:mod:`gateway.clock`),
+which the tests move instead of sleeping.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from fastapi import FastAPI
@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from httpx import Response
 
 from gateway.services.admission import AdmissionSettings
+from tests.fake_clock import FakeClock
 from tests.gateway.test_admission_flow import register
 
 GAME = "market-fortune"
@@ -24,9 +25,12 @@ def ask(client: TestClient, name: str) -> Response:
     return client.post(CHALLENGES, json={"agent_name": name, "game": GAME})
 
 
-def fresh_window(window_s: int) -> None:
-    """Sleep until a fixed window has just begun, so a short burst stays inside one window."""
-    time.sleep(window_s - time.time() % window_s + 0.02)
+def fresh_window(app: FastAPI, window_s: int) -> FakeClock:
+    """The app's clock, stopped just after a fixed window began: a burst stays inside it."""
+    clock = FakeClock()
+    clock.now += window_s - clock.now % window_s + 0.02
+    app.state.clock = clock
+    return clock
 
 
 def assert_limited(response: Response, window_s: int = 2) -> int:
@@ -43,48 +47,48 @@ def assert_limited(response: Response, window_s: int = 2) -> int:
 
 def test_challenges_per_agent_name(app: FastAPI) -> None:
     app.state.admission_settings = AdmissionSettings(challenges_per_name=2, challenge_window_s=2)
+    clock = fresh_window(app, 2)
     with TestClient(app) as client:
-        fresh_window(2)
         assert ask(client, "lena-bot").status_code == 201
         assert ask(client, "LENA-bot").status_code == 201
         retry_after = assert_limited(ask(client, "lena-bot"))
         assert ask(client, "other-bot").status_code == 201  # another name has its own window
-        time.sleep(retry_after)
+        clock.advance(retry_after)
         assert ask(client, "lena-bot").status_code == 201
 
 
 def test_challenges_per_client_address(app: FastAPI) -> None:
     app.state.admission_settings = AdmissionSettings(challenges_per_address=3, challenge_window_s=2)
+    clock = fresh_window(app, 2)
     with TestClient(app) as client:
-        fresh_window(2)
         for name in ("m1-bot", "m2-bot", "m3-bot"):
             assert ask(client, name).status_code == 201
         retry_after = assert_limited(ask(client, "m4-bot"))
-        time.sleep(retry_after)
+        clock.advance(retry_after)
         assert ask(client, "m4-bot").status_code == 201
 
 
 def test_token_requests_per_agent(app: FastAPI) -> None:
     app.state.admission_settings = AdmissionSettings(token_requests_per_agent=3, token_window_s=3)
+    clock = fresh_window(app, 3)
     with TestClient(app) as client:
         agent = register(client, "nina-bot")
         credentials = {"agent_id": agent["agent_id"], "secret": agent["secret"]}
         wrong = {**credentials, "secret": "acs_guess"}
-        fresh_window(3)
         # wrong guesses count too: the limit is what stops secret guessing
         assert client.post("/v1/auth/token", json=wrong).status_code == 401
         assert client.post("/v1/auth/token", json=credentials).status_code == 200
         assert client.post("/v1/auth/token", json=credentials).status_code == 200
         retry_after = assert_limited(client.post("/v1/auth/token", json=credentials), 3)
         assert_limited(client.post("/v1/auth/secret", json=credentials), 3)
-        time.sleep(retry_after)
+        clock.advance(retry_after)
         assert client.post("/v1/auth/token", json=credentials).status_code == 200
 
 
 def test_token_requests_per_client_address(app: FastAPI) -> None:
     app.state.admission_settings = AdmissionSettings(token_requests_per_address=3, token_window_s=3)
+    clock = fresh_window(app, 3)
     with TestClient(app) as client:
-        fresh_window(3)
         # guesses spread over many agent ids still meet the per-address limit
         for number in range(3):
             guess = {"agent_id": f"agt_guess{number}", "secret": "acs_guess"}
@@ -92,7 +96,7 @@ def test_token_requests_per_client_address(app: FastAPI) -> None:
         retry_after = assert_limited(
             client.post("/v1/auth/token", json={"agent_id": "agt_guess9", "secret": "acs_guess"}), 3
         )
-        time.sleep(retry_after)
+        clock.advance(retry_after)
         assert client.post(
             "/v1/auth/token", json={"agent_id": "agt_guess9", "secret": "acs_guess"}
         ).status_code == 401

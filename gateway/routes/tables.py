@@ -203,7 +203,7 @@ async def observe_table(
         "`AGENTS_CLUB_LONG_POLL_MAX_WAIT_S` (30 s by default), then answers with the "
         "view as it is: observe again to keep waiting.",
     )] = 0,
-) -> ObservationOut:
+) -> Response:
     """Seated callers get their seat's view and, when they must act, their legal
     actions (send one's ``id`` with ``version`` to the actions endpoint). Without a
     token, or without a seat, this is the spectator's view. ``summary`` says the same
@@ -212,7 +212,10 @@ async def observe_table(
     A bot's whole loop can be ``observation?wait=30`` then an action: the answer
     comes when the bot is to act (``legal_actions`` not empty), when the table is
     over (``status`` ``finished``), or after ``wait`` seconds with neither."""
-    return await tables_service.observe(_ctx(request), table_id, caller, wait=wait)
+    seen = await tables_service.observe(_ctx(request), table_id, caller, wait=wait)
+    # Made by our own code as an ObservationOut: sent as its JSON, it skips FastAPI's
+    # second validation of the answer bots ask for every turn.
+    return Response(seen.model_dump_json(by_alias=True), media_type="application/json")
 
 
 @router.post(

@@ -231,6 +231,7 @@ def test_the_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> Non
                 source = ROOT / "engine" / game.replace("-", "_") / "rulebook.md"
                 assert rulebook.text == source.read_text(encoding="utf-8")  # the packaged file, whole
             assert client.get("/watch").status_code == 200
+            assert client.get("/openapi.json").json()["paths"]
             challenge = client.post("/v1/admission/challenges",
                                     json={"agent_name": "wheel-tester", "game": "hab-und-gut"})  # fmt: skip
             assert challenge.status_code == 201, challenge.text

@@ -238,13 +238,13 @@ def test_the_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> Non
             assert len(challenge.json()["questions"]) == 3 and challenge.json()["puzzle"]
 
             played = _run([agents_club, "play", "--server", base, "--data-dir", data_dir,
-                           "--bot", "greedy", "--new", "2", "--option", "turn_limit_per_seat=6",
+                           "--bot", "greedy", "--new", "3", "--option", "turn_limit_per_seat=6",
                            "--seed", "4", "--quiet"], env=shell, cwd=home)  # fmt: skip
             table_id = re.fullmatch(r"table (\w+): .*\n", played.stdout)
             assert table_id, played.stdout
             table = client.get(f"/v1/tables/{table_id.group(1)}").json()
             assert table["status"] == "finished"
-            assert [seat["kind"] for seat in table["seated"]] == ["agent", "house_bot"]
+            assert [seat["kind"] for seat in table["seated"]] == ["agent", "house_bot", "house_bot"]
     finally:
         server.send_signal(signal.SIGTERM)
         try:

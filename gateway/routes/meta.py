@@ -23,7 +23,7 @@ PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
 class Health(BaseModel):
-    """The process is up (``/healthz``) or ready to serve (``/readyz``)."""
+    """The process is ready to serve (``/readyz``)."""
 
     model_config = ConfigDict(extra="forbid")
 

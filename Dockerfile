@@ -6,6 +6,29 @@
 #
 # compose.yaml runs it next to a Redis with append-only persistence. Without
 # REDIS_URL the image starts its own redis-server (AOF in the /data volume).
+#
+# Two stages: the first builds the wheel from the sources, the second installs
+# that wheel as any user would (pip install agents_club-*.whl), so the image
+# holds no source tree, and runs what tests/test_wheel_install.py tests.
+
+FROM python:3.11-slim AS wheel
+
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /src
+# What the wheel is built from: the project file, the files it names and the
+# packages (a distribution added in its own folder, such as the SDK, is copied
+# and listed on the pip wheel line too).
+COPY pyproject.toml README.md LICENSE ./
+COPY engine ./engine
+COPY gateway ./gateway
+COPY quiz ./quiz
+COPY agents ./agents
+COPY agents_club_cli ./agents_club_cli
+RUN pip wheel --no-deps --wheel-dir /wheels .
+
+
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -20,24 +43,19 @@ RUN apt-get update \
     && groupadd --system --gid 10001 agents \
     && useradd --system --uid 10001 --gid agents --home-dir /app --shell /usr/sbin/nologin agents
 
-WORKDIR /app
-# The locked runtime dependencies first (every file hash checked), in their own layer.
-COPY requirements/main.txt ./requirements/main.txt
-RUN pip install --require-hashes -r requirements/main.txt
-COPY pyproject.toml README.md LICENSE ./
-COPY engine ./engine
-COPY gateway ./gateway
-COPY quiz ./quiz
-COPY agents ./agents
-COPY agents_club_cli ./agents_club_cli
-# The engines read their rulebooks from docs/ beside the packages, hence the
-# editable install: the code stays in /app next to docs/.
-COPY docs ./docs
-RUN pip install --no-deps --editable . \
-    && mkdir -p /data \
-    && chown agents:agents /data
+# The locked runtime dependencies first (every file hash checked), in their own
+# layer; then the built wheel alone (--no-deps: the lock already installed them).
+COPY requirements/main.txt /tmp/requirements.txt
+RUN pip install --require-hashes -r /tmp/requirements.txt && rm /tmp/requirements.txt
+COPY --from=wheel /wheels /tmp/wheels
+RUN pip install --no-deps /tmp/wheels/*.whl \
+    && pip check \
+    && rm -rf /tmp/wheels \
+    && mkdir -p /app /data \
+    && chown agents:agents /app /data
 
 USER agents
+WORKDIR /app
 ENV AGENTS_CLUB_ENVIRONMENT=production \
     AGENTS_CLUB_DATA_DIR=/data \
     AGENTS_CLUB_LOG_FORMAT=json

@@ -12,6 +12,8 @@ import re
 import sys
 from collections.abc import Sequence
 
+from gateway import __version__
+
 __all__ = ["DESCRIPTION", "SUBCOMMANDS", "main", "plain"]
 
 DESCRIPTION = """\
@@ -47,6 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="agents-club", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--version", action="version", version=f"agents-club {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     for name, (module_name, help_text) in SUBCOMMANDS.items():
         try:

@@ -255,7 +255,8 @@ class Game(Protocol[ConfigT, StateT, ActionT]):
         ...
 
     def rulebook(self) -> str:
-        """The game's rulebook in markdown (``docs/<game>.md``)."""
+        """The game's rulebook in markdown: package data of the game's package
+        (``rulebook.md``), never a file of the source tree."""
         ...
 
 

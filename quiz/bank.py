@@ -16,7 +16,7 @@ class QuizBank:
     """Everything the admission of one game draws from.
 
     ``game`` is the engine's API name (``market-fortune``); ``rulebook`` is the
-    document the questions' sections refer to (``docs/market-fortune.md``).
+    document the questions' sections refer to (``engine/market_fortune/rulebook.md``).
     """
 
     game: str

@@ -1,4 +1,4 @@
-"""Writes the component tables of docs/hab-und-gut.md from the engine's data.
+"""Writes the component tables of engine/hab_und_gut/rulebook.md from the engine's data.
 
 The price track, the market cards and the share cards live once, as data, in
 ``engine/hab_und_gut/components.py``. Each table sits between a pair of marker
@@ -25,7 +25,8 @@ from engine.hab_und_gut.components import (
     TRACK,
 )
 
-RULEBOOK = Path(__file__).resolve().parents[1] / "hab-und-gut.md"
+# The rulebook is package data of the game (the gateway serves it); this tool edits the source copy.
+RULEBOOK = Path(__file__).resolve().parents[2] / "engine" / "hab_und_gut" / "rulebook.md"
 
 
 def track_table() -> str:

@@ -1,4 +1,4 @@
-"""Writes section 12 of docs/market-fortune.md from the card catalogue.
+"""Writes section 12 of engine/market_fortune/rulebook.md from the card catalogue.
 
 The Strategy catalogue lives once, as data, in ``engine/market_fortune/cards.py``.
 This script renders it as section 12 of the rulebook (an overview table, then
@@ -20,7 +20,8 @@ from pathlib import Path
 
 from engine.market_fortune.cards import CATALOGUE, StrategyKind
 
-RULEBOOK = Path(__file__).resolve().parents[1] / "market-fortune.md"
+# The rulebook is package data of the game (the gateway serves it); this tool edits the source copy.
+RULEBOOK = Path(__file__).resolve().parents[2] / "engine" / "market_fortune" / "rulebook.md"
 
 SECTION_START = "## 12 Strategy catalogue"
 NEXT_SECTION = re.compile(r"^## 13 ", re.MULTILINE)

@@ -1,12 +1,12 @@
 """Hab & Gut: trade commodity shares, steer prices with the market cards you see, give to charity.
 
 ``GAME`` implements :class:`engine.core.Game`; the rules are in
-docs/hab-und-gut.md, whose sections the engine's errors cite.
+``rulebook.md`` beside this module, whose sections the engine's errors cite.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
 from engine.core import GameInfo, ModeInfo, Outcome, Seat, View
@@ -18,9 +18,6 @@ from .state import HabConfig, HabState
 from .view import HabView, summary, view
 
 __all__ = ["GAME", "HabUndGut"]
-
-_RULEBOOK = Path(__file__).resolve().parents[2] / "docs" / "hab-und-gut.md"
-
 
 class HabUndGut:
     """The Hab & Gut game object: static facts plus the pure rule functions."""
@@ -82,8 +79,8 @@ class HabUndGut:
         return summary(state, seat)
 
     def rulebook(self) -> str:
-        """docs/hab-und-gut.md."""
-        return _RULEBOOK.read_text(encoding="utf-8")
+        """``engine/hab_und_gut/rulebook.md``, read as package data (a wheel has no source tree)."""
+        return resources.files(__name__).joinpath("rulebook.md").read_text(encoding="utf-8")
 
 
 GAME = HabUndGut()

@@ -1,6 +1,6 @@
 """Hab & Gut components as data: commodities, the price track, the two decks.
 
-Everything the rulebook's tables show (docs/hab-und-gut.md, section 1) is
+Everything the rulebook's tables show (engine/hab_und_gut/rulebook.md, section 1) is
 rendered from the constants here, so the printed tables and the engine cannot
 drift apart. Card ids are fixed-width per kind (``H.coal.07``,
 ``M.coal.+4.b``), so no id ever occurs inside another one; the gateway's leak

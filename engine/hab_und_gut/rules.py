@@ -1,7 +1,7 @@
 """The rules of Hab & Gut: dealing, legal actions, ``apply`` and the two round ends.
 
 Every :class:`~engine.core.IllegalAction` names the rulebook section
-(docs/hab-und-gut.md) it enforces. Events never carry card ids: cards are
+(engine/hab_und_gut/rulebook.md) it enforces. Events never carry card ids: cards are
 described by their face (``coal +4``), because a card seen once may later be
 reshuffled into a place the same seat must not see (rulebook 8.3).
 """

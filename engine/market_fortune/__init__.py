@@ -1,4 +1,4 @@
-"""Market Fortune: the financial strategy card game (docs/market-fortune.md).
+"""Market Fortune: the financial strategy card game (its rulebook: ``rulebook.md`` here).
 
 ``GAME`` satisfies :class:`engine.core.Game`. The package's modules:
 
@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
 from engine.core import GameInfo, ModeInfo, Outcome, TableConfig
@@ -27,12 +27,11 @@ from engine.market_fortune.view import MarketFortuneView, summary, view
 
 __all__ = ["GAME", "MarketFortune"]
 
-_RULEBOOK = Path(__file__).resolve().parents[2] / "docs" / "market-fortune.md"
-
 
 @cache
 def _rulebook_text() -> str:
-    return _RULEBOOK.read_text(encoding="utf-8")
+    # Package data, not a path beside the source: an installed wheel has no source tree.
+    return resources.files(__name__).joinpath("rulebook.md").read_text(encoding="utf-8")
 
 
 class MarketFortune:
@@ -105,7 +104,7 @@ class MarketFortune:
         return summary(state, seat)
 
     def rulebook(self) -> str:
-        """The project's rulebook, docs/market-fortune.md."""
+        """The project's rulebook, ``engine/market_fortune/rulebook.md``."""
         return _rulebook_text()
 
 

@@ -1,4 +1,4 @@
-"""The Market Fortune card catalogue as data (docs/market-fortune.md sections 1 and 12).
+"""The Market Fortune card catalogue as data (engine/market_fortune/rulebook.md sections 1 and 12).
 
 Everything numeric about the game lives here once: the quiz computes its
 answers from these constants and the rules import them, so a number is never

@@ -1,7 +1,7 @@
 """The Market Fortune rules: setup, the turn, the decisions owed, and the end.
 
 Public functions follow :class:`engine.core.Game`. Each rule's function cites
-its section of docs/market-fortune.md, and every :class:`IllegalAction` names
+its section of engine/market_fortune/rulebook.md, and every :class:`IllegalAction` names
 the section it enforces.
 """
 

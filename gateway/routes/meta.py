@@ -6,8 +6,9 @@ from typing import Literal
 
 from fastapi import APIRouter
 from fastapi.responses import PlainTextResponse
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from gateway import __version__
 from gateway.deps import KeysDep, MetricsDep, RedisDep
 from gateway.errors import ProblemError
 from gateway.metrics import render_prometheus
@@ -22,11 +23,17 @@ PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
 class Health(BaseModel):
-    """The process is up (``/healthz``) or ready to serve (``/readyz``)."""
+    """The process is ready to serve (``/readyz``)."""
 
     model_config = ConfigDict(extra="forbid")
 
     status: Literal["ok"] = "ok"
+
+
+class Liveness(Health):
+    """The process is up, and which release it runs."""
+
+    version: str = Field(description="The gateway's release (see CHANGELOG.md), for example `0.1.0`.")
 
 
 def _redis_down() -> ProblemError:
@@ -36,13 +43,14 @@ def _redis_down() -> ProblemError:
 
 @router.get(
     "/healthz",
-    summary="Liveness: the process answers",
-    response_model=Health,
+    summary="Liveness: the process answers, with its release",
+    response_model=Liveness,
     responses=problem_responses(),
 )
-async def get_health() -> Health:
-    """Always ``ok`` while the worker runs; it does not touch Redis (see ``/readyz``)."""
-    return Health()
+async def get_health() -> Liveness:
+    """Always ``ok`` while the worker runs, with the release it runs (a rolling upgrade
+    shows which workers have it); it does not touch Redis (see ``/readyz``)."""
+    return Liveness(version=__version__)
 
 
 @router.get(

@@ -9,7 +9,7 @@ spectator may not see (unknown or private) is a 404 problem here too.
 
 from __future__ import annotations
 
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -22,7 +22,7 @@ from gateway.services.runtime import table_context
 
 __all__ = ["router"]
 
-PAGE = Path(__file__).resolve().parent.parent / "static" / "watch.html"
+PAGE = resources.files("gateway").joinpath("static", "watch.html")
 """The page (HTML with its script and style inline: nothing else to serve)."""
 
 router = APIRouter(prefix="/watch", tags=["spectators"])

@@ -1,6 +1,6 @@
 """The Hab & Gut admission quiz: question templates and puzzle kinds.
 
-Sections cited are those of ``docs/hab-und-gut.md``.
+Sections cited are those of ``engine/hab_und_gut/rulebook.md``.
 """
 
 from quiz.bank import QuizBank
@@ -11,7 +11,7 @@ __all__ = ["BANK"]
 
 BANK = QuizBank(
     game="hab-und-gut",
-    rulebook="docs/hab-und-gut.md",
+    rulebook="engine/hab_und_gut/rulebook.md",
     templates=TEMPLATES,
     puzzle_kinds=PUZZLE_KINDS,
 )

@@ -2,7 +2,7 @@
 
 Every answer is computed from :mod:`engine.hab_und_gut.components` (the
 constants the engine plays with) or from the engine's own helpers, so a rule
-change moves the quiz with it. Sections cited are those of docs/hab-und-gut.md.
+change moves the quiz with it. Sections cited are those of engine/hab_und_gut/rulebook.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The Market Fortune admission quiz: question templates and puzzle kinds.
 
-Sections cited are those of ``docs/market-fortune.md``.
+Sections cited are those of ``engine/market_fortune/rulebook.md``.
 """
 
 from quiz.bank import QuizBank
@@ -11,7 +11,7 @@ __all__ = ["BANK"]
 
 BANK = QuizBank(
     game="market-fortune",
-    rulebook="docs/market-fortune.md",
+    rulebook="engine/market_fortune/rulebook.md",
     templates=TEMPLATES,
     puzzle_kinds=PUZZLE_KINDS,
 )

@@ -22,6 +22,7 @@ from agents import (
 )
 from agents.runner import Runner
 from engine.registry import all_games
+from gateway import __version__ as gateway_version
 
 if TYPE_CHECKING:
     from conftest import RunningGateway
@@ -38,7 +39,7 @@ def bots_after(short_game: dict[str, Any], agents: int = 1) -> list[dict[str, ob
 
 def test_operations_and_catalogue(gateway: RunningGateway) -> None:
     with gateway.client() as client:
-        assert client.healthz() == {"status": "ok"}
+        assert client.healthz() == {"status": "ok", "version": gateway_version}
         assert client.readyz() == {"status": "ok"}
         assert "agents_club" in client.metrics()
         keys = client.jwks()
@@ -164,7 +165,7 @@ def test_async_client_in_process_through_asgi_transport(
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
             async with AsyncClient("http://in-process", token=gateway.mint(games=[game.name]), transport=transport) as client:
-                assert await client.healthz() == {"status": "ok"}
+                assert await client.healthz() == {"status": "ok", "version": gateway_version}
                 table = await client.create_table(**short_game, house_bots=bots_after(short_game))
                 seen: list[int] = []
                 bot = HouseBot("random")

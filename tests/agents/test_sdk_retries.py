@@ -18,6 +18,7 @@ from fastapi import FastAPI
 
 import agents
 from agents import Client, RetryNotice, RetryPolicy
+from gateway import __version__ as gateway_version
 from gateway.app import create_app
 from gateway.services.admission import AdmissionSettings
 
@@ -83,7 +84,7 @@ def test_unavailable_server_is_retried_after_its_retry_after(
     with serve(create_app(settings)) as base_url, Client(
         base_url, retry=RetryPolicy(max_retries=2), on_retry=notices.append
     ) as client:
-        assert client.healthz() == {"status": "ok"}
+        assert client.healthz() == {"status": "ok", "version": gateway_version}
         started = time.monotonic()
         with pytest.raises(agents.ServiceUnavailable) as unavailable:
             client.readyz()

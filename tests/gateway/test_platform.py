@@ -15,6 +15,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from gateway import __version__ as gateway_version
 from gateway.app import GC_THRESHOLDS, create_app
 from gateway.config import MIN_ORGANISER_KEY_LENGTH, Settings, SettingsRefused, load_settings
 from gateway.logging_config import REDACTED, configure_logging, scrub
@@ -32,7 +33,7 @@ def _closed_port() -> int:
 
 
 def test_healthz_and_readyz(client: TestClient) -> None:
-    assert client.get("/healthz").json() == {"status": "ok"}
+    assert client.get("/healthz").json() == {"status": "ok", "version": gateway_version}
     assert client.get("/readyz").json() == {"status": "ok"}
 
 

@@ -5,7 +5,7 @@
 or by reading its catalogue, never by calling the quiz's own code. Templates
 that state a rule no short engine run can show (who may do what in prose) are
 in :data:`RULEBOOK_FACTS`: their answer is pinned here together with the
-sentence of ``docs/market-fortune.md`` that states it.
+sentence of ``engine/market_fortune/rulebook.md`` that states it.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from engine.hab_und_gut.state import HabConfig, HabState
 from quiz import MAX_GUESS_CHANCE, IssuedQuestion, PassRule, generate, get_bank, grade
 
 ROOT = Path(__file__).resolve().parents[3]
-RULEBOOK = ROOT / "docs" / "hab-und-gut.md"
+RULEBOOK = ROOT / "engine" / "hab_und_gut" / "rulebook.md"
 BANK = get_bank("hab-und-gut")
 CHALLENGES = 300
 
@@ -292,7 +292,7 @@ def _independent_answer(issued: IssuedQuestion) -> Any:
 
 
 def test_the_bank_is_registered_with_enough_templates_and_real_sections() -> None:
-    assert BANK.rulebook == "docs/hab-und-gut.md"
+    assert BANK.rulebook == "engine/hab_und_gut/rulebook.md"
     assert len(BANK.templates) >= 25
     assert len(BANK.categories) >= 3
     headings = set(re.findall(r"^#{2,3} ([0-9.]+) ", RULEBOOK.read_text(), re.MULTILINE))

@@ -1,4 +1,4 @@
-"""docs/hab-und-gut.md: its tables are the engine's data, and every cited section exists."""
+"""engine/hab_und_gut/rulebook.md: its tables are the engine's data, and every cited section exists."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from engine.hab_und_gut import GAME
 from engine.hab_und_gut.components import MARKET_CARDS, TRACK
 
 ROOT = Path(__file__).resolve().parents[3]
-RULEBOOK = ROOT / "docs" / "hab-und-gut.md"
+RULEBOOK = ROOT / "engine" / "hab_und_gut" / "rulebook.md"
 
 
 def _tables_tool() -> ModuleType:

@@ -1,4 +1,4 @@
-"""The rulebook (docs/market-fortune.md) against the engine and the catalogue.
+"""The rulebook (engine/market_fortune/rulebook.md) against the engine and the catalogue.
 
 The quiz and the engine's errors cite sections by number, so the numbering is
 fixed; the Strategy catalogue in section 12 must match the data table.
@@ -16,7 +16,7 @@ import pytest
 from engine.market_fortune.cards import CATALOGUE
 
 ROOT = Path(__file__).resolve().parents[3]
-RULEBOOK = ROOT / "docs" / "market-fortune.md"
+RULEBOOK = ROOT / "engine" / "market_fortune" / "rulebook.md"
 ENGINE = ROOT / "engine" / "market_fortune"
 
 FIXED_SECTIONS: dict[int, int] = {

@@ -1,4 +1,4 @@
-"""The edge rulings of docs/market-fortune.md sections 9 and 12, one scenario each."""
+"""The edge rulings of engine/market_fortune/rulebook.md sections 9 and 12, one scenario each."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Setup and the turn: sections 2, 3, 4 and 5 of docs/market-fortune.md, one scenario per decision."""
+"""Setup and the turn: sections 2, 3, 4 and 5 of engine/market_fortune/rulebook.md, one scenario per decision."""
 
 from __future__ import annotations
 

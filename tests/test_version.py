@@ -1,0 +1,44 @@
+"""One release version, set in one place (``version`` in pyproject.toml), reported by
+``agents-club --version`` and ``/healthz`` (tests/gateway/test_platform.py), and
+described in CHANGELOG.md."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from agents_club_cli.main import main
+from gateway import __version__
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _pyproject_version() -> str:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert "version" not in project.get("dynamic", [])
+    return str(project["version"])
+
+
+def test_the_package_reports_the_pyproject_version() -> None:
+    # An editable install made before the field changed reports the old one: ./run reinstalls.
+    assert __version__ == _pyproject_version()
+
+
+def test_agents_club_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"agents-club {_pyproject_version()}\n"
+
+
+def test_the_changelog_has_unreleased_and_the_current_version() -> None:
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    versions = re.findall(r"^## \[([^\]]+)\]", changelog, re.MULTILINE)
+    assert versions[0] == "Unreleased", "the newest section is the one changes go into"
+    assert _pyproject_version() in versions[1:], "the released version has its section"
+    # Keep a Changelog: a released section carries its ISO date.
+    dated = re.findall(r"^## \[([^\]]+)\] - \d{4}-\d{2}-\d{2}$", changelog, re.MULTILINE)
+    assert dated == versions[1:]

@@ -291,7 +291,12 @@ class Client:
         join: bool = True,
         seed: int | None = None,
     ) -> TableOut:
-        """Create a table (and sit at it, unless ``join=False``)."""
+        """Create a table (and sit at it, unless ``join=False``).
+
+        ``seed`` fixes the deal. Only the organiser may choose it for any table; an agent
+        only for a table it sits at with house bots in every other seat (else
+        :class:`SeedNotAllowed`), since whoever knows the seed knows every hidden card.
+        """
         return self.send(
             endpoints.create_table(
                 game=game, mode=mode, seats=seats, variants=variants, options=options,

@@ -37,7 +37,8 @@ registered for that code, so callers catch exactly what they mean::
         │   ├── InvalidTableConfig  table/invalid_config (``errors``)
         │   ├── UnknownHouseBot     table/unknown_bot
         │   ├── TooManyTables       table/too_many (``limit``, ``active_tables``)
-        │   └── NotTableCreator     table/not_creator
+        │   ├── NotTableCreator     table/not_creator
+        │   └── SeedNotAllowed      table/seed_not_allowed
         ├── ActionError
         │   ├── NotYourTurn         action/not_your_turn
         │   ├── IllegalAction       action/illegal (``rule``)
@@ -111,6 +112,7 @@ __all__ = [
     "RequestTooLarge",
     "RouteNotFound",
     "RulebookNotFound",
+    "SeedNotAllowed",
     "ServerError",
     "ServiceUnavailable",
     "StaleVersion",
@@ -390,6 +392,14 @@ class NotTableCreator(TableError):
     """Only the agent that created the table (or the organiser) may close it."""
 
     code = "table/not_creator"
+
+
+class SeedNotAllowed(TableError):
+    """An agent asked for a seed at a table other agents could join: only the organiser,
+    or an agent alone with house bots (``join`` true, a bot in every other seat), may
+    choose one. Leave ``seed`` out; the replay shows the server's seed after the end."""
+
+    code = "table/seed_not_allowed"
 
 
 class ActionError(ApiError):

@@ -69,7 +69,8 @@ def _ctx(request: Request) -> TableContext:
     response_model=TableOut,
     responses=problem_responses(
         *_AUTH, "auth/wrong_scope", "game/not_found", "table/invalid_config",
-        "table/unknown_bot", "table/full", "table/too_many", "request/invalid",
+        "table/unknown_bot", "table/full", "table/too_many", "table/seed_not_allowed",
+        "request/invalid",
     ),
 )
 async def create_table(
@@ -89,6 +90,10 @@ async def create_table(
     """Deal a new table of ``game``. The creator sits in the first free seat unless
     ``join`` is false; ``house_bots`` seats are played by the server. The seed stays
     secret until the replay.
+
+    Only the organiser may choose ``seed`` for any table; an agent may choose it only for
+    a table it sits at (``join`` true) with house bots in every other seat, since whoever
+    knows the seed knows every hidden card (403 ``table/seed_not_allowed`` otherwise).
 
     One agent may have at most ``max_active_tables_per_agent`` unfinished tables
     (open or playing) that it created (409 ``table/too_many`` beyond; the organiser

@@ -132,12 +132,46 @@ def _keep_caps(game: Game[Any, Any, Any], config: Any, options: dict[str, Any]) 
             )
 
 
+def _check_seed_choice(principal: Principal, request: CreateTableRequest) -> None:
+    """Who may choose a seed: the deal is the public engine's ``new_table(config, seed)``,
+    so whoever knows the seed knows every hidden card and the deck order. The organiser
+    may (it runs the club); an agent only for a table it sits at with house bots in every
+    other seat: such a table starts at once and no other agent can ever sit there, so the
+    only hands it can read are the bots'. Anything else is refused, never silently dealt
+    from another seed.
+
+    :raises ProblemError: ``table/seed_not_allowed``.
+    """
+    if request.seed is None or principal.kind == "organiser":
+        return
+    if request.join and len(request.house_bots) == request.seats - 1:
+        return  # the bot seats are checked distinct and in range before the deal
+    raise problem(
+        "table/seed_not_allowed",
+        "An agent may choose the seed only of a table it sits at (join true) with house bots "
+        "in every other seat; leave seed out and the server deals from a secret one, revealed "
+        "by the replay after the end.",
+    )
+
+
 async def create_table(
-    ctx: TableContext, principal: Principal, request: CreateTableRequest
+    ctx: TableContext, principal: Principal, request: CreateTableRequest,
+    *, trusted_seed: int | None = None,
 ) -> TableOut:
-    """Create a table (dealt now, started when full); the creator sits unless ``join`` is false."""
+    """Create a table (dealt now, started when full); the creator sits unless ``join`` is false.
+
+    ``trusted_seed`` is for the server's own callers only (a tournament board, whose seed
+    is derived from a server secret): it deals from that seed without the check on who may
+    choose one, and a request carrying its own ``seed`` as well is refused. Never pass a
+    seed that came from an agent here.
+    """
     game = game_or_problem(request.game)
     _require_scope(principal, request.game)
+    if trusted_seed is not None:
+        if request.seed is not None:
+            raise problem("table/invalid_config", "This table's seed is chosen by the server.")
+    else:
+        _check_seed_choice(principal, request)
     named_twice = sorted(set(request.options) & _SET_BY_REQUEST)
     if named_twice:  # the request's own field would win: refuse rather than drop it
         raise problem(
@@ -179,7 +213,11 @@ async def create_table(
             agent_id=f"bot:{bot.name}:{house_bot.seat}", name=f"{bot.name} bot (seat {house_bot.seat})",
             kind="house_bot", bot=bot.name,
         )
-    seed = request.seed if request.seed is not None else secrets.randbits(63)
+    # Unknowable before the end unless chosen as _check_seed_choice allows.
+    if trusted_seed is not None:
+        seed = trusted_seed
+    else:
+        seed = request.seed if request.seed is not None else secrets.randbits(63)
     try:
         state = game.new_table(config, seed)
     except InvalidConfig as error:

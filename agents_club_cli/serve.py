@@ -109,7 +109,11 @@ def run(args: argparse.Namespace) -> int:
             **server_options(),
             "log_config": None,  # our scrubbing handler (gateway.logging_config) owns the output
             "access_log": False,  # gateway.access logs requests without query strings
-            "proxy_headers": True,
+            # Forwarded headers only from the proxies the operator names (none by
+            # default): uvicorn's own default trusts 127.0.0.1, so any client on the
+            # same host chose its address and escaped the per-address rate limits.
+            "proxy_headers": bool(settings.forwarded_allow_ips.strip()),
+            "forwarded_allow_ips": settings.forwarded_allow_ips.strip(),
             "timeout_graceful_shutdown": 10,
         }
         if args.workers > 1 and workers.supported():

@@ -79,6 +79,12 @@ class Settings(BaseSettings):
     max_request_body_bytes: int = Field(default=64 * 1024, ge=1024)
     """Largest request body read: a longer one is refused with 413 ``request/too_large``
     before it is parsed (the largest real body, an admission answer, is a few KB)."""
+    forwarded_allow_ips: str = ""
+    """Comma-separated addresses or networks of the reverse proxies whose
+    ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed (``*``: any; empty: none,
+    the default). A caller's address is the subject of per-address rate limits, so a
+    trusted hop that does not overwrite the header lets any client choose its own
+    address: list only your proxy, never the loopback of a shared host by habit."""
     max_active_tables_per_agent: int = Field(default=10, ge=1)
     """Unfinished (open or playing) tables one agent may have created; more is refused
     with ``table/too_many``. The organiser is exempt. It bounds the house-bot games the

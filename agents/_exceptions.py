@@ -56,7 +56,9 @@ registered for that code, so callers catch exactly what they mean::
         │   ├── InvalidRequest      request/invalid (``errors``)
         │   ├── RouteNotFound       request/not_found
         │   ├── MethodNotAllowed    request/method_not_allowed
-        │   └── RequestTooLarge     request/too_large (``limit``)
+        │   ├── RequestTooLarge     request/too_large (``limit``)
+        │   ├── HeadersTooLarge     request/headers_too_large
+        │   └── RequestTimeout      request/timeout
         ├── GameNotFound            game/not_found
         ├── RulebookNotFound        rulebook/not_found
         ├── RateLimited             rate/limited (``retry_after``)
@@ -92,6 +94,7 @@ __all__ = [
     "ChallengeExpired",
     "ChallengeNotFound",
     "GameNotFound",
+    "HeadersTooLarge",
     "IdempotencyConflict",
     "IllegalAction",
     "InvalidCredentials",
@@ -109,6 +112,7 @@ __all__ = [
     "OrganiserOnly",
     "RateLimited",
     "RequestError",
+    "RequestTimeout",
     "RequestTooLarge",
     "RouteNotFound",
     "RulebookNotFound",
@@ -508,6 +512,18 @@ class MethodNotAllowed(RequestError):
     """The path exists but not with that HTTP method."""
 
     code = "request/method_not_allowed"
+
+
+class HeadersTooLarge(RequestError):
+    """Too many request headers, or too many bytes of them (431); send fewer."""
+
+    code = "request/headers_too_large"
+
+
+class RequestTimeout(RequestError):
+    """The request body arrived too slowly (408); the server closed the connection."""
+
+    code = "request/timeout"
 
 
 class RequestTooLarge(RequestError):

@@ -41,6 +41,7 @@ from gateway.logging_config import configure_logging
 from gateway.metrics import Metrics
 from gateway.metrics_middleware import RequestMetricsMiddleware
 from gateway.openapi_docs import PROBLEM_CATALOGUE, problem_example
+from gateway.request_limits import RequestLimitsMiddleware
 from gateway.security import TokenService
 from gateway.store.connection import Keys, connect
 from gateway.store.metrics import MetricsStore
@@ -232,13 +233,17 @@ def _problem_openapi(app: FastAPI, documented_paths: list[str]) -> dict[str, Any
         components["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
     for path_item in schema.get("paths", {}).values():
         for operation in path_item.values():
+            guard_codes = ["request/headers_too_large"]  # RequestLimitsMiddleware: any request
             if "requestBody" in operation:  # BodyLimitMiddleware may refuse any body
-                operation.setdefault("responses", {}).setdefault("413", {
-                    "description": "`request/too_large`",
-                    "content": {PROBLEM_CONTENT_TYPE: {"examples": {"request/too_large": {
-                        "summary": PROBLEM_CATALOGUE["request/too_large"].title,
-                        "value": problem_example("request/too_large")}}}},
-                })
+                guard_codes += ["request/too_large", "request/timeout"]
+            for code in guard_codes:
+                operation.setdefault("responses", {}).setdefault(
+                    str(PROBLEM_CATALOGUE[code].status), {
+                        "description": f"`{code}`",
+                        "content": {PROBLEM_CONTENT_TYPE: {"examples": {code: {
+                            "summary": PROBLEM_CATALOGUE[code].title,
+                            "value": problem_example(code)}}}},
+                    })
             for status, answer in operation.get("responses", {}).items():
                 if not str(status).startswith(("4", "5")):
                     continue
@@ -379,6 +384,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Inside the metrics middleware, so a refused body is counted and logged like any answer.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_body_bytes,
                        answer=_problem_response)
+    # Outside the body limit, whose reading of a chunked body it bounds in time.
+    app.add_middleware(RequestLimitsMiddleware, max_header_count=settings.max_header_count,
+                       max_header_bytes=settings.max_header_bytes,
+                       body_timeout_s=settings.body_timeout_s, answer=_problem_response)
     app.add_middleware(RequestMetricsMiddleware, metrics=metrics)
     app.add_middleware(HeadAsGetMiddleware)  # added last: outermost
     for module_name in ROUTER_MODULES:

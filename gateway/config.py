@@ -79,6 +79,20 @@ class Settings(BaseSettings):
     max_request_body_bytes: int = Field(default=64 * 1024, ge=1024)
     """Largest request body read: a longer one is refused with 413 ``request/too_large``
     before it is parsed (the largest real body, an admission answer, is a few KB)."""
+    max_header_count: int = Field(default=100, ge=16)
+    """Most request headers read; more is answered 431 ``request/headers_too_large``."""
+    max_header_bytes: int = Field(default=16 * 1024, ge=4096)
+    """Most bytes of header names and values together (431 beyond); ``serve`` also hands it
+    to uvicorn's h11 parser as the largest head it buffers before the end of the head."""
+    body_timeout_s: float = Field(default=10.0, gt=0)
+    """Seconds a request body may take to arrive in full (408 ``request/timeout`` after):
+    a client trickling bytes no longer holds a request open for ever."""
+    http_parser: Literal["auto", "h11"] = "auto"
+    """``auto``: the fastest parser installed (httptools). ``h11``: uvicorn's pure-Python
+    parser, slower, but the only one that bounds a request head still arriving (at
+    ``max_header_bytes``); use it when no reverse proxy bounds heads in front."""
+    keep_alive_timeout_s: float = Field(default=5.0, gt=0)
+    """Seconds an idle keep-alive connection stays open between requests (``serve``)."""
     forwarded_allow_ips: str = ""
     """Comma-separated addresses or networks of the reverse proxies whose
     ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed (``*``: any; empty: none,

@@ -22,6 +22,7 @@ import gc
 import importlib
 import inspect
 import logging
+import time
 from collections.abc import AsyncIterator
 from types import ModuleType
 from typing import Any
@@ -45,6 +46,7 @@ from gateway.request_limits import RequestLimitsMiddleware
 from gateway.security import TokenService
 from gateway.store.connection import Keys, connect
 from gateway.store.metrics import MetricsStore
+from gateway.store.outage import REDIS_UNAVAILABLE
 
 __all__ = ["API_VERSION", "BUSIEST_OPERATIONS", "GC_THRESHOLDS", "ROUTER_MODULES", "create_app"]
 
@@ -179,6 +181,29 @@ async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse
     return _problem_response(request, error)
 
 
+REDIS_RETRY_AFTER_S = 2
+"""``Retry-After`` of a 503 answered while Redis does not answer."""
+
+REDIS_OUTAGE_LOG_EVERY_S = 10.0
+"""At most one log line per worker in this many seconds for requests refused by an outage."""
+
+_outage_logged_at = [float("-inf")]
+
+
+async def _on_redis_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    """Redis down, refusing or timing out: 503 with ``Retry-After``, not a 500. Handled by
+    type (not as a 500), so the connection stays open for the client's retry."""
+    now = time.monotonic()
+    if now - _outage_logged_at[0] >= REDIS_OUTAGE_LOG_EVERY_S:
+        _outage_logged_at[0] = now
+        log.warning("Redis unavailable (%s): answering 503 (logged at most every %.0f s)",
+                    type(exc).__name__, REDIS_OUTAGE_LOG_EVERY_S)
+    error = ProblemError(503, "server/unavailable", "Service unavailable",
+                         "Redis does not answer; retry in a moment.",
+                         headers={"Retry-After": str(REDIS_RETRY_AFTER_S)})
+    return _problem_response(request, error)
+
+
 async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.error(
         "unhandled error on %s %s",
@@ -195,6 +220,8 @@ def _install_problem_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ProblemError, _on_problem)
     app.add_exception_handler(StarletteHTTPException, _on_http_exception)
     app.add_exception_handler(RequestValidationError, _on_validation_error)
+    for unavailable in REDIS_UNAVAILABLE:
+        app.add_exception_handler(unavailable, _on_redis_unavailable)
     app.add_exception_handler(Exception, _on_unexpected)
 
 

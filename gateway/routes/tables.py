@@ -70,7 +70,7 @@ def _ctx(request: Request) -> TableContext:
     responses=problem_responses(
         *_AUTH, "auth/wrong_scope", "game/not_found", "table/invalid_config",
         "table/unknown_bot", "table/full", "table/too_many", "table/seed_not_allowed",
-        "request/invalid",
+        "idempotency/conflict", "request/invalid",
     ),
 )
 async def create_table(
@@ -86,6 +86,12 @@ async def create_table(
             "value": {"game": "market-fortune", "mode": "fortune", "seats": 2, "private": True},
         },
     })],
+    idempotency_key: Annotated[str | None, Header(
+        alias="Idempotency-Key", max_length=200,
+        description="Any unique string; a retry with the same key and body creates no "
+        "second table and is answered with the first one as it is now; the same key with "
+        "another body is refused.",
+    )] = None,
 ) -> TableOut:
     """Deal a new table of ``game``. The creator sits in the first free seat unless
     ``join`` is false; ``house_bots`` seats are played by the server. The seed stays
@@ -99,8 +105,12 @@ async def create_table(
     (open or playing) that it created (409 ``table/too_many`` beyond; the organiser
     is exempt). A ``private`` table is not listed and only its seats, its creator and
     the organiser may see it; anyone else gets 404 ``table/not_found``, but anyone
-    holding its id may join while it is open."""
-    return await tables_service.create_table(_ctx(request), principal, body)
+    holding its id may join while it is open.
+
+    Send an ``Idempotency-Key`` (the SDK does) so that a retry after a lost answer
+    finds the table the first attempt created instead of making a second one."""
+    return await tables_service.create_table(
+        _ctx(request), principal, body, idempotency_key=idempotency_key)
 
 
 @router.get(
@@ -145,12 +155,23 @@ async def get_table(request: Request, table_id: str, principal: OptionalPrincipa
     response_model=TableOut,
     responses=problem_responses(
         *_AUTH, "auth/wrong_scope", "table/not_found", "table/full", "table/already_seated",
-        "table/started", "table/finished", "table/stale_version",
+        "table/started", "table/finished", "table/stale_version", "idempotency/conflict",
     ),
 )
-async def join_table(request: Request, table_id: str, principal: CurrentPrincipal) -> TableOut:
+async def join_table(
+    request: Request,
+    table_id: str,
+    principal: CurrentPrincipal,
+    idempotency_key: Annotated[str | None, Header(
+        alias="Idempotency-Key", max_length=200,
+        description="Any unique string; a retry with the same key is answered as the first "
+        "join was (not `table/already_seated`). A key already used for an action at this "
+        "table is refused.",
+    )] = None,
+) -> TableOut:
     """The table starts as soon as its last seat is taken; ``your_seat`` says where you sit."""
-    return await tables_service.join_table(_ctx(request), table_id, principal)
+    return await tables_service.join_table(
+        _ctx(request), table_id, principal, idempotency_key=idempotency_key)
 
 
 @router.post(

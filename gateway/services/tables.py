@@ -7,6 +7,7 @@ racing for the last seat never both get it.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 from typing import Any
@@ -42,7 +43,7 @@ from gateway.services.actions import (
 from gateway.services.context import TableContext
 from gateway.services.observations import observation, outcome_out
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
-from gateway.store.tables import TableSnapshot, TurnEntry
+from gateway.store.tables import CommitResult, IdempotencyRecord, TableSnapshot, TurnEntry
 
 __all__ = [
     "close_table",
@@ -58,6 +59,10 @@ __all__ = [
 
 _CAS_ATTEMPTS = 20
 """Re-reads allowed to a join or leave that keeps losing the race (then it reports a conflict)."""
+
+_UNWRITTEN_GRACE_S = 60.0
+"""A listed id without a table is dropped from the listing only after this long: a create
+lists its table just before writing it."""
 
 Events = list[tuple[tuple[int, ...] | None, dict[str, Any]]]
 
@@ -156,7 +161,7 @@ def _check_seed_choice(principal: Principal, request: CreateTableRequest) -> Non
 
 async def create_table(
     ctx: TableContext, principal: Principal, request: CreateTableRequest,
-    *, trusted_seed: int | None = None,
+    *, trusted_seed: int | None = None, idempotency_key: str | None = None,
 ) -> TableOut:
     """Create a table (dealt now, started when full); the creator sits unless ``join`` is false.
 
@@ -164,6 +169,13 @@ async def create_table(
     is derived from a server secret): it deals from that seed without the check on who may
     choose one, and a request carrying its own ``seed`` as well is refused. Never pass a
     seed that came from an agent here.
+
+    With ``idempotency_key`` a retry (the same agent, key and body, within
+    ``IDEMPOTENCY_TTL_S``) makes no second table: it is answered with the table the first
+    request created, as it is now; the same key with another body is
+    ``idempotency/conflict``. A public table is listed before it is written, so a table
+    never exists unlisted whatever reply is lost (an entry whose table never came is
+    dropped by :func:`list_tables`).
     """
     game = game_or_problem(request.game)
     _require_scope(principal, request.game)
@@ -224,6 +236,19 @@ async def create_table(
         raise problem("table/invalid_config", error.message) from None
     now = ctx.now()
     table_id = secrets.token_hex(8)
+    if idempotency_key is not None:
+        fingerprint = _create_fingerprint(request, trusted_seed)
+        claimed = await ctx.store.claim_create(
+            f"{principal.agent_id}:{idempotency_key}", table_id, fingerprint)
+        if claimed is not None:
+            earlier_id, earlier_fingerprint = claimed
+            if earlier_fingerprint != fingerprint:
+                raise problem("idempotency/conflict",
+                              "This Idempotency-Key was already used with another body.")
+            earlier = await _created_by(ctx, earlier_id, principal)
+            if earlier is not None:
+                return earlier
+            table_id = earlier_id  # the first request stopped before writing it: write it now
     events: Events = [(None, {
         "kind": "table.created",
         "text": f"{principal.name} opened a {game.info.title} table for {request.seats}.",
@@ -259,20 +284,52 @@ async def create_table(
     # on any worker cannot all pass it. When the write fails the reservation stays:
     # the table may or may not exist, and the cap's pruning drops it if it never does.
     reserved = await quotas.reserve(ctx, principal, table_id, now)
+    if not record.private:  # listed first: a lost reply to the write leaves no orphan
+        await ctx.store.index_public(table_id, now, open_=record.status == "open")
     result = await ctx.store.commit(
         table_id, expected_version=-1, record=record.model_dump(mode="json"),
         state=state.model_dump_json(), deadline=deadline, events=events,
         **index_updates(ctx, deadline, bots_due),
     )
-    if not result.applied:  # a 64-bit id collision: vanishingly rare, but never overwrite
+    if not result.applied:
+        # Written already: by this very request (the client library resent the write after
+        # a lost reply), by a retry with the same key, or (vanishingly rare) another
+        # table drew the same 64-bit id, which is never overwritten.
+        written = await _created_by(ctx, table_id, principal,
+                                    created_at=None if idempotency_key else now)
+        if written is not None:
+            return written
         if reserved:
             await quotas.release(ctx, record)
         raise problem("server/error", "Could not allocate a table id; try again.")
     if bots_due:
         ctx.bots_due.set()
-    if not record.private:
-        await ctx.store.index_public(table_id, now, open_=record.status == "open")
     return table_out(record, result.version, principal)
+
+
+def _create_fingerprint(request: CreateTableRequest, trusted_seed: int | None) -> str:
+    """What makes two creates with one ``Idempotency-Key`` the same request."""
+    material = request.model_dump_json() + f"|{trusted_seed}"
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+async def _created_by(
+    ctx: TableContext, table_id: str, principal: Principal, *, created_at: float | None = None
+) -> TableOut | None:
+    """The table ``table_id`` when it exists and ``principal`` created it (at ``created_at``
+    when given), re-listed if it is public (idempotent); ``None`` otherwise."""
+    snapshot = await ctx.store.load(table_id)
+    if snapshot is None:
+        return None
+    loaded = parse_table(ctx, table_id, snapshot)
+    record = loaded.record
+    if record.created_by != principal.agent_id:
+        return None
+    if created_at is not None and record.created_at != created_at:
+        return None
+    if not record.private:
+        await ctx.store.index_public(table_id, record.created_at, open_=record.status == "open")
+    return table_out(record, loaded.version, principal)
 
 
 async def get_table(ctx: TableContext, table_id: str, principal: Principal | None) -> TableOut:
@@ -301,10 +358,15 @@ async def list_tables(
     )
     more = len(ids) > limit
     records = await ctx.store.load_records(ids[:limit])
+    unwritten = set(ids[:limit]) - {raw["id"] for raw in records}
+    if unwritten:  # listed by a create that never wrote its table (it lists first)
+        await ctx.store.prune_unwritten(sorted(unwritten), ctx.now() - _UNWRITTEN_GRACE_S)
     tables = []
     for raw in records:
         version = raw.pop("version")
         record = TableRecord.model_validate(raw)
+        if record.private:  # only an id collision could list one; never show it
+            continue
         if game is not None and record.game != game:
             continue
         if mode is not None and record.mode != mode:
@@ -315,12 +377,28 @@ async def list_tables(
     return TableList(tables=tables, next_offset=offset + limit if more else None)
 
 
-async def join_table(ctx: TableContext, table_id: str, principal: Principal) -> TableOut:
+_JOIN_FINGERPRINT = "join"
+"""A join has no body: one key names one join of one table."""
+
+
+async def join_table(
+    ctx: TableContext, table_id: str, principal: Principal, *, idempotency_key: str | None = None
+) -> TableOut:
     """Sit ``principal`` in the first free seat; the table starts when this fills it.
 
     A private table's id is its invitation: anyone holding it may join while
     the table is open; once it has started it is hidden from everyone else.
+
+    With ``idempotency_key`` a retry is answered with the first join's answer (stored
+    with the join, atomically), not ``table/already_seated``. Within one request, a
+    write the client library resent after a lost reply is recognised the same way.
     """
+    scope = f"{principal.agent_id}:{idempotency_key}" if idempotency_key else None
+    if scope is not None:
+        stored = await ctx.store.idempotency(table_id, scope)
+        if stored is not None:
+            return _joined_again(stored)
+    wrote = False
     for _attempt in range(_CAS_ATTEMPTS):
         loaded = await load_table(ctx, table_id)
         record = loaded.record
@@ -328,6 +406,8 @@ async def join_table(ctx: TableContext, table_id: str, principal: Principal) -> 
             require_visible(record, principal)
         _require_scope(principal, record.game)
         if record.seat_of(principal.agent_id) is not None:
+            if wrote:  # seated since this request's write was sent: by that write
+                return table_out(record, loaded.version, principal)
             raise problem("table/already_seated", "You already sit at this table.")
         if record.full:
             raise problem("table/full", "Every seat at this table is taken.")
@@ -342,10 +422,18 @@ async def join_table(ctx: TableContext, table_id: str, principal: Principal) -> 
         events: Events = [(None, _seat_event("seat.joined", seat, occupant, "took"))]
         now = ctx.now()
         record = _start_if_full(record.model_copy(update={"seated": seated}), now, events)
-        if await _commit_record(ctx, loaded, record, events, now):
+        answer = table_out(record, loaded.version + 1, principal)
+        idempotency = (IdempotencyRecord(_JOIN_FINGERPRINT, answer.model_dump_json())
+                       if scope is not None else None)
+        wrote = True
+        result = await _commit_record(ctx, loaded, record, events, now,
+                                      idempotency_scope=scope, idempotency=idempotency)
+        if result.replayed is not None:
+            return _joined_again(result.replayed)
+        if result.applied:
             if record.status != "open":
                 await ctx.store.unindex_open(table_id)
-            return table_out(record, loaded.version + 1, principal)
+            return answer
     raise problem("table/stale_version", "The table kept changing; try again.",
                   current_version=loaded.version)
 
@@ -376,7 +464,7 @@ async def leave_table(ctx: TableContext, table_id: str, principal: Principal) ->
         events: Events = [(None, _seat_event("seat.left", seat, occupant, "left"))]
         now = ctx.now()
         record = _close_if_abandoned(record.model_copy(update={"seated": seated}), now, events)
-        if await _commit_record(ctx, loaded, record, events, now):
+        if (await _commit_record(ctx, loaded, record, events, now)).applied:
             if record.status == "finished":
                 await ctx.store.unindex_open(table_id)
                 await quotas.release(ctx, record)
@@ -441,7 +529,7 @@ async def close_table(ctx: TableContext, table_id: str, principal: Principal) ->
         now = ctx.now()
         when = "before the start" if was_open else "during play"
         record = _closed(record, now, events, CLOSED, f"{principal.name} closed the table {when}.")
-        if await _commit_record(ctx, loaded, record, events, now):
+        if (await _commit_record(ctx, loaded, record, events, now)).applied:
             if was_open:
                 await ctx.store.unindex_open(table_id)
             await quotas.release(ctx, record)
@@ -450,18 +538,28 @@ async def close_table(ctx: TableContext, table_id: str, principal: Principal) ->
                   current_version=loaded.version)
 
 
+def _joined_again(stored: IdempotencyRecord) -> TableOut:
+    if stored.fingerprint != _JOIN_FINGERPRINT:  # the key named an action at this table
+        raise problem(
+            "idempotency/conflict", "This Idempotency-Key was already used with another body."
+        )
+    return TableOut.model_validate_json(stored.response_json)
+
+
 async def _commit_record(
-    ctx: TableContext, loaded: LoadedTable, record: TableRecord, events: Events, now: float
-) -> bool:
+    ctx: TableContext, loaded: LoadedTable, record: TableRecord, events: Events, now: float,
+    *, idempotency_scope: str | None = None, idempotency: IdempotencyRecord | None = None,
+) -> CommitResult:
     deadline, bots_due, _ = schedule_for(record, loaded.game, loaded.state, now)
     result = await ctx.store.commit(
         loaded.snapshot.table_id, expected_version=loaded.version,
         record=record.model_dump(mode="json"), deadline=deadline, events=events,
+        idempotency_scope=idempotency_scope, idempotency=idempotency,
         **index_updates(ctx, deadline, bots_due),
     )
     if result.applied and bots_due:
         ctx.bots_due.set()
-    return result.applied
+    return result
 
 
 def _worth_answering(loaded: LoadedTable, seat: int | None, first_version: int) -> bool:

@@ -21,6 +21,9 @@ Keys of one table share the hash tag ``{<table_id>}`` (see
 
 Global keys (outside any table's hash tag):
 
+* ``creates:<agent>:<key>`` — the table id a create with that ``Idempotency-Key``
+  writes, and its request's fingerprint (JSON), with a TTL: claimed before the
+  table is written, so a retry after a lost reply finds the same table;
 * ``tables:public`` — sorted set of listed (non-private) tables by creation time;
 * ``tables:open`` — the same for listed tables that still have free seats (a
   table leaves it when it starts);
@@ -177,6 +180,25 @@ _COMMIT_SHA = hashlib.sha1(_COMMIT_LUA.encode()).hexdigest()  # the name Redis c
 # KEYS[1]  the sorted set
 # ARGV[1]  now (epoch seconds); ARGV[2] lease end; ARGV[3] at most this many
 # Returns the claimed members.
+# Drops listed ids whose table was never written (a create that stopped between
+# indexing its table and writing it), once they are older than a create can take.
+#
+# KEYS[1]  tables:public; KEYS[2] tables:open
+# ARGV[1]  indexed before this instant (epoch seconds); then the candidate ids
+# Returns how many were dropped.
+_PRUNE_UNWRITTEN_LUA = """
+local dropped = 0
+for i = 2, #ARGV do
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if score and tonumber(score) < tonumber(ARGV[1]) then
+    redis.call('ZREM', KEYS[1], ARGV[i])
+    redis.call('ZREM', KEYS[2], ARGV[i])
+    dropped = dropped + 1
+  end
+end
+return dropped
+"""
+
 _CLAIM_LUA = """
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, member in ipairs(due) do
@@ -218,6 +240,7 @@ class TableStore:
         self.keys = keys
         self._claim = redis.register_script(_CLAIM_LUA)
         self._release = redis.register_script(_RELEASE_LUA)
+        self._prune_unwritten = redis.register_script(_PRUNE_UNWRITTEN_LUA)
 
     # -- keys ---------------------------------------------------------------
 
@@ -515,6 +538,30 @@ class TableStore:
             if open_:
                 pipe.zadd(self._open_index, {table_id: created_at})
             await pipe.execute()
+
+    async def claim_create(
+        self, scope: str, table_id: str, fingerprint: str
+    ) -> tuple[str, str] | None:
+        """Name ``table_id`` as the table of the create with idempotency ``scope``
+        (``<agent>:<key>``), unless a request with that scope named one first: then
+        ``(its table id, its fingerprint)``. One ``SET NX GET``, so two racing retries
+        agree on one table id."""
+        key = self.keys.global_("creates", scope)
+        claim = json.dumps({"table_id": table_id, "fingerprint": fingerprint})
+        earlier = await self.redis.set(key, claim, nx=True, get=True, ex=IDEMPOTENCY_TTL_S)
+        if not isinstance(earlier, bytes | str):  # None: the claim is ours
+            return None
+        stored = json.loads(decoded(earlier))
+        return str(stored["table_id"]), str(stored["fingerprint"])
+
+    async def prune_unwritten(self, table_ids: Sequence[str], indexed_before: float) -> int:
+        """Drop ``table_ids`` (found listed without a table) from the listing indexes when
+        they were indexed before ``indexed_before``; returns how many went."""
+        if not table_ids:
+            return 0
+        dropped = await self._prune_unwritten(
+            keys=[self._public_index, self._open_index], args=[repr(indexed_before), *table_ids])
+        return int(dropped)
 
     async def unindex_open(self, table_id: str) -> None:
         """Take a table that started out of the open index (idempotent)."""

@@ -93,6 +93,13 @@ class Settings(BaseSettings):
     ``max_header_bytes``); use it when no reverse proxy bounds heads in front."""
     keep_alive_timeout_s: float = Field(default=5.0, gt=0)
     """Seconds an idle keep-alive connection stays open between requests (``serve``)."""
+    finished_table_ttl_s: int = Field(default=30 * 24 * 3600, ge=60)
+    """How long a finished table (its replay, log, events and state) is kept after its end;
+    then Redis drops it. Its cached replay lives as long."""
+    anonymous_replays_per_address: int = Field(default=60, ge=1)
+    """Replays one address may read without a token per ``anonymous_replay_window_s``
+    (429 ``rate/limited`` beyond); a token's bearer is not limited."""
+    anonymous_replay_window_s: int = Field(default=60, ge=1)
     forwarded_allow_ips: str = ""
     """Comma-separated addresses or networks of the reverse proxies whose
     ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed (``*``: any; empty: none,

@@ -364,12 +364,17 @@ async def stream_events(
     operation_id="get_replay",
     summary="Seed, action log and final state of a finished table",
     response_model=ReplayOut,
-    responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "table/not_finished"),
+    responses=problem_responses(
+        *_SPECTATOR_AUTH, "table/not_found", "table/not_finished", "rate/limited"),
 )
-async def get_replay(request: Request, table_id: str, principal: OptionalPrincipal) -> ReplayOut:
+async def get_replay(request: Request, table_id: str, principal: OptionalPrincipal) -> Response:
     """Only after the end (409 ``table/not_finished`` before): everything that was
-    hidden is revealed, so ``seed`` plus ``log`` rebuilds ``final_state`` exactly."""
-    return await tables_service.replay(_ctx(request), table_id, principal)
+    hidden is revealed, so ``seed`` plus ``log`` rebuilds ``final_state`` exactly.
+    Readers without a token are limited per address (``anonymous_replays_per_address``
+    per ``anonymous_replay_window_s``; 429 ``rate/limited`` beyond)."""
+    address = request.client.host if request.client is not None else "unknown"
+    replay = await tables_service.replay_json(_ctx(request), table_id, principal, address=address)
+    return Response(replay, media_type="application/json")
 
 
 class BenchBaseline(BaseModel):

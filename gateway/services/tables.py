@@ -43,6 +43,7 @@ from gateway.services.actions import (
 from gateway.services.context import TableContext
 from gateway.services.observations import observation, outcome_out
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
+from gateway.store.admission import AdmissionStore
 from gateway.store.tables import CommitResult, IdempotencyRecord, TableSnapshot, TurnEntry
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "list_tables",
     "observe",
     "replay",
+    "replay_json",
     "table_out",
 ]
 
@@ -715,11 +717,54 @@ def _observation(table_id: str, loaded: LoadedTable, seat: int | None) -> Observ
 async def replay(ctx: TableContext, table_id: str, principal: Principal | None) -> ReplayOut:
     """Seed, configuration, full log, every event and the final state: only once the table
     is over (a private table's only for its people)."""
+    return await _build_replay(ctx, await _finished_visible(ctx, table_id, principal))
+
+
+async def replay_json(
+    ctx: TableContext, table_id: str, principal: Principal | None, *, address: str
+) -> bytes:
+    """:func:`replay` as JSON, built once per table and then read from Redis.
+
+    The cache cannot make an answer wrong: only a finished table has a replay, and a
+    finished table never changes again; the visibility check runs on every read. A
+    reader without a token counts against ``anonymous_replays_per_address`` (429
+    ``rate/limited`` beyond): a long replay costs tens of milliseconds to build.
+    """
+    if principal is None:
+        settings = ctx.settings
+        decision = await AdmissionStore(ctx.store.redis, ctx.store.keys).hit(
+            "replay", address, limit=settings.anonymous_replays_per_address,
+            window_s=settings.anonymous_replay_window_s)
+        if not decision.allowed:
+            raise problem(
+                "rate/limited",
+                f"Too many replays read without a token from your address; retry after "
+                f"{decision.retry_after} seconds (or send a token).",
+                headers={"Retry-After": str(decision.retry_after)},
+                retry_after=decision.retry_after,
+            )
+    loaded = await _finished_visible(ctx, table_id, principal)
+    cached = await ctx.store.cached_replay(table_id)
+    if cached is not None:
+        return cached
+    built = (await _build_replay(ctx, loaded)).model_dump_json().encode()
+    await ctx.store.cache_replay(table_id, built, ctx.settings.finished_table_ttl_s)
+    return built
+
+
+async def _finished_visible(
+    ctx: TableContext, table_id: str, principal: Principal | None
+) -> LoadedTable:
     loaded = await load_table(ctx, table_id)
-    record = loaded.record
-    require_visible(record, principal)
-    if record.status != "finished":
+    require_visible(loaded.record, principal)
+    if loaded.record.status != "finished":
         raise problem("table/not_finished", "The replay opens when the table ends.")
+    return loaded
+
+
+async def _build_replay(ctx: TableContext, loaded: LoadedTable) -> ReplayOut:
+    record = loaded.record
+    table_id = record.id
     log = await ctx.store.action_log(table_id)
     events = await ctx.store.events_after(table_id, 0, count=max(loaded.snapshot.seq, 1))
     full_events: list[EventOut] = [event_out(e.seq, e.audience, e.body) for e in events]

@@ -17,7 +17,9 @@ Keys of one table share the hash tag ``{<table_id>}`` (see
   seat waiting for its turn wakes once per turn rather than on every event;
 * ``t:{id}:log`` — list of action-log entries (JSON), the replay's source;
 * ``t:{id}:seen:<agent>:<key>`` — an idempotency record (fingerprint + the
-  stored response), with a TTL.
+  stored response), with a TTL;
+* ``t:{id}:replay`` — a finished table's replay as sent (JSON), built once; a
+  finished table never changes, so it never goes stale.
 
 Global keys (outside any table's hash tag):
 
@@ -255,6 +257,9 @@ class TableStore:
 
     def _turns(self, table_id: str) -> str:
         return self.keys.table(table_id, "turns")
+
+    def _replay(self, table_id: str) -> str:
+        return self.keys.table(table_id, "replay")
 
     def _seen(self, table_id: str, scope: str) -> str:
         return self.keys.table(table_id, f"seen:{scope}")
@@ -562,6 +567,15 @@ class TableStore:
         dropped = await self._prune_unwritten(
             keys=[self._public_index, self._open_index], args=[repr(indexed_before), *table_ids])
         return int(dropped)
+
+    async def cached_replay(self, table_id: str) -> bytes | None:
+        """A finished table's replay as first built, if it was."""
+        cached = await self.redis.get(self._replay(table_id))
+        return cached if isinstance(cached, bytes) else None
+
+    async def cache_replay(self, table_id: str, replay_json: bytes, ttl_s: int) -> None:
+        """Keep a finished table's replay for ``ttl_s`` seconds."""
+        await self.redis.set(self._replay(table_id), replay_json, ex=ttl_s)
 
     async def unindex_open(self, table_id: str) -> None:
         """Take a table that started out of the open index (idempotent)."""

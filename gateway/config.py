@@ -96,6 +96,8 @@ class Settings(BaseSettings):
     finished_table_ttl_s: int = Field(default=30 * 24 * 3600, ge=60)
     """How long a finished table (its replay, log, events and state) is kept after its end;
     then Redis drops it. Its cached replay lives as long."""
+    retention_sweep_interval_s: float = Field(default=600.0, gt=0)
+    """How often each worker drops listed tables that expired from the listing index."""
     anonymous_replays_per_address: int = Field(default=60, ge=1)
     """Replays one address may read without a token per ``anonymous_replay_window_s``
     (429 ``rate/limited`` beyond); a token's bearer is not limited."""

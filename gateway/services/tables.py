@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
+import zlib
 from typing import Any
 
 from pydantic import ValidationError
@@ -38,6 +39,7 @@ from gateway.services.actions import (
     load_table,
     parse_table,
     read_visible,
+    retention,
     schedule_for,
 )
 from gateway.services.context import TableContext
@@ -557,6 +559,7 @@ async def _commit_record(
         loaded.snapshot.table_id, expected_version=loaded.version,
         record=record.model_dump(mode="json"), deadline=deadline, events=events,
         idempotency_scope=idempotency_scope, idempotency=idempotency,
+        expire_s=retention(ctx, record),
         **index_updates(ctx, deadline, bots_due),
     )
     if result.applied and bots_due:
@@ -746,9 +749,10 @@ async def replay_json(
     loaded = await _finished_visible(ctx, table_id, principal)
     cached = await ctx.store.cached_replay(table_id)
     if cached is not None:
-        return cached
+        return zlib.decompress(cached)
     built = (await _build_replay(ctx, loaded)).model_dump_json().encode()
-    await ctx.store.cache_replay(table_id, built, ctx.settings.finished_table_ttl_s)
+    # Compressed: kept as long as the table, and JSON of repeated event shapes shrinks ~8x.
+    await ctx.store.cache_replay(table_id, zlib.compress(built, 6), ctx.settings.finished_table_ttl_s)
     return built
 
 

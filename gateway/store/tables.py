@@ -18,15 +18,16 @@ Keys of one table share the hash tag ``{<table_id>}`` (see
 * ``t:{id}:log`` — list of action-log entries (JSON), the replay's source;
 * ``t:{id}:seen:<agent>:<key>`` — an idempotency record (fingerprint + the
   stored response), with a TTL;
-* ``t:{id}:replay`` — a finished table's replay as sent (JSON), built once; a
-  finished table never changes, so it never goes stale.
+* ``t:{id}:replay`` — a finished table's replay as sent (JSON, zlib-compressed),
+  built once; a finished table never changes, so it never goes stale.
 
 Global keys (outside any table's hash tag):
 
 * ``creates:<agent>:<key>`` — the table id a create with that ``Idempotency-Key``
   writes, and its request's fingerprint (JSON), with a TTL: claimed before the
   table is written, so a retry after a lost reply finds the same table;
-* ``tables:public`` — sorted set of listed (non-private) tables by creation time;
+* ``tables:public`` — sorted set of listed (non-private) tables by creation time
+  (an entry whose table expired is dropped by the retention sweeper);
 * ``tables:open`` — the same for listed tables that still have free seats (a
   table leaves it when it starts);
 * ``clock`` — sorted set: table id -> turn-clock deadline (an index; the table
@@ -118,6 +119,8 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 # ARGV[12] the table id (the member of both indexes)
 # ARGV[13] N, the number of events; then N pairs (audience, event JSON)
 # then     M, the number of log entries; then M entries
+# then     the seconds after which KEYS[1], KEYS[2], KEYS[3] and KEYS[5] expire ("": never;
+#          given by the change that finishes the table: the retention of finished tables)
 #
 # Returns {1, new_version, last_seq} when written, {0, current_version} when the
 # version (or revision) moved on, {2, stored idempotency record} when the key was
@@ -165,6 +168,12 @@ end
 local m = tonumber(ARGV[i])
 for j = 1, m do
   redis.call('RPUSH', KEYS[3], ARGV[i + j])
+end
+local expire = ARGV[i + m + 1]
+if expire and expire ~= '' then
+  for _, key in ipairs({KEYS[1], KEYS[2], KEYS[3], KEYS[5]}) do
+    redis.call('EXPIRE', key, tonumber(expire))
+  end
 end
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6]))
@@ -312,7 +321,7 @@ class TableStore:
         row = replies[0]
         seen = replies[1] if idempotency_scope is not None else None
         revoked = bool(replies[-1]) if revoked_key is not None else False
-        stored = IdempotencyRecord.from_json(seen) if seen is not None else None
+        stored = IdempotencyRecord.from_stored(seen) if seen is not None else None
         return snapshot_from_row(table_id, row), stored, revoked
 
     async def events_then_table(
@@ -424,7 +433,7 @@ class TableStore:
     async def idempotency(self, table_id: str, scope: str) -> IdempotencyRecord | None:
         """The stored answer for an idempotency ``scope`` (``<agent>:<key>``), if any."""
         raw = await self.redis.get(self._seen(table_id, scope))
-        return IdempotencyRecord.from_json(raw) if raw is not None else None
+        return IdempotencyRecord.from_stored(raw) if raw is not None else None
 
     # -- the compare-and-set --------------------------------------------------
 
@@ -445,8 +454,12 @@ class TableStore:
         to_act: Sequence[int] | None = None,
         revoked_key: str | None = None,
         expected_rev: str | None = None,
+        expire_s: int | None = None,
     ) -> CommitResult:
         """Write a change only if the table's version is still ``expected_version``.
+
+        ``expire_s``: the change ends the table; its keys (hash, events, log, turns)
+        expire that many seconds later (the retention of finished tables).
 
         ``deadline``: ``False`` keeps it, ``None`` clears it, a number sets it.
         ``events`` are ``(audience, body)`` pairs appended in order with the
@@ -469,12 +482,12 @@ class TableStore:
             deadline_arg = "-"
         else:
             deadline_arg = repr(float(deadline))
-        argv: list[str | int] = [
+        argv: list[str | int | bytes] = [
             expected_version,
             json.dumps(record) if record is not None else "",
             state if state is not None else "",
             deadline_arg,
-            idempotency.to_json() if idempotency is not None else "",
+            idempotency.to_stored() if idempotency is not None else "",
             IDEMPOTENCY_TTL_S,
             to_act_field(to_act),
             rev,
@@ -488,6 +501,7 @@ class TableStore:
             argv += [audience_field(audience), json.dumps(body)]
         argv.append(len(log))
         argv += [json.dumps(entry) for entry in log]
+        argv.append(expire_s if expire_s is not None else "")
         seen_key = self._seen(table_id, idempotency_scope or _NO_IDEMPOTENCY)
         if idempotency is not None and idempotency_scope is None:
             raise ValueError("an idempotency record needs its scope")
@@ -502,17 +516,17 @@ class TableStore:
         if outcome == 3:
             return CommitResult(applied=False, version=-1, revoked=True)
         if outcome == 2:
-            stored = IdempotencyRecord.from_json(reply[1])
+            stored = IdempotencyRecord.from_stored(reply[1])
             return CommitResult(applied=False, version=-1, replayed=stored)
         return CommitResult(applied=False, version=int(reply[1]))
 
-    async def _run_commit(self, keys: list[str], argv: list[str | int]) -> Any:
+    async def _run_commit(self, keys: list[str], argv: list[str | int | bytes]) -> Any:
         """EVALSHA the commit script: one round trip.
 
         A Redis that lost its script cache answers NOSCRIPT; nothing of the
         script ran then, so it is loaded and sent again.
         """
-        command: Sequence[str | int] = ("EVALSHA", _COMMIT_SHA, len(keys), *keys, *argv)
+        command: Sequence[str | int | bytes] = ("EVALSHA", _COMMIT_SHA, len(keys), *keys, *argv)
         for _attempt in range(2):
             reply = (await round_trip(self.redis, command))[0]
             if isinstance(reply, NoScriptError) or (
@@ -558,6 +572,12 @@ class TableStore:
             return None
         stored = json.loads(decoded(earlier))
         return str(stored["table_id"]), str(stored["fingerprint"])
+
+    async def listed_before(self, created_before: float, limit: int) -> list[str]:
+        """The oldest listed table ids created before ``created_before`` (at most ``limit``)."""
+        ids = await self.redis.zrangebyscore(
+            self._public_index, "-inf", repr(created_before), start=0, num=limit)
+        return decoded_members(ids)
 
     async def prune_unwritten(self, table_ids: Sequence[str], indexed_before: float) -> int:
         """Drop ``table_ids`` (found listed without a table) from the listing indexes when

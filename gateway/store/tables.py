@@ -210,6 +210,19 @@ end
 return dropped
 """
 
+# Names the table of a create with an Idempotency-Key, unless a request with the same
+# key named one first (SET NX GET in one step; that form needs Redis 7).
+#
+# KEYS[1]  creates:<agent>:<key>
+# ARGV[1]  the claim (JSON: table id, fingerprint); ARGV[2] its TTL in seconds
+# Returns the earlier claim, or false when this one was stored.
+_CLAIM_CREATE_LUA = """
+local earlier = redis.call('GET', KEYS[1])
+if earlier then return earlier end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[2]))
+return false
+"""
+
 _CLAIM_LUA = """
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, member in ipairs(due) do
@@ -252,6 +265,7 @@ class TableStore:
         self._claim = redis.register_script(_CLAIM_LUA)
         self._release = redis.register_script(_RELEASE_LUA)
         self._prune_unwritten = redis.register_script(_PRUNE_UNWRITTEN_LUA)
+        self._claim_create = redis.register_script(_CLAIM_CREATE_LUA)
 
     # -- keys ---------------------------------------------------------------
 
@@ -563,11 +577,11 @@ class TableStore:
     ) -> tuple[str, str] | None:
         """Name ``table_id`` as the table of the create with idempotency ``scope``
         (``<agent>:<key>``), unless a request with that scope named one first: then
-        ``(its table id, its fingerprint)``. One ``SET NX GET``, so two racing retries
-        agree on one table id."""
+        ``(its table id, its fingerprint)``. One script on one key, so two racing
+        retries agree on one table id."""
         key = self.keys.global_("creates", scope)
         claim = json.dumps({"table_id": table_id, "fingerprint": fingerprint})
-        earlier = await self.redis.set(key, claim, nx=True, get=True, ex=IDEMPOTENCY_TTL_S)
+        earlier = await self._claim_create(keys=[key], args=[claim, IDEMPOTENCY_TTL_S])
         if not isinstance(earlier, bytes | str):  # None: the claim is ours
             return None
         stored = json.loads(decoded(earlier))

@@ -18,6 +18,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from engine.core import Action, EngineError, Event, Game, MalformedAction, Outcome, Seat
 from gateway.errors import ProblemError
+from gateway.principal import Principal
 from gateway.schemas.tables import (
     ActionRequest,
     ActionResult,
@@ -26,7 +27,6 @@ from gateway.schemas.tables import (
 )
 from gateway.security import PendingRevocation
 from gateway.services import quotas
-from gateway.principal import Principal
 from gateway.services.access import may_see, not_found, require_visible
 from gateway.services.context import TableContext
 from gateway.services.observations import observation, outcome_out

@@ -271,7 +271,7 @@ def test_a_rotation_revokes_every_live_token_issued_before(
         # Two tokens for the secret, one from an admission, one already dead.
         for token_id in ("a", "b"):
             exchanged = await store.exchange_secret(
-                record.agent_id, secret, lambda _: _token(token_id, 600))
+                record.agent_id, secret, lambda _, token_id=token_id: _token(token_id, 600))
             assert exchanged is not None and exchanged[0] == record
         assert await store.exchange_secret(
             record.agent_id, secret + "x", lambda _: _token("never", 600)) is None

@@ -40,7 +40,8 @@ def stored_tables(settings: Settings) -> set[str]:
     client = redis.Redis.from_url(settings.redis_url or "")
     try:
         return {key.decode().split("{")[1].split("}")[0]
-                for key in client.scan_iter(match=f"{settings.redis_namespace}:t:*:table")}
+                for key in client.scan_iter(match=f"{settings.redis_namespace}:t:*:table",
+                                               count=100_000)}
     finally:
         client.close()
 

@@ -62,8 +62,10 @@ ENV AGENTS_CLUB_ENVIRONMENT=production \
 VOLUME ["/data"]
 EXPOSE 8000
 
+# Readiness, not liveness: /readyz answers 503 while Redis does not, so an orchestrator
+# stops routing to a gateway that can only answer 503 (/healthz stays 200 all along).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=15s --retries=3 \
-    CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2).status == 200 else 1)"]
+    CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/readyz', timeout=2).status == 200 else 1)"]
 
 # Production refuses to start without AGENTS_CLUB_ORGANISER_KEY and AGENTS_CLUB_SIGNING_KEY_PEM.
 CMD ["agents-club", "serve", "--host", "0.0.0.0", "--port", "8000", "--workers", "2"]

@@ -290,13 +290,22 @@ class Client:
         private: bool = False,
         join: bool = True,
         seed: int | None = None,
+        idempotency_key: str | None = None,
     ) -> TableOut:
-        """Create a table (and sit at it, unless ``join=False``)."""
+        """Create a table (and sit at it, unless ``join=False``).
+
+        ``seed`` fixes the deal. Only the organiser may choose it for any table; an agent
+        only for a table it sits at with house bots in every other seat (else
+        :class:`SeedNotAllowed`), since whoever knows the seed knows every hidden card.
+
+        The request carries an ``Idempotency-Key`` (``idempotency_key``, or a fresh one), so
+        a retry after a lost answer finds the table instead of creating a second one.
+        """
         return self.send(
             endpoints.create_table(
                 game=game, mode=mode, seats=seats, variants=variants, options=options,
                 house_bots=house_bots, turn_timeout_s=turn_timeout_s, private=private,
-                join=join, seed=seed,
+                join=join, seed=seed, key=idempotency_key,
             )
         )
 
@@ -316,9 +325,11 @@ class Client:
         """One table's public information."""
         return self.send(endpoints.get_table(table_id))
 
-    def join(self, table_id: str) -> TableOut:
-        """Take the first free seat (the table starts when the last seat is taken)."""
-        return self.send(endpoints.join_table(table_id))
+    def join(self, table_id: str, *, idempotency_key: str | None = None) -> TableOut:
+        """Take the first free seat (the table starts when the last seat is taken). The
+        request carries an ``Idempotency-Key`` (``idempotency_key``, or a fresh one), so a
+        retry after a lost answer is not told ``table/already_seated``."""
+        return self.send(endpoints.join_table(table_id, key=idempotency_key))
 
     def leave(self, table_id: str) -> TableOut:
         """Give your seat back before the table starts."""

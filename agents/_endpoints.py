@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -107,6 +108,12 @@ def action_json(action: ActionBody) -> Any:
     if isinstance(action, BaseModel):
         return action.model_dump(mode="json")
     return dict(action)
+
+
+def new_request_key() -> str:
+    """A fresh ``Idempotency-Key`` for one create or join: the call keeps it through its own
+    retries, so the server applies it once."""
+    return "sdk-" + uuid.uuid4().hex
 
 
 def idempotency_key(*, table_id: str, version: int, action: Any) -> str:
@@ -248,8 +255,10 @@ def create_table(
     private: bool = False,
     join: bool = True,
     seed: int | None = None,
+    key: str | None = None,
 ) -> Call[TableOut]:
-    """``POST /v1/tables``."""
+    """``POST /v1/tables``, with an ``Idempotency-Key`` (a fresh one unless ``key`` is given):
+    resent after a lost answer, it finds the table instead of creating a second one."""
     body: dict[str, Any] = {
         "game": game,
         "mode": mode,
@@ -266,7 +275,8 @@ def create_table(
         body["turn_timeout_s"] = turn_timeout_s
     if seed is not None:
         body["seed"] = seed
-    return Call("POST", "/v1/tables", _model(TableOut), body=body)
+    return Call("POST", "/v1/tables", _model(TableOut), body=body,
+                headers={"Idempotency-Key": key or new_request_key()}, repeatable=True)
 
 
 def list_tables(
@@ -287,9 +297,11 @@ def get_table(table_id: str) -> Call[TableOut]:
     return Call("GET", f"/v1/tables/{table_id}", _model(TableOut), repeatable=True)
 
 
-def join_table(table_id: str) -> Call[TableOut]:
-    """``POST /v1/tables/{id}/join``: the first free seat."""
-    return Call("POST", f"/v1/tables/{table_id}/join", _model(TableOut))
+def join_table(table_id: str, *, key: str | None = None) -> Call[TableOut]:
+    """``POST /v1/tables/{id}/join``: the first free seat, with an ``Idempotency-Key`` (a fresh
+    one unless given), so the call is resent safely after a lost answer."""
+    return Call("POST", f"/v1/tables/{table_id}/join", _model(TableOut),
+                headers={"Idempotency-Key": key or new_request_key()}, repeatable=True)
 
 
 def leave_table(table_id: str) -> Call[TableOut]:

@@ -37,7 +37,8 @@ registered for that code, so callers catch exactly what they mean::
         │   ├── InvalidTableConfig  table/invalid_config (``errors``)
         │   ├── UnknownHouseBot     table/unknown_bot
         │   ├── TooManyTables       table/too_many (``limit``, ``active_tables``)
-        │   └── NotTableCreator     table/not_creator
+        │   ├── NotTableCreator     table/not_creator
+        │   └── SeedNotAllowed      table/seed_not_allowed
         ├── ActionError
         │   ├── NotYourTurn         action/not_your_turn
         │   ├── IllegalAction       action/illegal (``rule``)
@@ -55,7 +56,9 @@ registered for that code, so callers catch exactly what they mean::
         │   ├── InvalidRequest      request/invalid (``errors``)
         │   ├── RouteNotFound       request/not_found
         │   ├── MethodNotAllowed    request/method_not_allowed
-        │   └── RequestTooLarge     request/too_large (``limit``)
+        │   ├── RequestTooLarge     request/too_large (``limit``)
+        │   ├── HeadersTooLarge     request/headers_too_large
+        │   └── RequestTimeout      request/timeout
         ├── GameNotFound            game/not_found
         ├── RulebookNotFound        rulebook/not_found
         ├── RateLimited             rate/limited (``retry_after``)
@@ -91,6 +94,7 @@ __all__ = [
     "ChallengeExpired",
     "ChallengeNotFound",
     "GameNotFound",
+    "HeadersTooLarge",
     "IdempotencyConflict",
     "IllegalAction",
     "InvalidCredentials",
@@ -108,9 +112,11 @@ __all__ = [
     "OrganiserOnly",
     "RateLimited",
     "RequestError",
+    "RequestTimeout",
     "RequestTooLarge",
     "RouteNotFound",
     "RulebookNotFound",
+    "SeedNotAllowed",
     "ServerError",
     "ServiceUnavailable",
     "StaleVersion",
@@ -392,6 +398,14 @@ class NotTableCreator(TableError):
     code = "table/not_creator"
 
 
+class SeedNotAllowed(TableError):
+    """An agent asked for a seed at a table other agents could join: only the organiser,
+    or an agent alone with house bots (``join`` true, a bot in every other seat), may
+    choose one. Leave ``seed`` out; the replay shows the server's seed after the end."""
+
+    code = "table/seed_not_allowed"
+
+
 class ActionError(ApiError):
     """The action was refused by the game's rules or could not be read."""
 
@@ -498,6 +512,18 @@ class MethodNotAllowed(RequestError):
     """The path exists but not with that HTTP method."""
 
     code = "request/method_not_allowed"
+
+
+class HeadersTooLarge(RequestError):
+    """Too many request headers, or too many bytes of them (431); send fewer."""
+
+    code = "request/headers_too_large"
+
+
+class RequestTimeout(RequestError):
+    """The request body arrived too slowly (408); the server closed the connection."""
+
+    code = "request/timeout"
 
 
 class RequestTooLarge(RequestError):

@@ -93,8 +93,15 @@ def _play(args: argparse.Namespace, base_url: str, organiser_key: str, bots: lis
         if game is None:
             raise ValueError(f"no game {args.game!r} on {base_url}")
         mode = args.mode or PREFERRED_MODES.get(game.name) or game.modes[0].name
-        table = players[0].create_table(game.name, mode, len(bots), options=options, seed=args.seed)
-        for client in players[1:]:
+        # The organiser opens the table: only it may choose the seed of a table several
+        # agents share (whoever knows a seed knows every hidden card).
+        with Client(base_url) as organiser:
+            organiser.token = organiser.organiser_token(
+                f"demo-{run_id}-organiser", organiser_key=organiser_key, kind="organiser",
+            ).access_token
+            table = organiser.create_table(game.name, mode, len(bots), options=options,
+                                           seed=args.seed, join=False)  # fmt: skip
+        for client in players:
             client.join(table.id)
         print(f"{game.title} ({mode}), table {table.id} at {base_url}")
         for seat, bot in enumerate(bots):

@@ -108,9 +108,18 @@ def run(args: argparse.Namespace) -> int:
             **server_options(),
             "log_config": None,  # our scrubbing handler (gateway.logging_config) owns the output
             "access_log": False,  # gateway.access logs requests without query strings
-            "proxy_headers": True,
+            # Forwarded headers only from the proxies the operator names (none by
+            # default): uvicorn's own default trusts 127.0.0.1, so any client on the
+            # same host chose its address and escaped the per-address rate limits.
+            "proxy_headers": bool(settings.forwarded_allow_ips.strip()),
+            "forwarded_allow_ips": settings.forwarded_allow_ips.strip(),
             "timeout_graceful_shutdown": 10,
+            # Limits of the server itself (gateway.request_limits guards what ASGI shows).
+            "h11_max_incomplete_event_size": settings.max_header_bytes,
+            "timeout_keep_alive": settings.keep_alive_timeout_s,
         }
+        if settings.http_parser == "h11":
+            config["http"] = "h11"
         if args.workers > 1 and workers.supported():
             # A listening socket per worker: connections spread evenly (see workers).
             return workers.run_workers(config, args.workers)

@@ -22,6 +22,7 @@ import gc
 import importlib
 import inspect
 import logging
+import time
 from collections.abc import AsyncIterator
 from types import ModuleType
 from typing import Any
@@ -42,9 +43,11 @@ from gateway.logging_config import configure_logging
 from gateway.metrics import Metrics
 from gateway.metrics_middleware import RequestMetricsMiddleware
 from gateway.openapi_docs import PROBLEM_CATALOGUE, problem_example
+from gateway.request_limits import RequestLimitsMiddleware
 from gateway.security import TokenService
 from gateway.store.connection import Keys, connect
 from gateway.store.metrics import MetricsStore
+from gateway.store.outage import REDIS_UNAVAILABLE
 
 __all__ = ["API_VERSION", "BUSIEST_OPERATIONS", "GC_THRESHOLDS", "ROUTER_MODULES", "create_app"]
 
@@ -179,6 +182,29 @@ async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse
     return _problem_response(request, error)
 
 
+REDIS_RETRY_AFTER_S = 2
+"""``Retry-After`` of a 503 answered while Redis does not answer."""
+
+REDIS_OUTAGE_LOG_EVERY_S = 10.0
+"""At most one log line per worker in this many seconds for requests refused by an outage."""
+
+_outage_logged_at = [float("-inf")]
+
+
+async def _on_redis_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    """Redis down, refusing or timing out: 503 with ``Retry-After``, not a 500. Handled by
+    type (not as a 500), so the connection stays open for the client's retry."""
+    now = time.monotonic()
+    if now - _outage_logged_at[0] >= REDIS_OUTAGE_LOG_EVERY_S:
+        _outage_logged_at[0] = now
+        log.warning("Redis unavailable (%s): answering 503 (logged at most every %.0f s)",
+                    type(exc).__name__, REDIS_OUTAGE_LOG_EVERY_S)
+    error = ProblemError(503, "server/unavailable", "Service unavailable",
+                         "Redis does not answer; retry in a moment.",
+                         headers={"Retry-After": str(REDIS_RETRY_AFTER_S)})
+    return _problem_response(request, error)
+
+
 async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.error(
         "unhandled error on %s %s",
@@ -195,6 +221,8 @@ def _install_problem_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ProblemError, _on_problem)
     app.add_exception_handler(StarletteHTTPException, _on_http_exception)
     app.add_exception_handler(RequestValidationError, _on_validation_error)
+    for unavailable in REDIS_UNAVAILABLE:
+        app.add_exception_handler(unavailable, _on_redis_unavailable)
     app.add_exception_handler(Exception, _on_unexpected)
 
 
@@ -233,13 +261,17 @@ def _problem_openapi(app: FastAPI, documented_paths: list[str]) -> dict[str, Any
         components["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
     for path_item in schema.get("paths", {}).values():
         for operation in path_item.values():
+            guard_codes = ["request/headers_too_large"]  # RequestLimitsMiddleware: any request
             if "requestBody" in operation:  # BodyLimitMiddleware may refuse any body
-                operation.setdefault("responses", {}).setdefault("413", {
-                    "description": "`request/too_large`",
-                    "content": {PROBLEM_CONTENT_TYPE: {"examples": {"request/too_large": {
-                        "summary": PROBLEM_CATALOGUE["request/too_large"].title,
-                        "value": problem_example("request/too_large")}}}},
-                })
+                guard_codes += ["request/too_large", "request/timeout"]
+            for code in guard_codes:
+                operation.setdefault("responses", {}).setdefault(
+                    str(PROBLEM_CATALOGUE[code].status), {
+                        "description": f"`{code}`",
+                        "content": {PROBLEM_CONTENT_TYPE: {"examples": {code: {
+                            "summary": PROBLEM_CATALOGUE[code].title,
+                            "value": problem_example(code)}}}},
+                    })
             for status, answer in operation.get("responses", {}).items():
                 if not str(status).startswith(("4", "5")):
                     continue
@@ -384,6 +416,10 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
     # Inside the metrics middleware, so a refused body is counted and logged like any answer.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_body_bytes,
                        answer=_problem_response)
+    # Outside the body limit, whose reading of a chunked body it bounds in time.
+    app.add_middleware(RequestLimitsMiddleware, max_header_count=settings.max_header_count,
+                       max_header_bytes=settings.max_header_bytes,
+                       body_timeout_s=settings.body_timeout_s, answer=_problem_response)
     app.add_middleware(RequestMetricsMiddleware, metrics=metrics)
     app.add_middleware(HeadAsGetMiddleware)  # added last: outermost
     for module_name in ROUTER_MODULES:

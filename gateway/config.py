@@ -79,6 +79,35 @@ class Settings(BaseSettings):
     max_request_body_bytes: int = Field(default=64 * 1024, ge=1024)
     """Largest request body read: a longer one is refused with 413 ``request/too_large``
     before it is parsed (the largest real body, an admission answer, is a few KB)."""
+    max_header_count: int = Field(default=100, ge=16)
+    """Most request headers read; more is answered 431 ``request/headers_too_large``."""
+    max_header_bytes: int = Field(default=16 * 1024, ge=4096)
+    """Most bytes of header names and values together (431 beyond); ``serve`` also hands it
+    to uvicorn's h11 parser as the largest head it buffers before the end of the head."""
+    body_timeout_s: float = Field(default=10.0, gt=0)
+    """Seconds a request body may take to arrive in full (408 ``request/timeout`` after):
+    a client trickling bytes no longer holds a request open for ever."""
+    http_parser: Literal["auto", "h11"] = "auto"
+    """``auto``: the fastest parser installed (httptools). ``h11``: uvicorn's pure-Python
+    parser, slower, but the only one that bounds a request head still arriving (at
+    ``max_header_bytes``); use it when no reverse proxy bounds heads in front."""
+    keep_alive_timeout_s: float = Field(default=5.0, gt=0)
+    """Seconds an idle keep-alive connection stays open between requests (``serve``)."""
+    finished_table_ttl_s: int = Field(default=30 * 24 * 3600, ge=60)
+    """How long a finished table (its replay, log, events and state) is kept after its end;
+    then Redis drops it. Its cached replay lives as long."""
+    retention_sweep_interval_s: float = Field(default=600.0, gt=0)
+    """How often each worker drops listed tables that expired from the listing index."""
+    anonymous_replays_per_address: int = Field(default=60, ge=1)
+    """Replays one address may read without a token per ``anonymous_replay_window_s``
+    (429 ``rate/limited`` beyond); a token's bearer is not limited."""
+    anonymous_replay_window_s: int = Field(default=60, ge=1)
+    forwarded_allow_ips: str = ""
+    """Comma-separated addresses or networks of the reverse proxies whose
+    ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed (``*``: any; empty: none,
+    the default). A caller's address is the subject of per-address rate limits, so a
+    trusted hop that does not overwrite the header lets any client choose its own
+    address: list only your proxy, never the loopback of a shared host by habit."""
     max_active_tables_per_agent: int = Field(default=10, ge=1)
     """Unfinished (open or playing) tables one agent may have created; more is refused
     with ``table/too_many``. The organiser is exempt. It bounds the house-bot games the

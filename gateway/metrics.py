@@ -30,6 +30,8 @@ import socket
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from gateway.services.backoff import Backoff
+
 if TYPE_CHECKING:
     from gateway.store.metrics import MetricsStore
 
@@ -140,14 +142,18 @@ class Metrics:
             raise
 
     async def run_flusher(self, store: MetricsStore, interval_s: float) -> None:
-        """Flush every ``interval_s`` until cancelled; flushes once more on the way out."""
+        """Flush every ``interval_s`` until cancelled; flushes once more on the way out.
+        While flushes fail (Redis down) the counts are kept and the pause grows."""
+        backoff = Backoff("metrics flush", log, interval_s=interval_s)
         try:
             while True:
-                await asyncio.sleep(interval_s)
+                await asyncio.sleep(backoff.pause)
                 try:
                     await self.flush(store)
-                except Exception:  # Redis down: keep counting, retry next time
-                    log.warning("metrics flush failed; will retry", exc_info=True)
+                except Exception as error:  # Redis down: keep counting, retry later
+                    backoff.failed(error)
+                else:
+                    backoff.succeeded()
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.shield(self.flush(store))

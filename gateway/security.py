@@ -3,7 +3,9 @@
 A token carries ``iss``, ``aud``, ``sub`` (the agent id), ``exp``, ``iat``,
 ``nbf``, ``jti`` (for revocation), ``scope`` (space-separated, ``game:<name>``
 entries and ``organiser``), ``name`` and ``kind``; its header names the
-signing key (``kid``). Verification pins the algorithm to ``EdDSA`` and looks
+signing key (``kid``). An organiser token also carries ``okf``, the fingerprint
+of the organiser key it was minted under (:func:`organiser_key_fingerprint`):
+rotating the organiser key revokes every organiser token at once. Verification pins the algorithm to ``EdDSA`` and looks
 the key up by ``kid`` in our own key ring only, so neither ``alg: none`` nor an
 HMAC token keyed with our public key can pass.
 
@@ -16,13 +18,15 @@ Every failure is a 401 :class:`~gateway.errors.ProblemError` with its own code::
     auth/wrong_audience  ``aud`` is not this gateway's
     auth/wrong_issuer    ``iss`` is not this gateway's
     auth/unknown_key     the ``kid`` is none of ours
-    auth/revoked         the ``jti`` was revoked (checked by :meth:`TokenService.authenticate`)
+    auth/revoked         the ``jti`` was revoked (checked by :meth:`TokenService.authenticate`),
+                         or an organiser token's key was rotated since it was minted
 
 Error details never echo the token.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import time
 import uuid
@@ -47,6 +51,7 @@ __all__ = [
     "VerifiedToken",
     "auth_problem",
     "game_scope",
+    "organiser_key_fingerprint",
 ]
 
 ALGORITHM = "EdDSA"
@@ -55,6 +60,19 @@ RevocationCheck = Callable[[str], Awaitable[bool]]
 """An async predicate on a token id (``jti``): True when it was revoked."""
 
 REQUIRED_CLAIMS = ("iss", "aud", "sub", "exp", "iat", "nbf", "jti", "scope")
+
+ORGANISER_KEY_CLAIM = "okf"
+"""The claim binding an organiser token to the organiser key it was minted under."""
+
+
+def organiser_key_fingerprint(organiser_key: str) -> str:
+    """A short keyed digest naming ``organiser_key`` without revealing it: the HMAC-SHA256
+    of a fixed label under the key, 16 hex digits. It changes with the key, so a token
+    carrying it dies with a rotation, and it cannot be inverted or tested offline
+    without the key itself."""
+    digest = hmac.new(organiser_key.encode("utf-8"), b"agents-club organiser token",
+                      hashlib.sha256)
+    return digest.hexdigest()[:16]
 
 
 class IssuedToken(NamedTuple):
@@ -170,6 +188,7 @@ class TokenService:
         self.settings = settings
         self.keyring = keyring or load_keyring(settings)
         self._organiser_key = resolve_organiser_key(settings)
+        self._organiser_fingerprint = organiser_key_fingerprint(self._organiser_key)
         # Token string -> its verification. The Ed25519 check and PyJWT's parsing
         # cost about 0.4 ms of CPU per request; an agent sends the same token on
         # every request. Only the stateless checks are cached: expiry is checked
@@ -217,6 +236,8 @@ class TokenService:
             "name": name,
             "kind": kind,
         }
+        if kind == "organiser":
+            claims[ORGANISER_KEY_CLAIM] = self._organiser_fingerprint
         token = jwt.encode(
             claims,
             self.keyring.signing_key,
@@ -270,7 +291,18 @@ class TokenService:
             raise auth_problem("auth/wrong_issuer", "The token was issued elsewhere.") from None
         except jwt.PyJWTError:
             raise auth_problem("auth/invalid", "The token failed verification.") from None
-        return VerifiedToken(self._principal(claims), int(claims["exp"]))
+        principal = self._principal(claims)
+        if principal.kind == "organiser":
+            bound_to = claims.get(ORGANISER_KEY_CLAIM)
+            if not isinstance(bound_to, str) or not hmac.compare_digest(
+                bound_to, self._organiser_fingerprint
+            ):
+                raise auth_problem(
+                    "auth/revoked",
+                    "The organiser key was rotated since this organiser token was minted; "
+                    "mint a new one with the current key.",
+                )
+        return VerifiedToken(principal, int(claims["exp"]))
 
     def valid_until(self, verified: VerifiedToken) -> float:
         """The instant ``verified`` stops verifying: its ``exp`` plus the leeway (PyJWT's rule)."""

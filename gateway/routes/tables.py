@@ -68,7 +68,8 @@ def _ctx(request: Request) -> TableContext:
     response_model=TableOut,
     responses=problem_responses(
         *_AUTH, "auth/wrong_scope", "game/not_found", "table/invalid_config",
-        "table/unknown_bot", "table/full", "table/too_many", "request/invalid",
+        "table/unknown_bot", "table/full", "table/too_many", "table/seed_not_allowed",
+        "idempotency/conflict", "request/invalid",
     ),
 )
 async def create_table(
@@ -84,17 +85,31 @@ async def create_table(
             "value": {"game": "market-fortune", "mode": "fortune", "seats": 2, "private": True},
         },
     })],
+    idempotency_key: Annotated[str | None, Header(
+        alias="Idempotency-Key", max_length=200,
+        description="Any unique string; a retry with the same key and body creates no "
+        "second table and is answered with the first one as it is now; the same key with "
+        "another body is refused.",
+    )] = None,
 ) -> TableOut:
     """Deal a new table of ``game``. The creator sits in the first free seat unless
     ``join`` is false; ``house_bots`` seats are played by the server. The seed stays
     secret until the replay.
 
+    Only the organiser may choose ``seed`` for any table; an agent may choose it only for
+    a table it sits at (``join`` true) with house bots in every other seat, since whoever
+    knows the seed knows every hidden card (403 ``table/seed_not_allowed`` otherwise).
+
     One agent may have at most ``max_active_tables_per_agent`` unfinished tables
     (open or playing) that it created (409 ``table/too_many`` beyond; the organiser
     is exempt). A ``private`` table is not listed and only its seats, its creator and
     the organiser may see it; anyone else gets 404 ``table/not_found``, but anyone
-    holding its id may join while it is open."""
-    return await tables_service.create_table(_ctx(request), principal, body)
+    holding its id may join while it is open.
+
+    Send an ``Idempotency-Key`` (the SDK does) so that a retry after a lost answer
+    finds the table the first attempt created instead of making a second one."""
+    return await tables_service.create_table(
+        _ctx(request), principal, body, idempotency_key=idempotency_key)
 
 
 @router.get(
@@ -139,12 +154,23 @@ async def get_table(request: Request, table_id: str, principal: OptionalPrincipa
     response_model=TableOut,
     responses=problem_responses(
         *_AUTH, "auth/wrong_scope", "table/not_found", "table/full", "table/already_seated",
-        "table/started", "table/finished", "table/stale_version",
+        "table/started", "table/finished", "table/stale_version", "idempotency/conflict",
     ),
 )
-async def join_table(request: Request, table_id: str, principal: CurrentPrincipal) -> TableOut:
+async def join_table(
+    request: Request,
+    table_id: str,
+    principal: CurrentPrincipal,
+    idempotency_key: Annotated[str | None, Header(
+        alias="Idempotency-Key", max_length=200,
+        description="Any unique string; a retry with the same key is answered as the first "
+        "join was (not `table/already_seated`). A key already used for an action at this "
+        "table is refused.",
+    )] = None,
+) -> TableOut:
     """The table starts as soon as its last seat is taken; ``your_seat`` says where you sit."""
-    return await tables_service.join_table(_ctx(request), table_id, principal)
+    return await tables_service.join_table(
+        _ctx(request), table_id, principal, idempotency_key=idempotency_key)
 
 
 @router.post(
@@ -336,12 +362,17 @@ async def stream_events(
     operation_id="get_replay",
     summary="Seed, action log and final state of a finished table",
     response_model=ReplayOut,
-    responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "table/not_finished"),
+    responses=problem_responses(
+        *_SPECTATOR_AUTH, "table/not_found", "table/not_finished", "rate/limited"),
 )
-async def get_replay(request: Request, table_id: str, principal: OptionalPrincipal) -> ReplayOut:
+async def get_replay(request: Request, table_id: str, principal: OptionalPrincipal) -> Response:
     """Only after the end (409 ``table/not_finished`` before): everything that was
-    hidden is revealed, so ``seed`` plus ``log`` rebuilds ``final_state`` exactly."""
-    return await tables_service.replay(_ctx(request), table_id, principal)
+    hidden is revealed, so ``seed`` plus ``log`` rebuilds ``final_state`` exactly.
+    Readers without a token are limited per address (``anonymous_replays_per_address``
+    per ``anonymous_replay_window_s``; 429 ``rate/limited`` beyond)."""
+    address = request.client.host if request.client is not None else "unknown"
+    replay = await tables_service.replay_json(_ctx(request), table_id, principal, address=address)
+    return Response(replay, media_type="application/json")
 
 
 class BenchBaseline(BaseModel):

@@ -125,7 +125,10 @@ class CreateTableRequest(_Request):
     join: bool = Field(default=True, description="Seat the creator in the first free seat.")
     seed: int | None = Field(
         default=None, ge=0, lt=2**63,
-        description="Fix the deal for a reproducible table (revealed only by the replay).",
+        description="Fix the deal for a reproducible table (revealed only by the replay). "
+        "The organiser may choose it for any table; an agent only for a table it sits at "
+        "(join true) with house bots in every other seat (403 table/seed_not_allowed "
+        "otherwise): whoever knows the seed knows every hidden card.",
     )
 
 

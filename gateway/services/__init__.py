@@ -7,5 +7,7 @@
 * :mod:`~gateway.services.events` — long-poll pages and the SSE stream, per audience;
 * :mod:`~gateway.services.clocks` — the turn-clock sweeper;
 * :mod:`~gateway.services.house_bots` — the house-bot driver;
-* :mod:`~gateway.services.runtime` — the per-worker context and background tasks.
+* :mod:`~gateway.services.runtime` — the per-worker context and background tasks;
+* :mod:`~gateway.services.backoff` — the pacing of background loops through an outage;
+* :mod:`~gateway.services.retention` — what is kept, how long; the listing's sweeper.
 """

@@ -44,6 +44,7 @@ __all__ = [
     "load_table",
     "parse_table",
     "read_visible",
+    "retention",
     "schedule_for",
     "submit",
 ]
@@ -201,6 +202,12 @@ def finished_text(outcome: Outcome) -> str:
     return f"The table is over ({outcome.reason.replace('_', ' ')}): {who}."
 
 
+def retention(ctx: TableContext, record: TableRecord) -> int | None:
+    """Seconds a table written as ``record`` is kept: ``finished_table_ttl_s`` once it is
+    finished (its replay stays readable that long), for ever before."""
+    return ctx.settings.finished_table_ttl_s if record.status == "finished" else None
+
+
 async def commit_step(
     ctx: TableContext,
     loaded: LoadedTable,
@@ -236,6 +243,7 @@ async def commit_step(
         to_act=step.to_act,
         revoked_key=revoked_key,
         expected_rev=loaded.snapshot.rev if remembered else None,
+        expire_s=retention(ctx, step.record),
         **index_updates(ctx, step.deadline, bots_due),
     )
     if result.applied:

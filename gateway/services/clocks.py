@@ -16,6 +16,7 @@ import logging
 
 from gateway.errors import ProblemError
 from gateway.services.actions import advance, commit_step, load_table
+from gateway.services.backoff import Backoff
 from gateway.services.context import TableContext
 
 __all__ = ["LEASE_S", "expire_table", "run_clock_sweeper", "sweep_clocks"]
@@ -76,12 +77,16 @@ async def sweep_clocks(ctx: TableContext) -> int:
 
 
 async def run_clock_sweeper(ctx: TableContext) -> None:
-    """Sweep due clocks every ``sweeper_interval_s`` until cancelled."""
+    """Sweep due clocks every ``sweeper_interval_s`` until cancelled (backing off while
+    sweeps fail, as they do through a Redis outage)."""
+    backoff = Backoff("turn-clock sweep", log, interval_s=ctx.settings.sweeper_interval_s)
     while True:
         try:
             await sweep_clocks(ctx)
         except asyncio.CancelledError:
             raise
         except Exception as error:
-            log.error("turn-clock sweep failed: %s", type(error).__name__)
-        await asyncio.sleep(ctx.settings.sweeper_interval_s)
+            pause = backoff.failed(error)
+        else:
+            pause = backoff.succeeded()
+        await asyncio.sleep(pause)

@@ -18,6 +18,7 @@ import logging
 from engine.bots import bot_seed, decide, get_bot
 from gateway.errors import ProblemError
 from gateway.services.actions import advance, commit_step, load_table
+from gateway.services.backoff import Backoff
 from gateway.services.context import TableContext
 
 __all__ = ["LEASE_S", "drive_bots", "play_bots", "run_house_bots"]
@@ -78,18 +79,25 @@ async def drive_bots(ctx: TableContext) -> int:
 
 
 async def run_house_bots(ctx: TableContext) -> None:
-    """Drive house bots until cancelled: at once when this worker committed, else every interval."""
+    """Drive house bots until cancelled: at once when this worker committed, else every
+    interval; after a failed round (Redis down) only once the back-off pause is over."""
+    backoff = Backoff("house-bot drive", log, interval_s=ctx.settings.sweeper_interval_s)
     while True:
-        # asyncio.timeout, not wait_for: on Python 3.11 a cancellation racing a
-        # wait_for timeout can surface as TimeoutError, be suppressed here, and the
-        # loop would then outlive the app's shutdown.
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(ctx.settings.sweeper_interval_s):
-                await ctx.bots_due.wait()
+        if backoff.failures:
+            await asyncio.sleep(backoff.pause)
+        else:
+            # asyncio.timeout, not wait_for: on Python 3.11 a cancellation racing a
+            # wait_for timeout can surface as TimeoutError, be suppressed here, and the
+            # loop would then outlive the app's shutdown.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(ctx.settings.sweeper_interval_s):
+                    await ctx.bots_due.wait()
         ctx.bots_due.clear()
         try:
             await drive_bots(ctx)
         except asyncio.CancelledError:
             raise
         except Exception as error:
-            log.error("house-bot drive failed: %s", type(error).__name__)
+            backoff.failed(error)
+        else:
+            backoff.succeeded()

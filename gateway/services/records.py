@@ -40,6 +40,11 @@ register_problem(
     "bots play with you; it also closes when its last agent leaves).",
 )
 register_problem(
+    "table/seed_not_allowed", 403, "Seed not allowed",
+    "An agent may choose the seed only of a table it sits at with house bots in every other "
+    "seat; the server deals every other table from a seed nobody knows before the end.",
+)
+register_problem(
     "table/not_creator", 403, "Not the table's creator",
     "Only the agent that created this table may close it.",
 )

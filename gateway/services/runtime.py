@@ -1,7 +1,8 @@
 """The table runtime of one worker: its shared :class:`TableContext` and background tasks.
 
 :func:`gateway.app.create_app`'s lifespan calls :func:`start` after Redis is
-connected; it returns the turn-clock sweeper and house-bot driver tasks, which
+connected; it returns the turn-clock sweeper, house-bot driver and retention sweeper
+tasks, which
 the lifespan cancels at shutdown.
 """
 
@@ -15,6 +16,7 @@ from fastapi import FastAPI
 from gateway.services.clocks import run_clock_sweeper
 from gateway.services.context import TableContext
 from gateway.services.house_bots import run_house_bots
+from gateway.services.retention import run_retention_sweeper
 from gateway.store.active_tables import ActiveTableStore
 from gateway.store.tables import TableStore
 
@@ -35,9 +37,10 @@ def table_context(app: FastAPI) -> TableContext:
 
 
 async def start(app: FastAPI) -> list[asyncio.Task[Any]]:
-    """Start this worker's turn-clock sweeper and house-bot driver."""
+    """Start this worker's turn-clock sweeper, house-bot driver and retention sweeper."""
     context = table_context(app)
     return [
         asyncio.create_task(run_clock_sweeper(context), name="turn-clock-sweeper"),
         asyncio.create_task(run_house_bots(context), name="house-bots"),
+        asyncio.create_task(run_retention_sweeper(context), name="retention-sweeper"),
     ]

@@ -7,8 +7,10 @@ racing for the last seat never both get it.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
+import zlib
 from typing import Any
 
 from pydantic import ValidationError
@@ -37,12 +39,14 @@ from gateway.services.actions import (
     load_table,
     parse_table,
     read_visible,
+    retention,
     schedule_for,
 )
 from gateway.services.context import TableContext
 from gateway.services.observations import observation, outcome_out
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
-from gateway.store.tables import TableSnapshot, TurnEntry
+from gateway.store.admission import AdmissionStore
+from gateway.store.tables import CommitResult, IdempotencyRecord, TableSnapshot, TurnEntry
 
 __all__ = [
     "close_table",
@@ -53,11 +57,16 @@ __all__ = [
     "list_tables",
     "observe",
     "replay",
+    "replay_json",
     "table_out",
 ]
 
 _CAS_ATTEMPTS = 20
 """Re-reads allowed to a join or leave that keeps losing the race (then it reports a conflict)."""
+
+_UNWRITTEN_GRACE_S = 60.0
+"""A listed id without a table is dropped from the listing only after this long: a create
+lists its table just before writing it."""
 
 Events = list[tuple[tuple[int, ...] | None, dict[str, Any]]]
 
@@ -132,12 +141,53 @@ def _keep_caps(game: Game[Any, Any, Any], config: Any, options: dict[str, Any]) 
             )
 
 
+def _check_seed_choice(principal: Principal, request: CreateTableRequest) -> None:
+    """Who may choose a seed: the deal is the public engine's ``new_table(config, seed)``,
+    so whoever knows the seed knows every hidden card and the deck order. The organiser
+    may (it runs the club); an agent only for a table it sits at with house bots in every
+    other seat: such a table starts at once and no other agent can ever sit there, so the
+    only hands it can read are the bots'. Anything else is refused, never silently dealt
+    from another seed.
+
+    :raises ProblemError: ``table/seed_not_allowed``.
+    """
+    if request.seed is None or principal.kind == "organiser":
+        return
+    if request.join and len(request.house_bots) == request.seats - 1:
+        return  # the bot seats are checked distinct and in range before the deal
+    raise problem(
+        "table/seed_not_allowed",
+        "An agent may choose the seed only of a table it sits at (join true) with house bots "
+        "in every other seat; leave seed out and the server deals from a secret one, revealed "
+        "by the replay after the end.",
+    )
+
+
 async def create_table(
-    ctx: TableContext, principal: Principal, request: CreateTableRequest
+    ctx: TableContext, principal: Principal, request: CreateTableRequest,
+    *, trusted_seed: int | None = None, idempotency_key: str | None = None,
 ) -> TableOut:
-    """Create a table (dealt now, started when full); the creator sits unless ``join`` is false."""
+    """Create a table (dealt now, started when full); the creator sits unless ``join`` is false.
+
+    ``trusted_seed`` is for the server's own callers only (a tournament board, whose seed
+    is derived from a server secret): it deals from that seed without the check on who may
+    choose one, and a request carrying its own ``seed`` as well is refused. Never pass a
+    seed that came from an agent here.
+
+    With ``idempotency_key`` a retry (the same agent, key and body, within
+    ``IDEMPOTENCY_TTL_S``) makes no second table: it is answered with the table the first
+    request created, as it is now; the same key with another body is
+    ``idempotency/conflict``. A public table is listed before it is written, so a table
+    never exists unlisted whatever reply is lost (an entry whose table never came is
+    dropped by :func:`list_tables`).
+    """
     game = game_or_problem(request.game)
     _require_scope(principal, request.game)
+    if trusted_seed is not None:
+        if request.seed is not None:
+            raise problem("table/invalid_config", "This table's seed is chosen by the server.")
+    else:
+        _check_seed_choice(principal, request)
     named_twice = sorted(set(request.options) & _SET_BY_REQUEST)
     if named_twice:  # the request's own field would win: refuse rather than drop it
         raise problem(
@@ -179,13 +229,30 @@ async def create_table(
             agent_id=f"bot:{bot.name}:{house_bot.seat}", name=f"{bot.name} bot (seat {house_bot.seat})",
             kind="house_bot", bot=bot.name,
         )
-    seed = request.seed if request.seed is not None else secrets.randbits(63)
+    # Unknowable before the end unless chosen as _check_seed_choice allows.
+    if trusted_seed is not None:
+        seed = trusted_seed
+    else:
+        seed = request.seed if request.seed is not None else secrets.randbits(63)
     try:
         state = game.new_table(config, seed)
     except InvalidConfig as error:
         raise problem("table/invalid_config", error.message) from None
     now = ctx.now()
     table_id = secrets.token_hex(8)
+    if idempotency_key is not None:
+        fingerprint = _create_fingerprint(request, trusted_seed)
+        claimed = await ctx.store.claim_create(
+            f"{principal.agent_id}:{idempotency_key}", table_id, fingerprint)
+        if claimed is not None:
+            earlier_id, earlier_fingerprint = claimed
+            if earlier_fingerprint != fingerprint:
+                raise problem("idempotency/conflict",
+                              "This Idempotency-Key was already used with another body.")
+            earlier = await _created_by(ctx, earlier_id, principal)
+            if earlier is not None:
+                return earlier
+            table_id = earlier_id  # the first request stopped before writing it: write it now
     events: Events = [(None, {
         "kind": "table.created",
         "text": f"{principal.name} opened a {game.info.title} table for {request.seats}.",
@@ -221,20 +288,52 @@ async def create_table(
     # on any worker cannot all pass it. When the write fails the reservation stays:
     # the table may or may not exist, and the cap's pruning drops it if it never does.
     reserved = await quotas.reserve(ctx, principal, table_id, now)
+    if not record.private:  # listed first: a lost reply to the write leaves no orphan
+        await ctx.store.index_public(table_id, now, open_=record.status == "open")
     result = await ctx.store.commit(
         table_id, expected_version=-1, record=record.model_dump(mode="json"),
         state=state.model_dump_json(), deadline=deadline, events=events,
         **index_updates(ctx, deadline, bots_due),
     )
-    if not result.applied:  # a 64-bit id collision: vanishingly rare, but never overwrite
+    if not result.applied:
+        # Written already: by this very request (the client library resent the write after
+        # a lost reply), by a retry with the same key, or (vanishingly rare) another
+        # table drew the same 64-bit id, which is never overwritten.
+        written = await _created_by(ctx, table_id, principal,
+                                    created_at=None if idempotency_key else now)
+        if written is not None:
+            return written
         if reserved:
             await quotas.release(ctx, record)
         raise problem("server/error", "Could not allocate a table id; try again.")
     if bots_due:
         ctx.bots_due.set()
-    if not record.private:
-        await ctx.store.index_public(table_id, now, open_=record.status == "open")
     return table_out(record, result.version, principal)
+
+
+def _create_fingerprint(request: CreateTableRequest, trusted_seed: int | None) -> str:
+    """What makes two creates with one ``Idempotency-Key`` the same request."""
+    material = request.model_dump_json() + f"|{trusted_seed}"
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+async def _created_by(
+    ctx: TableContext, table_id: str, principal: Principal, *, created_at: float | None = None
+) -> TableOut | None:
+    """The table ``table_id`` when it exists and ``principal`` created it (at ``created_at``
+    when given), re-listed if it is public (idempotent); ``None`` otherwise."""
+    snapshot = await ctx.store.load(table_id)
+    if snapshot is None:
+        return None
+    loaded = parse_table(ctx, table_id, snapshot)
+    record = loaded.record
+    if record.created_by != principal.agent_id:
+        return None
+    if created_at is not None and record.created_at != created_at:
+        return None
+    if not record.private:
+        await ctx.store.index_public(table_id, record.created_at, open_=record.status == "open")
+    return table_out(record, loaded.version, principal)
 
 
 async def get_table(ctx: TableContext, table_id: str, principal: Principal | None) -> TableOut:
@@ -263,10 +362,15 @@ async def list_tables(
     )
     more = len(ids) > limit
     records = await ctx.store.load_records(ids[:limit])
+    unwritten = set(ids[:limit]) - {raw["id"] for raw in records}
+    if unwritten:  # listed by a create that never wrote its table (it lists first)
+        await ctx.store.prune_unwritten(sorted(unwritten), ctx.now() - _UNWRITTEN_GRACE_S)
     tables = []
     for raw in records:
         version = raw.pop("version")
         record = TableRecord.model_validate(raw)
+        if record.private:  # only an id collision could list one; never show it
+            continue
         if game is not None and record.game != game:
             continue
         if mode is not None and record.mode != mode:
@@ -277,12 +381,28 @@ async def list_tables(
     return TableList(tables=tables, next_offset=offset + limit if more else None)
 
 
-async def join_table(ctx: TableContext, table_id: str, principal: Principal) -> TableOut:
+_JOIN_FINGERPRINT = "join"
+"""A join has no body: one key names one join of one table."""
+
+
+async def join_table(
+    ctx: TableContext, table_id: str, principal: Principal, *, idempotency_key: str | None = None
+) -> TableOut:
     """Sit ``principal`` in the first free seat; the table starts when this fills it.
 
     A private table's id is its invitation: anyone holding it may join while
     the table is open; once it has started it is hidden from everyone else.
+
+    With ``idempotency_key`` a retry is answered with the first join's answer (stored
+    with the join, atomically), not ``table/already_seated``. Within one request, a
+    write the client library resent after a lost reply is recognised the same way.
     """
+    scope = f"{principal.agent_id}:{idempotency_key}" if idempotency_key else None
+    if scope is not None:
+        stored = await ctx.store.idempotency(table_id, scope)
+        if stored is not None:
+            return _joined_again(stored)
+    wrote = False
     for _attempt in range(_CAS_ATTEMPTS):
         loaded = await load_table(ctx, table_id)
         record = loaded.record
@@ -290,6 +410,8 @@ async def join_table(ctx: TableContext, table_id: str, principal: Principal) -> 
             require_visible(record, principal)
         _require_scope(principal, record.game)
         if record.seat_of(principal.agent_id) is not None:
+            if wrote:  # seated since this request's write was sent: by that write
+                return table_out(record, loaded.version, principal)
             raise problem("table/already_seated", "You already sit at this table.")
         if record.full:
             raise problem("table/full", "Every seat at this table is taken.")
@@ -304,10 +426,18 @@ async def join_table(ctx: TableContext, table_id: str, principal: Principal) -> 
         events: Events = [(None, _seat_event("seat.joined", seat, occupant, "took"))]
         now = ctx.now()
         record = _start_if_full(record.model_copy(update={"seated": seated}), now, events)
-        if await _commit_record(ctx, loaded, record, events, now):
+        answer = table_out(record, loaded.version + 1, principal)
+        idempotency = (IdempotencyRecord(_JOIN_FINGERPRINT, answer.model_dump_json())
+                       if scope is not None else None)
+        wrote = True
+        result = await _commit_record(ctx, loaded, record, events, now,
+                                      idempotency_scope=scope, idempotency=idempotency)
+        if result.replayed is not None:
+            return _joined_again(result.replayed)
+        if result.applied:
             if record.status != "open":
                 await ctx.store.unindex_open(table_id)
-            return table_out(record, loaded.version + 1, principal)
+            return answer
     raise problem("table/stale_version", "The table kept changing; try again.",
                   current_version=loaded.version)
 
@@ -338,7 +468,7 @@ async def leave_table(ctx: TableContext, table_id: str, principal: Principal) ->
         events: Events = [(None, _seat_event("seat.left", seat, occupant, "left"))]
         now = ctx.now()
         record = _close_if_abandoned(record.model_copy(update={"seated": seated}), now, events)
-        if await _commit_record(ctx, loaded, record, events, now):
+        if (await _commit_record(ctx, loaded, record, events, now)).applied:
             if record.status == "finished":
                 await ctx.store.unindex_open(table_id)
                 await quotas.release(ctx, record)
@@ -403,7 +533,7 @@ async def close_table(ctx: TableContext, table_id: str, principal: Principal) ->
         now = ctx.now()
         when = "before the start" if was_open else "during play"
         record = _closed(record, now, events, CLOSED, f"{principal.name} closed the table {when}.")
-        if await _commit_record(ctx, loaded, record, events, now):
+        if (await _commit_record(ctx, loaded, record, events, now)).applied:
             if was_open:
                 await ctx.store.unindex_open(table_id)
             await quotas.release(ctx, record)
@@ -412,18 +542,29 @@ async def close_table(ctx: TableContext, table_id: str, principal: Principal) ->
                   current_version=loaded.version)
 
 
+def _joined_again(stored: IdempotencyRecord) -> TableOut:
+    if stored.fingerprint != _JOIN_FINGERPRINT:  # the key named an action at this table
+        raise problem(
+            "idempotency/conflict", "This Idempotency-Key was already used with another body."
+        )
+    return TableOut.model_validate_json(stored.response_json)
+
+
 async def _commit_record(
-    ctx: TableContext, loaded: LoadedTable, record: TableRecord, events: Events, now: float
-) -> bool:
+    ctx: TableContext, loaded: LoadedTable, record: TableRecord, events: Events, now: float,
+    *, idempotency_scope: str | None = None, idempotency: IdempotencyRecord | None = None,
+) -> CommitResult:
     deadline, bots_due, _ = schedule_for(record, loaded.game, loaded.state, now)
     result = await ctx.store.commit(
         loaded.snapshot.table_id, expected_version=loaded.version,
         record=record.model_dump(mode="json"), deadline=deadline, events=events,
+        idempotency_scope=idempotency_scope, idempotency=idempotency,
+        expire_s=retention(ctx, record),
         **index_updates(ctx, deadline, bots_due),
     )
     if result.applied and bots_due:
         ctx.bots_due.set()
-    return result.applied
+    return result
 
 
 def _worth_answering(loaded: LoadedTable, seat: int | None, first_version: int) -> bool:
@@ -579,11 +720,55 @@ def _observation(table_id: str, loaded: LoadedTable, seat: int | None) -> Observ
 async def replay(ctx: TableContext, table_id: str, principal: Principal | None) -> ReplayOut:
     """Seed, configuration, full log, every event and the final state: only once the table
     is over (a private table's only for its people)."""
+    return await _build_replay(ctx, await _finished_visible(ctx, table_id, principal))
+
+
+async def replay_json(
+    ctx: TableContext, table_id: str, principal: Principal | None, *, address: str
+) -> bytes:
+    """:func:`replay` as JSON, built once per table and then read from Redis.
+
+    The cache cannot make an answer wrong: only a finished table has a replay, and a
+    finished table never changes again; the visibility check runs on every read. A
+    reader without a token counts against ``anonymous_replays_per_address`` (429
+    ``rate/limited`` beyond): a long replay costs tens of milliseconds to build.
+    """
+    if principal is None:
+        settings = ctx.settings
+        decision = await AdmissionStore(ctx.store.redis, ctx.store.keys).hit(
+            "replay", address, limit=settings.anonymous_replays_per_address,
+            window_s=settings.anonymous_replay_window_s)
+        if not decision.allowed:
+            raise problem(
+                "rate/limited",
+                f"Too many replays read without a token from your address; retry after "
+                f"{decision.retry_after} seconds (or send a token).",
+                headers={"Retry-After": str(decision.retry_after)},
+                retry_after=decision.retry_after,
+            )
+    loaded = await _finished_visible(ctx, table_id, principal)
+    cached = await ctx.store.cached_replay(table_id)
+    if cached is not None:
+        return zlib.decompress(cached)
+    built = (await _build_replay(ctx, loaded)).model_dump_json().encode()
+    # Compressed: kept as long as the table, and JSON of repeated event shapes shrinks ~8x.
+    await ctx.store.cache_replay(table_id, zlib.compress(built, 6), ctx.settings.finished_table_ttl_s)
+    return built
+
+
+async def _finished_visible(
+    ctx: TableContext, table_id: str, principal: Principal | None
+) -> LoadedTable:
     loaded = await load_table(ctx, table_id)
-    record = loaded.record
-    require_visible(record, principal)
-    if record.status != "finished":
+    require_visible(loaded.record, principal)
+    if loaded.record.status != "finished":
         raise problem("table/not_finished", "The replay opens when the table ends.")
+    return loaded
+
+
+async def _build_replay(ctx: TableContext, loaded: LoadedTable) -> ReplayOut:
+    record = loaded.record
+    table_id = record.id
     log = await ctx.store.action_log(table_id)
     events = await ctx.store.events_after(table_id, 0, count=max(loaded.snapshot.seq, 1))
     full_events: list[EventOut] = [event_out(e.seq, e.audience, e.body) for e in events]

@@ -17,11 +17,17 @@ Keys of one table share the hash tag ``{<table_id>}`` (see
   seat waiting for its turn wakes once per turn rather than on every event;
 * ``t:{id}:log`` — list of action-log entries (JSON), the replay's source;
 * ``t:{id}:seen:<agent>:<key>`` — an idempotency record (fingerprint + the
-  stored response), with a TTL.
+  stored response), with a TTL;
+* ``t:{id}:replay`` — a finished table's replay as sent (JSON, zlib-compressed),
+  built once; a finished table never changes, so it never goes stale.
 
 Global keys (outside any table's hash tag):
 
-* ``tables:public`` — sorted set of listed (non-private) tables by creation time;
+* ``creates:<agent>:<key>`` — the table id a create with that ``Idempotency-Key``
+  writes, and its request's fingerprint (JSON), with a TTL: claimed before the
+  table is written, so a retry after a lost reply finds the same table;
+* ``tables:public`` — sorted set of listed (non-private) tables by creation time
+  (an entry whose table expired is dropped by the retention sweeper);
 * ``tables:open`` — the same for listed tables that still have free seats (a
   table leaves it when it starts);
 * ``clock`` — sorted set: table id -> turn-clock deadline (an index; the table
@@ -113,6 +119,8 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 # ARGV[12] the table id (the member of both indexes)
 # ARGV[13] N, the number of events; then N pairs (audience, event JSON)
 # then     M, the number of log entries; then M entries
+# then     the seconds after which KEYS[1], KEYS[2], KEYS[3] and KEYS[5] expire ("": never;
+#          given by the change that finishes the table: the retention of finished tables)
 #
 # Returns {1, new_version, last_seq} when written, {0, current_version} when the
 # version (or revision) moved on, {2, stored idempotency record} when the key was
@@ -161,6 +169,12 @@ local m = tonumber(ARGV[i])
 for j = 1, m do
   redis.call('RPUSH', KEYS[3], ARGV[i + j])
 end
+local expire = ARGV[i + m + 1]
+if expire and expire ~= '' then
+  for _, key in ipairs({KEYS[1], KEYS[2], KEYS[3], KEYS[5]}) do
+    redis.call('EXPIRE', key, tonumber(expire))
+  end
+end
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6]))
 end
@@ -177,6 +191,38 @@ _COMMIT_SHA = hashlib.sha1(_COMMIT_LUA.encode()).hexdigest()  # the name Redis c
 # KEYS[1]  the sorted set
 # ARGV[1]  now (epoch seconds); ARGV[2] lease end; ARGV[3] at most this many
 # Returns the claimed members.
+# Drops listed ids whose table was never written (a create that stopped between
+# indexing its table and writing it), once they are older than a create can take.
+#
+# KEYS[1]  tables:public; KEYS[2] tables:open
+# ARGV[1]  indexed before this instant (epoch seconds); then the candidate ids
+# Returns how many were dropped.
+_PRUNE_UNWRITTEN_LUA = """
+local dropped = 0
+for i = 2, #ARGV do
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if score and tonumber(score) < tonumber(ARGV[1]) then
+    redis.call('ZREM', KEYS[1], ARGV[i])
+    redis.call('ZREM', KEYS[2], ARGV[i])
+    dropped = dropped + 1
+  end
+end
+return dropped
+"""
+
+# Names the table of a create with an Idempotency-Key, unless a request with the same
+# key named one first (SET NX GET in one step; that form needs Redis 7).
+#
+# KEYS[1]  creates:<agent>:<key>
+# ARGV[1]  the claim (JSON: table id, fingerprint); ARGV[2] its TTL in seconds
+# Returns the earlier claim, or false when this one was stored.
+_CLAIM_CREATE_LUA = """
+local earlier = redis.call('GET', KEYS[1])
+if earlier then return earlier end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[2]))
+return false
+"""
+
 _CLAIM_LUA = """
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, member in ipairs(due) do
@@ -218,6 +264,8 @@ class TableStore:
         self.keys = keys
         self._claim = redis.register_script(_CLAIM_LUA)
         self._release = redis.register_script(_RELEASE_LUA)
+        self._prune_unwritten = redis.register_script(_PRUNE_UNWRITTEN_LUA)
+        self._claim_create = redis.register_script(_CLAIM_CREATE_LUA)
 
     # -- keys ---------------------------------------------------------------
 
@@ -232,6 +280,9 @@ class TableStore:
 
     def _turns(self, table_id: str) -> str:
         return self.keys.table(table_id, "turns")
+
+    def _replay(self, table_id: str) -> str:
+        return self.keys.table(table_id, "replay")
 
     def _seen(self, table_id: str, scope: str) -> str:
         return self.keys.table(table_id, f"seen:{scope}")
@@ -284,7 +335,7 @@ class TableStore:
         row = replies[0]
         seen = replies[1] if idempotency_scope is not None else None
         revoked = bool(replies[-1]) if revoked_key is not None else False
-        stored = IdempotencyRecord.from_json(seen) if seen is not None else None
+        stored = IdempotencyRecord.from_stored(seen) if seen is not None else None
         return snapshot_from_row(table_id, row), stored, revoked
 
     async def events_then_table(
@@ -396,7 +447,7 @@ class TableStore:
     async def idempotency(self, table_id: str, scope: str) -> IdempotencyRecord | None:
         """The stored answer for an idempotency ``scope`` (``<agent>:<key>``), if any."""
         raw = await self.redis.get(self._seen(table_id, scope))
-        return IdempotencyRecord.from_json(raw) if raw is not None else None
+        return IdempotencyRecord.from_stored(raw) if raw is not None else None
 
     # -- the compare-and-set --------------------------------------------------
 
@@ -417,8 +468,12 @@ class TableStore:
         to_act: Sequence[int] | None = None,
         revoked_key: str | None = None,
         expected_rev: str | None = None,
+        expire_s: int | None = None,
     ) -> CommitResult:
         """Write a change only if the table's version is still ``expected_version``.
+
+        ``expire_s``: the change ends the table; its keys (hash, events, log, turns)
+        expire that many seconds later (the retention of finished tables).
 
         ``deadline``: ``False`` keeps it, ``None`` clears it, a number sets it.
         ``events`` are ``(audience, body)`` pairs appended in order with the
@@ -441,12 +496,12 @@ class TableStore:
             deadline_arg = "-"
         else:
             deadline_arg = repr(float(deadline))
-        argv: list[str | int] = [
+        argv: list[str | int | bytes] = [
             expected_version,
             json.dumps(record) if record is not None else "",
             state if state is not None else "",
             deadline_arg,
-            idempotency.to_json() if idempotency is not None else "",
+            idempotency.to_stored() if idempotency is not None else "",
             IDEMPOTENCY_TTL_S,
             to_act_field(to_act),
             rev,
@@ -460,6 +515,7 @@ class TableStore:
             argv += [audience_field(audience), json.dumps(body)]
         argv.append(len(log))
         argv += [json.dumps(entry) for entry in log]
+        argv.append(expire_s if expire_s is not None else "")
         seen_key = self._seen(table_id, idempotency_scope or _NO_IDEMPOTENCY)
         if idempotency is not None and idempotency_scope is None:
             raise ValueError("an idempotency record needs its scope")
@@ -474,17 +530,17 @@ class TableStore:
         if outcome == 3:
             return CommitResult(applied=False, version=-1, revoked=True)
         if outcome == 2:
-            stored = IdempotencyRecord.from_json(reply[1])
+            stored = IdempotencyRecord.from_stored(reply[1])
             return CommitResult(applied=False, version=-1, replayed=stored)
         return CommitResult(applied=False, version=int(reply[1]))
 
-    async def _run_commit(self, keys: list[str], argv: list[str | int]) -> Any:
+    async def _run_commit(self, keys: list[str], argv: list[str | int | bytes]) -> Any:
         """EVALSHA the commit script: one round trip.
 
         A Redis that lost its script cache answers NOSCRIPT; nothing of the
         script ran then, so it is loaded and sent again.
         """
-        command: Sequence[str | int] = ("EVALSHA", _COMMIT_SHA, len(keys), *keys, *argv)
+        command: Sequence[str | int | bytes] = ("EVALSHA", _COMMIT_SHA, len(keys), *keys, *argv)
         for _attempt in range(2):
             reply = (await round_trip(self.redis, command))[0]
             if isinstance(reply, NoScriptError) or (
@@ -515,6 +571,45 @@ class TableStore:
             if open_:
                 pipe.zadd(self._open_index, {table_id: created_at})
             await pipe.execute()
+
+    async def claim_create(
+        self, scope: str, table_id: str, fingerprint: str
+    ) -> tuple[str, str] | None:
+        """Name ``table_id`` as the table of the create with idempotency ``scope``
+        (``<agent>:<key>``), unless a request with that scope named one first: then
+        ``(its table id, its fingerprint)``. One script on one key, so two racing
+        retries agree on one table id."""
+        key = self.keys.global_("creates", scope)
+        claim = json.dumps({"table_id": table_id, "fingerprint": fingerprint})
+        earlier = await self._claim_create(keys=[key], args=[claim, IDEMPOTENCY_TTL_S])
+        if not isinstance(earlier, bytes | str):  # None: the claim is ours
+            return None
+        stored = json.loads(decoded(earlier))
+        return str(stored["table_id"]), str(stored["fingerprint"])
+
+    async def listed_before(self, created_before: float, limit: int) -> list[str]:
+        """The oldest listed table ids created before ``created_before`` (at most ``limit``)."""
+        ids = await self.redis.zrangebyscore(
+            self._public_index, "-inf", repr(created_before), start=0, num=limit)
+        return decoded_members(ids)
+
+    async def prune_unwritten(self, table_ids: Sequence[str], indexed_before: float) -> int:
+        """Drop ``table_ids`` (found listed without a table) from the listing indexes when
+        they were indexed before ``indexed_before``; returns how many went."""
+        if not table_ids:
+            return 0
+        dropped = await self._prune_unwritten(
+            keys=[self._public_index, self._open_index], args=[repr(indexed_before), *table_ids])
+        return int(dropped)
+
+    async def cached_replay(self, table_id: str) -> bytes | None:
+        """A finished table's replay as first built, if it was."""
+        cached = await self.redis.get(self._replay(table_id))
+        return cached if isinstance(cached, bytes) else None
+
+    async def cache_replay(self, table_id: str, replay_json: bytes, ttl_s: int) -> None:
+        """Keep a finished table's replay for ``ttl_s`` seconds."""
+        await self.redis.set(self._replay(table_id), replay_json, ex=ttl_s)
 
     async def unindex_open(self, table_id: str) -> None:
         """Take a table that started out of the open index (idempotent)."""

@@ -20,12 +20,22 @@ def agents(
             for i in range(count)]
 
 
+def organiser_auth(client: TestClient) -> dict[str, str]:
+    """The auth headers of an organiser token (``org``) minted by the client's app: the
+    organiser may choose the seed of a table agents share; agents may not."""
+    token = client.app.state.tokens.mint(  # type: ignore[attr-defined]
+        agent_id="org", name="org", scopes=set(), kind="organiser")
+    return {"Authorization": f"Bearer {token}"}
+
+
 def seated_table(client: TestClient, seats: list[dict[str, str]], *, seed: int) -> str:
-    """A started two-seat Market Fortune table (family mode): the first agent opens it,
-    the second joins; returns its id."""
-    table = client.post("/v1/tables", headers=seats[0], json={
-        "game": GAME, "mode": "family", "seats": 2, "seed": seed}).json()
-    client.post(f"/v1/tables/{table['id']}/join", headers=seats[1])
+    """A started two-seat Market Fortune table (family mode) dealt from ``seed``: the
+    organiser opens it without sitting, the first agent takes seat 0 and the second
+    seat 1; returns its id."""
+    table = client.post("/v1/tables", headers=organiser_auth(client), json={
+        "game": GAME, "mode": "family", "seats": 2, "seed": seed, "join": False}).json()
+    for headers in seats[:2]:
+        client.post(f"/v1/tables/{table['id']}/join", headers=headers)
     return str(table["id"])
 
 

@@ -195,8 +195,10 @@ def test_a_revoked_token_is_refused_where_the_check_rides_on_the_table_read(
     told (not 404 for an unknown id) and before anything is applied."""
     alice = mint_token(agent_id="agent-a", name="alice", games=("market-fortune",))
     bob = mint_token(agent_id="agent-b", name="bob", games=("market-fortune",))
-    table = client.post("/v1/tables", headers=auth(alice), json={
-        "game": "market-fortune", "mode": "family", "seats": 2, "seed": 3}).json()
+    organiser = auth(mint_token(agent_id="org", name="org", kind="organiser"))
+    table = client.post("/v1/tables", headers=organiser, json={
+        "game": "market-fortune", "mode": "family", "seats": 2, "seed": 3, "join": False}).json()
+    client.post(f"/v1/tables/{table['id']}/join", headers=auth(alice))
     client.post(f"/v1/tables/{table['id']}/join", headers=auth(bob))
     seen = client.get(f"/v1/tables/{table['id']}/observation", headers=auth(alice)).json()
     actor = alice if seen["legal_actions"] else bob
@@ -228,7 +230,7 @@ def test_observe_and_act_read_the_bearer_as_every_other_route_does(
     answers as a route using the dependency, for every shape of bad header."""
     alice = mint_token(agent_id="agent-a", name="alice", games=("market-fortune",))
     table = client.post("/v1/tables", headers=auth(alice), json={
-        "game": "market-fortune", "mode": "family", "seats": 2, "seed": 3}).json()
+        "game": "market-fortune", "mode": "family", "seats": 2}).json()
     base = f"/v1/tables/{table['id']}"
     move = {"version": 0, "action": "pass"}
     for header in ("Basic abc", "Bearer", "Bearer ", "bearer", "Token x", "garbage"):

@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from .tables_helpers import agents, follow_stream, seated_table
+from .tables_helpers import agents, follow_stream, organiser_auth, seated_table
 
 SEED = 4
 """The deal these tests play."""
@@ -122,9 +122,10 @@ def test_a_stream_follows_its_reader_out_of_a_public_table_it_left(
     # Alice streams a public open table from her seat, leaves, and Carol takes the
     # seat: from then on Alice's stream is a spectator's, never Carol's private events.
     bob, alice, carol, dave = agents(mint_token, auth, "s", count=4)
-    table_id = client.post("/v1/tables", headers=bob, json={
-        "game": "market-fortune", "mode": "family", "seats": 4, "seed": SEED,
+    table_id = client.post("/v1/tables", headers=organiser_auth(client), json={
+        "game": "market-fortune", "mode": "family", "seats": 4, "seed": SEED, "join": False,
         "house_bots": [{"seat": 3}]}).json()["id"]
+    assert client.post(f"/v1/tables/{table_id}/join", headers=bob).json()["your_seat"] == 0
     assert client.post(f"/v1/tables/{table_id}/join", headers=alice).json()["your_seat"] == 1
     reader, frames, _ = follow_stream(client, table_id, alice)
     assert client.post(f"/v1/tables/{table_id}/leave", headers=alice).status_code == 200

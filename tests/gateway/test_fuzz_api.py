@@ -436,6 +436,10 @@ def _build_world(app: FastAPI, client: TestClient, redis_url: str) -> World:
     fuzzer_id = _organiser_token(client, FUZZER_NAME)["agent_id"]
     fuzzer = {"Authorization": "Bearer " + app.state.tokens.mint(
         agent_id=fuzzer_id, name=FUZZER_NAME, scopes={f"game:{game}" for game in GAMES})}
+    # Only the organiser may choose the seed of a table the owner does not sit at alone
+    # with house bots.
+    organiser = {"Authorization": "Bearer " + app.state.tokens.mint(
+        agent_id="org", name="org", scopes=(), kind="organiser")}
 
     def open_table(headers: dict[str, str], **body: Any) -> str:
         answer = client.post("/v1/tables", headers=headers, json={"turn_timeout_s": 86_400, **body})
@@ -455,7 +459,7 @@ def _build_world(app: FastAPI, client: TestClient, redis_url: str) -> World:
 
     first = all_games()[GAMES[0]].info.modes[0]
     finished = open_table(
-        owner, game=GAMES[0], mode=first.name, seats=first.min_seats, seed=7, join=False,
+        organiser, game=GAMES[0], mode=first.name, seats=first.min_seats, seed=7, join=False,
         house_bots=[{"seat": seat, "bot": "greedy"} for seat in range(first.min_seats)],
     )
     _settle(client, finished, owner, until="finished")
@@ -465,7 +469,8 @@ def _build_world(app: FastAPI, client: TestClient, redis_url: str) -> World:
         mode = all_games()[game].info.modes[-1]
         sandboxes.append(open_sandbox(client, fuzzer, game, seed=200 + number))
         sandboxes.append(open_table(
-            owner, game=game, mode=mode.name, seats=mode.max_seats, seed=300 + number,
+            organiser, game=game, mode=mode.name, seats=mode.max_seats, seed=300 + number,
+            join=False,
         ))
     legal_by_game: dict[str, list[str]] = {}
     for game, table_id in zip(GAMES, sandboxes[::2], strict=True):

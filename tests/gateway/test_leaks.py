@@ -66,10 +66,11 @@ def test_no_response_names_a_card_its_reader_may_not_see(
     count = max(mode.min_seats, 3)
     seats = [auth(mint_token(agent_id=f"agent-{i}", name=f"p{i}", games=(game_name,)))
              for i in range(count)]
+    organiser = auth(mint_token(agent_id="org", name="org", kind="organiser"))
     created = client.post("/v1/tables", json={"game": game_name, "mode": mode.name, "seats": count,
-                                              "seed": 11}, headers=seats[0]).json()
+                                              "seed": 11, "join": False}, headers=organiser).json()
     table_id = created["id"]
-    for headers in seats[1:]:
+    for headers in seats:
         client.post(f"/v1/tables/{table_id}/join", headers=headers)
     readers: list[tuple[int | None, dict[str, str]]] = [*enumerate(seats), (None, {})]
     cursors = {seat: 0 for seat, _ in readers}

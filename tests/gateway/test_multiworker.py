@@ -125,12 +125,15 @@ def cluster(redis_url: str, signing_key_pem: str, tmp_path_factory: pytest.TempP
 
 
 def new_table(cluster: Cluster, agents: list[str], **fields: Any) -> str:
-    """A started Hab & Gut table with ``agents`` seated in order; returns its id."""
-    body = {"game": GAME, "mode": "standard", "seats": len(agents), **fields}
-    created = httpx.post(f"{cluster.urls[0]}/v1/tables", json=body, headers=cluster.headers(agents[0]))
+    """A started Hab & Gut table with ``agents`` seated in order, opened by the organiser
+    (who may choose a seed in ``fields``); returns its id."""
+    body = {"game": GAME, "mode": "standard", "seats": len(agents), "join": False, **fields}
+    organiser = cluster.tokens.mint(agent_id="org", name="org", scopes=(), kind="organiser")
+    created = httpx.post(f"{cluster.urls[0]}/v1/tables", json=body,
+                         headers={"Authorization": f"Bearer {organiser}"})
     assert created.status_code == 201, created.text
     table_id: str = created.json()["id"]
-    for index, agent in enumerate(agents[1:]):
+    for index, agent in enumerate(agents):
         joined = httpx.post(f"{cluster.urls[(index + 1) % 2]}/v1/tables/{table_id}/join",
                             headers=cluster.headers(agent))
         assert joined.status_code == 200, joined.text

@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from .tables_helpers import GAME, agents, seated_table
+from .tables_helpers import GAME, agents, organiser_auth, seated_table
 
 SEED = 11
 """The deal these tests play."""
@@ -117,8 +117,9 @@ def test_a_seat_waiting_at_an_open_table_is_answered_when_it_starts(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
 ) -> None:
     seats = agents(mint_token, auth, "w")
-    table = client.post("/v1/tables", headers=seats[0], json={
-        "game": GAME, "mode": "family", "seats": 2, "seed": 3}).json()
+    table = client.post("/v1/tables", headers=organiser_auth(client), json={
+        "game": GAME, "mode": "family", "seats": 2, "seed": 3, "join": False}).json()
+    assert client.post(f"/v1/tables/{table['id']}/join", headers=seats[0]).status_code == 200
     path = f"/v1/tables/{table['id']}/observation"
     watchers = [in_background(lambda h=h: client.get(path, headers=h, params={"wait": 20}).json())
                 for h in seats[:1]]
@@ -207,8 +208,9 @@ def test_a_held_observation_never_tells_a_seat_its_caller_left(
     # Alice holds an observation at an open table, leaves it (another request) and
     # Carol takes her seat: the held answer is Alice's view, not the seat's new hand.
     bob, alice, carol, dave = agents(mint_token, auth, "h", count=4)
-    table_id = client.post("/v1/tables", headers=bob, json={
-        "game": GAME, "mode": "family", "seats": 3, "seed": SEED}).json()["id"]
+    table_id = client.post("/v1/tables", headers=organiser_auth(client), json={
+        "game": GAME, "mode": "family", "seats": 3, "seed": SEED, "join": False}).json()["id"]
+    assert client.post(f"/v1/tables/{table_id}/join", headers=bob).json()["your_seat"] == 0
     assert client.post(f"/v1/tables/{table_id}/join", headers=alice).json()["your_seat"] == 1
     path = f"/v1/tables/{table_id}/observation"
     thread, out = in_background(lambda: client.get(path, headers=alice, params={"wait": 3}))

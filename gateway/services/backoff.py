@@ -1,0 +1,55 @@
+"""Pacing of a background loop whose work fails while Redis is down.
+
+A loop that retried at its normal interval (0.2 s for the turn clocks) logged
+five errors a second through an outage and kept hammering a Redis trying to
+come back. :class:`Backoff` doubles the pause after each failure up to a cap,
+logs the first failure of an outage once and its recovery once, and returns to
+the normal interval on the first success.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+__all__ = ["Backoff"]
+
+
+class Backoff:
+    """The pause after each round of one loop, and its once-per-outage log lines."""
+
+    def __init__(
+        self, name: str, logger: logging.Logger, *, interval_s: float, cap_s: float = 30.0
+    ) -> None:
+        self.name = name
+        self.log = logger
+        self.interval_s = interval_s
+        self.cap_s = max(cap_s, interval_s)
+        self.failures = 0
+        """Failed rounds in a row (0: healthy)."""
+        self.pause = interval_s
+        """The pause before the next round, as the last :meth:`failed` or :meth:`succeeded` set it."""
+        self._outage_started = 0.0
+
+    def failed(self, error: BaseException) -> float:
+        """Record a failed round; returns the pause before the next (doubling, capped).
+
+        Logs the error's type only (an engine message may name a hidden card), and
+        only for the first failure of an outage.
+        """
+        if self.failures == 0:
+            self._outage_started = time.monotonic()
+            self.log.error("%s failed: %s; backing off until it works again",
+                           self.name, type(error).__name__)
+        self.failures += 1
+        self.pause = min(self.interval_s * 2 ** min(self.failures, 30), self.cap_s)
+        return self.pause
+
+    def succeeded(self) -> float:
+        """Record a round that worked; returns the normal pause."""
+        if self.failures:
+            self.log.warning("%s works again after %d failed round(s) in %.1f s", self.name,
+                             self.failures, time.monotonic() - self._outage_started)
+            self.failures = 0
+        self.pause = self.interval_s
+        return self.pause

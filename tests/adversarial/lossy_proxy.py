@@ -1,0 +1,87 @@
+"""A TCP proxy on loopback that loses Redis's reply to one chosen command: the command
+reaches Redis and is applied, its reply never comes back (the connection drops instead)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+class LossyProxy:
+    """Forwards every connection to ``upstream``; :meth:`lose_reply_to` arms the next
+    command whose bytes contain a marker to be applied without a reply."""
+
+    def __init__(self, upstream_host: str, upstream_port: int) -> None:
+        self.upstream = (upstream_host, upstream_port)
+        self.port = 0
+        self.lost = 0
+        self._marker: bytes | None = None
+        self._lock = threading.Lock()
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def lose_reply_to(self, marker: bytes) -> None:
+        """The next command containing ``marker`` reaches Redis; its reply is lost."""
+        with self._lock:
+            self._marker = marker
+
+    def _take(self, chunk: bytes) -> bool:
+        with self._lock:
+            if self._marker is not None and self._marker in chunk:
+                self._marker = None
+                self.lost += 1
+                return True
+        return False
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        server = self._loop.run_until_complete(
+            asyncio.start_server(self._serve, "127.0.0.1", 0))
+        self.port = server.sockets[0].getsockname()[1]
+        self._ready.set()
+        self._loop.run_forever()
+        server.close()
+
+    async def _serve(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        upstream_r, upstream_w = await asyncio.open_connection(*self.upstream)
+        cut = asyncio.Event()
+
+        async def to_redis() -> None:
+            while chunk := await client_r.read(65536):
+                losing = self._take(chunk)
+                if losing:
+                    cut.set()  # from now on nothing goes back to the client
+                upstream_w.write(chunk)
+                await upstream_w.drain()
+                if losing:
+                    await asyncio.sleep(0.05)  # let Redis apply it, then drop the connection
+                    return
+
+        async def to_client() -> None:
+            while chunk := await upstream_r.read(65536):
+                if cut.is_set():
+                    return
+                client_w.write(chunk)
+                await client_w.drain()
+
+        tasks = [asyncio.ensure_future(to_redis()), asyncio.ensure_future(to_client())]
+        with contextlib.suppress(Exception):
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in tasks:
+            task.cancel()
+        for writer in (client_w, upstream_w):
+            writer.close()
+
+    @contextmanager
+    def running(self) -> Iterator[LossyProxy]:
+        self._thread.start()
+        self._ready.wait(5)
+        try:
+            yield self
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(5)

@@ -209,9 +209,9 @@ def test_swiss_byes_go_to_the_fewest_byes_lowest_standing() -> None:
 @pytest.mark.parametrize("fmt", ["duplicate", "round_robin", "swiss", "gauntlet"])
 def test_plans_are_deterministic(fmt: str) -> None:
     baselines = ["bot:a", "bot:b"]
-    first = _plan(fmt, 7, 4, 5, baselines=baselines, seed=11)
-    assert _plan(fmt, 7, 4, 5, baselines=baselines, seed=11) == first
-    assert _plan(fmt, 7, 4, 5, baselines=baselines, seed=12) != first
+    first = _plan(fmt, 7, 4, 3, baselines=baselines, seed=11)
+    assert _plan(fmt, 7, 4, 3, baselines=baselines, seed=11) == first
+    assert _plan(fmt, 7, 4, 3, baselines=baselines, seed=12) != first
 
 
 @pytest.mark.parametrize(("changes", "words"), [
@@ -244,7 +244,7 @@ def test_balance_text_states_the_spread() -> None:
                               "seat position equally often; each player plays 28 tables.")
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(fmt=st.sampled_from(["duplicate", "round_robin", "gauntlet", "swiss"]),
        players=st.integers(1, 9), bots=st.integers(0, 3), seats=st.integers(2, 6),
        boards=st.integers(1, 4), seed=st.integers(0, 2**32))

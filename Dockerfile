@@ -26,6 +26,7 @@ COPY gateway ./gateway
 COPY quiz ./quiz
 COPY agents ./agents
 COPY agents_club_cli ./agents_club_cli
+COPY tournament ./tournament
 RUN pip wheel --no-deps --wheel-dir /wheels .
 
 

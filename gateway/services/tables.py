@@ -214,6 +214,7 @@ async def create_table(
         created_at=now,
         seated=seated,
         seed=seed,
+        rated=request.rated,
     )
     record = _start_if_full(record, now, events)
     deadline, bots_due, _ = schedule_for(record, game, state, now)
@@ -584,6 +585,10 @@ async def replay(ctx: TableContext, table_id: str, principal: Principal | None) 
     require_visible(record, principal)
     if record.status != "finished":
         raise problem("table/not_finished", "The replay opens when the table ends.")
+    if record.tournament is not None:  # its board's other tables may still be played
+        from gateway.services.tournaments import require_published
+
+        await require_published(ctx, record, principal)
     log = await ctx.store.action_log(table_id)
     events = await ctx.store.events_after(table_id, 0, count=max(loaded.snapshot.seq, 1))
     full_events: list[EventOut] = [event_out(e.seq, e.audience, e.body) for e in events]

@@ -120,7 +120,7 @@ class StandingOut(_Out):
     points: float
     games: int
     wins: int
-    mean_placement: float
+    mean_placement: float | None = Field(description="Null before its first game.")
     by_seat: list[float | None] = Field(description="Mean placement per seat position "
                                         "(null where it never sat).")
 

@@ -335,7 +335,7 @@ def _tournament_out(snapshot: _Snapshot, principal: Principal | None) -> Tournam
         StandingOut(
             entrant=standing.entrant, name=snapshot.name(standing.entrant),
             points=standing.points, games=standing.games, wins=standing.wins,
-            mean_placement=standing.mean_placement,
+            mean_placement=None if math.isnan(standing.mean_placement) else standing.mean_placement,
             by_seat=[None if math.isnan(value) else value for value in standing.by_seat])
         for standing in standings(snapshot.results, snapshot.entrants)
     ]

@@ -88,9 +88,10 @@ class CreateTournamentRequest(BaseModel):
         description="`duplicate`: each board (one deal) played once per seat rotation; "
         "`round_robin`: balanced groups, seats rotated; `swiss`: rounds grouped by standing; "
         "`gauntlet`: every entrant against the baselines.")
-    boards: int = Field(default=1, ge=1, le=500, description="Boards (deals) to play.")
-    rounds: int | None = Field(default=None, ge=1, le=100,
-                               description="Rounds (`swiss`; a pacing hint otherwise).")
+    boards: int = Field(default=1, ge=1, le=500,
+                        description="Boards (deals) to play: one per round, in every format.")
+    rounds: int | None = Field(default=None, ge=1, le=500,
+                               description="Rounds; when given it must equal `boards`.")
     turn_timeout_s: float = Field(
         default=60.0, gt=0, le=3600,
         description="Seconds a seat has to act before its default action is applied: an "

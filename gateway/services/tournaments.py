@@ -70,7 +70,7 @@ from gateway.services.tournament_tables import (
 )
 from gateway.store.auth import AuthStore
 from gateway.store.tournaments import TournamentMeta, TournamentStore
-from tournament.plan import PlanError, TablePlan, plan_swiss_round, plan_tournament
+from tournament.plan import PlanError, TablePlan, field_of, plan_swiss_round, plan_tournament
 from tournament.ratings import LiveRating, live_ratings
 from tournament.report import DecisionStats, report_json, results_csv
 from tournament.results import TableResult, placements
@@ -237,8 +237,6 @@ async def create_tournament(
     ctx: TableContext, principal: Principal, request: CreateTournamentRequest
 ) -> TournamentOut:
     """Validate, plan round 0 (the whole plan but for swiss) and hand it to the scheduler."""
-    if request.format == "swiss" and request.rounds is None:
-        raise problem("tournament/invalid", "A swiss tournament needs `rounds`.")
     if request.format == "gauntlet" and not request.baselines:
         raise problem("tournament/invalid", "A gauntlet needs `baselines` (house bots).")
     config = _config(request)
@@ -284,7 +282,8 @@ class _Snapshot:
 
     @property
     def entrants(self) -> list[str]:
-        return [*self.record["entrants"], *self.record["baselines"]]
+        """Who is ranked: the entrants, and the baselines but in a gauntlet."""
+        return field_of(self.record["format"], self.record["entrants"], self.record["baselines"])
 
     def board_complete(self, board: int) -> bool:
         """Every planned table of ``board`` is over (or the tournament ended)."""
@@ -584,14 +583,14 @@ async def _plan_next_round(store: TournamentStore, snapshot: _Snapshot) -> None:
     """Swiss: plan the next round once every table of the planned ones is over."""
     record = snapshot.record
     rounds = 1 + max((plan.round for plan in snapshot.plans.values()), default=0)
-    if record["format"] != "swiss" or rounds >= (record["rounds"] or 1):
+    if record["format"] != "swiss" or rounds >= record["boards"]:  # one board per round
         return
     if any(index not in snapshot.done for index in snapshot.plans):
         return
     plans = plan_swiss_round(
         entrants=record["entrants"], seats=record["seats"], round=rounds, board=rounds,
         first_index=1 + max(snapshot.plans), results=snapshot.results,
-        seed=_plan_seed(snapshot.meta.secret))
+        seed=_plan_seed(snapshot.meta.secret), baselines=record["baselines"])
     _check_plans(plans, record["seats"])
     secret = snapshot.meta.secret
     await store.add_round(snapshot.id, rounds, [
@@ -637,7 +636,7 @@ async def _finish(ctx: TableContext, store: TournamentStore, snapshot: _Snapshot
     record = snapshot.record
     if record["format"] == "swiss":
         planned_rounds = 1 + max(plan.round for plan in snapshot.plans.values())
-        if planned_rounds < (record["rounds"] or 1):
+        if planned_rounds < record["boards"]:
             return False
     if any(index not in snapshot.done for index in snapshot.plans):
         return False

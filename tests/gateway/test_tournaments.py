@@ -143,7 +143,7 @@ def test_creation_is_for_the_organiser_and_strict(
         (_body(entrants=["not an id"]), organiser_headers, 422, "request/invalid"),
         (_body(seed=7), organiser_headers, 422, "request/invalid"),
         (_body(boards="2"), organiser_headers, 422, "request/invalid"),
-        (_body(format="swiss"), organiser_headers, 422, "tournament/invalid"),
+        (_body(format="swiss", rounds=3), organiser_headers, 422, "tournament/invalid"),
         (_body(format="gauntlet"), organiser_headers, 422, "tournament/invalid"),
         (_body(seats=4), organiser_headers, 422, "tournament/invalid"),
         (_body(mode="nope"), organiser_headers, 422, "tournament/invalid"),
@@ -281,3 +281,17 @@ def test_rated_tables_feed_the_leaderboard_once(
     assert board["tables"] == 3
     assert {rating["entrant"] for rating in board["ratings"]} == {"bot:greedy", "bot:random"}
     assert all(rating["games"] == 3 for rating in board["ratings"])
+
+
+def test_a_swiss_tournament_plans_each_round_once_the_last_is_over(
+    client: TestClient, organiser_headers: dict[str, str]
+) -> None:
+    created = client.post("/v1/tournaments", json=_body(format="swiss", boards=3),
+                          headers=organiser_headers)
+    assert created.status_code == 201, created.text
+    assert created.json()["progress"]["total"] == 1  # round 0 only
+    shown = _wait_finished(client, created.json()["id"], organiser_headers)
+    assert shown["progress"]["done"] == 3
+    results = client.get(f"/v1/tournaments/{created.json()['id']}/results").json()["results"]
+    assert sorted((result["round"], result["board"]) for result in results) == [
+        (0, 0), (1, 1), (2, 2)]

@@ -116,8 +116,13 @@ register_problem(
     "every table of the board is over.",
 )
 
-LEASE_S = 10.0
-"""How long a claimed tournament is left to its worker before another may take it over."""
+LEASE_S = 3.0
+"""How long a claimed tournament is left to its worker before another may take it over.
+
+A pass is a handful of round trips, far shorter; should one outlast its lease,
+a second worker's pass over the same tournament changes nothing twice (every
+step is idempotent), so the lease is kept short for a quick take-over after a
+worker dies."""
 
 ASSIGNMENT_KEEPALIVE_S = 15.0
 """Seconds between SSE keep-alive comments on the assignment stream."""

@@ -11,12 +11,17 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import json
 import threading
 import time
 from collections import Counter
+from pathlib import Path
+
+import pytest
 
 from agents import Client, HouseBot
 from agents.runner import GameResult, Runner
+from agents_club_cli.main import main
 from engine.registry import get_game
 from gateway.store.auth import AuthStore
 from gateway.store.connection import Keys, connect
@@ -112,3 +117,29 @@ def test_two_sdk_agents_and_a_house_bot_play_a_tournament_to_its_report(
         report = organiser.tournament_report(tournament.id)
         assert isinstance(report, dict) and report
         assert organiser.tournament_report(tournament.id) == report  # kept once made
+
+
+def test_the_cli_creates_plays_watches_and_reports_a_tournament(
+    gateway: RunningGateway, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    (cleo,) = _register(gateway, f"Cleo{str(time.monotonic_ns())[-6:]}")
+    server = ["--server", gateway.base_url]
+    organiser = [*server, "--organiser-key", ORGANISER_KEY]
+    assert main(["tournament", "create", *organiser, "--name", "cli", "--seats", "2",
+                 "--entrant", cleo, "--entrant", "bot:greedy", "--boards", "2",
+                 "--option", "turn_limit_per_seat=4", "--turn-timeout", "10"]) == 0
+    created = capsys.readouterr().out
+    tournament_id = created.split()[1].rstrip(":")
+    assert tournament_id.startswith("tn_") and "4 tables planned" in created
+    token = gateway.tokens.mint(agent_id=cleo, name=cleo, scopes={f"game:{GAME}"})
+    assert main(["play", *server, "--token", token, "--tournament", tournament_id,
+                 "--poll-wait", "2", "--quiet"]) == 0
+    played = capsys.readouterr().out
+    assert played.count("table ") >= 4 and "4 tables played" in played
+    assert main(["tournament", "status", *server, tournament_id, "--once"]) == 0
+    status = capsys.readouterr().out
+    assert "4/4 done, 0 running, 0 waiting (finished)" in status and "greedy bot" in status
+    assert main(["tournament", "report", *server, tournament_id, "--out", str(tmp_path),
+                 "--no-plot"]) == 0
+    assert (tmp_path / f"{tournament_id}.md").read_text(encoding="utf-8").strip()
+    assert json.loads((tmp_path / f"{tournament_id}.json").read_text(encoding="utf-8"))

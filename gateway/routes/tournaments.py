@@ -133,8 +133,8 @@ async def cancel_tournament(
     summary="Per-table placements and scores (JSON or CSV)",
     response_model=TournamentResults,
     responses={
-        200: {"content": {"text/csv": {"example": "table_id,index,round,board,seat,entrant,"
-                                                   "placement,score,reason\n"}},
+        200: {"content": {"text/csv": {"example": "table_index,table_id,board,round,seat,entrant,"
+                                                   "placement,points,score,reason,finished_at\n"}},
               "description": "JSON, or CSV with `?format=csv` (one row per seat per table)."},
         **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found", "request/invalid"),
     },
@@ -160,8 +160,8 @@ async def get_tournament_results(
     summary="Per-table placements and scores as CSV",
     response_class=PlainTextResponse,
     responses={
-        200: {"content": {"text/csv": {"example": "table_id,index,round,board,seat,entrant,"
-                                                   "placement,score,reason\n"}},
+        200: {"content": {"text/csv": {"example": "table_index,table_id,board,round,seat,entrant,"
+                                                   "placement,points,score,reason,finished_at\n"}},
               "description": "One row per seat per table."},
         **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found"),
     },

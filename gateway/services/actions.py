@@ -245,10 +245,10 @@ async def commit_step(
         ctx.bots_due.set()
     if result.applied and step.record.status == "finished":
         await quotas.release(ctx, step.record)  # the table no longer counts against its creator
-        if step.record.rated:
-            from gateway.services.tournaments import note_rated_finish
+        if step.record.rated or step.record.tournament is not None:
+            from gateway.services.tournaments import note_finished
 
-            await note_rated_finish(ctx, step.record)
+            await note_finished(ctx, step.record)
     return result
 
 

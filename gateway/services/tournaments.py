@@ -87,6 +87,7 @@ __all__ = [
     "get_tournament",
     "leaderboard",
     "list_tournaments",
+    "note_finished",
     "note_rated_finish",
     "note_refused",
     "replays_jsonl",
@@ -123,6 +124,11 @@ A pass is a handful of round trips, far shorter; should one outlast its lease,
 a second worker's pass over the same tournament changes nothing twice (every
 step is idempotent), so the lease is kept short for a quick take-over after a
 worker dies."""
+
+POLL_S = 1.0
+"""How soon a running tournament is looked at again when none of its tables finishes
+meanwhile (a finishing table makes it due at once: :func:`note_finished`); the clocks
+and house bots play on in between."""
 
 ASSIGNMENT_KEEPALIVE_S = 15.0
 """Seconds between SSE keep-alive comments on the assignment stream."""
@@ -566,14 +572,18 @@ def _result_of(plan: TablePlan, record: TableRecord) -> TableResult | None:
 
 
 async def _collect(ctx: TableContext, store: TournamentStore, snapshot: _Snapshot) -> None:
-    """Store the result of every created table that finished since the last look."""
-    for index in sorted(set(snapshot.created) - snapshot.done):
-        table_id = table_id_for(snapshot.meta.secret, index)
-        try:
-            loaded = await load_table(ctx, table_id)
-        except ProblemError:
-            continue
-        result = _result_of(snapshot.plans[index], loaded.record)
+    """Store the result of every created table that finished since the last look.
+
+    Reads only the running tables' records, in one pipeline: a pass must stay
+    cheap, as it runs every sweeper interval while the tournament is played.
+    """
+    running = {table_id_for(snapshot.meta.secret, index): index
+               for index in sorted(set(snapshot.created) - snapshot.done)}
+    for raw in await ctx.store.load_records(list(running)):
+        raw.pop("version", None)
+        record = TableRecord.model_validate(raw)
+        table_id, index = record.id, running[record.id]
+        result = _result_of(snapshot.plans[index], record)
         if result is None:
             continue
         result_json = json.dumps(result.to_json())
@@ -669,7 +679,7 @@ async def advance_tournament(ctx: TableContext, tournament_id: str) -> float | N
     if await _finish(ctx, store, snapshot):
         return None
     await _create_due(ctx, store, snapshot)
-    return ctx.now() + ctx.settings.sweeper_interval_s
+    return ctx.now() + POLL_S
 
 
 async def _advance_claimed(ctx: TableContext, store: TournamentStore, tournament_id: str,
@@ -746,6 +756,16 @@ async def stream_assignments(
 
 
 # -- the ladder -----------------------------------------------------------------------------
+
+
+async def note_finished(ctx: TableContext, record: TableRecord) -> None:
+    """A table just finished: wake its tournament's scheduler (it collects the result and
+    starts the next table now rather than at its next look), or put a rated ordinary
+    table on the ladder."""
+    if record.tournament is not None:
+        await _store(ctx).poke(record.tournament, ctx.now())
+    else:
+        await note_rated_finish(ctx, record)
 
 
 async def note_rated_finish(ctx: TableContext, record: TableRecord) -> None:

@@ -303,9 +303,11 @@ class _Snapshot:
         return all(index in self.done for index, plan in self.plans.items() if plan.board == board)
 
     def published(self) -> list[TableResult]:
+        """The results of boards every table of which is over, in finish order."""
         return [result for result in self.results if self.board_complete(result.board)]
 
     def name(self, entrant: str) -> str:
+        """The entrant's display name (an agent's registered name, ``greedy bot``)."""
         return str(self.record["names"].get(entrant, entrant))
 
 

@@ -157,6 +157,12 @@ def test_creation_is_for_the_organiser_and_strict(
         answer = client.post("/v1/tournaments", json=body, headers=headers)
         assert (answer.status_code, answer.json()["code"]) == (status, code), (body, answer.text)
         assert answer.headers["content-type"] == "application/problem+json"
+    for path in ("/v1/agents/me/assignments", "/v1/agents/me/assignments/stream"):
+        refused = client.get(path)
+        assert (refused.status_code, refused.json()["code"]) == (401, "auth/missing")
+    bad_after = client.get("/v1/agents/me/assignments", params={"after": "x"},
+                           headers=auth(mint_token(games=[GAME])))
+    assert (bad_after.status_code, bad_after.json()["code"]) == (422, "request/invalid")
     missing = client.get("/v1/tournaments/tn_0000000000000000")
     assert (missing.status_code, missing.json()["code"]) == (404, "tournament/not_found")
     assert client.post("/v1/tournaments/tn_0000000000000000/cancel",
@@ -228,7 +234,20 @@ def test_absent_agents_lose_only_their_turns_and_boards_stay_secret_until_played
                             params={"after": everything["last_id"], "wait": 0.1}).json()
     assert after_last["assignments"] == []
     report = client.get(f"/v1/tournaments/{tournament_id}/report").json()
-    assert "decisions" in report or "entrants" in report
+    assert report["decisions"][ann]["refused"] == 1
+    assert report["decisions"][ann]["timeouts"] == report["decisions"][ann]["decisions"] > 0
+    assert report["decisions"]["bot:greedy"]["timeouts"] == 0
+    # The same assignments as Server-Sent Events, from the start.
+    frames: list[str] = []
+    with client.stream("GET", "/v1/agents/me/assignments/stream", headers=ann_headers) as stream:
+        assert stream.status_code == 200
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        for line in stream.iter_lines():
+            frames.append(line)
+            if line == "event: tournament.finished":
+                break
+    assert frames.count("event: table.assigned") == 3
+    assert f"id: {everything['last_id']}" in frames
 
 
 def test_cancel_closes_running_tables_and_nobody_wins(

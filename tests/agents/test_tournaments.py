@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import importlib.util
 import io
 import json
 import threading
@@ -139,7 +140,9 @@ def test_the_cli_creates_plays_watches_and_reports_a_tournament(
     assert main(["tournament", "status", *server, tournament_id, "--once"]) == 0
     status = capsys.readouterr().out
     assert "4/4 done, 0 running, 0 waiting (finished)" in status and "greedy bot" in status
-    assert main(["tournament", "report", *server, tournament_id, "--out", str(tmp_path),
-                 "--no-plot"]) == 0
-    assert (tmp_path / f"{tournament_id}.md").read_text(encoding="utf-8").strip()
-    assert json.loads((tmp_path / f"{tournament_id}.json").read_text(encoding="utf-8"))
+    assert main(["tournament", "report", *server, tournament_id, "--out", str(tmp_path)]) == 0
+    markdown = (tmp_path / f"{tournament_id}.md").read_text(encoding="utf-8")
+    assert markdown.strip() and markdown in capsys.readouterr().out
+    assert json.loads((tmp_path / f"{tournament_id}.json").read_text(encoding="utf-8"))["fit"]
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert (tmp_path / f"{tournament_id}.png").read_bytes().startswith(b"\x89PNG")

@@ -222,6 +222,10 @@ async def create_table(
     # on any worker cannot all pass it. When the write fails the reservation stays:
     # the table may or may not exist, and the cap's pruning drops it if it never does.
     reserved = await quotas.reserve(ctx, principal, table_id, now)
+    if record.rated:  # before the write: the ladder's sweep must know every rated table
+        from gateway.services.tournaments import note_rated_table
+
+        await note_rated_table(ctx, table_id, record.game)
     result = await ctx.store.commit(
         table_id, expected_version=-1, record=record.model_dump(mode="json"),
         state=state.model_dump_json(), deadline=deadline, events=events,

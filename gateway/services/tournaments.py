@@ -89,6 +89,7 @@ __all__ = [
     "list_tournaments",
     "note_finished",
     "note_rated_finish",
+    "note_rated_table",
     "note_refused",
     "replays_jsonl",
     "report",
@@ -97,6 +98,7 @@ __all__ = [
     "results_csv_text",
     "run_tournaments",
     "stream_assignments",
+    "sweep_ladder",
     "table_id_for",
 ]
 
@@ -696,13 +698,15 @@ async def _advance_claimed(ctx: TableContext, store: TournamentStore, tournament
 
 
 async def drive_tournaments(ctx: TableContext) -> int:
-    """Claim every due tournament and advance them concurrently; returns the count."""
+    """Claim every due tournament and advance them concurrently, then sweep the ladder's
+    pending tables; returns the number of tournaments."""
     store = _store(ctx)
     now = ctx.now()
     lease_end = now + LEASE_S
     claimed = await store.claim_active(now, lease_end)
     await asyncio.gather(*(_advance_claimed(ctx, store, tournament_id, lease_end)
                            for tournament_id in claimed))
+    await sweep_ladder(ctx)
     return len(claimed)
 
 
@@ -768,6 +772,38 @@ async def note_finished(ctx: TableContext, record: TableRecord) -> None:
         await _store(ctx).poke(record.tournament, ctx.now())
     else:
         await note_rated_finish(ctx, record)
+
+
+LADDER_RECHECK_S = 30.0
+"""How soon the ladder's sweep looks again at a rated table that is still being played."""
+
+
+async def note_rated_table(ctx: TableContext, table_id: str, game: str) -> None:
+    """Remember a rated ordinary table (before it is written) so that the sweep puts it on
+    its ladder even if the worker that finishes it dies before doing so itself."""
+    await _store(ctx).add_ladder_pending(game, table_id, ctx.now() + LADDER_RECHECK_S)
+
+
+async def sweep_ladder(ctx: TableContext) -> int:
+    """Put every finished rated table still pending on its ladder (once: HSETNX by table
+    id); tables still played are looked at again later, unknown ones forgotten."""
+    store = _store(ctx)
+    now = ctx.now()
+    lease_end = now + LEASE_S
+    claimed = await store.claim_ladder_pending(now, lease_end)
+    for game, table_id in claimed:
+        next_due: float | None = None
+        try:
+            loaded = await load_table(ctx, table_id)
+        except ProblemError:
+            loaded = None  # never written (its create failed): nothing to rate
+        if loaded is not None:
+            if loaded.record.status == "finished":
+                await note_rated_finish(ctx, loaded.record)
+            else:
+                next_due = ctx.now() + LADDER_RECHECK_S
+        await store.release_ladder_pending(game, table_id, lease_end, next_due)
+    return len(claimed)
 
 
 async def note_rated_finish(ctx: TableContext, record: TableRecord) -> None:

@@ -22,7 +22,10 @@ creation time: public ones, and every one for the organiser's listing);
 look at it next, or the end of the lease of the worker looking at it now, as
 the house bots' ``bots`` index); ``assignments:{<agent_id>}`` (a stream per
 agent of the tables it must play); ``ladder:{<game>}:results`` and
-``ladder:{<game>}:order`` (every rated table's result, once, in finish order).
+``ladder:{<game>}:order`` (every rated table's result, once, in finish order);
+``ladder:pending`` (sorted set: ``<game> <table id>`` of rated ordinary tables not
+on their ladder yet -> when to look at the table again, or a sweeping worker's
+lease end).
 """
 
 from __future__ import annotations
@@ -316,6 +319,35 @@ class TournamentStore:
         """Store a rated table's result on its game's ladder exactly once."""
         keys = [self._ladder(game, "results"), self._ladder(game, "order")]
         return bool(await self._record_result(keys=keys, args=[table_id, result_json]))
+
+    @property
+    def _ladder_pending(self) -> str:
+        return self.keys.global_("ladder", "pending")
+
+    async def add_ladder_pending(self, game: str, table_id: str, due: float) -> None:
+        """Note a rated ordinary table, to be put on its ladder once it has finished."""
+        await self.redis.zadd(self._ladder_pending, {f"{game} {table_id}": due})
+
+    async def claim_ladder_pending(
+        self, now: float, lease_end: float, limit: int = 50
+    ) -> list[tuple[str, str]]:
+        """Claim due pending tables (one worker each until ``lease_end``): (game, table id)."""
+        claimed = await self._claim(keys=[self._ladder_pending],
+                                    args=[repr(now), repr(lease_end), limit])
+        pairs = []
+        for member in claimed:
+            game, _space, table_id = decoded(member).partition(" ")
+            pairs.append((game, table_id))
+        return pairs
+
+    async def release_ladder_pending(
+        self, game: str, table_id: str, lease_end: float, next_due: float | None
+    ) -> bool:
+        """Release a claim: look again at ``next_due``, or (``None``) forget the table."""
+        released = await self._release(
+            keys=[self._ladder_pending],
+            args=[f"{game} {table_id}", repr(lease_end), "" if next_due is None else repr(next_due)])
+        return bool(released)
 
     async def ladder(self, game: str) -> list[str]:
         """Every rated result of ``game``, in the order they were stored."""

@@ -314,3 +314,40 @@ def test_a_swiss_tournament_plans_each_round_once_the_last_is_over(
     results = client.get(f"/v1/tournaments/{created.json()['id']}/results").json()["results"]
     assert sorted((result["round"], result["board"]) for result in results) == [
         (0, 0), (1, 1), (2, 2)]
+
+
+def test_the_ladder_sweep_rates_a_table_whose_finisher_died_once(
+    client: TestClient, settings: Settings, mint_token: MintToken,
+    auth: Callable[[str], dict[str, str]],
+) -> None:
+    organiser_token = auth(mint_token(agent_id="org-1", name="Org", kind="organiser"))
+    table_id = client.post("/v1/tables", headers=organiser_token, json={
+        "game": GAME, "mode": "family", "seats": 2, "options": SHORT, "join": False,
+        "rated": True, "house_bots": [{"seat": 0, "bot": "greedy"}, {"seat": 1, "bot": "random"}],
+    }).json()["id"]
+    give_up = time.monotonic() + 5
+    while client.get(f"/v1/tables/{table_id}").json()["status"] != "finished":
+        assert time.monotonic() < give_up
+        time.sleep(0.05)
+    assert client.get(f"/v1/games/{GAME}/leaderboard").json()["tables"] == 1
+    namespace = settings.redis_namespace
+
+    async def lose_the_ladder_write_and_make_the_sweep_due() -> None:
+        redis_client = connect(settings.redis_url or "")
+        try:
+            await redis_client.delete(f"{namespace}:ladder:{{{GAME}}}:results",
+                                      f"{namespace}:ladder:{{{GAME}}}:order")
+            pending = f"{namespace}:ladder:pending"
+            assert await redis_client.zscore(pending, f"{GAME} {table_id}") is not None
+            await redis_client.zadd(pending, {f"{GAME} {table_id}": 0})
+        finally:
+            await redis_client.aclose()
+
+    asyncio.run(lose_the_ladder_write_and_make_the_sweep_due())
+    give_up = time.monotonic() + 5
+    while client.get(f"/v1/games/{GAME}/leaderboard").json()["tables"] == 0:
+        assert time.monotonic() < give_up, "the sweep did not rate the table"
+        time.sleep(0.05)
+    time.sleep(0.3)  # further sweeps find it rated and pending no more
+    board = client.get(f"/v1/games/{GAME}/leaderboard").json()
+    assert board["tables"] == 1 and all(rating["games"] == 1 for rating in board["ratings"])

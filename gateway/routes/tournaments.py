@@ -8,14 +8,20 @@ Thin on purpose: each route checks its inputs, calls one function of
 from __future__ import annotations
 
 import re
+import time
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Header, Query, Request
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 
-from gateway.deps import CurrentPrincipal, OptionalCaller, OrganiserPrincipal
+from gateway.deps import (
+    CurrentPrincipal,
+    CurrentToken,
+    OptionalCaller,
+    OrganiserPrincipal,
+    TokenServiceDep,
+)
 from gateway.openapi_docs import problem_responses
-from gateway.routes.tables import _ctx
 from gateway.schemas.tournaments import (
     AssignmentsPage,
     CreateTournamentRequest,
@@ -25,7 +31,9 @@ from gateway.schemas.tournaments import (
     TournamentResults,
 )
 from gateway.services import tournaments as service
+from gateway.services.context import TableContext
 from gateway.services.records import problem
+from gateway.services.runtime import table_context
 
 __all__ = ["router"]
 
@@ -37,6 +45,12 @@ _AUTH = ("auth/missing", "auth/invalid", "auth/expired", "auth/revoked")
 _SPECTATOR_AUTH = ("auth/invalid", "auth/expired", "auth/revoked")
 _STREAM_ID = r"^(0|[0-9]{1,20}-[0-9]{1,20})$"
 """An assignment stream id (``0``: from the start)."""
+
+
+def _ctx(request: Request) -> TableContext:
+    if getattr(request.app.state, "redis", None) is None:
+        raise problem("server/unavailable", "Redis is not connected.")
+    return table_context(request.app)
 
 
 @router.post(
@@ -224,7 +238,8 @@ async def get_tournament_report(
 )
 async def get_assignments(
     request: Request,
-    principal: CurrentPrincipal,
+    token: CurrentToken,
+    tokens: TokenServiceDep,
     after: Annotated[str, Query(pattern=_STREAM_ID, description="Read after this id.")] = "0",
     wait: Annotated[float, Query(ge=0, le=3600, description=(
         "Hold the answer up to this many seconds (capped by the server's long-poll "
@@ -233,8 +248,9 @@ async def get_assignments(
     """A tournament table you sit at is announced here when it is created (``table.assigned``:
     table id and seat), and the end of each tournament you play (``tournament.finished``).
     Loop with ``after=<last_id>&wait=30``; then observe the table and play. Never names a
-    board or anything hidden."""
-    return await service.assignments(_ctx(request), principal, after=after, wait=wait)
+    board or anything hidden. The wait ends when the token expires."""
+    wait = min(wait, max(0.0, tokens.valid_until(token) - time.time()))
+    return await service.assignments(_ctx(request), token.principal, after=after, wait=wait)
 
 
 @router.get(

@@ -15,7 +15,6 @@ from fastapi import APIRouter, Body, Header, Query, Request
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 
 from gateway.deps import (
-    CurrentPrincipal,
     CurrentToken,
     OptionalCaller,
     OrganiserPrincipal,
@@ -266,18 +265,21 @@ async def get_assignments(
 )
 async def stream_assignments(
     request: Request,
-    principal: CurrentPrincipal,
+    token: CurrentToken,
+    tokens: TokenServiceDep,
     after: Annotated[str, Query(pattern=_STREAM_ID, description="Start after this id.")] = "0",
     last_event_id: Annotated[str | None, Header(
         alias="Last-Event-ID", description="Resume after this id (sent by EventSource).")] = None,
 ) -> Response:
-    """Resume with ``Last-Event-ID`` (or ``after``)."""
+    """Resume with ``Last-Event-ID`` (or ``after``). The stream closes when the token it
+    was opened with expires; reconnect with a fresh one and ``Last-Event-ID``."""
     start = after
     if last_event_id is not None:
         if not re.fullmatch(_STREAM_ID, last_event_id):
             raise problem("request/invalid", "Last-Event-ID must be an assignment id.")
         start = last_event_id
-    frames = service.stream_assignments(_ctx(request), principal, after=start)
+    frames = service.stream_assignments(_ctx(request), token.principal, after=start,
+                                        until=tokens.valid_until(token))
     return StreamingResponse(frames, media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 

@@ -32,6 +32,7 @@ import json
 import logging
 import math
 import secrets
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import asdict
@@ -742,16 +743,23 @@ async def assignments(
 
 
 async def stream_assignments(
-    ctx: TableContext, principal: Principal, *, after: str
+    ctx: TableContext, principal: Principal, *, after: str, until: float
 ) -> AsyncIterator[str]:
     """The caller's assignments as SSE frames (``id`` is the stream id); keep-alive comments
-    every :data:`ASSIGNMENT_KEEPALIVE_S` seconds."""
+    every :data:`ASSIGNMENT_KEEPALIVE_S` seconds; closed at ``until`` (when the caller's
+    token stops verifying: nothing is told to an expired token)."""
     cursor = after
     store = _store(ctx)
     yield "retry: 1000\n\n"
     while True:
+        remaining = until - time.time()
+        if remaining <= 0:
+            return
+        block_s = min(ASSIGNMENT_KEEPALIVE_S, remaining)
         entries = await store.assignments_after(
-            principal.agent_id, cursor, block_ms=int(ASSIGNMENT_KEEPALIVE_S * 1000))
+            principal.agent_id, cursor, block_ms=max(1, int(block_s * 1000)))
+        if time.time() >= until:
+            return
         if not entries:
             yield ": keep-alive\n\n"
             continue

@@ -32,7 +32,7 @@ SHORT = {"turn_limit_per_seat": 6}
 
 @pytest.fixture()
 def settings(settings: Settings) -> Settings:
-    return settings.model_copy(update={"sweeper_interval_s": 0.05})
+    return settings.model_copy(update={"sweeper_interval_s": 0.05, "jwt_leeway_s": 0})
 
 
 def _body(**changes: Any) -> dict[str, Any]:
@@ -160,6 +160,15 @@ def test_creation_is_for_the_organiser_and_strict(
     for path in ("/v1/agents/me/assignments", "/v1/agents/me/assignments/stream"):
         refused = client.get(path)
         assert (refused.status_code, refused.json()["code"]) == (401, "auth/missing")
+    # A held wait and the stream both end when the token expires.
+    short = auth(mint_token(games=[GAME], ttl_s=1))
+    started = time.monotonic()
+    held = client.get("/v1/agents/me/assignments", params={"wait": 30}, headers=short)
+    assert held.status_code == 200 and held.json()["assignments"] == []
+    with client.stream("GET", "/v1/agents/me/assignments/stream", headers=short) as stream:
+        assert stream.status_code in (200, 401)  # 401 once the token has run out already
+        list(stream.iter_lines())
+    assert time.monotonic() - started < 5
     bad_after = client.get("/v1/agents/me/assignments", params={"after": "x"},
                            headers=auth(mint_token(games=[GAME])))
     assert (bad_after.status_code, bad_after.json()["code"]) == (422, "request/invalid")
@@ -188,7 +197,7 @@ def test_absent_agents_lose_only_their_turns_and_boards_stay_secret_until_played
     ann, bob = _register(settings, "Ann", "Bob")
     ann_headers = auth(mint_token(agent_id=ann, name="Ann", games=[GAME]))
     body = _body(seats=3, entrants=[ann, bob, "bot:greedy"], boards=1, turn_timeout_s=0.05,
-                 max_concurrent_tables=1, options={"turn_limit_per_seat": 4})
+                 max_concurrent_tables=1, options={"turn_limit_per_seat": 2})
     created = client.post("/v1/tournaments", json=body, headers=organiser_headers)
     assert created.status_code == 201, created.text
     tournament_id = created.json()["id"]

@@ -335,12 +335,35 @@ def _rating_out(rating: LiveRating, name: str) -> RatingOut:
                      ordinal=rating.ordinal, games=rating.games, provisional=rating.provisional)
 
 
-def _ratings(results: Sequence[TableResult], name: Any) -> list[RatingOut]:
-    rated = sorted(live_ratings(results).values(), key=lambda rating: -rating.ordinal)
+_RATINGS_MEMO: dict[tuple[str, str, int, str], list[LiveRating]] = {}
+"""Live ratings by (namespace, tournament id or ``ladder:<game>``, number of results, last
+result's table id), newest last.
+
+Results are only ever appended, in finish order, so the first ``n`` results of
+one key never change and neither do their ratings: the memo cannot answer
+wrong. It spares a public read the OpenSkill pass over every result (about
+0.14 s per thousand tables)."""
+
+_RATINGS_MEMO_SIZE = 256
+
+
+def _ratings(
+    ctx: TableContext, key: str, results: Sequence[TableResult], name: Any
+) -> list[RatingOut]:
+    last = results[-1].table_id if results else ""
+    memo_key = (ctx.store.keys.namespace, key, len(results), last)
+    rated = _RATINGS_MEMO.get(memo_key)
+    if rated is None:
+        rated = sorted(live_ratings(results).values(), key=lambda rating: -rating.ordinal)
+        _RATINGS_MEMO[memo_key] = rated
+        while len(_RATINGS_MEMO) > _RATINGS_MEMO_SIZE:
+            del _RATINGS_MEMO[next(iter(_RATINGS_MEMO))]
     return [_rating_out(rating, name(rating.entrant)) for rating in rated]
 
 
-def _tournament_out(snapshot: _Snapshot, principal: Principal | None) -> TournamentOut:
+def _tournament_out(
+    ctx: TableContext, snapshot: _Snapshot, principal: Principal | None
+) -> TournamentOut:
     record = snapshot.record
     running = [index for index in snapshot.created if index not in snapshot.done]
     progress = ProgressOut(
@@ -378,7 +401,7 @@ def _tournament_out(snapshot: _Snapshot, principal: Principal | None) -> Tournam
         private=record["private"], status=snapshot.meta.status,
         created_by=record["created_by"], created_at=record["created_at"],
         finished_at=snapshot.meta.finished_at, progress=progress, standings=table_standings,
-        ratings=_ratings(snapshot.results, snapshot.name), tables=tables)
+        ratings=_ratings(ctx, snapshot.id, snapshot.results, snapshot.name), tables=tables)
 
 
 async def get_tournament(
@@ -387,7 +410,7 @@ async def get_tournament(
     """Progress, standings, live ratings and the tables of published boards."""
     snapshot = await _snapshot(ctx, tournament_id)
     _visible(snapshot, principal)
-    return _tournament_out(snapshot, principal)
+    return _tournament_out(ctx, snapshot, principal)
 
 
 async def list_tournaments(
@@ -840,4 +863,4 @@ async def leaderboard(ctx: TableContext, game: str) -> LeaderboardOut:
     game_or_problem(game)
     stored = [TableResult.from_json(json.loads(raw)) for raw in await _store(ctx).ladder(game)]
     return LeaderboardOut(game=game, tables=len(stored),
-                          ratings=_ratings(stored, lambda entrant: entrant))
+                          ratings=_ratings(ctx, f"ladder:{game}", stored, lambda entrant: entrant))

@@ -31,8 +31,9 @@ __all__ = [
 TournamentFormat = Literal["duplicate", "round_robin", "swiss", "gauntlet"]
 TournamentStatus = Literal["running", "finished", "cancelled"]
 
-ENTRANT_PATTERN = r"^(agt_[0-9a-f]{1,64}|bot:[a-z0-9_-]{1,32})$"
-"""An entrant: a registered agent's id, or ``bot:<name>`` for a house bot."""
+ENTRANT_PATTERN = r"^(agt_[0-9a-f]{1,64}|bot:[a-z0-9_-]{1,32}(#[0-9]{1,3})?)$"
+"""An entrant: a registered agent's id, or ``bot:<name>`` for a house bot; ``bot:<name>#<n>``
+enters another copy of the same bot (``bot:greedy#1``, ``bot:greedy#2``)."""
 
 Entrant = Annotated[str, StringConstraints(pattern=ENTRANT_PATTERN)]
 
@@ -79,7 +80,7 @@ class CreateTournamentRequest(BaseModel):
     entrants: list[Entrant] = Field(
         min_length=1, max_length=64,
         description="Who is ranked: registered agent ids (`agt_...`) and house bots "
-        "(`bot:greedy`); each at most once.")
+        "(`bot:greedy`; `bot:greedy#2` for a second copy); each at most once.")
     baselines: list[Entrant] = Field(
         default_factory=list, max_length=8,
         description="House bots (`bot:random`) every entrant plays against in `gauntlet`; "

@@ -65,6 +65,7 @@ from gateway.services.context import TableContext
 from gateway.services.records import TableRecord, game_or_problem, problem
 from gateway.services.tournament_tables import (
     CANCELLED,
+    bot_name,
     close_tournament_table,
     create_tournament_table,
     seat_record,
@@ -226,11 +227,12 @@ async def _names(ctx: TableContext, request: CreateTournamentRequest) -> dict[st
             raise problem("tournament/invalid", f"{entrant} is named twice.")
         if entrant.startswith("bot:"):
             try:
-                bot = get_bot(request.game, entrant.removeprefix("bot:"))
+                bot = get_bot(request.game, bot_name(entrant))
             except UnknownBot:
                 raise problem("table/unknown_bot",
                               f"No house bot {entrant!r} for {request.game}.") from None
-            names[entrant] = f"{bot.name} bot"
+            copy = entrant.partition("#")[2]
+            names[entrant] = f"{bot.name} bot" + (f" #{copy}" if copy else "")
             continue
         agent = await agents.get_agent(entrant)
         if agent is None:

@@ -320,7 +320,9 @@ def test_rated_tables_feed_the_leaderboard_once(
 def test_a_swiss_tournament_plans_each_round_once_the_last_is_over(
     client: TestClient, organiser_headers: dict[str, str]
 ) -> None:
-    created = client.post("/v1/tournaments", json=_body(format="swiss", boards=3),
+    two_copies = ["bot:greedy#1", "bot:greedy#2"]  # two copies of one bot, told apart
+    created = client.post("/v1/tournaments", json=_body(format="swiss", boards=3,
+                                                         entrants=two_copies),
                           headers=organiser_headers)
     assert created.status_code == 201, created.text
     assert created.json()["progress"]["total"] == 1  # round 0 only
@@ -329,6 +331,8 @@ def test_a_swiss_tournament_plans_each_round_once_the_last_is_over(
     results = client.get(f"/v1/tournaments/{created.json()['id']}/results").json()["results"]
     assert sorted((result["round"], result["board"]) for result in results) == [
         (0, 0), (1, 1), (2, 2)]
+    assert {standing["name"] for standing in shown["standings"]} == {
+        "greedy bot #1", "greedy bot #2"}
 
 
 def test_the_ladder_sweep_rates_a_table_whose_finisher_died_once(

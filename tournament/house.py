@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from engine.bots import get_bot
+from engine.bots import Bot, get_bot
+from engine.core import Action, Game, Seat, View
 from engine.registry import get_game
 from engine.simulation import play_table
 from tournament.plan import TablePlan
@@ -38,14 +41,43 @@ def house_bot_name(entrant: str) -> str:
     return entrant.removeprefix("bot:").split("#", 1)[0]
 
 
+@dataclass(frozen=True)
+class _OwnChance:
+    """A bot drawing its chance from its own stream (``salt``) instead of the table's."""
+
+    bot: Bot
+    salt: str
+
+    @property
+    def name(self) -> str:
+        """The wrapped bot's name."""
+        return self.bot.name
+
+    @property
+    def description(self) -> str:
+        """The wrapped bot's description."""
+        return self.bot.description
+
+    def choose(self, game: Game[Any, Any, Any], view: View, legal: Sequence[Action], seat: Seat,
+               rng_seed: int) -> Action:
+        """The wrapped bot's choice with ``rng_seed`` mixed with the salt."""
+        digest = hashlib.blake2b(f"{rng_seed}:{self.salt}".encode(), digest_size=8).digest()
+        return self.bot.choose(game, view, legal, seat, int.from_bytes(digest, "big"))
+
+
 def play_plans(*, game: str, mode: str, plans: Sequence[TablePlan], seed: int,
-               bots: Mapping[str, str] | None = None,
-               variants: Sequence[str] = ()) -> list[TableResult]:
+               bots: Mapping[str, str] | None = None, variants: Sequence[str] = (),
+               own_chance: bool = False) -> list[TableResult]:
     """Play every planned table with house bots; one result per plan, in plan order.
 
     ``bots`` maps an entrant id to its bot's name (default
     :func:`house_bot_name`). ``finished_at`` is the plan index, so live
     ratings apply the tables in plan order.
+
+    House bots draw their chance from the table seed, seat and step, so two
+    copies of one bot in the same seat of the same deal play alike. With
+    ``own_chance`` every entrant draws from its own stream at every table
+    instead, as an agent that does not repeat itself would.
 
     :raises engine.bots.UnknownBot: if an entrant's bot does not exist for ``game``.
     """
@@ -54,8 +86,11 @@ def play_plans(*, game: str, mode: str, plans: Sequence[TablePlan], seed: int,
     for plan in plans:
         config = engine_game.config_model(mode=mode, seats=len(plan.seating),
                                           variants=tuple(variants))
-        seated = [get_bot(game, (bots or {}).get(entrant) or house_bot_name(entrant))
-                  for entrant in plan.seating]
+        seated: list[Bot] = [get_bot(game, (bots or {}).get(entrant) or house_bot_name(entrant))
+                             for entrant in plan.seating]
+        if own_chance:
+            seated = [_OwnChance(bot, f"{entrant}:{plan.index}")
+                      for bot, entrant in zip(seated, plan.seating, strict=True)]
         outcome = play_table(engine_game, config, board_seed(seed, plan.board), seated).outcome
         results.append(TableResult(
             index=plan.index, board=plan.board, round=plan.round,

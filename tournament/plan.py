@@ -19,9 +19,10 @@ Words used here:
 Formats:
 
 * ``duplicate``: on every board the field is split into groups of ``seats``;
-  each group plays the board once per **rotation** ``0..seats-1``, rotation
-  ``k`` moving every player ``k`` seats on, so every player holds every seat
-  of every board it plays on the same deal.
+  each group plays the board once per **rotation** ``0..seats-1``, so every
+  player holds every seat of every board it plays on the same deal (see
+  :func:`rotated_seat`: at 2, 4 or 8 seats the rotations are chosen so that
+  any two players of the table also trade seats with each other).
 * ``gauntlet``: like duplicate, but every table seats ``min(len(baselines),
   seats - 1)`` baselines and the rest of its seats are entrants (one entrant
   per table when there are baselines enough). When there are more baselines
@@ -56,6 +57,7 @@ same slice at once.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -74,6 +76,7 @@ __all__ = [
     "field_of",
     "plan_swiss_round",
     "plan_tournament",
+    "rotated_seat",
     "schedule_balance",
 ]
 
@@ -87,7 +90,9 @@ MAX_PLAN_TABLES = 20_000
 _RESTARTS = 8
 """Seeded random groupings tried per round before the swap search keeps the best."""
 _BALANCE_PASSES = 20
-"""The most passes of the whole-schedule swap search (it usually settles in a few)."""
+"""The most passes of the whole-schedule swap descent (it usually settles in a few)."""
+_ANNEAL_STEPS = 20_000
+"""The most proposals of the whole-schedule annealing (2000 per pair of groups or round with byes)."""
 
 
 class PlanError(ValueError):
@@ -255,45 +260,117 @@ def _cost(groups: Sequence[Sequence[str]], weight: PairWeight) -> float:
     return sum(weight(a, b) for group in groups for a, b in itertools.combinations(group, 2))
 
 
-def _balance_rounds(rounds: list[list[list[str]]], movable: set[str],
-                    met: Counter[tuple[str, str]]) -> None:
-    """Improve a whole schedule: swap ``movable`` players between groups of one round
-    while the sum over pairs of (boards met)² falls (in place; ``met`` is kept up to date).
+def _balance_rounds(rounds: list[list[list[str]]], resting: list[list[str]],
+                    met: Counter[tuple[str, str]], rng: random.Random) -> None:
+    """Even out a whole schedule: move players between groups to lower the sum over
+    pairs of (boards met)² (in place; ``met`` is kept up to date).
 
     Grouping round by round is myopic (a pair can be kept apart board after
-    board); this pass over the finished schedule evens the pairs out.
+    board). Two moves: swap two players of different groups of one round, or
+    trade byes (``x`` plays round ``r`` and rests in ``s``, ``y`` the other way
+    round; after the move ``x`` rests in ``r`` and takes ``y``'s place in ``s``,
+    so bye counts stay as they were). This runs a swap descent, then a seeded
+    simulated annealing over both moves (:data:`_ANNEAL_STEPS` proposals at
+    most, keeping the best schedule seen), then the descent again.
     """
+    slots = [(number, first, second) for number, groups in enumerate(rounds)
+             for first, second in itertools.combinations(range(len(groups)), 2)]
+    with_byes = [number for number, rested in enumerate(resting) if rested]
+    if not slots and len(with_byes) < 2:
+        return
+
     def moved_cost(x: str, y: str, group: Sequence[str]) -> int:
         # Change of the squared counts when ``x`` leaves ``group`` and ``y`` takes its place.
         total = 0
         for z in group:
-            if z not in (x, y):
+            if z != x:
                 gone, came = met[_pair(x, z)], met[_pair(y, z)]
-                total += (came + 1) ** 2 - came ** 2 + (gone - 1) ** 2 - gone ** 2
+                total += 2 * (came - gone) + 2
         return total
 
-    for _ in range(_BALANCE_PASSES):
-        improved = False
-        for groups in rounds:
-            for a, b in itertools.combinations(groups, 2):
+    def swap(a: list[str], i: int, b: list[str], j: int) -> None:
+        x, y = a[i], b[j]
+        for z in a:
+            if z != x:
+                met[_pair(x, z)] -= 1
+                met[_pair(y, z)] += 1
+        for w in b:
+            if w != y:
+                met[_pair(y, w)] -= 1
+                met[_pair(x, w)] += 1
+        a[i], b[j] = y, x
+
+    def replace(group: list[str], x: str, y: str) -> None:
+        # ``y`` (from outside the round's groups) takes ``x``'s place in ``group``.
+        for z in group:
+            if z != x:
+                met[_pair(x, z)] -= 1
+                met[_pair(y, z)] += 1
+        group[group.index(x)] = y
+
+    def descend() -> None:
+        for _ in range(_BALANCE_PASSES):
+            improved = False
+            for number, first, second in slots:
+                a, b = rounds[number][first], rounds[number][second]
                 for i, j in itertools.product(range(len(a)), range(len(b))):
-                    x, y = a[i], b[j]
-                    if x not in movable or y not in movable:
-                        continue
-                    if moved_cost(x, y, a) + moved_cost(y, x, b) >= 0:
-                        continue
-                    for z in a:
-                        if z != x:
-                            met[_pair(x, z)] -= 1
-                            met[_pair(y, z)] += 1
-                    for w in b:
-                        if w != y:
-                            met[_pair(y, w)] -= 1
-                            met[_pair(x, w)] += 1
-                    a[i], b[j] = y, x
-                    improved = True
-        if not improved:
-            return
+                    if moved_cost(a[i], b[j], a) + moved_cost(b[j], a[i], b) < 0:
+                        swap(a, i, b, j)
+                        improved = True
+            if not improved:
+                return
+
+    descend()
+    steps = min(_ANNEAL_STEPS, 2000 * (len(slots) + len(with_byes)))
+    cost = best = 0
+    best_rounds = [[list(group) for group in groups] for groups in rounds]
+    best_resting = [list(rested) for rested in resting]
+    for step in range(steps):
+        temperature = 2.0 * (0.02 ** (step / steps))
+        if slots and (len(with_byes) < 2 or rng.random() < 0.5):
+            number, first, second = slots[rng.randrange(len(slots))]
+            a, b = rounds[number][first], rounds[number][second]
+            i, j = rng.randrange(len(a)), rng.randrange(len(b))
+            change = moved_cost(a[i], b[j], a) + moved_cost(b[j], a[i], b)
+            if change > 0 and rng.random() >= math.exp(-change / temperature):
+                continue
+            swap(a, i, b, j)
+        else:
+            r, t = rng.sample(with_byes, 2)
+            groups_r = {player: group for group in rounds[r] for player in group}
+            groups_t = {player: group for group in rounds[t] for player in group}
+            xs = [x for x in resting[t] if x in groups_r]
+            ys = [y for y in resting[r] if y in groups_t]
+            if not xs or not ys:
+                continue
+            x, y = rng.choice(xs), rng.choice(ys)
+            change = moved_cost(x, y, groups_r[x])
+            replace(groups_r[x], x, y)
+            change += moved_cost(y, x, groups_t[y])
+            replace(groups_t[y], y, x)
+            if change > 0 and rng.random() >= math.exp(-change / temperature):
+                replace(groups_t[y], x, y)
+                replace(groups_r[x], y, x)
+                continue
+            resting[r][resting[r].index(y)] = x
+            resting[t][resting[t].index(x)] = y
+        cost += change
+        if cost < best:
+            best = cost
+            best_rounds = [[list(group) for group in groups] for groups in rounds]
+            best_resting = [list(rested) for rested in resting]
+    if steps:
+        for groups, kept in zip(rounds, best_rounds, strict=True):
+            for group, members in zip(groups, kept, strict=True):
+                group[:] = members
+        for rested, kept_resting in zip(resting, best_resting, strict=True):
+            rested[:] = kept_resting
+        met.clear()
+        for groups in rounds:
+            for group in groups:
+                for x, y in itertools.combinations(group, 2):
+                    met[_pair(x, y)] += 1
+    descend()
 
 
 def _resting(players: Sequence[str], size: int, byes: Counter[str], rng: random.Random,
@@ -351,13 +428,16 @@ def _schedule_groups(players: list[str], baselines: list[str], size: int, at_tab
     met: Counter[tuple[str, str]] = Counter()
     byes: Counter[str] = Counter()
     rounds: list[list[list[str]]] = []
+    resting: list[list[str]] = []
     for _ in range(boards):
         groups = _grouping(players, size, met, byes, rng)
         for group in groups:
             for a, b in itertools.combinations(group, 2):
                 met[_pair(a, b)] += 1
         rounds.append(groups)
-    _balance_rounds(rounds, set(players), met)
+        seated = {player for group in groups for player in group}
+        resting.append([player for player in players if player not in seated])
+    _balance_rounds(rounds, resting, met, rng)
     if at_table:
         for groups in rounds:
             for group in groups:
@@ -368,6 +448,23 @@ def _schedule_groups(players: list[str], baselines: list[str], size: int, at_tab
                         met[_pair(bot, player)] += 1
                 group.extend(chosen)
     return rounds
+
+
+def rotated_seat(position: int, rotation: int, seats: int) -> int:
+    """The seat of the player at ``position`` of its table's base order in ``rotation``.
+
+    At a power-of-two number of seats this is ``position XOR rotation``: the
+    rotations then form a group in which every rotation is its own inverse,
+    so for any two players ``a`` and ``b`` there are two rotations where they
+    hold each other's seats on the same deal (and the same holds for the
+    other pairs of the table at once). That is duplicate's comparison, same
+    cards and same seat, for every pair. Elsewhere no such set of rotations
+    exists, and rotation ``k`` moves every player ``k`` seats on (cyclic).
+    Either way each player holds each seat exactly once over the rotations.
+    """
+    if seats & (seats - 1) == 0:
+        return position ^ rotation
+    return (position + rotation) % seats
 
 
 def _plan_rotated(players: list[str], baselines: list[str], seats: int, boards: int,
@@ -384,9 +481,11 @@ def _plan_rotated(players: list[str], baselines: list[str], seats: int, boards: 
             tables.append(table)
         for rotation in range(seats):
             for table in tables:
-                seating = tuple(table[(seat - rotation) % seats] for seat in range(seats))
+                seating = [""] * seats
+                for position, player in enumerate(table):
+                    seating[rotated_seat(position, rotation, seats)] = player
                 plans.append(TablePlan(index=len(plans), round=board, board=board,
-                                       rotation=rotation, seating=seating))
+                                       rotation=rotation, seating=tuple(seating)))
     return plans
 
 

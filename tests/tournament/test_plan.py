@@ -12,6 +12,7 @@ from tournament.plan import (
     TablePlan,
     plan_swiss_round,
     plan_tournament,
+    rotated_seat,
     schedule_balance,
 )
 from tournament.results import TableResult
@@ -53,9 +54,14 @@ def _check_rotations(plans: list[TablePlan], seats: int) -> None:
         for player in tables[0].seating:
             assert sorted(plan.seating.index(player) for plan in tables) == list(range(seats))
         first = next(plan for plan in tables if plan.rotation == 0)
-        for plan in tables:  # rotation k moves every player k seats on
-            assert all(plan.seating[(seat + plan.rotation) % seats] == first.seating[seat]
+        for plan in tables:
+            assert all(plan.seating[rotated_seat(seat, plan.rotation, seats)] == first.seating[seat]
                        for seat in range(seats))
+        if seats in (2, 4, 8):  # every two players trade seats between two rotations
+            for a, b in itertools.combinations(first.seating, 2):
+                assert any(x.seating.index(a) == y.seating.index(b)
+                           and x.seating.index(b) == y.seating.index(a)
+                           for x, y in itertools.combinations(tables, 2))
 
 
 @pytest.mark.parametrize(("players", "seats", "boards"), [
@@ -108,6 +114,15 @@ def test_gauntlet_tables_hold_baselines_and_rotate(
     balance = schedule_balance(plans, seats, baselines=baselines)
     assert set(balance.games) == set(_names(players))
     assert balance.pair_meetings_max - balance.pair_meetings_min <= 1, balance.text()
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4, 5, 6, 8])
+def test_every_rotation_is_a_seat_permutation(seats: int) -> None:
+    for rotation in range(seats):
+        assert sorted(rotated_seat(p, rotation, seats) for p in range(seats)) == list(range(seats))
+    for position in range(seats):
+        assert sorted(rotated_seat(position, r, seats) for r in range(seats)) == list(range(seats))
+        assert rotated_seat(position, 0, seats) == position
 
 
 def test_round_robin_balances_pairs_and_seat_positions() -> None:

@@ -1,26 +1,30 @@
-"""Tournament throughput through the gateway against ``agents-club simulate`` in-process.
+"""Tournament throughput through the gateway against the same tables played in-process.
 
 It starts ``agents-club serve --workers 2`` on ``REDIS_URL`` (or on the
 embedded Redis ``serve`` starts when none is set), runs a house-bot duplicate
-tournament through the HTTP API (``POST /v1/tournaments``, then polling its
-progress until it finishes) and times it from the creation to the end. Then it
-plays the same number of games in-process with :func:`engine.simulation.play_table`
-(what ``agents-club simulate`` runs) on the same game, configuration and bots.
-It prints both rates in games per second and their ratio; the target is a ratio
-of at least 0.3 (PASS/FAIL).
+tournament of ``bench/tournament.py``'s mixed field (two greedy and two random
+bots, Market Fortune, fortune mode, four seats) through the HTTP API
+(``POST /v1/tournaments``, then polling its progress until it finishes) and
+times it from the creation to the end. The baseline is
+``bench/tournament.py``'s ``in_process_tables_per_second`` on the same field
+(the tables played in-process by the engine and the house bots, the path of
+``agents-club simulate``). It prints both rates in tables (games) per second
+and their ratio; the target is a ratio of at least 0.3 (PASS/FAIL).
 
-    .venv/bin/python bench/tournament_gateway.py [--boards 40] [--seats 2]
-        [--max-concurrent 16] [--strict]
+    .venv/bin/python bench/tournament_gateway.py [--boards 10] [--max-concurrent 16]
+        [--statistics] [--strict]
 
-The gateway's number includes everything a tournament costs: the scheduler's
-lease loop, table creation, every bot move through the compare-and-set, the
-results and standings. ``bench/tournament.py`` (the ``tournament`` package's
-benchmark) measures the statistics; this file is the gateway's half.
+``--statistics`` then runs ``bench/tournament.py`` itself (the duplicate
+against plain seating spreads) with the measured gateway rate, which it prints
+beside its own in-process rate. The gateway's number includes everything a
+tournament costs: the scheduler's lease loop, table creation, every bot move
+through the compare-and-set, the results and standings.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import subprocess
 import sys
@@ -28,6 +32,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 # Run as a script, this file's folder comes first on sys.path and its neighbours
@@ -38,18 +43,25 @@ sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _H
 import httpx  # noqa: E402
 
 from agents_club_cli.serve import wait_until_ready  # noqa: E402
-from engine.bots import get_bot  # noqa: E402
-from engine.registry import get_game  # noqa: E402
-from engine.simulation import play_table  # noqa: E402
 from gateway.embedded_redis import free_port  # noqa: E402
 
-__all__ = ["TARGET_RATIO", "main"]
+__all__ = ["TARGET_RATIO", "main", "through_gateway"]
 
 TARGET_RATIO = 0.3
 ORGANISER_KEY = "bench-tournament-organiser-key-0123456789abcdef"
 GAME = "market-fortune"
 MODE = "fortune"
-BOTS = ("bot:greedy", "bot:random")
+FIELD = "mixed"
+
+
+def _statistics_bench() -> ModuleType:
+    """``bench/tournament.py`` (the tournament package's bench), loaded by path."""
+    spec = importlib.util.spec_from_file_location("bench_tournament", _HERE / "tournament.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
 
 
 def _start_gateway(port: int, data_dir: Path, namespace: str) -> subprocess.Popen[bytes]:
@@ -62,13 +74,14 @@ def _start_gateway(port: int, data_dir: Path, namespace: str) -> subprocess.Pope
         env=env, cwd=_HERE.parent)
 
 
-def through_gateway(url: str, *, seats: int, boards: int, max_concurrent: int) -> tuple[int, float]:
-    """Games played and seconds taken by one house-bot duplicate tournament."""
+def through_gateway(url: str, *, entrants: list[str], boards: int,
+                    max_concurrent: int) -> tuple[int, float]:
+    """Tables played and seconds taken by one house-bot duplicate tournament of ``entrants``
+    (house bots by the bench's ids: ``greedy#1`` enters as ``bot:greedy#1``)."""
     body: dict[str, Any] = {
-        "name": "bench", "game": GAME, "mode": MODE, "seats": seats,
-        "entrants": list(BOTS[:seats]) if seats <= len(BOTS) else list(BOTS),
-        "format": "duplicate", "boards": boards, "turn_timeout_s": 5,
-        "max_concurrent_tables": max_concurrent}
+        "name": "bench", "game": GAME, "mode": MODE, "seats": len(entrants),
+        "entrants": [f"bot:{entrant}" for entrant in entrants], "format": "duplicate",
+        "boards": boards, "turn_timeout_s": 5, "max_concurrent_tables": max_concurrent}
     with httpx.Client(base_url=url, timeout=30, headers={"X-Organiser-Key": ORGANISER_KEY}) as http:
         started = time.monotonic()
         created = http.post("/v1/tournaments", json=body)
@@ -79,47 +92,42 @@ def through_gateway(url: str, *, seats: int, boards: int, max_concurrent: int) -
             if shown["status"] != "running":
                 break
             time.sleep(0.02)
-        return shown["progress"]["done"], time.monotonic() - started
-
-
-def in_process(games: int, *, seats: int) -> float:
-    """Seconds ``play_table`` takes for ``games`` games of the same bots (simulate's loop)."""
-    game = get_game(GAME)
-    config = game.config_model.model_validate({"mode": MODE, "seats": seats})
-    bots = [get_bot(GAME, BOTS[seat % len(BOTS)].removeprefix("bot:")) for seat in range(seats)]
-    started = time.monotonic()
-    for seed in range(games):
-        play_table(game, config, seed, bots[seed % seats:] + bots[:seed % seats])
-    return time.monotonic() - started
+        return int(shown["progress"]["done"]), time.monotonic() - started
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the tournament through the gateway, then in-process; print the ratio."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--boards", type=int, default=40)
-    parser.add_argument("--seats", type=int, default=2)
+    parser.add_argument("--boards", type=int, default=10, help="boards (4 tables each)")
     parser.add_argument("--max-concurrent", type=int, default=16)
+    parser.add_argument("--statistics", action="store_true",
+                        help="then run bench/tournament.py with the measured gateway rate")
     parser.add_argument("--strict", action="store_true", help="exit 1 when the target fails")
     args = parser.parse_args(argv)
+    statistics = _statistics_bench()
+    field = statistics.FIELDS[FIELD]
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="agents-club-bench-") as scratch:
         server = _start_gateway(port, Path(scratch), f"bench-{uuid.uuid4().hex[:8]}")
         url = f"http://127.0.0.1:{port}"
         try:
             wait_until_ready(url, server, 60)
-            games, gateway_s = through_gateway(url, seats=args.seats, boards=args.boards,
-                                               max_concurrent=args.max_concurrent)
+            tables, gateway_s = through_gateway(url, entrants=list(field.entrants),
+                                                boards=args.boards,
+                                                max_concurrent=args.max_concurrent)
         finally:
             server.terminate()
             server.wait(timeout=30)
-    simulate_s = in_process(games, seats=args.seats)
-    gateway_rate, simulate_rate = games / gateway_s, games / simulate_s
-    ratio = gateway_rate / simulate_rate
+    in_process_rate = float(statistics.in_process_tables_per_second(GAME, MODE, field, tables))
+    gateway_rate = tables / gateway_s
+    ratio = gateway_rate / in_process_rate
     verdict = "PASS" if ratio >= TARGET_RATIO else "FAIL"
-    print(f"games: {games} ({GAME} {MODE}, {args.seats} seats, {', '.join(BOTS)})")
-    print(f"through the gateway: {gateway_rate:.1f} games/s ({gateway_s:.1f} s)")
-    print(f"in-process (simulate): {simulate_rate:.1f} games/s ({simulate_s:.1f} s)")
+    print(f"tables: {tables} ({GAME} {MODE}, field {FIELD}: {', '.join(field.entrants)})")
+    print(f"through the gateway: {gateway_rate:.1f} tables/s ({gateway_s:.1f} s)")
+    print(f"in-process: {in_process_rate:.1f} tables/s")
     print(f"ratio: {ratio:.2f} (target >= {TARGET_RATIO}) {verdict}")
+    if args.statistics:
+        statistics.main([], gateway_rate=gateway_rate)
     return 1 if args.strict and verdict == "FAIL" else 0
 
 

@@ -107,8 +107,8 @@ class CreateTournamentRequest(BaseModel):
 class ProgressOut(_Out):
     """How far a tournament is: tables planned so far, by state."""
 
-    total: int = Field(description="Tables planned so far (a swiss tournament plans a round "
-                       "at a time).")
+    total: int = Field(description="Tables to play in all (a swiss tournament plans a round "
+                       "at a time: its later rounds are counted as large as the first).")
     done: int
     running: int
     waiting: int

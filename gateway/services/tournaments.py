@@ -368,9 +368,15 @@ def _tournament_out(
 ) -> TournamentOut:
     record = snapshot.record
     running = [index for index in snapshot.created if index not in snapshot.done]
+    total = len(snapshot.plans)
+    if record["format"] == "swiss" and snapshot.meta.status == "running":
+        # Rounds not planned yet will hold as many tables as the first (same field).
+        planned_rounds = {plan.round for plan in snapshot.plans.values()}
+        first_round = sum(1 for plan in snapshot.plans.values() if plan.round == 0)
+        total += max(0, record["boards"] - len(planned_rounds)) * first_round
     progress = ProgressOut(
-        total=len(snapshot.plans), done=len(snapshot.done), running=len(running),
-        waiting=max(0, len(snapshot.plans) - len(snapshot.done) - len(running)))
+        total=total, done=len(snapshot.done), running=len(running),
+        waiting=max(0, total - len(snapshot.done) - len(running)))
     table_standings = [
         StandingOut(
             entrant=standing.entrant, name=snapshot.name(standing.entrant),

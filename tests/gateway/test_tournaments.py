@@ -325,7 +325,7 @@ def test_a_swiss_tournament_plans_each_round_once_the_last_is_over(
                                                          entrants=two_copies),
                           headers=organiser_headers)
     assert created.status_code == 201, created.text
-    assert created.json()["progress"]["total"] == 1  # round 0 only
+    assert created.json()["progress"]["total"] == 3  # round 0 planned, two more to come
     shown = _wait_finished(client, created.json()["id"], organiser_headers)
     assert shown["progress"]["done"] == 3
     results = client.get(f"/v1/tournaments/{created.json()['id']}/results").json()["results"]

@@ -458,8 +458,10 @@ def rotated_seat(position: int, rotation: int, seats: int) -> int:
     so for any two players ``a`` and ``b`` there are two rotations where they
     hold each other's seats on the same deal (and the same holds for the
     other pairs of the table at once). That is duplicate's comparison, same
-    cards and same seat, for every pair. Elsewhere no such set of rotations
-    exists, and rotation ``k`` moves every player ``k`` seats on (cyclic).
+    cards and same seat, for every pair; it also changes who acts after whom
+    from rotation to rotation, which cyclic shifts keep fixed over a board.
+    Elsewhere no such set of rotations exists, and rotation ``k`` moves every
+    player ``k`` seats on (cyclic).
     Either way each player holds each seat exactly once over the rotations.
     """
     if seats & (seats - 1) == 0:
@@ -589,6 +591,8 @@ def plan_swiss_round(
         total = _cost(candidate, weight)
         if not groups or total < best_cost:
             groups, best_cost = candidate, total
+        if not any(met[_pair(a, b)] for group in groups for a, b in itertools.combinations(group, 2)):
+            break  # no repeats left: nothing a restart could improve enough to matter
     groups.sort(key=lambda group: min(standing[player] for player in group))
     return [TablePlan(index=first_index + number, round=round, board=board, rotation=0,
                       seating=_balanced_seating(group, seat_counts))

@@ -363,13 +363,16 @@ async def stream_events(
     summary="Seed, action log and final state of a finished table",
     response_model=ReplayOut,
     responses=problem_responses(
-        *_SPECTATOR_AUTH, "table/not_found", "table/not_finished", "rate/limited"),
+        *_SPECTATOR_AUTH, "table/not_found", "table/not_finished", "replay/embargoed",
+        "rate/limited"),
 )
 async def get_replay(request: Request, table_id: str, principal: OptionalPrincipal) -> Response:
     """Only after the end (409 ``table/not_finished`` before): everything that was
     hidden is revealed, so ``seed`` plus ``log`` rebuilds ``final_state`` exactly.
     Readers without a token are limited per address (``anonymous_replays_per_address``
-    per ``anonymous_replay_window_s``; 429 ``rate/limited`` beyond)."""
+    per ``anonymous_replay_window_s``; 429 ``rate/limited`` beyond).
+    A tournament table's replay waits until every table of its board is over
+    (409 ``replay/embargoed``)."""
     address = request.client.host if request.client is not None else "unknown"
     replay = await tables_service.replay_json(_ctx(request), table_id, principal, address=address)
     return Response(replay, media_type="application/json")

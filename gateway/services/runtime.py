@@ -17,6 +17,7 @@ from gateway.services.clocks import run_clock_sweeper
 from gateway.services.context import TableContext
 from gateway.services.house_bots import run_house_bots
 from gateway.services.retention import run_retention_sweeper
+from gateway.services.tournaments import run_tournaments
 from gateway.store.active_tables import ActiveTableStore
 from gateway.store.tables import TableStore
 
@@ -37,10 +38,11 @@ def table_context(app: FastAPI) -> TableContext:
 
 
 async def start(app: FastAPI) -> list[asyncio.Task[Any]]:
-    """Start this worker's turn-clock sweeper, house-bot driver and retention sweeper."""
+    """Start this worker's turn-clock sweeper, house-bot driver, retention sweeper and tournament scheduler."""
     context = table_context(app)
     return [
         asyncio.create_task(run_clock_sweeper(context), name="turn-clock-sweeper"),
         asyncio.create_task(run_house_bots(context), name="house-bots"),
         asyncio.create_task(run_retention_sweeper(context), name="retention-sweeper"),
+        asyncio.create_task(run_tournaments(context), name="tournaments"),
     ]

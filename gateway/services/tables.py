@@ -281,6 +281,7 @@ async def create_table(
         created_at=now,
         seated=seated,
         seed=seed,
+        rated=request.rated,
     )
     record = _start_if_full(record, now, events)
     deadline, bots_due, _ = schedule_for(record, game, state, now)
@@ -290,6 +291,10 @@ async def create_table(
     reserved = await quotas.reserve(ctx, principal, table_id, now)
     if not record.private:  # listed first: a lost reply to the write leaves no orphan
         await ctx.store.index_public(table_id, now, open_=record.status == "open")
+    if record.rated:  # before the write: the ladder's sweep must know every rated table
+        from gateway.services.tournaments import note_rated_table
+
+        await note_rated_table(ctx, table_id, record.game)
     result = await ctx.store.commit(
         table_id, expected_version=-1, record=record.model_dump(mode="json"),
         state=state.model_dump_json(), deadline=deadline, events=events,
@@ -763,6 +768,11 @@ async def _finished_visible(
     require_visible(loaded.record, principal)
     if loaded.record.status != "finished":
         raise problem("table/not_finished", "The replay opens when the table ends.")
+    record = loaded.record
+    if record.tournament is not None:  # its board's other tables may still be played
+        from gateway.services.tournaments import require_published
+
+        await require_published(ctx, record, principal)
     return loaded
 
 

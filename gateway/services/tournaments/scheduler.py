@@ -17,6 +17,7 @@ import asyncio
 import json
 import logging
 
+from gateway.services.backoff import Backoff
 from gateway.services.context import TableContext
 from gateway.services.records import TableRecord
 from gateway.services.tournament_tables import (
@@ -203,15 +204,19 @@ async def drive_tournaments(ctx: TableContext) -> int:
 
 
 async def run_tournaments(ctx: TableContext) -> None:
-    """Advance due tournaments every ``sweeper_interval_s`` until cancelled."""
+    """Advance due tournaments every ``sweeper_interval_s`` until cancelled (backing off
+    while rounds fail, as they do through a Redis outage)."""
+    backoff = Backoff("tournament drive", log, interval_s=ctx.settings.sweeper_interval_s)
     while True:
         try:
             await drive_tournaments(ctx)
         except asyncio.CancelledError:
             raise
         except Exception as error:
-            log.error("tournament drive failed: %s", type(error).__name__)
-        await asyncio.sleep(ctx.settings.sweeper_interval_s)
+            pause = backoff.failed(error)
+        else:
+            pause = backoff.succeeded()
+        await asyncio.sleep(pause)
 
 
 async def note_finished(ctx: TableContext, record: TableRecord) -> None:

@@ -28,6 +28,7 @@ def table_context(app: FastAPI) -> TableContext:
         context = TableContext(
             store=TableStore(app.state.redis, app.state.keys), settings=app.state.settings,
             active_tables=ActiveTableStore(app.state.redis, app.state.keys),
+            waiters=app.state.waiters,
         )
         app.state.table_context = context
     return context

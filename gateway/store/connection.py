@@ -8,14 +8,26 @@ table on one slot: ``<ns>:t:{<table_id>}:state``.
 on connections of its own (raw asyncio protocols and a hiredis reader) rather
 than through redis-py's pool, whose per-call machinery cost more CPU than the
 round trip; everything else uses redis-py as it is.
+
+A gateway worker's client (:func:`connect` with ``max_connections``) is
+bounded instead: a :class:`BoundedPool` of at most that many connections,
+shared by every request, background loop and the worker's one keyspace
+reader (:mod:`gateway.store.waits`), which waits for a free connection (up to
+``pool_timeout_s``) rather than failing, and closes connections left idle
+longer than ``idle_timeout_s``. Held waits take no connection at all while
+they wait, so the pool's size does not depend on how many agents wait.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.connection import AbstractConnection, BlockingConnectionPool
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -25,6 +37,7 @@ from gateway.store.lean_connections import LeanClient, lean_pool_for
 from gateway.store.resp import pack_commands
 
 __all__ = [
+    "BoundedPool",
     "Keys",
     "RedisClient",
     "connect",
@@ -34,6 +47,7 @@ __all__ = [
     "pack_commands",
     "pooled_round_trip",
     "round_trip",
+    "run_idle_closer",
     "stream_entries",
 ]
 
@@ -56,18 +70,87 @@ class Keys:
         return ":".join((self.namespace, *parts))
 
 
-def connect(url: str) -> aioredis.Redis:
+def connect(
+    url: str, *, max_connections: int | None = None, pool_timeout_s: float = 10.0,
+    client_name: str | None = None,
+) -> aioredis.Redis:
     """An asyncio Redis client for ``url`` (responses as bytes; callers decode).
 
-    Its :func:`round_trip` calls go through lean connections of its own when
+    With ``max_connections`` (a gateway worker's client) it holds at most that
+    many connections (a :class:`BoundedPool`: a caller waits up to
+    ``pool_timeout_s`` for a free one), each named ``client_name`` in ``CLIENT
+    LIST``, and :func:`round_trip` goes through that pool too.
+
+    Without it, :func:`round_trip` calls go through lean connections of its own when
     the URL allows (see :func:`lean_pool_for`); ``aclose`` closes them too.
     """
+    if max_connections is not None:
+        pool = BoundedPool.from_url(
+            url, max_connections=max_connections, timeout=pool_timeout_s,
+            health_check_interval=30, socket_timeout=None, client_name=client_name)
+        return aioredis.Redis.from_pool(pool)  # the client owns it: aclose closes it
     # socket_timeout=None: redis-py 6+ defaults to 5 s, which breaks every blocking XREAD
     # (long-poll waits up to long_poll_max_wait_s, SSE blocks 15 s between keep-alives).
     client = LeanClient.from_url(url, health_check_interval=30, socket_timeout=None)
     assert isinstance(client, LeanClient)  # from_url builds its cls, typed as the base class
     client._lean_pool = lean_pool_for(client.connection_pool)
     return client
+
+
+class BoundedPool(BlockingConnectionPool):
+    """redis-py's blocking pool, which also closes the connections left idle too long.
+
+    Connections are handed out last-released first, so under a steady load
+    the same few stay busy and the rest sit idle: :meth:`close_idle` closes
+    those (a closed one stays in the pool and connects again when it is next
+    handed out), so a burst does not leave its connections open for good.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.released_at: weakref.WeakKeyDictionary[AbstractConnection, float] = (
+            weakref.WeakKeyDictionary())
+        """When each idle connection came back (none for the ones in use)."""
+
+    async def get_connection(self, command_name: Any = None, *keys: Any, **options: Any) -> Any:
+        """A connection, waiting for a free one (see :class:`BlockingConnectionPool`)."""
+        connection = await super().get_connection()  # type: ignore[no-untyped-call]
+        self.released_at.pop(connection, None)
+        return connection
+
+    async def release(self, connection: AbstractConnection) -> None:
+        """Take ``connection`` back and note when."""
+        await super().release(connection)
+        self.released_at[connection] = time.monotonic()
+
+    async def close_idle(self, idle_s: float) -> int:
+        """Close the connections idle for ``idle_s`` or longer; how many it closed.
+
+        The check and the close happen without yielding to the event loop in
+        between (``disconnect(nowait=True)`` closes before its first await), so a
+        connection handed out meanwhile is never the one closed.
+        """
+        now = time.monotonic()
+        closed = 0
+        for connection, since in list(self.released_at.items()):
+            if now - since < idle_s or self.released_at.get(connection) != since:
+                continue
+            del self.released_at[connection]
+            if connection.is_connected:
+                closed += 1
+                await connection.disconnect(nowait=True)
+        return closed
+
+
+async def run_idle_closer(client: RedisClient, idle_s: float) -> None:
+    """Close ``client``'s idle connections (:meth:`BoundedPool.close_idle`) for ever,
+    checking a few times per ``idle_s``; nothing to do for another kind of pool."""
+    pool = client.connection_pool
+    if not isinstance(pool, BoundedPool):
+        return
+    while True:
+        await asyncio.sleep(max(0.05, idle_s / 4))
+        await pool.close_idle(idle_s)
 
 
 # Reply helpers. redis-py types a reply as what any client configuration could

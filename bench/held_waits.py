@@ -69,18 +69,22 @@ def rss_mb(pid: int) -> float:
 @contextlib.contextmanager
 def gateway_process(
     port: int, env: dict[str, str], *, workers: int = 1, log_path: Path | None = None,
+    root: Path | None = None,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """A gateway on ``127.0.0.1:port`` with ``env`` (settings), stopped afterwards.
 
     One worker is a bare uvicorn process; more is ``agents-club serve --workers N``.
+    ``root``: the checkout whose code (and ``.venv``) serves, to compare another
+    version of the gateway (default: this one, with this interpreter).
     """
-    root = Path(__file__).resolve().parents[1]
+    python = sys.executable if root is None else str(root / ".venv" / "bin" / "python")
+    root = root or Path(__file__).resolve().parents[1]
     if workers == 1:
-        command = [sys.executable, "-m", "uvicorn", "gateway.app:create_app", "--factory",
+        command = [python, "-m", "uvicorn", "gateway.app:create_app", "--factory",
                    "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
                    "--backlog", "4096"]
     else:
-        command = [sys.executable, "-m", "agents_club_cli.main", "serve", "--workers",
+        command = [python, "-m", "agents_club_cli.main", "serve", "--workers",
                    str(workers), "--host", "127.0.0.1", "--port", str(port)]
     output = open(log_path, "wb") if log_path else None  # noqa: SIM115 - closed below
     process = subprocess.Popen(command, env={**os.environ, **env}, cwd=root,

@@ -19,6 +19,7 @@ revoked because it leaked (or by a secret rotation) must stop them at once.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator
@@ -129,7 +130,9 @@ async def poll_events(
     give_up = time.monotonic() + _held_s(caller, wait)
     cursor = after
     revoked_key = caller.revoked_key if caller is not None else None
-    async with ctx.waiters.watch(ctx.store.events_key(table_id), revoked_key) as watch:
+    watching = (ctx.waiters.watch(ctx.store.events_key(table_id), revoked_key) if wait > 0
+                else contextlib.nullcontext(None))  # a poll that does not wait watches nothing
+    async with watching as watch:
         while True:  # read, then wait for a change and read again
             revoked, events = await _read(ctx, table_id, caller, cursor)
             if caller is not None:
@@ -149,7 +152,7 @@ async def poll_events(
                 if visible:
                     return EventsPage(events=visible, last_id=cursor, status=status)
             remaining = give_up - time.monotonic()
-            if remaining < 0.001 or not await watch.changed(remaining):
+            if watch is None or remaining < 0.001 or not await watch.changed(remaining):
                 return EventsPage(events=[], last_id=cursor, status=status)
 
 

@@ -16,10 +16,11 @@ latency, errors (a 5xx, a refused connection, any answer but 200 or a stale
 ``409``), the workers' Redis connections (``CLIENT LIST``, by the name each
 worker gives its connections: ``agents-club:<namespace>:<pid>``; the most
 seen) and each worker's RSS (the most seen). It stops at the first step that
-misses the action p99 target or has errors, and prints the largest step held:
+misses the action p99 target or has errors (unless ``--keep-going``), and
+prints the largest step held:
 
     .venv/bin/python bench/capacity.py [--steps 1000,2000,3000,4000] [--seconds 30]
-        [--ramp 10] [--settle 8] [--max-connections 16]
+        [--ramp 10] [--settle 8] [--max-connections 16] [--keep-going]
 
 Targets (issue 15), on this 2-core machine with the load client sharing it:
 at least 3,000 concurrent agents, at most 64 Redis connections in all, at
@@ -74,6 +75,8 @@ class Step:
     agents: int
     measuring: bool = False
     latencies: list[float] = field(default_factory=list)
+    handovers: list[float] = field(default_factory=list)
+    """From an action's answer to the held observation of the seat it made to act."""
     actions: int = 0
     stale: int = 0
     observations: int = 0
@@ -88,11 +91,12 @@ class Step:
         if self.measuring:
             self.errors.append(what)
 
-    def p(self, fraction: float) -> float:
-        """A percentile of the action latencies, in ms."""
-        if not self.latencies:
+    def p(self, fraction: float, of: list[float] | None = None) -> float:
+        """A percentile of the action latencies (or of ``of``), in ms."""
+        values = self.latencies if of is None else of
+        if not values:
             return float("nan")
-        ordered = sorted(self.latencies)
+        ordered = sorted(values)
         return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] * 1000
 
     @property
@@ -105,6 +109,8 @@ class Pairing:
 
     def __init__(self) -> None:
         self.ids: asyncio.Queue[str] = asyncio.Queue()
+        self.acted_at: float | None = None
+        """When one of the pair's actions was last answered (the other may be to act)."""
 
 
 async def agent(http: LeanConnection, index: int, pair: Pairing, step: Step,
@@ -134,14 +140,14 @@ async def agent(http: LeanConnection, index: int, pair: Pairing, step: Step,
                 if joined.status != 200:
                     step.error(f"join {joined.status}")
                     continue
-            await play(http, table_id, step, stop, rng)
+            await play(http, table_id, step, stop, rng, pair)
         except (OSError, asyncio.IncompleteReadError) as failure:
             step.error(f"connection: {failure!r}")
             await asyncio.sleep(1)
 
 
 async def play(http: LeanConnection, table_id: str, step: Step, stop: asyncio.Event,
-               rng: random.Random) -> None:
+               rng: random.Random, pair: Pairing) -> None:
     base = f"/v1/tables/{table_id}"
     while not stop.is_set():
         answer = await http.request("GET", f"{base}/observation", params={"wait": 30})
@@ -154,6 +160,10 @@ async def play(http: LeanConnection, table_id: str, step: Step, stop: asyncio.Ev
             return
         if not observation["legal_actions"]:
             continue  # the wait ran out: observe again, held
+        if pair.acted_at is not None:
+            if step.measuring:
+                step.handovers.append(time.perf_counter() - pair.acted_at)
+            pair.acted_at = None
         await asyncio.sleep(rng.uniform(*THINK_S))  # the agent's model thinks
         if stop.is_set():
             return
@@ -164,6 +174,7 @@ async def play(http: LeanConnection, table_id: str, step: Step, stop: asyncio.Ev
             headers={"Idempotency-Key": uuid.uuid4().hex})
         elapsed = time.perf_counter() - started
         if acted.status == 200:
+            pair.acted_at = time.perf_counter()
             if step.measuring:
                 step.latencies.append(elapsed)
                 step.actions += 1
@@ -240,7 +251,8 @@ def report(step: Step) -> None:
     requests = step.actions + step.observations
     cpu = sum(step.cpu_s.values())
     print(f"{step.agents:>6} agents: {step.actions} actions (p50 {step.p(0.5):.1f} ms, "
-          f"p99 {step.p(0.99):.1f} ms), {step.observations} observations, "
+          f"p99 {step.p(0.99):.1f} ms), {step.observations} observations, turn handover "
+          f"p50 {step.p(0.5, step.handovers):.1f} ms p99 {step.p(0.99, step.handovers):.1f} ms, "
           f"{step.stale} stale, {len(step.errors)} errors; Redis connections <= "
           f"{step.redis_connections} ({redis_split}); RSS {workers}; workers' CPU "
           f"{cpu:.1f} s ({cpu / max(requests, 1) * 1000:.2f} ms per request)"
@@ -259,7 +271,7 @@ async def measure(url: str, tokens: TokenService, args: argparse.Namespace, redi
                               server_pid)
         report(step)
         steps.append(step)
-        if not step.held:
+        if not step.held and not args.keep_going:
             break
     return steps
 
@@ -274,6 +286,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="unmeasured seconds after the ramp")
     parser.add_argument("--max-connections", type=int, default=16,
                         help="AGENTS_CLUB_REDIS_MAX_CONNECTIONS of each worker")
+    parser.add_argument("--keep-going", action="store_true",
+                        help="run every step even after one missed the targets (to see the "
+                             "Redis connections and RSS at the larger sizes too)")
     parser.add_argument("--server-root", type=Path, default=None,
                         help="serve another checkout's code (with its .venv), to compare")
     args = parser.parse_args(argv)
@@ -310,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
             if embedded is not None:
                 embedded.stop()
     held = [step for step in steps if step.held]
-    best = held[-1] if held else None
+    best = max(held, key=lambda step: step.agents) if held else None
     print()
     print(f"largest step held (action p99 <= {P99_TARGET_MS:.0f} ms, no errors): "
           f"{best.agents if best else 0} agents   target >= {AGENTS_TARGET}: "

@@ -470,8 +470,8 @@ async def observe(
     nothing more; the wait ends when the token expires, refused with 401
     ``auth/expired``.
     A seat that, as its worker remembers the table, is not to act skips that
-    first read: its first wait asks the revocation and reads the table
-    (:func:`_remembered_waiting_seat`).
+    first read: the first read of its wait asks the revocation and reads the
+    table (:func:`_remembered_waiting_seat`).
     """
     remembered = (_remembered_waiting_seat(ctx, table_id, caller)
                   if wait >= REMEMBERED_WAIT_MIN_S else None)
@@ -551,10 +551,10 @@ def _remembered_waiting_seat(
     """The remembered table and the caller's seat when a held observation may skip its
     first read: the caller sits at a table being played and, as remembered, is not to act.
 
-    The wait itself then reads the table (and asks the revocation) when who acts
-    changes after the remembered write, or when it runs out; if the memory is
-    out of date, that change is already in the turn stream and the wait ends at
-    once. Nothing is answered from memory alone.
+    The wait itself then reads the table (and asks the revocation) before it
+    waits, and again whenever who acts changes; if the memory is out of date,
+    that change is already in the turn stream and the wait ends at once.
+    Nothing is answered from memory alone.
     """
     if caller is None:
         return None

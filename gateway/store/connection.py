@@ -12,9 +12,9 @@ round trip; everything else uses redis-py as it is.
 A gateway worker's client (:func:`connect` with ``max_connections``) is
 bounded instead: a :class:`BoundedPool` of at most that many connections,
 shared by every request, background loop and the worker's one keyspace
-reader (:mod:`gateway.store.waits`), which waits for a free connection (up to
-``pool_timeout_s``) rather than failing, and closes connections left idle
-longer than ``idle_timeout_s``. Held waits take no connection at all while
+reader (:mod:`gateway.store.waits`); a caller waits for a free connection (up
+to ``pool_timeout_s``) rather than failing, and connections left idle longer
+than ``AGENTS_CLUB_REDIS_IDLE_TIMEOUT_S`` are closed. Held waits take no connection at all while
 they wait, so the pool's size does not depend on how many agents wait.
 """
 
@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.asyncio.connection import AbstractConnection, BlockingConnectionPool
+from redis.asyncio.connection import AbstractConnection, ConnectionPool
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -97,30 +97,58 @@ def connect(
     return client
 
 
-class BoundedPool(BlockingConnectionPool):
-    """redis-py's blocking pool, which also closes the connections left idle too long.
+class BoundedPool(ConnectionPool):
+    """redis-py's pool, holding at most ``max_connections``: a caller waits (up to
+    ``timeout`` seconds) for a free one rather than failing, and the connections left
+    idle too long are closed.
 
+    The wait is a semaphore in front of redis-py's plain pool rather than its
+    ``BlockingConnectionPool``, whose ``release`` holds a pool-wide condition
+    lock across awaits: under load the releases and the waiting callers then
+    queue on that lock, and each round trip held its connection longer.
     Connections are handed out last-released first, so under a steady load
     the same few stay busy and the rest sit idle: :meth:`close_idle` closes
     those (a closed one stays in the pool and connects again when it is next
     handed out), so a burst does not leave its connections open for good.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, timeout: float = 10.0, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.timeout = timeout
+        self.slots = asyncio.Semaphore(self.max_connections)
+        """One per connection that may be handed out."""
+        self.handed_out: weakref.WeakSet[AbstractConnection] = weakref.WeakSet()
         self.released_at: weakref.WeakKeyDictionary[AbstractConnection, float] = (
             weakref.WeakKeyDictionary())
         """When each idle connection came back (none for the ones in use)."""
 
     async def get_connection(self, command_name: Any = None, *keys: Any, **options: Any) -> Any:
-        """A connection, waiting for a free one (see :class:`BlockingConnectionPool`)."""
-        connection = await super().get_connection()  # type: ignore[no-untyped-call]
+        """A connection, waiting up to ``timeout`` for a free one.
+
+        :raises redis.exceptions.ConnectionError: none came free in time.
+        """
+        try:
+            async with asyncio.timeout(self.timeout):
+                await self.slots.acquire()
+        except TimeoutError as waited_too_long:
+            raise RedisConnectionError("No connection available.") from waited_too_long
+        try:
+            connection = await super().get_connection()  # type: ignore[no-untyped-call]
+        except BaseException:
+            self.slots.release()
+            raise
+        self.handed_out.add(connection)
         self.released_at.pop(connection, None)
         return connection
 
     async def release(self, connection: AbstractConnection) -> None:
-        """Take ``connection`` back and note when."""
-        await super().release(connection)
+        """Take ``connection`` back, note when, and free its slot."""
+        try:
+            await super().release(connection)
+        finally:
+            if connection in self.handed_out:
+                self.handed_out.discard(connection)
+                self.slots.release()
         self.released_at[connection] = time.monotonic()
 
     async def close_idle(self, idle_s: float) -> int:

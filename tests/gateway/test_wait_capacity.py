@@ -21,7 +21,6 @@ import os
 import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -59,6 +58,7 @@ class Worker:
     async def close(self, connections: list[LeanConnection], streams: list[Any]) -> None:
         """Close the agents' connections, ``connections`` and ``streams``."""
         await asyncio.gather(*(connection.close() for connection in [*self.agents, *connections]))
+        self.agents.clear()
         await asyncio.gather(*(stream.close() for stream in streams))
 
     def count_redis_connections(self) -> int:
@@ -69,8 +69,11 @@ class Worker:
         return now
 
 
-@pytest.fixture()
-def worker(redis_url: str, signing_key_pem: str, tmp_path: Path) -> Iterator[Worker]:
+@pytest.fixture(scope="module")
+def worker(redis_url: str, signing_key_pem: str,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
+    """One gateway worker (uvicorn) for the module's tests, with a pool of :data:`POOL`."""
+    tmp_path = tmp_path_factory.mktemp("capacity")
     namespace = f"test-{uuid.uuid4().hex[:12]}"
     settings = Settings.model_validate({
         "environment": "test", "redis_url": redis_url, "redis_namespace": namespace,

@@ -38,7 +38,9 @@ watches is a lookup per write.
 No notification is lost unseen: a waiter's first read comes after Redis
 confirmed the subscription (:meth:`hold` returns that confirmation), and every
 confirmation, including the re-subscriptions after a reconnect, is handed to
-``on_change`` as a change, so whoever waited across a gap reads again.
+``on_change`` as a change, so whoever waited across a gap reads again. After a
+reconnect the flags are checked again (a restarted Redis forgets a ``CONFIG
+SET``) and every waiter is woken once more.
 
 Redis Cluster (issue 16): keyspace notifications are node-local (a node
 publishes them only to its own subscribers), so the design extends as one
@@ -144,6 +146,8 @@ class KeyspaceReader:
         self._tasks: list[asyncio.Task[None]] = []
         self.reconnects = 0
         """How many times the connection was opened again (for tests and logs)."""
+        self._connections = 0  # confirmed subscriptions of the sentinel so far
+        self._config_check: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Turn notifications on (when allowed) and start reading. A Redis that does not
@@ -154,6 +158,8 @@ class KeyspaceReader:
 
     async def aclose(self) -> None:
         """Stop reading and give the connection back to the pool."""
+        if self._config_check is not None:
+            self._tasks.append(self._config_check)
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -197,8 +203,6 @@ class KeyspaceReader:
             try:
                 await pubsub.subscribe(self.sentinel)  # connects: the sender must not race it
                 failures = 0
-                if not self.notified:
-                    self.notified = await enable_notifications(self.redis)
                 tasks = [asyncio.create_task(self._read(pubsub), name="keyspace-reader-read"),
                          asyncio.create_task(self._send(pubsub), name="keyspace-reader-send")]
                 done, _pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
@@ -254,14 +258,28 @@ class KeyspaceReader:
                 self._sent.update(new)
                 await pubsub.subscribe(*(self.prefix + key for key in new))
 
+    async def _after_reconnect(self) -> None:
+        """Turn notifications on again (a restarted Redis forgot them), then wake every
+        waiter: a write made while they were off went unnoticed."""
+        with contextlib.suppress(RedisError, OSError):
+            self.notified = await enable_notifications(self.redis)
+        if self._connections:
+            for key in list(self._subscriptions):
+                self.on_change(key)
+        self._connections += 1
+
     def _handle(self, message: dict[str, Any]) -> None:
         kind = message["type"]
         if kind not in ("message", "subscribe"):
             return
         channel = message["channel"]
         channel = channel.decode() if isinstance(channel, bytes) else str(channel)
+        if channel == self.sentinel:
+            if kind == "subscribe":  # (re)connected: Redis may have restarted without the flags
+                self._config_check = asyncio.create_task(self._after_reconnect())
+            return
         if not channel.startswith(self.prefix):
-            return  # the sentinel
+            return
         key = channel[len(self.prefix):]
         subscription = self._subscriptions.get(key)
         if subscription is None:

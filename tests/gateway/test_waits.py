@@ -129,7 +129,7 @@ def test_the_reader_subscribes_again_after_its_connection_is_killed(
                 subscribed = [row for row in await connections_named(client, name)
                               if int(row.get("sub", 0)) > 0]
                 assert len(subscribed) == 1  # the one reader
-                await client.client_kill_filter(_id=subscribed[0]["id"])
+                await client.execute_command("CLIENT", "KILL", "ID", subscribed[0]["id"])
                 # The waiter is woken when its subscription is confirmed again (it may
                 # have missed a write meanwhile, so it must read again).
                 assert await watch.changed(10)

@@ -86,6 +86,10 @@ class Step:
     rss_mb: dict[str, float] = field(default_factory=dict)
     cpu_s: dict[str, float] = field(default_factory=dict)
     """Each worker's CPU seconds over the measured span (from ``/proc``)."""
+    client_cpu_s: float = 0.0
+    """The load client's own CPU seconds over the measured span."""
+    load_average: float = 0.0
+    """The machine's 1-minute load average at the end of the span (other work shows here)."""
 
     def error(self, what: str) -> None:
         if self.measuring:
@@ -227,6 +231,7 @@ async def run_step(url: str, tokens: TokenService, agents: int, args: argparse.N
     step.measuring = True
     measure_until = time.monotonic() + args.seconds
     cpu_before: dict[str, float] = {}
+    client_before = time.process_time()
     while time.monotonic() < measure_until:
         await asyncio.to_thread(sample, step, redis_url, namespace, server_pid)
         for pid in step.rss_mb:
@@ -234,6 +239,8 @@ async def run_step(url: str, tokens: TokenService, agents: int, args: argparse.N
                 cpu_before[pid] = cpu_seconds(int(pid))
         await asyncio.sleep(2)
     step.measuring = False
+    step.client_cpu_s = time.process_time() - client_before
+    step.load_average = os.getloadavg()[0]
     for pid, before in cpu_before.items():
         step.cpu_s[pid] = cpu_seconds(int(pid)) - before
     stop.set()
@@ -255,7 +262,9 @@ def report(step: Step) -> None:
           f"p50 {step.p(0.5, step.handovers):.1f} ms p99 {step.p(0.99, step.handovers):.1f} ms, "
           f"{step.stale} stale, {len(step.errors)} errors; Redis connections <= "
           f"{step.redis_connections} ({redis_split}); RSS {workers}; workers' CPU "
-          f"{cpu:.1f} s ({cpu / max(requests, 1) * 1000:.2f} ms per request)"
+          f"{cpu:.1f} s ({cpu / max(requests, 1) * 1000:.2f} ms per request), client's CPU "
+          f"{step.client_cpu_s:.1f} s, load average {step.load_average:.1f} on "
+          f"{os.cpu_count()} cores"
           + (f"; first errors: {step.errors[:3]}" if step.errors else ""), flush=True)
 
 

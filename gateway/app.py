@@ -1,7 +1,9 @@
 """The gateway application: :func:`create_app` builds it, its lifespan connects Redis.
 
 ``agents-club serve`` runs ``gateway.app:create_app`` as a uvicorn factory in
-each worker. The lifespan connects Redis (``app.state.redis``), starts the
+each worker. The lifespan connects Redis (``app.state.redis``, a bounded pool:
+``AGENTS_CLUB_REDIS_MAX_CONNECTIONS``), starts the worker's one reader for held
+waits (``app.state.waiters``, :mod:`gateway.services.waiters`), starts the
 table runtime (``gateway.services.runtime.start(app)``: turn-clock sweeper and
 house-bot driver) when that module exists, starts the metrics flusher, and
 undoes all of it at shutdown.
@@ -22,6 +24,7 @@ import gc
 import importlib
 import inspect
 import logging
+import os
 import time
 from collections.abc import AsyncIterator
 from types import ModuleType
@@ -45,7 +48,8 @@ from gateway.metrics_middleware import RequestMetricsMiddleware
 from gateway.openapi_docs import PROBLEM_CATALOGUE, problem_example
 from gateway.request_limits import RequestLimitsMiddleware
 from gateway.security import TokenService
-from gateway.store.connection import Keys, connect
+from gateway.services.waiters import Waiters
+from gateway.store.connection import Keys, connect, run_idle_closer
 from gateway.store.metrics import MetricsStore
 from gateway.store.outage import REDIS_UNAVAILABLE
 
@@ -374,10 +378,18 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if not settings.redis_url:
             raise ValueError("REDIS_URL is not set; `agents-club serve` starts an embedded Redis")
-        redis = connect(settings.redis_url)
+        redis = connect(
+            settings.redis_url, max_connections=settings.redis_max_connections,
+            pool_timeout_s=settings.redis_pool_timeout_s,
+            client_name=f"agents-club:{settings.redis_namespace}:{os.getpid()}")
         app.state.redis = redis
+        waiters = Waiters(redis, sentinel=keys.global_("waits"))
+        app.state.waiters = waiters
         tasks: list[asyncio.Task[Any]] = []
         try:
+            await waiters.start()
+            tasks.append(asyncio.create_task(
+                run_idle_closer(redis, settings.redis_idle_timeout_s), name="redis-idle-closer"))
             runtime = _optional_module(RUNTIME_MODULE)
             if runtime is not None:
                 tasks.extend(await runtime.start(app))
@@ -396,7 +408,9 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
             yield
         finally:
             await _stop_tasks(tasks)
+            await waiters.aclose()
             app.state.redis = None
+            app.state.waiters = None
             await redis.aclose()
 
     app = FastAPI(
@@ -413,6 +427,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
     app.state.tokens = tokens
     app.state.metrics = metrics
     app.state.redis = None
+    app.state.waiters = None
     _install_problem_handlers(app)
     # Inside the metrics middleware, so a refused body is counted and logged like any answer.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_body_bytes,

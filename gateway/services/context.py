@@ -9,6 +9,7 @@ from gateway.clock import Clock, wall_clock
 from gateway.config import Settings
 from gateway.services.known_tables import KnownTables
 from gateway.services.parsed_states import ParsedStates
+from gateway.services.waiters import Waiters
 from gateway.store.active_tables import ActiveTableStore
 from gateway.store.tables import TableStore
 
@@ -28,6 +29,8 @@ class TableContext:
     settings: Settings
     active_tables: ActiveTableStore
     """Each agent's unfinished tables (the per-agent table cap)."""
+    waiters: Waiters
+    """This worker's held waits (observe, long-poll, SSE) and the reader that wakes them."""
     bots_due: asyncio.Event = field(default_factory=asyncio.Event)
     parsed_states: ParsedStates = field(default_factory=ParsedStates)
     """States this worker parsed or wrote lately (saves parsing the same JSON again)."""

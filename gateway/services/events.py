@@ -5,15 +5,21 @@ that reconnects with ``after=<id>`` (or ``Last-Event-ID: <id>``) gets every
 later event exactly once, in order. Each reader gets only the events whose
 audience includes its seat; spectators get public events only.
 
+Both wait the same way: read, wait for a change, read. Waiting holds no Redis
+connection (:mod:`gateway.services.waiters` wakes the reader when the table's
+event stream, or the caller's revocation mark, is written).
+
 A reader with a token is held to it for as long as it reads, not only when it
 connects: every read asks, in the same round trip, whether the token was
-revoked meanwhile, and a stream closes when the token expires. A stream can
+revoked meanwhile, a revocation wakes the wait at once, and a stream closes
+when the token expires. A stream can
 stay open for hours, and a seat's events tell its hidden cards; a token
 revoked because it leaked (or by a secret rotation) must stop them at once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator
@@ -51,17 +57,19 @@ _TOKEN_ENDED = ": closed: the token expired or was revoked; reconnect with a val
 
 async def _read(
     ctx: TableContext, table_id: str, caller: PendingRevocation | None, after: int,
-    block_ms: int | None,
 ) -> tuple[bool, list[StoredEvent]]:
-    """Whether the caller's token was revoked, asked in the same round trip once the
-    events came (then they must not be told), and the events after ``after``, waiting up
-    to ``block_ms`` for one but no longer than the caller's token verifies."""
+    """Whether the caller's token was revoked, asked in the same round trip as the
+    events (then they must not be told), and the events after ``after``."""
     if caller is None:
-        return False, await ctx.store.events_after(table_id, after, block_ms=block_ms)
-    if block_ms is not None:
-        block_ms = max(1, min(block_ms, int((caller.valid_until - time.time()) * 1000)))
-    return await ctx.store.checked_events_after(
-        table_id, after, block_ms=block_ms, revoked_key=caller.revoked_key)
+        return False, await ctx.store.events_after(table_id, after)
+    return await ctx.store.checked_events_after(table_id, after, revoked_key=caller.revoked_key)
+
+
+def _held_s(caller: PendingRevocation | None, wanted_s: float) -> float:
+    """``wanted_s``, but no longer than the caller's token verifies."""
+    if caller is None:
+        return wanted_s
+    return max(0.0, min(wanted_s, caller.valid_until - time.time()))
 
 
 def parse_event_id(raw: str) -> int | None:
@@ -119,30 +127,33 @@ async def poll_events(
         # Nothing will ever follow: answer now instead of holding the request.
         return EventsPage(events=[], last_id=max(after, last), status=status)
     wait = min(max(wait, 0.0), ctx.settings.long_poll_max_wait_s)
-    give_up = time.monotonic() + wait
+    give_up = time.monotonic() + _held_s(caller, wait)
     cursor = after
-    while True:
-        remaining = give_up - time.monotonic()
-        block_ms = int(remaining * 1000) if remaining >= 0.001 else None
-        revoked, events = await _read(ctx, table_id, caller, cursor, block_ms)
-        if caller is not None:
-            caller.confirm(revoked)
-            caller.confirm_still_valid()
-        if events:
-            cursor = events[-1].seq
-            if any(event.body["kind"] == _FINISHED for event in events):
-                status = "finished"
-            elif status == "open" and any(e.body["kind"] == "table.started" for e in events):
-                status = "playing"
-            visible = []
-            for event in events:
-                seat = seat_after(event, seat, principal)
-                if event.visible_to(seat):
-                    visible.append(event_out(event.seq, event.audience, event.body))
-            if visible:
-                return EventsPage(events=visible, last_id=cursor, status=status)
-        if block_ms is None or time.monotonic() >= give_up:
-            return EventsPage(events=[], last_id=cursor, status=status)
+    revoked_key = caller.revoked_key if caller is not None else None
+    watching = (ctx.waiters.watch(ctx.store.events_key(table_id), revoked_key) if wait > 0
+                else contextlib.nullcontext(None))  # a poll that does not wait watches nothing
+    async with watching as watch:
+        while True:  # read, then wait for a change and read again
+            revoked, events = await _read(ctx, table_id, caller, cursor)
+            if caller is not None:
+                caller.confirm(revoked)
+                caller.confirm_still_valid()
+            if events:
+                cursor = events[-1].seq
+                if any(event.body["kind"] == _FINISHED for event in events):
+                    status = "finished"
+                elif status == "open" and any(e.body["kind"] == "table.started" for e in events):
+                    status = "playing"
+                visible = []
+                for event in events:
+                    seat = seat_after(event, seat, principal)
+                    if event.visible_to(seat):
+                        visible.append(event_out(event.seq, event.audience, event.body))
+                if visible:
+                    return EventsPage(events=visible, last_id=cursor, status=status)
+            remaining = give_up - time.monotonic()
+            if watch is None or remaining < 0.001 or not await watch.changed(remaining):
+                return EventsPage(events=[], last_id=cursor, status=status)
 
 
 async def stream_events(
@@ -173,26 +184,28 @@ async def stream_events(
     if finished_at is not None and cursor >= finished_at:
         yield _END
         return
-    while True:
-        revoked, events = await _read(ctx, table_id, caller, cursor, int(SSE_KEEPALIVE_S * 1000))
-        if caller is not None and (revoked or caller.expired()):
-            yield _TOKEN_ENDED
-            return
-        if not events:
-            yield ": keep-alive\n\n"
-            continue
-        for event in events:
-            cursor = event.seq
-            seat = seat_after(event, seat, principal)
-            if event.visible_to(seat):
-                out = event_out(event.seq, event.audience, event.body)
-                yield f"id: {out.id}\nevent: {out.kind}\ndata: {json.dumps(out.model_dump(mode='json'))}\n\n"
-            if event.body["kind"] == _FINISHED:
-                yield _END
+    revoked_key = caller.revoked_key if caller is not None else None
+    async with ctx.waiters.watch(ctx.store.events_key(table_id), revoked_key) as watch:
+        while True:  # read, then wait for a change (or the keep-alive) and read again
+            revoked, events = await _read(ctx, table_id, caller, cursor)
+            if caller is not None and (revoked or caller.expired()):
+                yield _TOKEN_ENDED
                 return
-            if private and event.body["kind"] == _SEAT_LEFT:
-                loaded = await load_table(ctx, table_id)
-                if not may_see(loaded.record, principal):
-                    yield _END  # it left: nothing more of this table is its business
+            if not events:
+                if not await watch.changed(_held_s(caller, SSE_KEEPALIVE_S)):
+                    yield ": keep-alive\n\n"
+                continue
+            for event in events:
+                cursor = event.seq
+                seat = seat_after(event, seat, principal)
+                if event.visible_to(seat):
+                    out = event_out(event.seq, event.audience, event.body)
+                    yield f"id: {out.id}\nevent: {out.kind}\ndata: {json.dumps(out.model_dump(mode='json'))}\n\n"
+                if event.body["kind"] == _FINISHED:
+                    yield _END
                     return
-
+                if private and event.body["kind"] == _SEAT_LEFT:
+                    loaded = await load_table(ctx, table_id)
+                    if not may_see(loaded.record, principal):
+                        yield _END  # it left: nothing more of this table is its business
+                        return

@@ -32,6 +32,7 @@ def table_context(app: FastAPI) -> TableContext:
             store=TableStore(app.state.redis, app.state.keys), settings=app.state.settings,
             active_tables=ActiveTableStore(app.state.redis, app.state.keys),
             clock=app.state.clock,
+            waiters=app.state.waiters,
         )
         app.state.table_context = context
     return context

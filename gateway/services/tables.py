@@ -604,17 +604,20 @@ async def observe(
     held until it is worth sending: a seated caller until it must act or the
     table ends, anyone else until the table changes. A bot can then loop on
     one request per turn instead of observing after every event. The wait is
-    a blocked read on a stream (``XREAD BLOCK``), not polling, and the table
-    is read back in the same round trip: a spectator waits on the event
-    stream, a seat on the turn stream, which has an entry only when who acts
-    may have changed, so a seat wakes about once per turn and, when the entry
-    shows it is still not its turn, waits on without parsing the table. The
-    caller's token revocation is asked together with the first table read, and
-    again on every wake, so a token revoked while it waits is told nothing more;
-    the wait ends when the token expires, refused with 401 ``auth/expired``.
+    read, wait for a change, read: it holds no Redis connection while it
+    waits (:mod:`gateway.services.waiters` wakes it when a watched key is
+    written), and each read takes the stream and the table in one round
+    trip. A spectator watches the event stream, a seat the turn stream, which
+    has an entry only when who acts may have changed, so a seat wakes about
+    once per turn and, when the entry shows it is still not its turn, waits on
+    without parsing the table. The caller's token revocation is asked together
+    with the first table read, and again on every read, and its revocation mark
+    is watched, so a token revoked while it waits is refused at once and told
+    nothing more; the wait ends when the token expires, refused with 401
+    ``auth/expired``.
     A seat that, as its worker remembers the table, is not to act skips that
-    first read: its first wait asks the revocation and reads the table
-    (:func:`_remembered_waiting_seat`).
+    first read: the first read of its wait asks the revocation and reads the
+    table (:func:`_remembered_waiting_seat`).
     """
     remembered = (_remembered_waiting_seat(ctx, table_id, caller)
                   if wait >= REMEMBERED_WAIT_MIN_S else None)
@@ -631,39 +634,47 @@ async def observe(
         give_up = time.monotonic() + held_s
         first_version = loaded.version
         latest = loaded.snapshot  # the newest read of the table, parsed or not
-        while not _worth_answering(loaded, seat, first_version):
-            remaining = give_up - time.monotonic()
-            if remaining < 0.001:
-                break
-            block_ms = max(1, int(remaining * 1000))
-            # Every wake asks whether the caller's token was revoked meanwhile, and
-            # refuses it before anything of what it read is told.
-            asked = caller.revoked_key if caller is not None else None
-            if seat is None:  # a spectator: any change is worth answering
-                revoked, woken, read = await ctx.store.events_then_table(
-                    table_id, latest.seq, block_ms, asked)
-                if caller is not None:
-                    caller.confirm(revoked)
-                if not woken or read is None:
-                    break
-                latest = read
-            else:  # a seat: only a change of who acts may be
-                revoked, turns, read = await ctx.store.turns_then_table(
-                    table_id, latest, block_ms, asked)
-                confirmed = caller.confirm(revoked) if caller is not None else None
-                if unasked is not None:  # started from memory: this was the first read
-                    principal, unasked = confirmed, None
-                    if read is None:
-                        raise not_found(table_id)
-                    latest = read  # even when the wait ran out: answer a read, never the memory
-                if not turns or read is None:
-                    break
-                latest = read
-                if _still_not_to_act(turns[-1], latest, seat):
-                    continue
-            loaded = _visible(ctx, table_id, latest, principal)
-            if loaded.record.seat_for(principal) != seat:
-                break  # it left (or took) a seat of the open table meanwhile: tell it now
+        # Every read asks whether the caller's token was revoked meanwhile, and refuses
+        # it before anything of what it read is told; the revocation mark is watched
+        # too, so a revocation wakes the wait and ends it at once.
+        asked = caller.revoked_key if caller is not None else None
+        stream = ctx.store.events_key(table_id) if seat is None else ctx.store.turns_key(table_id)
+        if not _worth_answering(loaded, seat, first_version) and held_s >= 0.001:
+            async with ctx.waiters.watch(stream, asked) as watch:
+                while True:  # read (the first time: what came before the watch began), wait
+                    changed = False
+                    if seat is None:  # a spectator: any change is worth answering
+                        revoked, woken, read = await ctx.store.events_then_table(
+                            table_id, latest.seq, asked)
+                        if caller is not None:
+                            caller.confirm(revoked)
+                        if read is None:
+                            break
+                        if woken:
+                            latest, changed = read, True
+                    else:  # a seat: only a change of who acts may be
+                        revoked, turns, read = await ctx.store.turns_then_table(
+                            table_id, latest, asked)
+                        confirmed = caller.confirm(revoked) if caller is not None else None
+                        if unasked is not None:  # started from memory: this was the first read
+                            principal, unasked = confirmed, None
+                            if read is None:
+                                raise not_found(table_id)
+                            latest = read  # even when the wait runs out: answer a read
+                        if read is None:
+                            break
+                        if turns:
+                            latest = read
+                            changed = not _still_not_to_act(turns[-1], latest, seat)
+                    if changed:
+                        loaded = _visible(ctx, table_id, latest, principal)
+                        if loaded.record.seat_for(principal) != seat:
+                            break  # it left (or took) a seat of the open table: tell it now
+                        if _worth_answering(loaded, seat, first_version):
+                            break
+                    remaining = give_up - time.monotonic()
+                    if remaining < 0.001 or not await watch.changed(remaining):
+                        break
         if unasked is not None:  # no wait happened after all: read the table as usual
             loaded, principal = await read_visible(ctx, table_id, unasked)
         elif latest is not loaded.snapshot:  # the wait ran out after changes not parsed yet
@@ -686,10 +697,10 @@ def _remembered_waiting_seat(
     """The remembered table and the caller's seat when a held observation may skip its
     first read: the caller sits at a table being played and, as remembered, is not to act.
 
-    The wait itself then reads the table (and asks the revocation) when who acts
-    changes after the remembered write, or when it runs out; if the memory is
-    out of date, that change is already in the turn stream and the wait ends at
-    once. Nothing is answered from memory alone.
+    The wait itself then reads the table (and asks the revocation) before it
+    waits, and again whenever who acts changes; if the memory is out of date,
+    that change is already in the turn stream and the wait ends at once.
+    Nothing is answered from memory alone.
     """
     if caller is None:
         return None

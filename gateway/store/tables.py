@@ -284,6 +284,14 @@ class TableStore:
     def _replay(self, table_id: str) -> str:
         return self.keys.table(table_id, "replay")
 
+    def events_key(self, table_id: str) -> str:
+        """The table's event stream: a held wait watches it for any change."""
+        return self._events(table_id)
+
+    def turns_key(self, table_id: str) -> str:
+        """The table's turn stream: a seat's held observation watches it for its turn."""
+        return self._turns(table_id)
+
     def _seen(self, table_id: str, scope: str) -> str:
         return self.keys.table(table_id, f"seen:{scope}")
 
@@ -339,37 +347,31 @@ class TableStore:
         return snapshot_from_row(table_id, row), stored, revoked
 
     async def events_then_table(
-        self, table_id: str, after: int, block_ms: int, revoked_key: str | None = None
+        self, table_id: str, after: int, revoked_key: str | None = None
     ) -> tuple[bool, list[StoredEvent], TableSnapshot | None]:
-        """Wait up to ``block_ms`` for events after ``after``, then read the table: one round trip.
+        """The events after ``after``, whether ``revoked_key`` exists (when given, else
+        False) and the table, as of one moment: one round trip.
 
-        The commands travel in one pipeline; Redis runs a client's commands
-        in order and holds the read until the blocking ``XREAD`` returns, so the
-        table comes back as it is once the events arrived (or the wait ran out).
-        A held observation needs both; this saves it a second round trip.
-        Returns first whether ``revoked_key`` exists, asked once the wait is
-        over (``None``: not asked, ``False``), so a held wait asks on every
-        wake and refuses a token revoked meanwhile before the table it read is
-        told.
+        A held observation reads this way after every wake
+        (:mod:`gateway.services.waiters`): the revocation is asked before the
+        table it read is told, so a token revoked while it waited is refused.
         """
-        revoked, reply, snapshot = await self._wait_then_table(
-            table_id, self._events(table_id), f"{after}-0", block_ms, revoked_key)
+        revoked, reply, snapshot = await self._read_then_table(
+            table_id, self._events(table_id), f"{after}-0", revoked_key)
         return revoked, stored_events(reply), snapshot
 
     async def turns_then_table(
-        self, table_id: str, after: TableSnapshot, block_ms: int, revoked_key: str | None = None
+        self, table_id: str, after: TableSnapshot, revoked_key: str | None = None
     ) -> tuple[bool, list[TurnEntry], TableSnapshot | None]:
-        """Like :meth:`events_then_table`, but on the turn stream: wait up to ``block_ms``
-        for a change of who acts after the read ``after``, then read the table.
+        """Like :meth:`events_then_table`, but on the turn stream: the changes of who acts
+        after the read ``after``, then the table.
 
-        A seat waiting for its turn wakes once per turn this way, not on every
-        event of the other seats' turns. A held observation that starts from the
-        table as its worker remembers it learns the answer to its first
-        revocation question here.
+        A seat waiting for its turn reads the table only when this shows a change
+        of who acts. A held observation that starts from the table as its worker
+        remembers it learns the answer to its first revocation question here.
         """
-        revoked, reply, snapshot = await self._wait_then_table(
-            table_id, self._turns(table_id), f"{after.seq}-{after.version + 1}", block_ms,
-            revoked_key)
+        revoked, reply, snapshot = await self._read_then_table(
+            table_id, self._turns(table_id), f"{after.seq}-{after.version + 1}", revoked_key)
         turns = []
         for entry_id, fields in stream_entries(reply):
             seq, version = decoded(entry_id).split("-", 1)
@@ -377,15 +379,13 @@ class TableStore:
             turns.append(TurnEntry(int(seq), int(version) - 1, to_act))
         return revoked, turns, snapshot
 
-    async def _wait_then_table(
-        self, table_id: str, stream: str, after: str, block_ms: int,
-        revoked_key: str | None = None,
+    async def _read_then_table(
+        self, table_id: str, stream: str, after: str, revoked_key: str | None = None,
     ) -> tuple[bool, Any, TableSnapshot | None]:
-        """A blocking ``XREAD`` on ``stream`` after the id ``after``, then whether
-        ``revoked_key`` exists (when given: asked as of the wake), then the table's
-        ``HMGET``, in one round trip."""
+        """An ``XREAD`` on ``stream`` after the id ``after``, then whether ``revoked_key``
+        exists (when given), then the table's ``HMGET``, in one round trip."""
         commands: list[tuple[str | int, ...]] = [
-            ("XREAD", "COUNT", 500, "BLOCK", block_ms, "STREAMS", stream, after)]
+            ("XREAD", "COUNT", 500, "STREAMS", stream, after)]
         if revoked_key is not None:
             commands.append(("EXISTS", revoked_key))
         commands.append(("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS))
@@ -393,16 +393,13 @@ class TableStore:
         return bool(revoked and revoked[0]), reply, snapshot_from_row(table_id, row)
 
     async def checked_events_after(
-        self, table_id: str, after: int, *, block_ms: int | None, revoked_key: str
+        self, table_id: str, after: int, *, revoked_key: str
     ) -> tuple[bool, list[StoredEvent]]:
-        """Whether ``revoked_key`` exists and :meth:`events_after`, in one round trip; with
-        ``block_ms`` the question is asked once the wait is over, so a reader whose token
-        was revoked while it waited is refused before it is told what came."""
-        read: tuple[str | int, ...] = ("XREAD", "COUNT", 500)
-        if block_ms is not None:
-            read += ("BLOCK", block_ms)
+        """Whether ``revoked_key`` exists and :meth:`events_after`, in one round trip, so a
+        reader whose token was revoked while it waited is refused before it is told what
+        came."""
         reply, revoked = no_errors(await round_trip(
-            self.redis, (*read, "STREAMS", self._events(table_id), f"{after}-0"),
+            self.redis, ("XREAD", "COUNT", 500, "STREAMS", self._events(table_id), f"{after}-0"),
             ("EXISTS", revoked_key),
         ))
         return bool(revoked), stored_events(reply)
@@ -430,18 +427,11 @@ class TableStore:
         return [json.loads(entry) for entry in entries]
 
     async def events_after(
-        self, table_id: str, after: int, *, block_ms: int | None = None, count: int = 500
+        self, table_id: str, after: int, *, count: int = 500
     ) -> list[StoredEvent]:
-        """Events with id greater than ``after``, oldest first.
-
-        With ``block_ms`` it waits up to that long for the first new event
-        (``XREAD BLOCK``); ``0`` would block forever, so callers pass a bound.
-        """
-        stream = self._events(table_id)
-        if block_ms is None:
-            reply = await self.redis.xread({stream: f"{after}-0"}, count=count)
-        else:
-            reply = await self.redis.xread({stream: f"{after}-0"}, count=count, block=block_ms)
+        """Events with id greater than ``after``, oldest first (it never waits: held
+        waits wait through :mod:`gateway.services.waiters`, holding no connection)."""
+        reply = await self.redis.xread({self._events(table_id): f"{after}-0"}, count=count)
         return stored_events(reply)
 
     async def idempotency(self, table_id: str, scope: str) -> IdempotencyRecord | None:

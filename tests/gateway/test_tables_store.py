@@ -92,37 +92,32 @@ def test_idempotency_key_used_meanwhile_returns_the_stored_answer(redis_url: str
     run(scenario, redis_url, redis_namespace)
 
 
-def test_blocking_read_wakes_on_a_new_event(redis_url: str, redis_namespace: str) -> None:
+def test_events_after_reads_what_came_after_an_id(redis_url: str, redis_namespace: str) -> None:
     async def scenario(store: TableStore) -> None:
         await store.commit("t1", expected_version=-1, record={}, state="{}")
-        waiter = asyncio.create_task(store.events_after("t1", 0, block_ms=5000))
-        await asyncio.sleep(0.05)
+        assert await store.events_after("t1", 0) == []  # never waits
         await store.commit("t1", expected_version=0, events=[(None, {"kind": "woke"})])
-        events = await asyncio.wait_for(waiter, 5)
-        assert [e.body["kind"] for e in events] == ["woke"]
-        assert await store.events_after("t1", 1, block_ms=50) == []
+        assert [e.body["kind"] for e in await store.events_after("t1", 0)] == ["woke"]
+        assert await store.events_after("t1", 1) == []
 
     run(scenario, redis_url, redis_namespace)
 
 
-def test_the_wait_and_the_table_read_after_it_share_one_round_trip(
+def test_the_events_and_the_table_are_read_in_one_round_trip(
     redis_url: str, redis_namespace: str
 ) -> None:
     async def scenario(store: TableStore) -> None:
         await store.commit("t1", expected_version=-1, record={}, state='{"n": 0}')
-        waiter = asyncio.create_task(store.events_then_table("t1", 0, 5000))
-        await asyncio.sleep(0.05)
-        assert not waiter.done()  # the table read waits behind the blocked XREAD
         await store.commit("t1", expected_version=0, state='{"n": 1}',
                            events=[(None, {"kind": "woke"})])
-        revoked, events, table = await asyncio.wait_for(waiter, 5)
+        revoked, events, table = await store.events_then_table("t1", 0)
         assert not revoked  # not asked
         assert [e.body["kind"] for e in events] == ["woke"]
         assert table is not None and table.version == 1 and table.state == '{"n": 1}'
         assert table.seq == 1
-        _, quiet, unchanged = await store.events_then_table("t1", 1, 50)  # the wait runs out
+        _, quiet, unchanged = await store.events_then_table("t1", 1)
         assert quiet == [] and unchanged == table
-        assert await store.events_then_table("nope", 0, 20) == (False, [], None)
+        assert await store.events_then_table("nope", 0) == (False, [], None)
 
     run(scenario, redis_url, redis_namespace)
 
@@ -202,10 +197,10 @@ def test_the_turn_stream_has_an_entry_only_when_who_acts_may_change(
         assert start is not None
         first = TableSnapshot(table_id="t1", record_json="{}", state="{}", version=-1, seq=0,
                               deadline=None)
-        _, turns, table = await store.turns_then_table("t1", first, 50)
+        _, turns, table = await store.turns_then_table("t1", first)
         assert [(t.seq, t.version, t.to_act) for t in turns] == [
             (1, 0, None), (3, 1, (2, 0)), (4, 4, (1,)), (5, 5, ())]
         assert table == start
-        assert await store.turns_then_table("t1", start, 20) == (False, [], start)  # none after it
+        assert await store.turns_then_table("t1", start) == (False, [], start)  # none after it
 
     run(scenario, redis_url, redis_namespace)

@@ -1,0 +1,365 @@
+"""Capacity: how many connected agents with think time 2 workers hold, as LLM agents play.
+
+Each simulated agent plays two-seat Market Fortune tables the way the docs
+advise and an LLM agent behaves: ``observation?wait=30`` (held by the server
+until it must act), then it *thinks* 2-6 s (a uniform random pause, its model
+call), then it acts; a finished table is replaced by a new one. Half the
+agents open tables, the other half join them. Every agent keeps one
+keep-alive connection (``bench/loadgen.py``), so most connections are either
+held by the server or idle while their agent thinks.
+
+It starts ``agents-club serve --workers 2`` on ``REDIS_URL`` (or a private
+``redis-server``), then raises the number of agents step by step
+(``--steps``). Each step starts its agents over ``--ramp`` seconds, lets them
+settle, then measures for ``--seconds``: the action requests' p50/p99
+latency, errors (a 5xx, a refused connection, any answer but 200 or a stale
+``409``), the workers' Redis connections (``CLIENT LIST``, by the name each
+worker gives its connections: ``agents-club:<namespace>:<pid>``; the most
+seen) and each worker's RSS (the most seen). It stops at the first step that
+misses the action p99 target or has errors (unless ``--keep-going``), and
+prints the largest step held:
+
+    .venv/bin/python bench/capacity.py [--steps 1000,2000,3000,4000] [--seconds 30]
+        [--ramp 10] [--settle 8] [--max-connections 16] [--keep-going]
+
+Targets (issue 15), on this 2-core machine with the load client sharing it:
+at least 3,000 concurrent agents, at most 64 Redis connections in all, at
+most 300 MB RSS per worker, action p99 at most 100 ms with no errors.
+Loopback only; it only prints (exit status 0 unless the gateway fails to start).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Run as a script, this file's folder comes first on sys.path and its own name
+# would hide the ``gateway`` package; put the repository root there instead.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [str(_HERE.parent), *(entry for entry in sys.path
+                                     if Path(entry or ".").resolve() != _HERE)]
+
+from cryptography.hazmat.primitives import serialization  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
+
+from bench.held_waits import gateway_process, redis_connections, rss_mb  # noqa: E402
+from bench.loadgen import LeanConnection  # noqa: E402
+from gateway.config import Settings  # noqa: E402
+from gateway.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
+from gateway.security import TokenService  # noqa: E402
+
+GAME = "market-fortune"
+MODE = "family"
+THINK_S = (2.0, 6.0)
+P99_TARGET_MS = 100.0
+AGENTS_TARGET = 3000
+REDIS_CONNECTIONS_TARGET = 64
+RSS_TARGET_MB = 300.0
+ORGANISER_KEY = "capacity-organiser-key-" + uuid.uuid4().hex
+
+
+@dataclass
+class Step:
+    """What one step measured."""
+
+    agents: int
+    measuring: bool = False
+    latencies: list[float] = field(default_factory=list)
+    handovers: list[float] = field(default_factory=list)
+    """From an action's answer to the held observation of the seat it made to act."""
+    actions: int = 0
+    stale: int = 0
+    observations: int = 0
+    errors: list[str] = field(default_factory=list)
+    redis_connections: int = 0
+    redis_by_worker: dict[str, int] = field(default_factory=dict)
+    rss_mb: dict[str, float] = field(default_factory=dict)
+    cpu_s: dict[str, float] = field(default_factory=dict)
+    """Each worker's CPU seconds over the measured span (from ``/proc``)."""
+    client_cpu_s: float = 0.0
+    """The load client's own CPU seconds over the measured span."""
+    load_average: float = 0.0
+    """The machine's 1-minute load average at the end of the span (other work shows here)."""
+
+    def error(self, what: str) -> None:
+        if self.measuring:
+            self.errors.append(what)
+
+    def p(self, fraction: float, of: list[float] | None = None) -> float:
+        """A percentile of the action latencies (or of ``of``), in ms."""
+        values = self.latencies if of is None else of
+        if not values:
+            return float("nan")
+        ordered = sorted(values)
+        return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] * 1000
+
+    @property
+    def held(self) -> bool:
+        return not self.errors and bool(self.latencies) and self.p(0.99) <= P99_TARGET_MS
+
+
+class Pairing:
+    """Hands each opened table to the partner agent that joins it."""
+
+    def __init__(self) -> None:
+        self.ids: asyncio.Queue[str] = asyncio.Queue()
+        self.acted_at: float | None = None
+        """When one of the pair's actions was last answered (the other may be to act)."""
+
+
+async def agent(http: LeanConnection, index: int, pair: Pairing, step: Step,
+                stop: asyncio.Event, rng: random.Random) -> None:
+    """Play tables until ``stop``: observe (held), think, act."""
+    while not stop.is_set():
+        try:
+            if index % 2 == 0:
+                created = await http.request("POST", "/v1/tables", json_body={
+                    "game": GAME, "mode": MODE, "seats": 2, "turn_timeout_s": 600})
+                if created.status != 201:
+                    step.error(f"create {created.status}")
+                    await asyncio.sleep(1)
+                    continue
+                table_id = created.json()["id"]
+                await pair.ids.put(table_id)
+            else:
+                getting = asyncio.ensure_future(pair.ids.get())
+                stopping = asyncio.ensure_future(stop.wait())
+                await asyncio.wait({getting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                stopping.cancel()
+                if not getting.done():
+                    getting.cancel()
+                    return
+                table_id = getting.result()
+                joined = await http.request("POST", f"/v1/tables/{table_id}/join")
+                if joined.status != 200:
+                    step.error(f"join {joined.status}")
+                    continue
+            await play(http, table_id, step, stop, rng, pair)
+        except (OSError, asyncio.IncompleteReadError) as failure:
+            step.error(f"connection: {failure!r}")
+            await asyncio.sleep(1)
+
+
+async def play(http: LeanConnection, table_id: str, step: Step, stop: asyncio.Event,
+               rng: random.Random, pair: Pairing) -> None:
+    base = f"/v1/tables/{table_id}"
+    while not stop.is_set():
+        answer = await http.request("GET", f"{base}/observation", params={"wait": 30})
+        if answer.status != 200:
+            step.error(f"observe {answer.status}")
+            return
+        step.observations += 1
+        observation = answer.json()
+        if observation["status"] == "finished":
+            return
+        if not observation["legal_actions"]:
+            continue  # the wait ran out: observe again, held
+        if pair.acted_at is not None:
+            if step.measuring:
+                step.handovers.append(time.perf_counter() - pair.acted_at)
+            pair.acted_at = None
+        await asyncio.sleep(rng.uniform(*THINK_S))  # the agent's model thinks
+        if stop.is_set():
+            return
+        action = rng.choice(observation["legal_actions"])["id"]
+        started = time.perf_counter()
+        acted = await http.request("POST", f"{base}/actions", json_body={
+            "version": observation["version"], "action": action},
+            headers={"Idempotency-Key": uuid.uuid4().hex})
+        elapsed = time.perf_counter() - started
+        if acted.status == 200:
+            pair.acted_at = time.perf_counter()
+            if step.measuring:
+                step.latencies.append(elapsed)
+                step.actions += 1
+        elif acted.status == 409:
+            step.stale += step.measuring  # a turn clock or a retry got there first
+        else:
+            step.error(f"act {acted.status}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds process ``pid`` used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def worker_pids(server_pid: int) -> list[int]:
+    """The gateway's worker processes: the children of ``agents-club serve``."""
+    children = Path(f"/proc/{server_pid}/task/{server_pid}/children").read_text().split()
+    return [int(pid) for pid in children] or [server_pid]
+
+
+def sample(step: Step, redis_url: str, namespace: str, server_pid: int) -> None:
+    """Note the workers' Redis connections and RSS now, keeping the most seen."""
+    counts = redis_connections(redis_url, namespace)
+    step.redis_connections = max(step.redis_connections, sum(counts.values()))
+    for pid, count in counts.items():
+        step.redis_by_worker[pid] = max(step.redis_by_worker.get(pid, 0), count)
+    for worker in worker_pids(server_pid):
+        with contextlib.suppress(OSError):
+            step.rss_mb[str(worker)] = max(step.rss_mb.get(str(worker), 0.0), rss_mb(worker))
+
+
+async def run_step(url: str, tokens: TokenService, agents: int, args: argparse.Namespace,
+                   redis_url: str, namespace: str, server_pid: int) -> Step:
+    step = Step(agents)
+    stop = asyncio.Event()
+    pairs = [Pairing() for _ in range(agents // 2)]
+    connections = [
+        LeanConnection(url, {"Authorization": "Bearer " + tokens.mint(
+            agent_id=f"cap-{agents}-{i}", name=f"cap{agents}x{i}", scopes={f"game:{GAME}"})})
+        for i in range(agents)
+    ]
+    tasks = []
+    for start in range(0, agents, 2):  # a pair at a time, spread over the ramp
+        for i in (start, start + 1):
+            tasks.append(asyncio.create_task(
+                agent(connections[i], i, pairs[i // 2], step, stop, random.Random(i))))
+        await asyncio.sleep(args.ramp / (agents / 2))
+    await asyncio.sleep(args.settle)
+    step.measuring = True
+    measure_until = time.monotonic() + args.seconds
+    cpu_before: dict[str, float] = {}
+    client_before = time.process_time()
+    while time.monotonic() < measure_until:
+        await asyncio.to_thread(sample, step, redis_url, namespace, server_pid)
+        for pid in step.rss_mb:
+            if pid not in cpu_before:
+                cpu_before[pid] = cpu_seconds(int(pid))
+        await asyncio.sleep(2)
+    step.measuring = False
+    step.client_cpu_s = time.process_time() - client_before
+    step.load_average = os.getloadavg()[0]
+    for pid, before in cpu_before.items():
+        step.cpu_s[pid] = cpu_seconds(int(pid)) - before
+    stop.set()
+    await asyncio.wait(tasks, timeout=40)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await asyncio.gather(*(connection.close() for connection in connections))
+    return step
+
+
+def report(step: Step) -> None:
+    workers = ", ".join(f"{pid}: {rss:.0f} MB" for pid, rss in sorted(step.rss_mb.items()))
+    redis_split = ", ".join(f"{pid}: {n}" for pid, n in sorted(step.redis_by_worker.items()))
+    requests = step.actions + step.observations
+    cpu = sum(step.cpu_s.values())
+    print(f"{step.agents:>6} agents: {step.actions} actions (p50 {step.p(0.5):.1f} ms, "
+          f"p99 {step.p(0.99):.1f} ms), {step.observations} observations, turn handover "
+          f"p50 {step.p(0.5, step.handovers):.1f} ms p99 {step.p(0.99, step.handovers):.1f} ms, "
+          f"{step.stale} stale, {len(step.errors)} errors; Redis connections <= "
+          f"{step.redis_connections} ({redis_split}); RSS {workers}; workers' CPU "
+          f"{cpu:.1f} s ({cpu / max(requests, 1) * 1000:.2f} ms per request), client's CPU "
+          f"{step.client_cpu_s:.1f} s, load average {step.load_average:.1f} on "
+          f"{os.cpu_count()} cores"
+          + (f"; first errors: {step.errors[:3]}" if step.errors else ""), flush=True)
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+async def measure(url: str, tokens: TokenService, args: argparse.Namespace, redis_url: str,
+                  namespace: str, server_pid: int) -> list[Step]:
+    steps = []
+    for agents in args.steps:
+        step = await run_step(url, tokens, agents - agents % 2, args, redis_url, namespace,
+                              server_pid)
+        report(step)
+        steps.append(step)
+        if not step.held and not args.keep_going:
+            break
+    return steps
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=lambda text: [int(n) for n in text.split(",")],
+                        default=[1000, 2000, 3000, 4000], help="agents per step, comma-separated")
+    parser.add_argument("--seconds", type=float, default=30.0, help="measured seconds per step")
+    parser.add_argument("--ramp", type=float, default=10.0, help="seconds to start a step's agents")
+    parser.add_argument("--settle", type=float, default=8.0,
+                        help="unmeasured seconds after the ramp")
+    parser.add_argument("--max-connections", type=int, default=16,
+                        help="AGENTS_CLUB_REDIS_MAX_CONNECTIONS of each worker")
+    parser.add_argument("--keep-going", action="store_true",
+                        help="run every step even after one missed the targets (to see the "
+                             "Redis connections and RSS at the larger sizes too)")
+    parser.add_argument("--server-root", type=Path, default=None,
+                        help="serve another checkout's code (with its .venv), to compare")
+    args = parser.parse_args(argv)
+    signing_key = Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption()).decode()
+    namespace = f"capacity-{uuid.uuid4().hex[:8]}"
+    with tempfile.TemporaryDirectory(prefix="agents-club-capacity-") as scratch:
+        data_dir = Path(scratch)
+        embedded: EmbeddedRedis | None = None
+        redis_url = os.environ.get("REDIS_URL")
+        if not redis_url:
+            embedded = EmbeddedRedis(data_dir / "redis", persistent=False).start()
+            redis_url = embedded.url
+        env = {
+            "AGENTS_CLUB_ENVIRONMENT": "test", "REDIS_URL": redis_url,
+            "AGENTS_CLUB_REDIS_NAMESPACE": namespace, "AGENTS_CLUB_DATA_DIR": str(data_dir),
+            "AGENTS_CLUB_SIGNING_KEY_PEM": signing_key, "AGENTS_CLUB_ORGANISER_KEY": ORGANISER_KEY,
+            "AGENTS_CLUB_REDIS_MAX_CONNECTIONS": str(args.max_connections),
+            "AGENTS_CLUB_LOG_LEVEL": "WARNING",
+        }
+        settings = Settings.model_validate({
+            "environment": "test", "redis_url": redis_url, "redis_namespace": namespace,
+            "data_dir": data_dir, "signing_key_pem": signing_key, "organiser_key": ORGANISER_KEY,
+        })
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        try:
+            with gateway_process(port, env, workers=2, log_path=data_dir / "gateway.log",
+                                 root=args.server_root) as server:
+                steps = _run(measure(url, TokenService(settings), args, redis_url, namespace,
+                                     server.pid))
+        finally:
+            if embedded is not None:
+                embedded.stop()
+    held = [step for step in steps if step.held]
+    best = max(held, key=lambda step: step.agents) if held else None
+    print()
+    print(f"largest step held (action p99 <= {P99_TARGET_MS:.0f} ms, no errors): "
+          f"{best.agents if best else 0} agents   target >= {AGENTS_TARGET}: "
+          f"{verdict(bool(best) and best is not None and best.agents >= AGENTS_TARGET)}")
+    most_redis = max((step.redis_connections for step in steps), default=0)
+    print(f"Redis connections in use (most seen, both workers): {most_redis}   "
+          f"target <= {REDIS_CONNECTIONS_TARGET}: {verdict(most_redis <= REDIS_CONNECTIONS_TARGET)}")
+    most_rss = max((rss for step in steps for rss in step.rss_mb.values()), default=0.0)
+    print(f"worker RSS (most seen): {most_rss:.0f} MB   target <= {RSS_TARGET_MB:.0f} MB: "
+          f"{verdict(most_rss <= RSS_TARGET_MB)}")
+    return 0
+
+
+def _run(main: Any) -> list[Step]:
+    """Run the load generator on uvloop when installed (it shares the machine with the
+    server, so every cycle it saves is the server's)."""
+    try:
+        import uvloop
+    except ImportError:
+        result: list[Step] = asyncio.run(main)
+        return result
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        ran: list[Step] = runner.run(main)
+        return ran
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -33,6 +33,7 @@ from gateway.services import tournaments as service
 from gateway.services.context import TableContext
 from gateway.services.records import problem
 from gateway.services.runtime import table_context
+from gateway.store.auth import revoked_key
 
 __all__ = ["router"]
 
@@ -249,7 +250,9 @@ async def get_assignments(
     Loop with ``after=<last_id>&wait=30``; then observe the table and play. Never names a
     board or anything hidden. The wait ends when the token expires."""
     wait = min(wait, max(0.0, tokens.valid_until(token) - time.time()))
-    return await service.assignments(_ctx(request), token.principal, after=after, wait=wait)
+    return await service.assignments(
+        _ctx(request), token.principal, after=after, wait=wait,
+        revoked_key=revoked_key(request.app.state.keys, token.principal.token_id))
 
 
 @router.get(
@@ -278,8 +281,9 @@ async def stream_assignments(
         if not re.fullmatch(_STREAM_ID, last_event_id):
             raise problem("request/invalid", "Last-Event-ID must be an assignment id.")
         start = last_event_id
-    frames = service.stream_assignments(_ctx(request), token.principal, after=start,
-                                        until=tokens.valid_until(token))
+    frames = service.stream_assignments(
+        _ctx(request), token.principal, after=start, until=tokens.valid_until(token),
+        revoked_key=revoked_key(request.app.state.keys, token.principal.token_id))
     return StreamingResponse(frames, media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 

@@ -296,20 +296,24 @@ class TournamentStore:
         await self.redis.xadd(self._assignments(agent_id), {"body": json.dumps(body)},
                               maxlen=10_000, approximate=True)
 
-    async def assignments_after(
-        self, agent_id: str, after: str, *, block_ms: int | None, count: int = 100
-    ) -> list[Assignment]:
-        """Assignment events after the stream id ``after`` (``"0"``: from the start);
-        with ``block_ms``, wait up to that long for the first one (``XREAD BLOCK``).
+    async def key_exists(self, key: str) -> bool:
+        """Whether ``key`` exists (a token's revocation key, read after a held wait woke)."""
+        return bool(await self.redis.exists(key))
 
-        The one place the assignment waits read Redis: a worker-wide reader can
-        replace it without touching its callers.
+    def assignments_key(self, agent_id: str) -> str:
+        """``agent_id``'s assignment stream: a held wait watches it for a new entry."""
+        return self._assignments(agent_id)
+
+    async def assignments_after(
+        self, agent_id: str, after: str, *, count: int = 100
+    ) -> list[Assignment]:
+        """Assignment events after the stream id ``after`` (``"0"``: from the start).
+
+        Never blocks: a held wait reads, waits on the worker's reader
+        (:meth:`gateway.services.waiters.Waiters.watch`) for a write to
+        :meth:`assignments_key`, then reads again, so no wait holds a connection.
         """
-        stream = self._assignments(agent_id)
-        if block_ms is None:
-            reply = await self.redis.xread({stream: after}, count=count)
-        else:
-            reply = await self.redis.xread({stream: after}, count=count, block=max(1, block_ms))
+        reply = await self.redis.xread({self._assignments(agent_id): after}, count=count)
         return [Assignment(decoded(entry_id), json.loads(decoded(fields[b"body"])))
                 for entry_id, fields in stream_entries(reply)]
 

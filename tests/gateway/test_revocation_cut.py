@@ -98,3 +98,18 @@ def test_an_anonymous_long_poll_is_not_cut_by_someone_elses_revocation(
     poller.join(timeout=20)
     response = answered[0]
     assert response.status_code == 200 and response.json()["events"] == []  # ran its 2 s
+
+
+def test_a_held_assignments_wait_is_cut_when_its_token_is_revoked(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
+) -> None:
+    headers = agents(mint_token, auth, "cut-assignments", count=1)[0]
+    waiter, answered = in_background(lambda: client.get(
+        "/v1/agents/me/assignments", headers=headers, params={"wait": 20}))
+    time.sleep(0.5)
+    assert waiter.is_alive()  # held: no tournament assigns this agent anything
+    revoked_at = revoke(client, headers)
+    waiter.join(timeout=20)
+    assert time.monotonic() - revoked_at < CUT_WITHIN_S
+    response = answered[0]
+    assert response.status_code == 401 and response.json()["code"] == "auth/revoked"

@@ -1,0 +1,69 @@
+"""Every position of a finished table, rebuilt from its seed and action log, for the replay page.
+
+What a finished table makes public (docs/watch.md, "After the end"): everything.
+The replay (``GET /v1/tables/{id}/replay``) already publishes the seed, the whole
+log, every event and the final state once the table is over, so any reader can
+rebuild every hand of every step. These positions are that same knowledge in
+the shape the page draws: per step the spectator's view and, per seat, what
+that seat saw beyond it (its hand, its Strategies, its shares...). Nothing is
+computed that the replay does not already give away.
+
+The positions go through :func:`gateway.services.tables.replay` first, so they
+obey exactly its gates: the table must be visible to the caller (a private
+table only for its people), finished (``table/not_finished`` before) and, when
+a later change adds more gates to the replay (a tournament's embargo), those
+too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.core import Game
+from engine.registry import get_game
+from gateway.principal import Principal
+from gateway.schemas.watch import ReplayEventOut, ReplayPositions, ReplayStepOut
+from gateway.services import tables as tables_service
+from gateway.services.context import TableContext
+
+__all__ = ["replay_positions", "seat_extras"]
+
+
+def seat_extras(game: Game[Any, Any, Any], state: Any, spectator: dict[str, Any], seats: int) -> list[dict[str, Any]]:
+    """Per seat, the fields of its own view that differ from the spectator's (``seat`` left out).
+
+    Game-agnostic on purpose: whatever a game hides from spectators is exactly
+    what differs, so a new game needs nothing here.
+    """
+    extras = []
+    for seat in range(seats):
+        own = game.view(state, seat).model_dump(mode="json")
+        extras.append({key: value for key, value in own.items()
+                       if key != "seat" and spectator.get(key) != value})
+    return extras
+
+
+async def replay_positions(ctx: TableContext, table_id: str, principal: Principal | None) -> ReplayPositions:
+    """Step 0 is the deal; step ``k`` the position after the ``k``-th logged action."""
+    replay = await tables_service.replay(ctx, table_id, principal)
+    game = get_game(replay.game)
+    config = game.config_model.model_validate(replay.config)
+    seats = int(replay.config["seats"])
+    state = game.new_table(config, replay.seed)
+
+    def step(index: int, events: list[ReplayEventOut], **move: Any) -> ReplayStepOut:
+        spectator = game.view(state, None).model_dump(mode="json")
+        return ReplayStepOut(step=index, events=events, view=spectator,
+                             seat_views=seat_extras(game, state, spectator, seats), **move)
+
+    steps = [step(0, [])]
+    for index, entry in enumerate(replay.log, 1):
+        state, events = game.apply(state, entry.seat, game.parse_action(entry.action))
+        steps.append(step(
+            index,
+            [ReplayEventOut(kind=e.kind, text=e.text, audience=list(e.audience) if e.audience is not None else None)
+             for e in events],
+            version=entry.version, seat=entry.seat, action=entry.action, by=entry.by, at=entry.at,
+        ))
+    return ReplayPositions(table_id=table_id, game=replay.game, seats=seats, steps=steps,
+                           outcome=replay.outcome)

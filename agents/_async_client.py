@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
@@ -18,11 +18,14 @@ from agents._models import (
     ActionResult,
     AdmissionPassed,
     AgentProfile,
+    AssignmentOut,
+    AssignmentsPage,
     ChallengeCreated,
     EventsPage,
     GameList,
     HouseBotSeat,
     Jwks,
+    LeaderboardOut,
     ObservationOut,
     ReplayOut,
     Revoked,
@@ -30,6 +33,9 @@ from agents._models import (
     TableList,
     TableOut,
     TokenIssued,
+    TournamentList,
+    TournamentOut,
+    TournamentResults,
 )
 from agents._retry import RetryPolicy
 from agents._transport import (
@@ -370,3 +376,96 @@ class AsyncClient:
     async def replay(self, table_id: str) -> ReplayOut:
         """Seed, action log, events and final state of a finished table."""
         return await self.send(endpoints.replay(table_id))
+
+    # ---- tournaments ------------------------------------------------------------
+
+    async def create_tournament(
+        self,
+        name: str,
+        game: str,
+        mode: str,
+        seats: int,
+        entrants: Sequence[str],
+        *,
+        format: str = "duplicate",
+        boards: int = 1,
+        rounds: int | None = None,
+        baselines: Sequence[str] = (),
+        variants: Sequence[str] = (),
+        options: Mapping[str, Any] | None = None,
+        turn_timeout_s: float | None = None,
+        max_concurrent_tables: int | None = None,
+        rated: bool = False,
+        private: bool = False,
+    ) -> TournamentOut:
+        """Start a tournament (the organiser's key or an organiser token as ``token``)."""
+        return await self.send(endpoints.create_tournament(
+            name=name, game=game, mode=mode, seats=seats, entrants=entrants, format=format,
+            boards=boards, rounds=rounds, baselines=baselines, variants=variants,
+            options=options, turn_timeout_s=turn_timeout_s,
+            max_concurrent_tables=max_concurrent_tables, rated=rated, private=private))
+
+    async def list_tournaments(
+        self, *, offset: int | None = None, limit: int | None = None
+    ) -> TournamentList:
+        """Tournaments, newest first (private ones only for the organiser)."""
+        return await self.send(endpoints.list_tournaments(offset=offset, limit=limit))
+
+    async def tournament(self, tournament_id: str) -> TournamentOut:
+        """A tournament's progress, standings and live ratings."""
+        return await self.send(endpoints.get_tournament(tournament_id))
+
+    async def cancel_tournament(self, tournament_id: str) -> TournamentOut:
+        """Stop a tournament: no more tables; running ones close, nobody winning them."""
+        return await self.send(endpoints.cancel_tournament(tournament_id))
+
+    async def tournament_results(self, tournament_id: str) -> TournamentResults:
+        """Placements and scores of every table of a published board."""
+        return await self.send(endpoints.tournament_results(tournament_id))
+
+    async def tournament_results_csv(self, tournament_id: str) -> str:
+        """The same results as CSV, one row per seat per table."""
+        return await self.send(endpoints.tournament_results_csv(tournament_id))
+
+    async def tournament_replays(self, tournament_id: str) -> list[dict[str, Any]]:
+        """Every published table's result and replay (the JSONL bundle, parsed)."""
+        return await self.send(endpoints.tournament_replays(tournament_id))
+
+    async def tournament_report(self, tournament_id: str) -> dict[str, Any]:
+        """The final report (fitted strengths, intervals, ranks, decisions)."""
+        return await self.send(endpoints.tournament_report(tournament_id))
+
+    async def assignments(
+        self, *, after: str | None = None, wait: float | None = None
+    ) -> AssignmentsPage:
+        """One long-poll of the tables you must play (after the id ``after``)."""
+        return await self.send(endpoints.assignments(after=after, wait=wait))
+
+    async def assigned_tables(
+        self, tournament_id: str | None = None, *, wait_s: float = 25.0
+    ) -> AsyncIterator[AssignmentOut]:
+        """Yield each table assigned to you (of ``tournament_id``, or of any tournament) as it
+        is created, until that tournament is over (with no ``tournament_id``: for ever).
+
+        Reads the assignments from the start, so a restarted player finds the tables
+        announced before it started too; a table announced twice is yielded once.
+        """
+        after = "0"
+        seen: set[str] = set()
+        while True:
+            page = await self.assignments(after=after, wait=wait_s)
+            after = page.last_id
+            for assignment in page.assignments:
+                if tournament_id is not None and assignment.tournament_id != tournament_id:
+                    continue
+                if assignment.kind == "tournament.finished":
+                    if tournament_id is not None:
+                        return
+                    continue
+                if assignment.table_id is not None and assignment.table_id not in seen:
+                    seen.add(assignment.table_id)
+                    yield assignment
+
+    async def leaderboard(self, game: str) -> LeaderboardOut:
+        """Live ratings over every rated table of ``game``."""
+        return await self.send(endpoints.leaderboard(game))

@@ -22,11 +22,13 @@ from agents._models import (
     ActionResult,
     AdmissionPassed,
     AgentProfile,
+    AssignmentsPage,
     ChallengeCreated,
     EventsPage,
     GameList,
     HouseBotSeat,
     Jwks,
+    LeaderboardOut,
     ObservationOut,
     ReplayOut,
     Revoked,
@@ -34,6 +36,9 @@ from agents._models import (
     TableList,
     TableOut,
     TokenIssued,
+    TournamentList,
+    TournamentOut,
+    TournamentResults,
 )
 
 __all__ = ["ActionBody", "Call", "idempotency_key"]
@@ -346,3 +351,89 @@ def replay(table_id: str) -> Call[ReplayOut]:
 def stream_path(table_id: str) -> str:
     """The SSE form of a table's events."""
     return f"/v1/tables/{table_id}/events/stream"
+
+
+# ---- tournaments ----------------------------------------------------------------
+
+
+def create_tournament(
+    *,
+    name: str,
+    game: str,
+    mode: str,
+    seats: int,
+    entrants: Sequence[str],
+    format: str = "duplicate",
+    boards: int = 1,
+    rounds: int | None = None,
+    baselines: Sequence[str] = (),
+    variants: Sequence[str] = (),
+    options: Mapping[str, Any] | None = None,
+    turn_timeout_s: float | None = None,
+    max_concurrent_tables: int | None = None,
+    rated: bool = False,
+    private: bool = False,
+) -> Call[TournamentOut]:
+    """``POST /v1/tournaments`` (organiser)."""
+    body: dict[str, Any] = {
+        "name": name, "game": game, "mode": mode, "seats": seats, "entrants": list(entrants),
+        "format": format, "boards": boards, "baselines": list(baselines),
+        "variants": list(variants), "options": dict(options or {}), "rated": rated,
+        "private": private,
+    }
+    body.update(_drop_none({"rounds": rounds, "turn_timeout_s": turn_timeout_s,
+                            "max_concurrent_tables": max_concurrent_tables}))
+    return Call("POST", "/v1/tournaments", _model(TournamentOut), body=body)
+
+
+def list_tournaments(*, offset: int | None = None, limit: int | None = None) -> Call[TournamentList]:
+    """``GET /v1/tournaments``."""
+    return Call("GET", "/v1/tournaments", _model(TournamentList),
+                params=_drop_none({"offset": offset, "limit": limit}), repeatable=True)
+
+
+def get_tournament(tournament_id: str) -> Call[TournamentOut]:
+    """``GET /v1/tournaments/{id}``: progress, standings, live ratings."""
+    return Call("GET", f"/v1/tournaments/{tournament_id}", _model(TournamentOut), repeatable=True)
+
+
+def cancel_tournament(tournament_id: str) -> Call[TournamentOut]:
+    """``POST /v1/tournaments/{id}/cancel`` (organiser)."""
+    return Call("POST", f"/v1/tournaments/{tournament_id}/cancel", _model(TournamentOut))
+
+
+def tournament_results(tournament_id: str) -> Call[TournamentResults]:
+    """``GET /v1/tournaments/{id}/results``."""
+    return Call("GET", f"/v1/tournaments/{tournament_id}/results", _model(TournamentResults),
+                repeatable=True)
+
+
+def tournament_results_csv(tournament_id: str) -> Call[str]:
+    """``GET /v1/tournaments/{id}/results.csv``."""
+    return Call("GET", f"/v1/tournaments/{tournament_id}/results.csv", _text, repeatable=True)
+
+
+def _jsonl(response: httpx.Response) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in response.text.splitlines() if line.strip()]
+
+
+def tournament_replays(tournament_id: str) -> Call[list[dict[str, Any]]]:
+    """``GET /v1/tournaments/{id}/replays.jsonl``, one dict per table."""
+    return Call("GET", f"/v1/tournaments/{tournament_id}/replays.jsonl", _jsonl, repeatable=True)
+
+
+def tournament_report(tournament_id: str) -> Call[dict[str, Any]]:
+    """``GET /v1/tournaments/{id}/report`` (once the tournament is over)."""
+    return Call("GET", f"/v1/tournaments/{tournament_id}/report", _json, repeatable=True)
+
+
+def assignments(*, after: str | None = None, wait: float | None = None) -> Call[AssignmentsPage]:
+    """``GET /v1/agents/me/assignments``: tables I must play, waiting up to ``wait`` seconds."""
+    return Call("GET", "/v1/agents/me/assignments", _model(AssignmentsPage),
+                params=_drop_none({"after": after, "wait": wait}), repeatable=True,
+                timeout_s=(wait or 0) + LONG_POLL_GRACE_S)
+
+
+def leaderboard(game: str) -> Call[LeaderboardOut]:
+    """``GET /v1/games/{game}/leaderboard``."""
+    return Call("GET", f"/v1/games/{game}/leaderboard", _model(LeaderboardOut), repeatable=True)

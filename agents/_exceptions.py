@@ -50,6 +50,13 @@ registered for that code, so callers catch exactly what they mean::
         │   ├── NoQuiz              admission/no_quiz
         │   ├── AlreadyAdmitted     admission/already_admitted
         │   └── NameMismatch        admission/name_mismatch
+        ├── TournamentError
+        │   ├── TournamentNotFound     tournament/not_found
+        │   ├── InvalidTournament      tournament/invalid
+        │   ├── UnknownEntrant         tournament/unknown_entrant
+        │   ├── TournamentFinished     tournament/finished
+        │   └── TournamentNotFinished  tournament/not_finished
+        ├── ReplayEmbargoed         replay/embargoed
         ├── IdempotencyConflict     idempotency/conflict
         ├── RequestError
         │   ├── InvalidRequest      request/invalid (``errors``)
@@ -96,6 +103,7 @@ __all__ = [
     "InvalidCredentials",
     "InvalidRequest",
     "InvalidTableConfig",
+    "InvalidTournament",
     "MalformedAction",
     "MethodNotAllowed",
     "NameMismatch",
@@ -107,6 +115,7 @@ __all__ = [
     "NotYourTurn",
     "OrganiserOnly",
     "RateLimited",
+    "ReplayEmbargoed",
     "RequestError",
     "RequestTooLarge",
     "RouteNotFound",
@@ -122,8 +131,13 @@ __all__ = [
     "TableNotStarted",
     "TableStarted",
     "TooManyTables",
+    "TournamentError",
+    "TournamentFinished",
+    "TournamentNotFinished",
+    "TournamentNotFound",
     "TransportError",
     "UnexpectedResponse",
+    "UnknownEntrant",
     "UnknownHouseBot",
     "UnknownKey",
     "WrongAudience",
@@ -392,6 +406,46 @@ class NotTableCreator(TableError):
     code = "table/not_creator"
 
 
+class TournamentError(ApiError):
+    """A tournament could not be created, found or read as asked."""
+
+
+class TournamentNotFound(TournamentError):
+    """No tournament has that id (or it is private and you are not the organiser)."""
+
+    code = "tournament/not_found"
+
+
+class InvalidTournament(TournamentError):
+    """The tournament request cannot be planned (format, seats, entrants, configuration)."""
+
+    code = "tournament/invalid"
+
+
+class UnknownEntrant(TournamentError):
+    """An entrant is not a registered agent id."""
+
+    code = "tournament/unknown_entrant"
+
+
+class TournamentFinished(TournamentError):
+    """The tournament is over already (finished or cancelled)."""
+
+    code = "tournament/finished"
+
+
+class TournamentNotFinished(TournamentError):
+    """The report opens when every table of the tournament is over."""
+
+    code = "tournament/not_finished"
+
+
+class ReplayEmbargoed(ApiError):
+    """A tournament table's replay opens when every table of its board is over."""
+
+    code = "replay/embargoed"
+
+
 class ActionError(ApiError):
     """The action was refused by the game's rules or could not be read."""
 
@@ -594,6 +648,8 @@ _FAMILIES: dict[str, type[ApiError]] = {
     "server": ServerError,
     "game": GameNotFound,
     "rulebook": RulebookNotFound,
+    "tournament": TournamentError,
+    "replay": ReplayEmbargoed,
 }
 
 

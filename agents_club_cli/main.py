@@ -32,6 +32,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "openapi": ("agents_club_cli.openapi", "write openapi/openapi.json from the app"),
     "play": ("agents_club_cli.play", "play a table through the HTTP API with a bot"),
     "demo": ("agents_club_cli.demo", "play one table of four bots through HTTP"),
+    "tournament": ("agents_club_cli.tournament", "create, watch and report a tournament"),
 }
 
 

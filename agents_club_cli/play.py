@@ -4,12 +4,15 @@
     agents-club play --bot mybots.cautious:Cautious --token $TOKEN --table 4f1c0a9e2b7d3c51
     agents-club play --bot llm --llm-base-url https://api.example.com/v1 --model some-model \\
         --admit --name my-llm-agent --new 2
+    agents-club play --bot greedy --credentials .agents-club/me.json --tournament tn_0a1b2c3d4e5f6a7b
 
 ``--new N`` opens a table of N seats, sits the bot in seat 0 and fills the
 other seats with house bots; ``--table ID`` joins that table (or resumes it if
 the bot already sits there), private tables included: their id is the
-invitation. The game is printed turn by turn, then the result. Network
-failures are waited out and the game resumes where it was.
+invitation; ``--tournament ID`` plays every table the tournament assigns to
+this agent (several at once when they overlap) until the tournament is over.
+The game is printed turn by turn, then the result. Network failures are
+waited out and the game resumes where it was.
 
 A token comes from ``--token`` (or ``AGENTS_CLUB_TOKEN``); ``--admit`` lets
 the LLM agent pass admission first and saves its credentials;
@@ -28,6 +31,8 @@ import json
 import os
 import re
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +86,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--table", help="join (or resume) this table")
     where.add_argument("--new", type=int, metavar="SEATS", help="open a table of SEATS seats, the rest house bots")
+    where.add_argument("--tournament", metavar="ID",
+                       help="play every table this tournament assigns to the agent, until it ends")
     table = parser.add_argument_group("a new table")
     table.add_argument("--game", default=None,
                        help=f"game (default {DEFAULT_GAME}); with --table the table's own game is played, "
@@ -129,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
             # game is learnt by joining, after authenticating (only --admit needs it before).
             wanted = _game(client, args.game or DEFAULT_GAME) if args.new is not None else _admission_game(args, client)
             _authenticate(args, client, chat, wanted)
+            if args.tournament:
+                return _play_tournament(args, client, house_or_own, chat, say)
             table_id, game = _seat(args, client, house_or_own, wanted)
             bot = house_or_own if house_or_own is not None else _llm_agent(args, client, chat, game)
             say(f"playing table {table_id} at {args.server} with {args.bot}")
@@ -143,6 +152,35 @@ def run(args: argparse.Namespace) -> int:
         print(f"table {result.table_id}: {_verdict(result.won, result.outcome)}")
     if isinstance(bot, LlmAgent) and bot.fallbacks:
         print(f"LLM fallbacks: {len(bot.fallbacks)} of {counted(bot.decisions, 'decision')}")
+    return 0
+
+
+TOURNAMENT_TABLES_AT_ONCE = 8
+"""The most tables ``--tournament`` plays at the same time (one thread each)."""
+
+
+def _play_tournament(args: argparse.Namespace, client: Client, house_or_own: Bot | None,
+                     chat: ChatClient | None, say: Any) -> int:
+    """Play each table assigned in ``args.tournament`` as it comes, until the tournament ends."""
+    played: list[str] = []
+    lock = threading.Lock()
+
+    def play_one(table_id: str, game_name: str) -> None:
+        game = _game(client, game_name)
+        bot = house_or_own if house_or_own is not None else _llm_agent(args, client, chat, game)
+        result = Runner(client, bot, printer=None, poll_wait_s=args.poll_wait).play(table_id)
+        with lock:
+            played.append(table_id)
+            print(f"table {result.table_id}: {_verdict(result.won, result.outcome)}")
+
+    say(f"waiting for the tables of tournament {args.tournament} at {args.server}")
+    with ThreadPoolExecutor(max_workers=TOURNAMENT_TABLES_AT_ONCE) as pool:
+        running = [pool.submit(play_one, assignment.table_id, assignment.game or DEFAULT_GAME)
+                   for assignment in client.assigned_tables(args.tournament, wait_s=args.poll_wait)
+                   if assignment.table_id is not None]
+        for future in running:
+            future.result()  # a table's failure ends the run with its error
+    print(f"tournament {args.tournament} is over: {counted(len(played), 'table')} played")
     return 0
 
 

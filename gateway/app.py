@@ -56,6 +56,7 @@ ROUTER_MODULES = (
     "gateway.routes.tables",
     "gateway.routes.admission",
     "gateway.routes.watch",
+    "gateway.routes.tournaments",
 )
 """Route modules (each exposes ``router``); the ones not written yet are skipped."""
 

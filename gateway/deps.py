@@ -45,6 +45,7 @@ __all__ = [
     "CurrentToken",
     "KeysDep",
     "MetricsDep",
+    "OptionalCaller",
     "OptionalPrincipal",
     "OptionalTableCaller",
     "OrganiserPrincipal",
@@ -271,3 +272,21 @@ async def _caller(
 
 AnyCaller = Annotated[tuple[Principal, VerifiedToken | None], Depends(_caller)]
 """The organiser (by key: no token) or an agent (with its verified token)."""
+
+
+async def _optional_caller(
+    request: Request,
+    tokens: TokenServiceDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    organiser_key: Annotated[str | None, Depends(_organiser_header)],
+) -> Principal | None:
+    if organiser_key is None and credentials is None:
+        if request.headers.get("authorization"):
+            raise auth_problem("auth/invalid", "Use `Authorization: Bearer <token>`.")
+        return None
+    principal, _verified = await _caller(request, tokens, credentials, organiser_key)
+    return principal
+
+
+OptionalCaller = Annotated[Principal | None, Depends(_optional_caller)]
+"""The organiser (by key or token), an agent, or None when no credentials were sent."""

@@ -20,7 +20,7 @@ def test_the_top_level_help_is_for_users(capsys: pytest.CaptureFixture[str]) -> 
     assert set(SUBCOMMANDS) <= set(shown.split("{", 1)[1].split("}", 1)[0].split(","))
 
 
-@pytest.mark.parametrize("command", ["serve", "play", "demo", "simulate", "openapi"])
+@pytest.mark.parametrize("command", ["serve", "play", "demo", "simulate", "openapi", "tournament"])
 def test_each_command_help_is_for_users(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main([command, "--help"])

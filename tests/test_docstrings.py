@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "gateway", "agents", "agents_club_cli", "quiz", "bench")
+PACKAGES = ("engine", "gateway", "agents", "agents_club_cli", "quiz", "bench", "tournament")
 
 
 def _undocumented(path: Path) -> list[str]:

@@ -338,11 +338,14 @@ async def stream_events(
     operation_id="get_replay",
     summary="Seed, action log and final state of a finished table",
     response_model=ReplayOut,
-    responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "table/not_finished"),
+    responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "table/not_finished",
+                                "replay/embargoed"),
 )
 async def get_replay(request: Request, table_id: str, principal: OptionalPrincipal) -> ReplayOut:
     """Only after the end (409 ``table/not_finished`` before): everything that was
-    hidden is revealed, so ``seed`` plus ``log`` rebuilds ``final_state`` exactly."""
+    hidden is revealed, so ``seed`` plus ``log`` rebuilds ``final_state`` exactly.
+    A tournament table's replay waits until every table of its board is over
+    (409 ``replay/embargoed``)."""
     return await tables_service.replay(_ctx(request), table_id, principal)
 
 

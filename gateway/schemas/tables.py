@@ -123,6 +123,11 @@ class CreateTableRequest(_Request):
         "organiser may see it (others get 404); anyone holding its id may join while it is open.",
     )
     join: bool = Field(default=True, description="Seat the creator in the first free seat.")
+    rated: bool = Field(
+        default=False,
+        description="Feed the game's leaderboard (GET /v1/games/{game}/leaderboard) with "
+        "this table's result.",
+    )
     seed: int | None = Field(
         default=None, ge=0, lt=2**63,
         description="Fix the deal for a reproducible table (revealed only by the replay).",

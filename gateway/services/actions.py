@@ -18,6 +18,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from engine.core import Action, EngineError, Event, Game, MalformedAction, Outcome, Seat
 from gateway.errors import ProblemError
+from gateway.principal import Principal
 from gateway.schemas.tables import (
     ActionRequest,
     ActionResult,
@@ -26,7 +27,6 @@ from gateway.schemas.tables import (
 )
 from gateway.security import PendingRevocation
 from gateway.services import quotas
-from gateway.principal import Principal
 from gateway.services.access import may_see, not_found, require_visible
 from gateway.services.context import TableContext
 from gateway.services.observations import observation, outcome_out
@@ -245,6 +245,10 @@ async def commit_step(
         ctx.bots_due.set()
     if result.applied and step.record.status == "finished":
         await quotas.release(ctx, step.record)  # the table no longer counts against its creator
+        if step.record.rated or step.record.tournament is not None:
+            from gateway.services.tournaments import note_finished
+
+            await note_finished(ctx, step.record)
     return result
 
 
@@ -364,17 +368,24 @@ async def submit(
         raise problem("table/finished", "The table is over; see its replay.")
     if body.version != loaded.version:
         raise _stale(loaded.version)
-    to_act = game.to_act(loaded.state)
-    if seat not in to_act:
-        raise problem(
-            "action/not_your_turn",
-            f"Seat {seat} is not to act now; seats to act: {to_act}.", to_act=to_act,
-        )
-    action = _parse_action(game, body.action)
     try:
-        step = advance(loaded, seat, action, by="agent", now=ctx.now())
-    except EngineError as error:
-        raise _engine_problem(error, game.legal_actions(loaded.state, seat)) from None
+        to_act = game.to_act(loaded.state)
+        if seat not in to_act:
+            raise problem(
+                "action/not_your_turn",
+                f"Seat {seat} is not to act now; seats to act: {to_act}.", to_act=to_act,
+            )
+        action = _parse_action(game, body.action)
+        try:
+            step = advance(loaded, seat, action, by="agent", now=ctx.now())
+        except EngineError as error:
+            raise _engine_problem(error, game.legal_actions(loaded.state, seat)) from None
+    except ProblemError:
+        if record.tournament is not None:  # the tournament's report counts refusals
+            from gateway.services.tournaments import note_refused
+
+            await note_refused(ctx, record, principal.agent_id)
+        raise
     answer, committed = await _commit_answered(ctx, loaded, step, seat, action, scope, fingerprint)
     if answer is not None:
         return answer

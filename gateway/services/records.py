@@ -97,6 +97,11 @@ class TableRecord(BaseModel):
     outcome: dict[str, Any] | None = None
     started_at: float | None = None
     finished_at: float | None = None
+    tournament: str | None = None
+    """The tournament this table is part of (never told to its seats: see
+    :mod:`gateway.services.tournaments`)."""
+    rated: bool = False
+    """Whether the table's result feeds its game's leaderboard."""
 
     def seat_of(self, agent_id: str) -> Seat | None:
         """The seat ``agent_id`` sits in, if any (house-bot seats never match)."""

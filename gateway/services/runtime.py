@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from gateway.services.clocks import run_clock_sweeper
 from gateway.services.context import TableContext
 from gateway.services.house_bots import run_house_bots
+from gateway.services.tournaments import run_tournaments
 from gateway.store.active_tables import ActiveTableStore
 from gateway.store.tables import TableStore
 
@@ -34,9 +35,10 @@ def table_context(app: FastAPI) -> TableContext:
 
 
 async def start(app: FastAPI) -> list[asyncio.Task[Any]]:
-    """Start this worker's turn-clock sweeper and house-bot driver."""
+    """Start this worker's turn-clock sweeper, house-bot driver and tournament scheduler."""
     context = table_context(app)
     return [
         asyncio.create_task(run_clock_sweeper(context), name="turn-clock-sweeper"),
         asyncio.create_task(run_house_bots(context), name="house-bots"),
+        asyncio.create_task(run_tournaments(context), name="tournaments"),
     ]

@@ -214,6 +214,7 @@ async def create_table(
         created_at=now,
         seated=seated,
         seed=seed,
+        rated=request.rated,
     )
     record = _start_if_full(record, now, events)
     deadline, bots_due, _ = schedule_for(record, game, state, now)
@@ -221,6 +222,10 @@ async def create_table(
     # on any worker cannot all pass it. When the write fails the reservation stays:
     # the table may or may not exist, and the cap's pruning drops it if it never does.
     reserved = await quotas.reserve(ctx, principal, table_id, now)
+    if record.rated:  # before the write: the ladder's sweep must know every rated table
+        from gateway.services.tournaments import note_rated_table
+
+        await note_rated_table(ctx, table_id, record.game)
     result = await ctx.store.commit(
         table_id, expected_version=-1, record=record.model_dump(mode="json"),
         state=state.model_dump_json(), deadline=deadline, events=events,
@@ -584,6 +589,10 @@ async def replay(ctx: TableContext, table_id: str, principal: Principal | None) 
     require_visible(record, principal)
     if record.status != "finished":
         raise problem("table/not_finished", "The replay opens when the table ends.")
+    if record.tournament is not None:  # its board's other tables may still be played
+        from gateway.services.tournaments import require_published
+
+        await require_published(ctx, record, principal)
     log = await ctx.store.action_log(table_id)
     events = await ctx.store.events_after(table_id, 0, count=max(loaded.snapshot.seq, 1))
     full_events: list[EventOut] = [event_out(e.seq, e.audience, e.body) for e in events]

@@ -6,7 +6,7 @@ import inspect
 
 from agents import AsyncClient, Client
 
-NOT_COROUTINES = {"events", "http"}
+NOT_COROUTINES = {"events", "http", "assigned_tables"}
 
 
 def public_methods(cls: type) -> dict[str, object]:

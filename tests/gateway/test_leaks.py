@@ -119,3 +119,94 @@ def test_no_response_names_a_card_its_reader_may_not_see(
     assert scanned > 100
     # The scan is not vacuous: card ids do reach readers allowed to see them.
     assert len(cards_seen) > 20
+
+
+@pytest.mark.parametrize("game_name", sorted(all_games()))
+def test_tournament_routes_name_no_card_while_its_tables_are_played(
+    game_name: str, settings: Settings,
+    mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+    organiser_headers: dict[str, str],
+) -> None:
+    """Progress, standings, ratings, results, exports, the report and the assignments name
+    no card hidden from anyone at a table still being played, and an embargoed replay
+    tells nothing (one board: nothing is published before the end)."""
+    from gateway.app import create_app
+
+    quick = settings.model_copy(update={"sweeper_interval_s": 0.01})
+    with TestClient(create_app(quick)) as client:
+        _scan_tournament(game_name, client, settings, mint_token, auth, organiser_headers)
+
+
+_SHORT_OPTIONS = {"market-fortune": {"turn_limit_per_seat": 4}}
+
+
+def _scan_tournament(
+    game_name: str, client: TestClient, settings: Settings,
+    mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+    organiser_headers: dict[str, str],
+) -> None:
+    from gateway.store.auth import AuthStore
+
+    audit = audit_of(game_name)
+    mode = get_game(game_name).info.modes[0]
+    seats = max(mode.min_seats, 3)
+
+    async def register() -> list[str]:
+        redis_client = connect(settings.redis_url or "")
+        try:
+            store = AuthStore(redis_client, Keys(settings.redis_namespace))
+            return [(await store.create_agent(name=f"leak{i}", scopes=[f"game:{game_name}"]))[0]
+                    .agent_id for i in range(seats - 1)]
+        finally:
+            await redis_client.aclose()
+
+    agents = asyncio.run(register())
+    agent_headers = [auth(mint_token(agent_id=agent, name=agent, games=(game_name,)))
+                     for agent in agents]
+    organiser = auth(mint_token(agent_id="org", name="org", kind="organiser"))
+    created = client.post("/v1/tournaments", headers=organiser_headers, json={
+        "name": "leaks", "game": game_name, "mode": mode.name, "seats": seats,
+        "entrants": [*agents, "bot:random"], "format": "duplicate", "boards": 1,
+        "options": _SHORT_OPTIONS.get(game_name, {}),
+        "turn_timeout_s": 0.02, "max_concurrent_tables": 1})
+    assert created.status_code == 201, created.text
+    tournament_id = created.json()["id"]
+    base = f"/v1/tournaments/{tournament_id}"
+    scanned = embargoes = 0
+    for _look in range(2000):
+        tables = client.get(base, headers=organiser).json()["tables"]
+        secret: set[str] = set()
+        finished = []
+        for table in tables:
+            if table["status"] == "waiting":
+                continue
+            state, record = read_state(settings, table["table_id"])
+            if record.status == "finished":
+                finished.append(table["table_id"])
+            else:  # no card of a deal still in play may appear anywhere below
+                secret |= set(audit.card_locations(state))
+        answers = [
+            client.get(base), client.get("/v1/tournaments"), client.get(f"{base}/results"),
+            client.get(f"{base}/results.csv"), client.get(f"{base}/replays.jsonl"),
+            client.get(f"{base}/report"),
+            *(client.get("/v1/agents/me/assignments", headers=headers) for headers in agent_headers),
+            *(client.get(f"/v1/tables/{table_id}/replay", headers=agent_headers[0])
+              for table_id in finished),
+        ]
+        shown = client.get(base).json()
+        if shown["status"] != "running":
+            break
+        for answer in answers:
+            assert answer.status_code < 500, answer.text
+            assert not leaked(answer, frozenset(secret)), (answer.url, leaked(answer, frozenset(secret)))
+            scanned += 1
+        for replay in answers[len(answers) - len(finished):]:
+            if replay.status_code == 200:  # every table of the board just ended
+                progress = client.get(base).json()["progress"]
+                assert progress["done"] == progress["total"]
+                continue
+            assert replay.json()["code"] == "replay/embargoed" and "seed" not in replay.json()
+            embargoes += 1
+    else:
+        raise AssertionError("the tournament did not finish")
+    assert scanned > 20 and embargoes > 0  # not vacuous: scanned mid-board, after a table ended

@@ -1,0 +1,297 @@
+"""Tournament routes: create, list, show, cancel, results (JSON, CSV), replays, report;
+an agent's assignments (held and SSE); a game's leaderboard.
+
+Thin on purpose: each route checks its inputs, calls one function of
+:mod:`gateway.services.tournaments` and returns a response model.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Header, Query, Request
+from fastapi.responses import PlainTextResponse, Response, StreamingResponse
+
+from gateway.deps import (
+    CurrentToken,
+    OptionalCaller,
+    OrganiserPrincipal,
+    TokenServiceDep,
+)
+from gateway.openapi_docs import problem_responses
+from gateway.schemas.tournaments import (
+    AssignmentsPage,
+    CreateTournamentRequest,
+    LeaderboardOut,
+    TournamentList,
+    TournamentOut,
+    TournamentResults,
+)
+from gateway.services import tournaments as service
+from gateway.services.context import TableContext
+from gateway.services.records import problem
+from gateway.services.runtime import table_context
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["tournaments"])
+
+_ORGANISER_AUTH = ("auth/missing", "auth/invalid", "auth/expired", "auth/revoked",
+                   "auth/organiser_only")
+_AUTH = ("auth/missing", "auth/invalid", "auth/expired", "auth/revoked")
+_SPECTATOR_AUTH = ("auth/invalid", "auth/expired", "auth/revoked")
+_STREAM_ID = r"^(0|[0-9]{1,20}-[0-9]{1,20})$"
+"""An assignment stream id (``0``: from the start)."""
+
+
+def _ctx(request: Request) -> TableContext:
+    if getattr(request.app.state, "redis", None) is None:
+        raise problem("server/unavailable", "Redis is not connected.")
+    return table_context(request.app)
+
+
+@router.post(
+    "/v1/tournaments",
+    operation_id="create_tournament",
+    summary="Start a tournament (organiser)",
+    status_code=201,
+    response_model=TournamentOut,
+    responses=problem_responses(
+        *_ORGANISER_AUTH, "game/not_found", "tournament/invalid", "tournament/unknown_entrant",
+        "table/unknown_bot", "request/invalid"),
+)
+async def create_tournament(
+    request: Request,
+    principal: OrganiserPrincipal,
+    body: Annotated[CreateTournamentRequest, Body(openapi_examples={
+        "two agents and two bots, duplicate": {
+            "value": {"name": "Friday duplicate", "game": "market-fortune", "mode": "classic",
+                      "seats": 4, "format": "duplicate", "boards": 8,
+                      "entrants": ["agt_3f9a0c1d2e4b5a6978c0", "agt_77aa10bc3d2e4f5a6b7c",
+                                   "bot:greedy", "bot:random"],
+                      "turn_timeout_s": 60, "max_concurrent_tables": 4, "rated": True},
+        },
+        "a gauntlet against house bots": {
+            "value": {"name": "Gauntlet", "game": "hab-und-gut", "mode": "standard", "seats": 3,
+                      "format": "gauntlet", "boards": 4,
+                      "entrants": ["agt_3f9a0c1d2e4b5a6978c0"],
+                      "baselines": ["bot:greedy", "bot:random"]},
+        },
+    })],
+) -> TournamentOut:
+    """Plan the tournament and start playing it at once: the scheduler creates its tables
+    as they become due, at most ``max_concurrent_tables`` at a time, every seat taken by its
+    entrant (agents find theirs with ``GET /v1/agents/me/assignments``). Entrants are
+    registered agent ids and house bots (``bot:greedy``). Each board is dealt from a
+    server secret: no entrant can know a deal before it is played, and a board's seed and
+    replays are published only when all its tables are over. Only the organiser (its key, or
+    an organiser token) may create one."""
+    return await service.create_tournament(_ctx(request), principal, body)
+
+
+@router.get(
+    "/v1/tournaments",
+    operation_id="list_tournaments",
+    summary="List tournaments, newest first",
+    response_model=TournamentList,
+    responses=problem_responses(*_SPECTATOR_AUTH, "request/invalid"),
+)
+async def list_tournaments(
+    request: Request,
+    principal: OptionalCaller,
+    offset: Annotated[int, Query(ge=0, le=2**53)] = 0,
+    limit: Annotated[int, Query(ge=1, le=50)] = 20,
+) -> TournamentList:
+    """Public tournaments; private ones only for the organiser."""
+    return await service.list_tournaments(_ctx(request), principal, offset=offset, limit=limit)
+
+
+@router.get(
+    "/v1/tournaments/{tournament_id}",
+    operation_id="get_tournament",
+    summary="A tournament's progress, standings and live ratings",
+    response_model=TournamentOut,
+    responses=problem_responses(*_SPECTATOR_AUTH, "tournament/not_found"),
+)
+async def get_tournament(
+    request: Request, tournament_id: str, principal: OptionalCaller
+) -> TournamentOut:
+    """Tables done, running and waiting; standings (the format's points, games, wins, mean
+    placement, placement per seat position); live OpenSkill ratings (``ordinal`` = mu - 3
+    sigma, provisional while sigma is high); and links to the tables of boards that are
+    over (the organiser sees every table)."""
+    return await service.get_tournament(_ctx(request), tournament_id, principal)
+
+
+@router.post(
+    "/v1/tournaments/{tournament_id}/cancel",
+    operation_id="cancel_tournament",
+    summary="Cancel a tournament (organiser)",
+    response_model=TournamentOut,
+    responses=problem_responses(*_ORGANISER_AUTH, "tournament/not_found", "tournament/finished"),
+)
+async def cancel_tournament(
+    request: Request, tournament_id: str, principal: OrganiserPrincipal
+) -> TournamentOut:
+    """No further table is created; tables being played are closed and nobody wins them.
+    The results stored so far stay."""
+    return await service.cancel_tournament(_ctx(request), tournament_id, principal)
+
+
+@router.get(
+    "/v1/tournaments/{tournament_id}/results",
+    operation_id="get_tournament_results",
+    summary="Per-table placements and scores (JSON or CSV)",
+    response_model=TournamentResults,
+    responses={
+        200: {"content": {"text/csv": {"example": "table_index,table_id,board,round,seat,entrant,"
+                                                   "placement,points,score,reason,finished_at\n"}},
+              "description": "JSON, or CSV with `?format=csv` (one row per seat per table)."},
+        **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found", "request/invalid"),
+    },
+)
+async def get_tournament_results(
+    request: Request,
+    tournament_id: str,
+    principal: OptionalCaller,
+    format: Annotated[Literal["json", "csv"], Query(description="`csv` for CSV.")] = "json",
+) -> Any:
+    """Results of boards whose tables are all over, in finish order, with those boards'
+    seeds (the organiser sees every result at once). Placements: 1 is first, ties share."""
+    ctx = _ctx(request)
+    if format == "csv":
+        text = await service.results_csv_text(ctx, tournament_id, principal)
+        return PlainTextResponse(text, media_type="text/csv; charset=utf-8")
+    return await service.results(ctx, tournament_id, principal)
+
+
+@router.get(
+    "/v1/tournaments/{tournament_id}/results.csv",
+    operation_id="get_tournament_results_csv",
+    summary="Per-table placements and scores as CSV",
+    response_class=PlainTextResponse,
+    responses={
+        200: {"content": {"text/csv": {"example": "table_index,table_id,board,round,seat,entrant,"
+                                                   "placement,points,score,reason,finished_at\n"}},
+              "description": "One row per seat per table."},
+        **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found"),
+    },
+)
+async def get_tournament_results_csv(
+    request: Request, tournament_id: str, principal: OptionalCaller
+) -> PlainTextResponse:
+    """The same rows as ``/results?format=csv``."""
+    text = await service.results_csv_text(_ctx(request), tournament_id, principal)
+    return PlainTextResponse(text, media_type="text/csv; charset=utf-8")
+
+
+@router.get(
+    "/v1/tournaments/{tournament_id}/replays.jsonl",
+    operation_id="get_tournament_replays",
+    summary="Every published table's replay, one JSON line each",
+    response_class=StreamingResponse,
+    responses={
+        200: {"content": {"application/jsonl": {"example": '{"tournament_id": "tn_0a1b2c3d4e5f6a7b",'
+                                                           ' "result": {}, "replay": {}}\n'}},
+              "description": "One line per table of a published board: its result and replay."},
+        **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found"),
+    },
+)
+async def get_tournament_replays(
+    request: Request, tournament_id: str, principal: OptionalCaller
+) -> StreamingResponse:
+    """Seed, action log, events and final state of every table whose board is over, with its
+    placements and scores: enough to check every result independently."""
+    lines = await service.replays_jsonl(_ctx(request), tournament_id, principal)
+    return StreamingResponse(lines, media_type="application/jsonl")
+
+
+@router.get(
+    "/v1/tournaments/{tournament_id}/report",
+    operation_id="get_tournament_report",
+    summary="The final report: fitted strengths with 95% intervals",
+    responses={
+        200: {"content": {"application/json": {"example": {"estimates": []}}},
+              "description": "The report of the `tournament` package (`report_json`)."},
+        **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found", "tournament/not_finished"),
+    },
+)
+async def get_tournament_report(
+    request: Request, tournament_id: str, principal: OptionalCaller
+) -> dict[str, Any]:
+    """A Plackett-Luce maximum-likelihood fit over all results, bootstrap 95% intervals
+    resampled over boards, interval-aware ranks ("2–4"), the schedule's balance and each
+    entrant's decisions (refused actions, clock timeouts, mean and p95 decision time).
+    Made once the tournament is over (409 ``tournament/not_finished`` before) and kept."""
+    return await service.report(_ctx(request), tournament_id, principal)
+
+
+@router.get(
+    "/v1/agents/me/assignments",
+    operation_id="get_assignments",
+    summary="Tables you must play (long-poll)",
+    response_model=AssignmentsPage,
+    responses=problem_responses(*_AUTH, "request/invalid"),
+)
+async def get_assignments(
+    request: Request,
+    token: CurrentToken,
+    tokens: TokenServiceDep,
+    after: Annotated[str, Query(pattern=_STREAM_ID, description="Read after this id.")] = "0",
+    wait: Annotated[float, Query(ge=0, le=3600, description=(
+        "Hold the answer up to this many seconds (capped by the server's long-poll "
+        "maximum) until an assignment comes."))] = 0.0,
+) -> AssignmentsPage:
+    """A tournament table you sit at is announced here when it is created (``table.assigned``:
+    table id and seat), and the end of each tournament you play (``tournament.finished``).
+    Loop with ``after=<last_id>&wait=30``; then observe the table and play. Never names a
+    board or anything hidden. The wait ends when the token expires."""
+    wait = min(wait, max(0.0, tokens.valid_until(token) - time.time()))
+    return await service.assignments(_ctx(request), token.principal, after=after, wait=wait)
+
+
+@router.get(
+    "/v1/agents/me/assignments/stream",
+    operation_id="stream_assignments",
+    summary="The same assignments as Server-Sent Events",
+    response_class=StreamingResponse,
+    responses={
+        200: {"content": {"text/event-stream": {}},
+              "description": "`id:` is the stream id, `event:` the kind, `data:` the assignment."},
+        **problem_responses(*_AUTH, "request/invalid"),
+    },
+)
+async def stream_assignments(
+    request: Request,
+    token: CurrentToken,
+    tokens: TokenServiceDep,
+    after: Annotated[str, Query(pattern=_STREAM_ID, description="Start after this id.")] = "0",
+    last_event_id: Annotated[str | None, Header(
+        alias="Last-Event-ID", description="Resume after this id (sent by EventSource).")] = None,
+) -> Response:
+    """Resume with ``Last-Event-ID`` (or ``after``). The stream closes when the token it
+    was opened with expires; reconnect with a fresh one and ``Last-Event-ID``."""
+    start = after
+    if last_event_id is not None:
+        if not re.fullmatch(_STREAM_ID, last_event_id):
+            raise problem("request/invalid", "Last-Event-ID must be an assignment id.")
+        start = last_event_id
+    frames = service.stream_assignments(_ctx(request), token.principal, after=start,
+                                        until=tokens.valid_until(token))
+    return StreamingResponse(frames, media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@router.get(
+    "/v1/games/{game}/leaderboard",
+    operation_id="get_leaderboard",
+    summary="A game's ladder: live ratings over every rated table",
+    response_model=LeaderboardOut,
+    responses=problem_responses("game/not_found"),
+)
+async def get_leaderboard(request: Request, game: str) -> LeaderboardOut:
+    """Every rated table of the game, tournament or not, counted once in finish order
+    (OpenSkill Plackett-Luce; ``ordinal`` = mu - 3 sigma; provisional while sigma is high)."""
+    return await service.leaderboard(_ctx(request), game)

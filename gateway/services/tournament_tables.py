@@ -1,0 +1,117 @@
+"""Tables a tournament deals itself: seeded by its board, every seat taken at once.
+
+Kept apart from :func:`gateway.services.tables.create_table`, the public path
+(where a caller never chooses a seed): a tournament table's seed is its
+board's, its seats are its plan's entrants, and its id is derived from the
+tournament, so the compare-and-set on version -1 creates it at most once however
+often the scheduler retries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.errors import ProblemError
+from gateway.services.actions import index_updates, load_table, schedule_for
+from gateway.services.context import TableContext
+from gateway.services.records import SeatRecord, TableRecord, game_or_problem
+
+__all__ = ["CANCELLED", "bot_name", "close_tournament_table", "create_tournament_table",
+           "seat_record"]
+
+CANCELLED = "cancelled"
+"""The outcome ``reason`` of a tournament table closed because its tournament was cancelled."""
+
+_CAS_ATTEMPTS = 20
+
+
+def bot_name(entrant: str) -> str:
+    """The house bot an entrant ``bot:<name>`` or ``bot:<name>#<n>`` names."""
+    return entrant.removeprefix("bot:").partition("#")[0]
+
+
+def seat_record(entrant: str, seat: int, name: str) -> SeatRecord:
+    """The seat of one entrant: an agent by its id and registered name, or a house bot
+    (``bot:<name>``, or ``bot:<name>#<n>`` for one of several copies)."""
+    if entrant.startswith("bot:"):
+        bot = bot_name(entrant)
+        return SeatRecord(agent_id=f"bot:{bot}:{seat}", name=f"{name} (seat {seat})",
+                          kind="house_bot", bot=bot)
+    return SeatRecord(agent_id=entrant, name=name)
+
+
+async def create_tournament_table(
+    ctx: TableContext,
+    *,
+    table_id: str,
+    tournament_id: str,
+    created_by: str,
+    game_name: str,
+    mode: str,
+    variants: list[str],
+    config: dict[str, Any],
+    seated: list[SeatRecord],
+    seed: int,
+    turn_timeout_s: float,
+    rated: bool,
+) -> bool:
+    """Deal and start one table with every seat taken; False when ``table_id`` exists already.
+
+    The table is private (seen by its seats and the organiser only, never listed)
+    and its record names the tournament, not the board.
+    """
+    game = game_or_problem(game_name)
+    state = game.new_table(game.config_model.model_validate(config), seed)
+    now = ctx.now()
+    events: list[tuple[tuple[int, ...] | None, dict[str, Any]]] = [(None, {
+        "kind": "table.created",
+        "text": f"A tournament opened a {game.info.title} table for {len(seated)}.",
+        "data": {"game": game_name, "mode": mode, "seats": len(seated)},
+    })]
+    for seat, occupant in enumerate(seated):
+        events.append((None, {
+            "kind": "seat.joined", "text": f"{occupant.name} took seat {seat}.",
+            "data": {"seat": seat, "name": occupant.name, "agent_id": occupant.agent_id},
+        }))
+    events.append((None, {"kind": "table.started",
+                          "text": "Every seat is taken; play begins.", "data": {}}))
+    record = TableRecord(
+        id=table_id, game=game_name, mode=mode, seats=len(seated), variants=variants,
+        config=config, private=True, turn_timeout_s=turn_timeout_s, created_by=created_by,
+        created_at=now, status="playing", seated=list(seated), seed=seed, started_at=now,
+        tournament=tournament_id, rated=rated,
+    )
+    deadline, bots_due, to_act = schedule_for(record, game, state, now)
+    result = await ctx.store.commit(
+        table_id, expected_version=-1, record=record.model_dump(mode="json"),
+        state=state.model_dump_json(), deadline=deadline, events=events, to_act=to_act,
+        **index_updates(ctx, deadline, bots_due),
+    )
+    if result.applied and bots_due:
+        ctx.bots_due.set()
+    return result.applied
+
+
+async def close_tournament_table(ctx: TableContext, table_id: str, text: str) -> bool:
+    """End a tournament table that is still being played, nobody winning; False when it
+    was over already (or does not exist)."""
+    for _attempt in range(_CAS_ATTEMPTS):
+        try:
+            loaded = await load_table(ctx, table_id)
+        except ProblemError:  # a table never created: nothing to close
+            return False
+        if loaded.record.status == "finished":
+            return False
+        now = ctx.now()
+        outcome = {"winners": [], "reason": CANCELLED, "scores": [], "text": text}
+        record = loaded.record.model_copy(
+            update={"status": "finished", "outcome": outcome, "finished_at": now})
+        result = await ctx.store.commit(
+            table_id, expected_version=loaded.version, record=record.model_dump(mode="json"),
+            deadline=None, events=[(None, {"kind": "table.finished", "text": text,
+                                           "data": {"outcome": outcome}})],
+            to_act=(), **index_updates(ctx, None, False),
+        )
+        if result.applied:
+            return True
+    return False

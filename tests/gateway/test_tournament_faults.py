@@ -1,0 +1,121 @@
+"""A worker SIGKILLed in the middle of a tournament: another worker finishes it,
+no table is created twice and no result is counted twice.
+
+Two real gateway processes on one Redis namespace, as in test_multiworker.py;
+the tournament is house bots only, so nothing but the workers plays it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+
+from agents_club_cli.serve import wait_until_ready
+from gateway.embedded_redis import free_port
+
+ORGANISER_KEY = "tournament-faults-organiser-key-0123456789ab"
+
+
+@pytest.fixture()
+def workers(redis_url: str, signing_key_pem: str, tmp_path: Path) -> Iterator[tuple[list[str], list[subprocess.Popen[bytes]], str]]:
+    namespace = f"test-{uuid.uuid4().hex[:12]}"
+    env = {
+        **os.environ,
+        "AGENTS_CLUB_ENVIRONMENT": "test",
+        "REDIS_URL": redis_url,
+        "AGENTS_CLUB_REDIS_NAMESPACE": namespace,
+        "AGENTS_CLUB_DATA_DIR": str(tmp_path),
+        "AGENTS_CLUB_SIGNING_KEY_PEM": signing_key_pem,
+        "AGENTS_CLUB_ORGANISER_KEY": ORGANISER_KEY,
+        "AGENTS_CLUB_SWEEPER_INTERVAL_S": "0.01",
+        "AGENTS_CLUB_HOUSE_BOT_DELAY_S": "0.001",
+        "AGENTS_CLUB_LOG_FORMAT": "text",
+        "AGENTS_CLUB_LOG_LEVEL": "WARNING",
+    }
+    ports = [free_port(), free_port()]
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "gateway.app:create_app", "--factory",
+             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+            env=env, cwd=Path(__file__).resolve().parents[2],
+        )
+        for port in ports
+    ]
+    urls = [f"http://127.0.0.1:{port}" for port in ports]
+    try:
+        for url, process in zip(urls, processes, strict=True):
+            wait_until_ready(url, process, 30)
+        yield urls, processes, namespace
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in processes:
+            process.wait(timeout=15)
+        client = redis.Redis.from_url(redis_url)
+        keys = list(client.scan_iter(match=f"{namespace}:*", count=1000))
+        if keys:
+            client.delete(*keys)
+        client.close()
+
+
+def _progress(url: str, tournament_id: str) -> dict[str, Any]:
+    shown: dict[str, Any] = httpx.get(f"{url}/v1/tournaments/{tournament_id}", timeout=10).json()
+    return shown
+
+
+def test_a_killed_worker_neither_stops_nor_doubles_a_tournament(
+    workers: tuple[list[str], list[subprocess.Popen[bytes]], str], redis_url: str,
+) -> None:
+    urls, processes, namespace = workers
+    body = {"name": "faults", "game": "market-fortune", "mode": "family", "seats": 2,
+            "options": {"turn_limit_per_seat": 6}, "entrants": ["bot:greedy", "bot:random"],
+            "format": "duplicate", "boards": 5, "turn_timeout_s": 1, "max_concurrent_tables": 2}
+    created = httpx.post(f"{urls[0]}/v1/tournaments", json=body,
+                         headers={"X-Organiser-Key": ORGANISER_KEY}, timeout=10)
+    assert created.status_code == 201, created.text
+    tournament_id = created.json()["id"]
+    give_up = time.monotonic() + 20
+    while (before := _progress(urls[1], tournament_id))["progress"]["done"] < 3:
+        assert time.monotonic() < give_up, "the tournament did not start"
+        time.sleep(0.02)
+    processes[0].send_signal(signal.SIGKILL)
+    processes[0].wait(timeout=10)
+    assert before["progress"]["done"] < 10, "killed too late to test anything"
+    give_up = time.monotonic() + 40
+    while (shown := _progress(urls[1], tournament_id))["status"] == "running":
+        assert time.monotonic() < give_up, f"the tournament stalled: {shown['progress']}"
+        time.sleep(0.05)
+    assert shown["status"] == "finished"
+    assert shown["progress"] == {"total": 10, "done": 10, "running": 0, "waiting": 0}
+    client = redis.Redis.from_url(redis_url)
+    try:
+        order = client.lrange(f"{namespace}:tn:{{{tournament_id}}}:order", 0, -1)
+        assert sorted(int(index) for index in order) == list(range(10))  # each result once
+        tables = []
+        for key in client.scan_iter(match=f"{namespace}:t:*:table", count=1000):
+            record = json.loads(client.hget(key, "record") or b"{}")
+            if record.get("tournament") == tournament_id:
+                tables.append(record["id"])
+                events = client.xrange(key.decode().removesuffix(":table") + ":events")
+                kinds = [json.loads(fields[b"event"])["kind"] for _id, fields in events]
+                assert kinds.count("table.created") == 1 and kinds.count("table.finished") == 1
+        assert len(tables) == len(set(tables)) == 10
+    finally:
+        client.close()
+    results = httpx.get(f"{urls[1]}/v1/tournaments/{tournament_id}/results", timeout=10).json()
+    assert sorted(result["index"] for result in results["results"]) == list(range(10))
+    standings = {standing["entrant"]: standing for standing in shown["standings"]}
+    assert standings["bot:greedy"]["games"] == standings["bot:random"]["games"] == 10

@@ -1,7 +1,9 @@
 """The spectator pages: web pages that follow a table live and replay a finished one.
 
-``/watch`` lists the public tables; ``/watch/{table_id}`` follows one and
-``/watch/{table_id}/replay`` steps through a finished one. The pages are one
+``/watch`` lists the public tables and tournaments; ``/watch/{table_id}``
+follows one table and ``/watch/{table_id}/replay`` steps through a finished
+one; ``/watch/tournaments/{id}`` and ``/watch/leaderboard/{game}`` show a
+tournament and a game's ladder. The pages are one
 static file that calls the public API from the browser without a token (the
 table, the spectator's observation, the public event stream, and after the end
 the replay positions below), so a live page can show nothing a spectator could
@@ -26,9 +28,10 @@ from gateway.deps import OptionalPrincipal
 from gateway.openapi_docs import problem_responses
 from gateway.schemas.watch import ReplayPositions
 from gateway.services import tables as tables_service
+from gateway.services import tournaments as tournaments_service
 from gateway.services.context import TableContext
-from gateway.services.records import problem
-from gateway.services.replay_positions import replay_positions
+from gateway.services.records import game_or_problem, problem
+from gateway.services.replay_positions import replay_positions, replay_reader
 from gateway.services.runtime import table_context
 
 __all__ = ["router"]
@@ -65,6 +68,36 @@ async def watch_tables() -> HTMLResponse:
 
 
 @router.get(
+    "/watch/tournaments/{tournament_id}",
+    operation_id="watch_tournament",
+    summary="A web page following a tournament: progress, standings, ratings, tables",
+    response_class=HTMLResponse,
+    responses={**_HTML, **problem_responses("tournament/not_found")},
+)
+async def watch_tournament(request: Request, tournament_id: str) -> HTMLResponse:
+    """Open it in a browser: tables done, running and waiting; the standings; a chart of
+    the live ratings with their intervals; every published table linked to its page and
+    its replay. Refreshed while the tournament runs. Private tournaments cannot be watched."""
+    # The same check as GET /v1/tournaments/{id} for a caller without a token.
+    await tournaments_service.get_tournament(_ctx(request), tournament_id, None)
+    return _page()
+
+
+@router.get(
+    "/watch/leaderboard/{game}",
+    operation_id="watch_leaderboard",
+    summary="A web page showing a game's leaderboard",
+    response_class=HTMLResponse,
+    responses={**_HTML, **problem_responses("game/not_found")},
+)
+async def watch_leaderboard(game: str) -> HTMLResponse:
+    """Open it in a browser: the live ratings over every rated table of the game, best
+    first, as a table and as a chart with their intervals."""
+    game_or_problem(game)
+    return _page()
+
+
+@router.get(
     "/watch/{table_id}",
     operation_id="watch_table",
     summary="A web page following one table live, as a spectator",
@@ -89,8 +122,12 @@ async def watch_table(request: Request, table_id: str) -> HTMLResponse:
 async def watch_replay(request: Request, table_id: str) -> HTMLResponse:
     """Open it in a browser once the table is over: a slider, the arrow keys and
     autoplay step through every position, with every hand shown; `?step=N` opens
-    step N. Before the end the page says when the replay opens."""
-    await _require_watchable(request, table_id)
+    step N. Before the end the page says when the replay opens. A table of a public
+    tournament can be replayed here once its board is published, though it could not
+    be watched live."""
+    ctx = _ctx(request)
+    if await replay_reader(ctx, table_id, None) is None:
+        await _require_watchable(request, table_id)
     return _page()
 
 

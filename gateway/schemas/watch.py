@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gateway.schemas.tables import OutcomeOut
+from gateway.schemas.tables import OutcomeOut, SeatOut
 
 __all__ = ["ReplayEventOut", "ReplayPositions", "ReplayStepOut"]
 
@@ -45,7 +45,9 @@ class ReplayPositions(_Out):
     """Every position of a finished table, rebuilt from its seed and action log."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{
-        "table_id": "9604e6be75a1a30c", "game": "hab-und-gut", "seats": 3,
+        "table_id": "9604e6be75a1a30c", "game": "hab-und-gut", "mode": "standard", "seats": 3,
+        "seated": [{"seat": i, "agent_id": f"agt_{i}", "name": name, "kind": "agent"}
+                   for i, name in enumerate(("Ada", "Brook", "Cyd"))],
         "steps": [
             {"step": 0, "events": [], "view": {"game": "hab-und-gut", "seat": None, "round": 1, "turn": 1},
              "seat_views": [{"my_shares": []}, {"my_shares": []}, {"my_shares": []}]},
@@ -59,6 +61,8 @@ class ReplayPositions(_Out):
 
     table_id: str
     game: str
+    mode: str
     seats: int
+    seated: list[SeatOut] = Field(description="Who sat where (as in the table's facts).")
     steps: list[ReplayStepOut]
     outcome: OutcomeOut | None

@@ -8,11 +8,15 @@ the shape the page draws: per step the spectator's view and, per seat, what
 that seat saw beyond it (its hand, its Strategies, its shares...). Nothing is
 computed that the replay does not already give away.
 
-The positions go through :func:`gateway.services.tables.replay` first, so they
-obey exactly its gates: the table must be visible to the caller (a private
-table only for its people), finished (``table/not_finished`` before) and, when
-a later change adds more gates to the replay (a tournament's embargo), those
-too.
+The positions go through :func:`gateway.services.tables.replay`, so they obey
+exactly its gates: the table must be visible to the caller (a private table
+only for its people), finished (``table/not_finished`` before), and a
+tournament table's board published (``replay/embargoed`` before). One reader
+more may see a replay here: anyone, for a table of a public tournament whose
+board is published, because that tournament already lists the table and
+serves its replay to anyone (``GET /v1/tournaments/{id}`` and its
+``replays.jsonl``); a tournament's tables are otherwise private, so that no
+one watches a deal still being played at another table.
 """
 
 from __future__ import annotations
@@ -21,12 +25,17 @@ from typing import Any
 
 from engine.core import Game
 from engine.registry import get_game
+from gateway.errors import ProblemError
 from gateway.principal import Principal
 from gateway.schemas.watch import ReplayEventOut, ReplayPositions, ReplayStepOut
 from gateway.services import tables as tables_service
+from gateway.services import tournaments as tournaments_service
+from gateway.services.access import may_see
+from gateway.services.actions import load_table
 from gateway.services.context import TableContext
+from gateway.services.records import TableRecord
 
-__all__ = ["replay_positions", "seat_extras"]
+__all__ = ["published_in_public_tournament", "replay_positions", "replay_reader", "seat_extras"]
 
 
 def seat_extras(game: Game[Any, Any, Any], state: Any, spectator: dict[str, Any], seats: int) -> list[dict[str, Any]]:
@@ -43,9 +52,35 @@ def seat_extras(game: Game[Any, Any, Any], state: Any, spectator: dict[str, Any]
     return extras
 
 
+_TOURNAMENT_READER = Principal(agent_id="organiser", name="organiser", kind="organiser")
+"""Reads a published table of a public tournament, as ``replays.jsonl`` does."""
+
+
+async def published_in_public_tournament(ctx: TableContext, record: TableRecord) -> bool:
+    """True when a public tournament lists ``record``'s table as finished to anyone (its board
+    is published): exactly the tables it shows a caller without a token."""
+    if record.tournament is None:
+        return False
+    try:
+        shown = await tournaments_service.get_tournament(ctx, record.tournament, None)
+    except ProblemError:
+        return False  # a private (or vanished) tournament shows nothing to anyone
+    return any(table.table_id == record.id and table.status == "finished" for table in shown.tables)
+
+
+async def replay_reader(ctx: TableContext, table_id: str, principal: Principal | None) -> Principal | None:
+    """Who reads the replay for ``principal``: itself, or for a published table of a public
+    tournament that it may not see otherwise, the tournament's own reader."""
+    record = (await load_table(ctx, table_id)).record
+    if may_see(record, principal) or not await published_in_public_tournament(ctx, record):
+        return principal
+    return _TOURNAMENT_READER
+
+
 async def replay_positions(ctx: TableContext, table_id: str, principal: Principal | None) -> ReplayPositions:
     """Step 0 is the deal; step ``k`` the position after the ``k``-th logged action."""
-    replay = await tables_service.replay(ctx, table_id, principal)
+    replay = await tables_service.replay(ctx, table_id, await replay_reader(ctx, table_id, principal))
+    record = (await load_table(ctx, table_id)).record
     game = get_game(replay.game)
     config = game.config_model.model_validate(replay.config)
     seats = int(replay.config["seats"])
@@ -65,5 +100,6 @@ async def replay_positions(ctx: TableContext, table_id: str, principal: Principa
              for e in events],
             version=entry.version, seat=entry.seat, action=entry.action, by=entry.by, at=entry.at,
         ))
-    return ReplayPositions(table_id=table_id, game=replay.game, seats=seats, steps=steps,
-                           outcome=replay.outcome)
+    seated = tables_service.table_out(record, 0, None).seated
+    return ReplayPositions(table_id=table_id, game=replay.game, mode=record.mode, seats=seats,
+                           seated=seated, steps=steps, outcome=replay.outcome)

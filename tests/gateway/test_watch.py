@@ -53,6 +53,10 @@ def test_the_page_calls_only_spectator_endpoints_and_never_sends_a_token() -> No
         re.compile(table + r"/events/stream\?after=\$\{last\}$"),
         # Answered only once the table is over (tested in test_watch_browser.py).
         re.compile(table + "/replay/positions$"),
+        re.compile(r"^/v1/tournaments\?limit=50$"),
+        re.compile(r"^/v1/tournaments/\$\{encodeURIComponent\(tournamentId\)\}$"),
+        re.compile(r"^/v1/games$"),
+        re.compile(r"^/v1/games/\$\{encodeURIComponent\(game\)\}/leaderboard$"),
     )
     assert fetched and all(any(p.match(path) for p in allowed) for path in fetched), fetched
     assert "authorization" not in script.lower()

@@ -4,8 +4,8 @@ What a person watching would notice: a table waiting on a slow agent shows
 its seats and position at once; a move appears on an open page within a
 second; the replay slider shows, step by step, the positions the engine's
 spectator view gives for the same log; and over whole games no card hidden
-from a spectator reaches a page's DOM or anything the page fetched. Every
-page is saved as a PNG into docs/screenshots/ (shown in docs/watch.md).
+from a spectator reaches a page's DOM or anything the page fetched; the
+tournament page shows the API's standings. Every page is saved as a PNG into docs/screenshots/ (shown in docs/watch.md).
 
 Chromium is Debian's (``/usr/bin/chromium``), driven by Playwright for Python;
 without it these tests skip, saying why (``.ci/run`` installs it).
@@ -111,10 +111,13 @@ def start_table(gateway: Gateway, seats: list[dict[str, str]], game: str, mode: 
     return table_id
 
 
-def move(gateway: Gateway, table_id: str, seats: list[dict[str, str]], rng: random.Random) -> dict[str, Any]:
-    """One random legal move by whoever is to act; returns the mover's observation after it."""
-    seen = gateway.http.get(f"/v1/tables/{table_id}/observation").json()
-    actor = seen["to_act"][0]
+def move(gateway: Gateway, table_id: str, seats: list[dict[str, str]], rng: random.Random,
+         to_act: list[int] | None = None) -> dict[str, Any]:
+    """One random legal move by whoever is to act (``to_act``, when the caller knows it);
+    returns the mover's observation after it."""
+    if to_act is None:
+        to_act = gateway.http.get(f"/v1/tables/{table_id}/observation").json()["to_act"]
+    actor = to_act[0]
     mine = gateway.http.get(f"/v1/tables/{table_id}/observation", headers=seats[actor]).json()
     acted = gateway.http.post(f"/v1/tables/{table_id}/actions", headers=seats[actor], json={
         "version": mine["version"], "action": rng.choice(mine["legal_actions"])["id"]})
@@ -239,8 +242,9 @@ def test_whole_games_leak_nothing_and_the_replay_matches_the_engine(
     page.wait_for_selector("body[data-ready]")
     rng = random.Random(7)
     snapshots = [(page.evaluate(_SNAPSHOT), 0)]
+    after: dict[str, Any] = {"to_act": None}
     for _ in range(2000):
-        after = move(gateway, table_id, seats, rng)
+        after = move(gateway, table_id, seats, rng, after["to_act"])
         # The page follows at its own pace: its DOM is read after every move, whatever
         # version it shows then, and judged by that version once the game is over.
         snapshots.append((page.evaluate(_SNAPSHOT), after["version"]))
@@ -287,6 +291,7 @@ def test_whole_games_leak_nothing_and_the_replay_matches_the_engine(
 _DRAWN = """() => {
     const all = (selector, read) => [...document.querySelectorAll('#replay-board ' + selector)].map(read);
     return {
+        step: document.body.dataset.step,
         seats: all('[data-seat]', (s) => [s.dataset.handCount, s.dataset.strategyCount, s.dataset.investmentCount,
                                          s.dataset.money, s.dataset.shares].filter((v) => v !== undefined).map(Number)),
         decks: all('[data-deck]', (d) => Number(d.dataset.deckCount)),
@@ -333,8 +338,7 @@ def replay_matches_the_engine(gateway: Gateway, context: Any, table_id: str) -> 
     for index, expected in enumerate(views):
         if index:
             page.keyboard.press("ArrowRight")
-        assert page.evaluate("document.body.dataset.step") == str(index)
-        assert page.evaluate(_DRAWN) == drawn(expected), index
+        assert page.evaluate(_DRAWN) == {"step": str(index), **drawn(expected)}, index
         if index == len(views) * 2 // 3:
             screenshot(page, f"replay-{replay['game']}.png")
     page.close()
@@ -360,3 +364,72 @@ def test_the_replay_is_refused_before_the_end_and_private_tables_stay_unwatchabl
     assert page.locator(f'a[href="/watch/{table_id}"]').count() == 1
     assert page.locator(f'a[href="/watch/{private}"]').count() == 0
     screenshot(page, "tables.png")
+
+
+def test_the_tournament_and_leaderboard_pages_show_what_the_api_says(
+    gateway: Gateway, page: Any, organiser_headers: dict[str, str], mint_token: Callable[..., str],
+) -> None:
+    created = gateway.http.post("/v1/tournaments", headers=organiser_headers, json={
+        "name": "Friday bots", "game": "market-fortune", "mode": "family", "seats": 2,
+        "options": {"turn_limit_per_seat": 6}, "entrants": ["bot:greedy", "bot:random", "bot:greedy#2"],
+        "format": "round_robin", "boards": 2, "turn_timeout_s": 0.2, "max_concurrent_tables": 3,
+        "rated": True})
+    assert created.status_code == 201, created.text
+    tournament_id = created.json()["id"]
+    give_up = time.monotonic() + 20
+    while (shown := gateway.http.get(f"/v1/tournaments/{tournament_id}").json())["status"] == "running":
+        assert time.monotonic() < give_up, shown["progress"]
+        time.sleep(0.1)
+    page.goto(f"{gateway.url}/watch/tournaments/{tournament_id}")
+    page.wait_for_selector("body[data-ready]")
+    rows = page.eval_on_selector_all("#standings tbody tr", """(rows) => rows.map((row) => [
+        row.dataset.entrant, ...[...row.cells].slice(1).map((c) => c.textContent)])""")
+    assert rows == [[s["entrant"], s["name"], f"{s['points']:.1f}", str(s["games"]), str(s["wins"]),
+                     f"{s['mean_placement']:.2f}"] for s in shown["standings"]]
+    progress = shown["progress"]
+    assert page.text_content("#progress-text") == (
+        f"{progress['done']} of {progress['total']} tables done, {progress['running']} running, "
+        f"{progress['waiting']} waiting.")
+    assert page.eval_on_selector_all("#rating-chart [data-rating]", "(gs) => gs.map((g) => g.dataset.rating)") == [
+        rating["entrant"] for rating in shown["ratings"]]
+    # Every table linked, to its page and (finished) its replay.
+    for table in shown["tables"]:
+        assert page.locator(f'a[href="/watch/{table["table_id"]}/replay"]').count() == 1
+    assert len(shown["tables"]) == progress["total"]
+    screenshot(page, "tournament.png")
+    page.click(f'a[href="/watch/{shown["tables"][0]["table_id"]}/replay"]')
+    page.wait_for_selector('body[data-step="0"]')
+
+    board = gateway.http.get("/v1/games/market-fortune/leaderboard").json()
+    page.goto(f"{gateway.url}/watch/leaderboard/market-fortune")
+    page.wait_for_selector("body[data-ready]")
+    assert page.eval_on_selector_all("#ratings tbody tr", "(rows) => rows.map((r) => r.dataset.entrant)") == [
+        rating["entrant"] for rating in board["ratings"]]
+    assert board["tables"] == progress["total"]
+    screenshot(page, "leaderboard.png")
+
+    private = gateway.http.post("/v1/tournaments", headers=organiser_headers, json={
+        **{key: created.json()[key] for key in ("game", "mode", "seats")}, "name": "hidden",
+        "entrants": ["bot:greedy", "bot:random"], "format": "duplicate", "boards": 1, "private": True})
+    assert private.status_code == 201, private.text
+    assert gateway.http.get(f"/watch/tournaments/{private.json()['id']}").status_code == 404
+    # A public tournament's published table is replayed for anyone (it could not be watched
+    # live); a private tournament's table is nobody's but the organiser's, even when over.
+    published = shown["tables"][0]["table_id"]
+    assert gateway.http.get(f"/v1/tables/{published}/replay/positions").status_code == 200
+    assert gateway.http.get(f"/watch/{published}").status_code == 404
+    give_up = time.monotonic() + 20
+    while (hidden := gateway.http.get(f"/v1/tournaments/{private.json()['id']}",
+                                      headers=organiser_headers).json())["status"] == "running":
+        assert time.monotonic() < give_up
+        time.sleep(0.1)
+    for table in hidden["tables"]:
+        for path in (f"/watch/{table['table_id']}/replay", f"/v1/tables/{table['table_id']}/replay/positions"):
+            assert gateway.http.get(path).status_code == 404, path
+        organiser = {"Authorization": "Bearer " + mint_token(agent_id="org", name="org", kind="organiser")}
+        assert gateway.http.get(f"/v1/tables/{table['table_id']}/replay/positions",
+                                headers=organiser).status_code == 200
+    page.goto(f"{gateway.url}/watch")
+    page.wait_for_selector("body[data-ready]")
+    assert page.locator(f'a[href="/watch/tournaments/{tournament_id}"]').count() == 1
+    assert page.locator(f'a[href="/watch/tournaments/{private.json()["id"]}"]').count() == 0

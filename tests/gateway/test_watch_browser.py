@@ -363,7 +363,6 @@ def test_the_replay_is_refused_before_the_end_and_private_tables_stay_unwatchabl
     page.wait_for_selector("body[data-ready]")
     assert page.locator(f'a[href="/watch/{table_id}"]').count() == 1
     assert page.locator(f'a[href="/watch/{private}"]').count() == 0
-    screenshot(page, "tables.png")
 
 
 def test_the_tournament_and_leaderboard_pages_show_what_the_api_says(
@@ -429,7 +428,12 @@ def test_the_tournament_and_leaderboard_pages_show_what_the_api_says(
         organiser = {"Authorization": "Bearer " + mint_token(agent_id="org", name="org", kind="organiser")}
         assert gateway.http.get(f"/v1/tables/{table['table_id']}/replay/positions",
                                 headers=organiser).status_code == 200
+    # The list: public tables and tournaments, not the private ones.
+    ada = seat_agents(gateway, mint_token, "hab-und-gut", 1)
+    gateway.http.post("/v1/tables", headers=ada[0], json={
+        "game": "hab-und-gut", "mode": "standard", "seats": 3, "house_bots": [{"seat": 1}, {"seat": 2}]})
     page.goto(f"{gateway.url}/watch")
     page.wait_for_selector("body[data-ready]")
     assert page.locator(f'a[href="/watch/tournaments/{tournament_id}"]').count() == 1
     assert page.locator(f'a[href="/watch/tournaments/{private.json()["id"]}"]').count() == 0
+    screenshot(page, "tables.png")

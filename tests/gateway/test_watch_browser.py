@@ -151,7 +151,13 @@ def test_a_table_waiting_on_a_slow_agent_shows_at_once_and_follows_a_move(
     seen = gateway.http.get(f"/v1/tables/{table_id}/observation").json()
     acting = page.locator(".seat.to-act")
     assert acting.get_attribute("data-seat") == str(seen["to_act"][0])
-    assert re.fullmatch(r"\d+:\d\d", page.text_content(".seat.to-act .clock") or "")
+    clock = page.text_content(".seat.to-act .clock") or ""
+    assert re.fullmatch(r"\d+:\d\d", clock)
+    minutes, seconds = map(int, clock.split(":"))
+    assert 590 <= minutes * 60 + seconds <= 600  # the table's 600 s clock, just started
+    # The clock runs down (on the page, without another read).
+    page.wait_for_function("(shown) => document.querySelector('.seat.to-act .clock').textContent !== shown",
+                           arg=clock, timeout=2000)
     assert page.get_attribute("[data-deck=Stock]", "data-deck-count") == str(seen["view"]["stock_deck"])
     for player in seen["view"]["players"]:
         panel = page.locator(f'[data-seat="{player["seat"]}"]')

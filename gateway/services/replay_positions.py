@@ -21,12 +21,15 @@ one watches a deal still being played at another table.
 
 from __future__ import annotations
 
+import asyncio
+from collections import OrderedDict
 from typing import Any
 
 from engine.core import Game
 from engine.registry import get_game
 from gateway.errors import ProblemError
 from gateway.principal import Principal
+from gateway.schemas.tables import ReplayOut
 from gateway.schemas.watch import ReplayEventOut, ReplayPositions, ReplayStepOut
 from gateway.services import tables as tables_service
 from gateway.services import tournaments as tournaments_service
@@ -77,14 +80,19 @@ async def replay_reader(ctx: TableContext, table_id: str, principal: Principal |
     return _TOURNAMENT_READER
 
 
-async def replay_positions(ctx: TableContext, table_id: str, principal: Principal | None) -> ReplayPositions:
-    """Step 0 is the deal; step ``k`` the position after the ``k``-th logged action."""
-    replay = await tables_service.replay(ctx, table_id, await replay_reader(ctx, table_id, principal))
-    record = (await load_table(ctx, table_id)).record
+_MEMO: OrderedDict[tuple[str, str, int, int], ReplayPositions] = OrderedDict()
+_MEMO_SIZE = 4
+"""The last few positions made, by (namespace, table id, seed, log length). A finished
+table never changes, so a remembered answer is the one it would make again; the
+gates are checked on every request before the memo is read."""
+
+
+def _positions(replay: ReplayOut, record: TableRecord) -> ReplayPositions:
+    """Play the replay's log through the engine: CPU work (about a second for a long
+    four-seat game), run in a worker thread."""
     game = get_game(replay.game)
-    config = game.config_model.model_validate(replay.config)
     seats = int(replay.config["seats"])
-    state = game.new_table(config, replay.seed)
+    state = game.new_table(game.config_model.model_validate(replay.config), replay.seed)
 
     def step(index: int, events: list[ReplayEventOut], **move: Any) -> ReplayStepOut:
         spectator = game.view(state, None).model_dump(mode="json")
@@ -101,5 +109,19 @@ async def replay_positions(ctx: TableContext, table_id: str, principal: Principa
             version=entry.version, seat=entry.seat, action=entry.action, by=entry.by, at=entry.at,
         ))
     seated = tables_service.table_out(record, 0, None).seated
-    return ReplayPositions(table_id=table_id, game=replay.game, mode=record.mode, seats=seats,
+    return ReplayPositions(table_id=replay.table_id, game=replay.game, mode=record.mode, seats=seats,
                            seated=seated, steps=steps, outcome=replay.outcome)
+
+
+async def replay_positions(ctx: TableContext, table_id: str, principal: Principal | None) -> ReplayPositions:
+    """Step 0 is the deal; step ``k`` the position after the ``k``-th logged action."""
+    replay = await tables_service.replay(ctx, table_id, await replay_reader(ctx, table_id, principal))
+    key = (ctx.settings.redis_namespace, table_id, replay.seed, len(replay.log))
+    made = _MEMO.get(key)
+    if made is None:
+        record = (await load_table(ctx, table_id)).record
+        made = await asyncio.to_thread(_positions, replay, record)
+        _MEMO[key] = made
+        while len(_MEMO) > _MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    return made

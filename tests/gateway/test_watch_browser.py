@@ -365,6 +365,15 @@ def test_the_replay_is_refused_before_the_end_and_private_tables_stay_unwatchabl
         "game": game, "mode": "family", "seats": 2, "private": True}).json()["id"]
     for path in (f"/watch/{private}", f"/watch/{private}/replay", f"/v1/tables/{private}/replay/positions"):
         assert gateway.http.get(path).status_code == 404, path
+    # An open table shows the seats taken so far, and its page follows the joins.
+    waiting = gateway.http.post("/v1/tables", headers=seats[0], json={
+        "game": game, "mode": "family", "seats": 2}).json()["id"]
+    page.goto(f"{gateway.url}/watch/{waiting}")
+    page.wait_for_selector('[data-seat-name="0"]', timeout=1000)
+    assert page.text_content('[data-seat-name="1"]') == "Seat 1"
+    assert gateway.http.post(f"/v1/tables/{waiting}/join", headers=seats[1]).status_code == 200
+    page.wait_for_selector('[data-seat="1"][data-hand-count]', timeout=1000)
+    assert page.text_content('[data-seat-name="1"]') == "Brook"
     page.goto(f"{gateway.url}/watch")
     page.wait_for_selector("body[data-ready]")
     assert page.locator(f'a[href="/watch/{table_id}"]').count() == 1

@@ -36,7 +36,11 @@ from gateway.embedded_redis import free_port
 from tests.gateway.test_leaks import audit_of
 
 CHROMIUM = os.environ.get("AGENTS_CLUB_CHROMIUM", "/usr/bin/chromium")
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+DOCS_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SCREENSHOTS_ENV = "AGENTS_CLUB_SCREENSHOTS"
+"""Set to ``docs`` to refresh the committed screenshots in docs/screenshots/; otherwise
+every run saves them under pytest's temporary directory (table ids and clocks differ
+from run to run, so each run would change the committed files)."""
 _TOKEN = re.compile(r"[A-Za-z0-9.+_\-]+")
 
 playwright_sync = pytest.importorskip(
@@ -126,13 +130,22 @@ def move(gateway: Gateway, table_id: str, seats: list[dict[str, str]], rng: rand
     return observation
 
 
-def screenshot(page: Any, name: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if os.environ.get(SCREENSHOTS_ENV) == "docs":
+        return DOCS_SCREENSHOTS
+    return tmp_path_factory.mktemp("screenshots")
+
+
+def screenshot(page: Any, folder: Path, name: str) -> None:
+    """Save the whole page as ``name`` (every page of the site is saved by some test)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / name), full_page=True)
+    assert (folder / name).stat().st_size > 10_000  # a drawn page, not a blank one
 
 
 def test_a_table_waiting_on_a_slow_agent_shows_at_once_and_follows_a_move(
-    gateway: Gateway, page: Any, mint_token: Callable[..., str],
+    gateway: Gateway, page: Any, mint_token: Callable[..., str], screenshots: Path,
 ) -> None:
     game = "market-fortune"
     seats = seat_agents(gateway, mint_token, game, 3)
@@ -165,7 +178,7 @@ def test_a_table_waiting_on_a_slow_agent_shows_at_once_and_follows_a_move(
         assert panel.get_attribute("data-investment-count") == str(player["investment_count"])
     assert "Market Fortune" in (page.get_attribute("#board", "aria-label") or "")
     page.wait_for_selector("#events li.fresh")
-    screenshot(page, "table-market-fortune.png")
+    screenshot(page, screenshots, "table-market-fortune.png")
 
     # A move through the API appears on the open page within a second.
     after = move(gateway, table_id, seats, rng)
@@ -175,7 +188,7 @@ def test_a_table_waiting_on_a_slow_agent_shows_at_once_and_follows_a_move(
 
 
 def test_a_hab_und_gut_table_draws_its_price_track(
-    gateway: Gateway, browser: Any, mint_token: Callable[..., str],
+    gateway: Gateway, browser: Any, mint_token: Callable[..., str], screenshots: Path,
 ) -> None:
     game = "hab-und-gut"
     seats = seat_agents(gateway, mint_token, game, 4)
@@ -194,7 +207,7 @@ def test_a_hab_und_gut_table_draws_its_price_track(
         assert page.get_attribute(f'[data-seat="{seat["seat"]}"]', "data-money") == str(seat["money"])
     # Usable at phone width: nothing wider than the screen.
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    screenshot(page, "table-hab-und-gut-phone.png")
+    screenshot(page, screenshots, "table-hab-und-gut-phone.png")
     context.close()
 
 
@@ -230,7 +243,7 @@ WHOLE_GAMES = {
 
 @pytest.mark.parametrize("game_name", sorted(WHOLE_GAMES))
 def test_whole_games_leak_nothing_and_the_replay_matches_the_engine(
-    game_name: str, gateway: Gateway, page: Any, mint_token: Callable[..., str],
+    game_name: str, gateway: Gateway, page: Any, mint_token: Callable[..., str], screenshots: Path,
 ) -> None:
     table = dict(WHOLE_GAMES[game_name])
     seats = seat_agents(gateway, mint_token, game_name, int(table.pop("seats")))
@@ -260,7 +273,7 @@ def test_whole_games_leak_nothing_and_the_replay_matches_the_engine(
         raise AssertionError("the table did not finish")
     page.wait_for_selector(f'body[data-version="{after["version"]}"]', timeout=2000)
     snapshots.append((page.evaluate(_SNAPSHOT), after["version"]))
-    screenshot(page, f"table-finished-{game_name}.png")
+    screenshot(page, screenshots, f"table-finished-{game_name}.png")
     page.close()
 
     hidden_by_version = spectator_hidden_by_version(gateway, table_id)
@@ -291,7 +304,7 @@ def test_whole_games_leak_nothing_and_the_replay_matches_the_engine(
     assert observations > 20
     assert any(body.startswith("retry:") and "event: table.finished" in body for body in bodies), "no stream read"
 
-    replay_matches_the_engine(gateway, page.context, table_id)
+    replay_matches_the_engine(gateway, page.context, table_id, screenshots)
 
 
 _DRAWN = """() => {
@@ -327,7 +340,7 @@ def drawn(view: Any) -> dict[str, list[Any]]:
     }
 
 
-def replay_matches_the_engine(gateway: Gateway, context: Any, table_id: str) -> None:
+def replay_matches_the_engine(gateway: Gateway, context: Any, table_id: str, screenshots: Path) -> None:
     """The slider's positions are the engine's spectator views of the same log, step by step."""
     replay = gateway.http.get(f"/v1/tables/{table_id}/replay").json()
     game = get_game(replay["game"])
@@ -346,12 +359,12 @@ def replay_matches_the_engine(gateway: Gateway, context: Any, table_id: str) -> 
             page.keyboard.press("ArrowRight")
         assert page.evaluate(_DRAWN) == {"step": str(index), **drawn(expected)}, index
         if index == len(views) * 2 // 3:
-            screenshot(page, f"replay-{replay['game']}.png")
+            screenshot(page, screenshots, f"replay-{replay['game']}.png")
     page.close()
 
 
 def test_the_replay_is_refused_before_the_end_and_private_tables_stay_unwatchable(
-    gateway: Gateway, page: Any, mint_token: Callable[..., str],
+    gateway: Gateway, page: Any, mint_token: Callable[..., str], screenshots: Path,
 ) -> None:
     game = "market-fortune"
     seats = seat_agents(gateway, mint_token, game, 2)
@@ -382,6 +395,7 @@ def test_the_replay_is_refused_before_the_end_and_private_tables_stay_unwatchabl
 
 def test_the_tournament_and_leaderboard_pages_show_what_the_api_says(
     gateway: Gateway, page: Any, organiser_headers: dict[str, str], mint_token: Callable[..., str],
+    screenshots: Path,
 ) -> None:
     created = gateway.http.post("/v1/tournaments", headers=organiser_headers, json={
         "name": "Friday bots", "game": "market-fortune", "mode": "family", "seats": 2,
@@ -410,7 +424,7 @@ def test_the_tournament_and_leaderboard_pages_show_what_the_api_says(
     for table in shown["tables"]:
         assert page.locator(f'a[href="/watch/{table["table_id"]}/replay"]').count() == 1
     assert len(shown["tables"]) == progress["total"]
-    screenshot(page, "tournament.png")
+    screenshot(page, screenshots, "tournament.png")
     page.click(f'a[href="/watch/{shown["tables"][0]["table_id"]}/replay"]')
     page.wait_for_selector('body[data-step="0"]')
 
@@ -420,7 +434,7 @@ def test_the_tournament_and_leaderboard_pages_show_what_the_api_says(
     assert page.eval_on_selector_all("#ratings tbody tr", "(rows) => rows.map((r) => r.dataset.entrant)") == [
         rating["entrant"] for rating in board["ratings"]]
     assert board["tables"] == progress["total"]
-    screenshot(page, "leaderboard.png")
+    screenshot(page, screenshots, "leaderboard.png")
 
     private = gateway.http.post("/v1/tournaments", headers=organiser_headers, json={
         **{key: created.json()[key] for key in ("game", "mode", "seats")}, "name": "hidden",
@@ -451,4 +465,4 @@ def test_the_tournament_and_leaderboard_pages_show_what_the_api_says(
     page.wait_for_selector("body[data-ready]")
     assert page.locator(f'a[href="/watch/tournaments/{tournament_id}"]').count() == 1
     assert page.locator(f'a[href="/watch/tournaments/{private.json()["id"]}"]').count() == 0
-    screenshot(page, "tables.png")
+    screenshot(page, screenshots, "tables.png")

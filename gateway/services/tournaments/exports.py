@@ -1,0 +1,172 @@
+"""Results (JSON, CSV), the replays bundle, the final report with decision statistics,
+and the embargo of a board's replays until every table of it is over."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from collections import Counter
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from gateway.principal import Principal
+from gateway.schemas.tournaments import (
+    TableResultOut,
+    TournamentResults,
+)
+from gateway.services import tables as tables_service
+from gateway.services.actions import load_table
+from gateway.services.context import TableContext
+from gateway.services.records import TableRecord, problem
+from gateway.services.tournaments.state import (
+    TournamentSnapshot,
+    board_seed,
+    is_organiser,
+    load_snapshot,
+    require_visible_to,
+    store_of,
+)
+from tournament.report import DecisionStats, report_json, results_csv
+from tournament.results import TableResult
+
+__all__ = [
+    "note_refused",
+    "replays_jsonl",
+    "report",
+    "require_published",
+    "results",
+    "results_csv_text",
+]
+
+
+def _result_out(result: TableResult) -> TableResultOut:
+    return TableResultOut(
+        index=result.index, round=result.round, board=result.board, table_id=result.table_id,
+        seating=list(result.seating), placements=list(result.placements),
+        scores=list(result.scores), reason=result.reason, finished_at=result.finished_at)
+
+
+def _shown_results(snapshot: TournamentSnapshot, principal: Principal | None) -> list[TableResult]:
+    return snapshot.results if is_organiser(principal) else snapshot.published()
+
+
+async def results(
+    ctx: TableContext, tournament_id: str, principal: Principal | None
+) -> TournamentResults:
+    """Results of published boards in finish order (all of them for the organiser), with
+    the published boards' seeds."""
+    snapshot = await load_snapshot(ctx, tournament_id)
+    require_visible_to(snapshot, principal)
+    shown = _shown_results(snapshot, principal)
+    boards = sorted({plan.board for plan in snapshot.plans.values()
+                     if snapshot.board_complete(plan.board)})
+    return TournamentResults(
+        tournament_id=tournament_id, status=snapshot.meta.status,
+        results=[_result_out(result) for result in shown],
+        board_seeds={str(board): board_seed(snapshot.meta.secret, board) for board in boards})
+
+
+async def results_csv_text(
+    ctx: TableContext, tournament_id: str, principal: Principal | None
+) -> str:
+    """The same results as CSV, one row per seat per table."""
+    snapshot = await load_snapshot(ctx, tournament_id)
+    require_visible_to(snapshot, principal)
+    return results_csv(_shown_results(snapshot, principal))
+
+
+async def replays_jsonl(
+    ctx: TableContext, tournament_id: str, principal: Principal | None
+) -> AsyncIterator[str]:
+    """Every published table's result and replay, one JSON object per line, in finish order."""
+    snapshot = await load_snapshot(ctx, tournament_id)
+    require_visible_to(snapshot, principal)
+    shown = snapshot.published()
+
+    async def lines() -> AsyncIterator[str]:
+        reader = Principal(agent_id="organiser", name="organiser", kind="organiser")
+        for result in shown:
+            replay = await tables_service.replay(ctx, result.table_id, reader)
+            line = {"tournament_id": tournament_id, "result": result.to_json(),
+                    "replay": replay.model_dump(mode="json")}
+            yield json.dumps(line) + "\n"
+
+    return lines()
+
+
+async def _decisions(
+    ctx: TableContext, snapshot: TournamentSnapshot, refused: Mapping[str, int]
+) -> dict[str, DecisionStats]:
+    """Per entrant: decisions, refused actions, clock timeouts, mean and p95 decision time.
+
+    A decision's time runs from the previous commit of its table (the start for
+    the first) to its own, as the action log stamps them.
+    """
+    times: dict[str, list[float]] = {entrant: [] for entrant in snapshot.entrants}
+    timeouts: Counter[str] = Counter()
+    for result in snapshot.results:
+        loaded = await load_table(ctx, result.table_id)
+        previous = loaded.record.started_at or loaded.record.created_at
+        for entry in await ctx.store.action_log(result.table_id):
+            entrant = result.seating[int(entry["seat"])]
+            at = float(entry["at"])
+            times.setdefault(entrant, []).append(max(0.0, at - previous))
+            previous = at
+            if entry["by"] == "timeout":
+                timeouts[entrant] += 1
+    stats = {}
+    for entrant, spent in times.items():
+        ordered = sorted(spent)
+        p95 = ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)] if ordered else 0.0
+        stats[entrant] = DecisionStats(
+            decisions=len(ordered), refused=refused.get(entrant, 0), timeouts=timeouts[entrant],
+            mean_s=sum(ordered) / len(ordered) if ordered else 0.0, p95_s=p95)
+    return stats
+
+
+async def report(
+    ctx: TableContext, tournament_id: str, principal: Principal | None
+) -> dict[str, Any]:
+    """The final report (a Plackett-Luce fit with bootstrap intervals over boards), made once
+    the tournament is over and kept from then on."""
+    snapshot = await load_snapshot(ctx, tournament_id)
+    require_visible_to(snapshot, principal)
+    if snapshot.meta.status == "running":
+        raise problem("tournament/not_finished", "The report opens when every table is over.")
+    if snapshot.meta.report is not None:
+        cached: dict[str, Any] = json.loads(snapshot.meta.report)
+        return cached
+    store = store_of(ctx)
+    decisions = await _decisions(ctx, snapshot, await store.refused(tournament_id))
+    public = {key: value for key, value in snapshot.record.items() if key != "config"}
+    public.update(status=snapshot.meta.status, finished_at=snapshot.meta.finished_at)
+    made = await asyncio.to_thread(
+        report_json, tournament=public, results=snapshot.results, entrants=snapshot.entrants,
+        plans=[snapshot.plans[index] for index in sorted(snapshot.plans)],
+        seats=snapshot.record["seats"], decisions=decisions)
+    await store.cache_report(tournament_id, json.dumps(made))
+    return made
+
+
+async def require_published(ctx: TableContext, record: TableRecord, principal: Principal | None) -> None:
+    """Refuse a tournament table's replay (``replay/embargoed``) while its board is still
+    being played elsewhere; the organiser may always read it."""
+    if record.tournament is None or is_organiser(principal):
+        return
+    store = store_of(ctx)
+    index = await store.index_of_table(record.tournament, record.id)
+    if index is None:
+        return
+    snapshot = await load_snapshot(ctx, record.tournament)
+    if not snapshot.board_complete(snapshot.plans[index].board):
+        raise problem("replay/embargoed",
+                      "This table's board is still being played at other tables; its replay "
+                      "opens when every table of the board is over.")
+
+
+async def note_refused(ctx: TableContext, record: TableRecord, agent_id: str) -> None:
+    """Count a refused action by a seat of a tournament table (for the report)."""
+    if record.tournament is not None:
+        await store_of(ctx).count_refused(record.tournament, agent_id)
+

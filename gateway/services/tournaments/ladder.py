@@ -1,0 +1,95 @@
+"""The per-game ladder: every rated table, tournament or not, rated exactly once."""
+
+from __future__ import annotations
+
+import json
+
+from gateway.errors import ProblemError
+from gateway.schemas.tournaments import (
+    LeaderboardOut,
+)
+from gateway.services import tables as tables_service
+from gateway.services.actions import load_table
+from gateway.services.context import TableContext
+from gateway.services.records import TableRecord, game_or_problem
+from gateway.services.tournaments.state import (
+    rated_out,
+    result_of,
+    store_of,
+)
+from tournament.plan import TablePlan
+from tournament.results import TableResult
+
+__all__ = [
+    "LADDER_LEASE_S",
+    "LADDER_RECHECK_S",
+    "leaderboard",
+    "note_rated_finish",
+    "note_rated_table",
+    "sweep_ladder",
+]
+
+
+LADDER_LEASE_S = 10.0
+"""How long a claimed pending table is left to its worker before another may take it."""
+
+LADDER_RECHECK_S = 30.0
+"""How soon the ladder's sweep looks again at a rated table that is still being played."""
+
+
+async def note_rated_table(ctx: TableContext, table_id: str, game: str) -> None:
+    """Remember a rated ordinary table (before it is written) so that the sweep puts it on
+    its ladder even if the worker that finishes it dies before doing so itself."""
+    await store_of(ctx).add_ladder_pending(game, table_id, ctx.now() + LADDER_RECHECK_S)
+
+
+async def sweep_ladder(ctx: TableContext) -> int:
+    """Put every finished rated table still pending on its ladder (once: HSETNX by table
+    id); tables still played are looked at again later, unknown ones forgotten."""
+    store = store_of(ctx)
+    now = ctx.now()
+    lease_end = now + LADDER_LEASE_S
+    claimed = await store.claim_ladder_pending(now, lease_end)
+    for game, table_id in claimed:
+        next_due: float | None = None
+        try:
+            loaded = await load_table(ctx, table_id)
+        except ProblemError:
+            loaded = None  # never written (its create failed): nothing to rate
+        if loaded is not None:
+            if loaded.record.status == "finished":
+                await note_rated_finish(ctx, loaded.record)
+            else:
+                next_due = ctx.now() + LADDER_RECHECK_S
+        await store.release_ladder_pending(game, table_id, lease_end, next_due)
+    return len(claimed)
+
+
+async def note_rated_finish(ctx: TableContext, record: TableRecord) -> None:
+    """Put a rated ordinary table that just finished on its game's ladder (once).
+
+    Tournament tables are put there by their tournament's scheduler, with the
+    entrants' ids; a table closed before its game ended (nobody won it) is not rated.
+    """
+    if not record.rated or record.tournament is not None or record.outcome is None:
+        return
+    if record.outcome.get("reason") in (tables_service.ABANDONED, tables_service.CLOSED):
+        return
+    seating: list[str] = []
+    for seat, occupant in enumerate(record.seated):
+        entrant = "?" if occupant is None else (
+            occupant.agent_id if occupant.kind == "agent" else f"bot:{occupant.bot}")
+        seating.append(entrant if entrant not in seating else f"{entrant}:{seat}")
+    plan = TablePlan(index=0, round=0, board=0, rotation=0, seating=tuple(seating))
+    result = result_of(plan, record)
+    if result is not None:
+        await store_of(ctx).record_ladder(record.game, record.id, json.dumps(result.to_json()))
+
+
+async def leaderboard(ctx: TableContext, game: str) -> LeaderboardOut:
+    """Live ratings over every rated table of ``game`` in finish order, best first."""
+    game_or_problem(game)
+    stored = [TableResult.from_json(json.loads(raw)) for raw in await store_of(ctx).ladder(game)]
+    return LeaderboardOut(game=game, tables=len(stored),
+                          ratings=rated_out(ctx, f"ladder:{game}", stored, lambda entrant: entrant))
+

@@ -1,0 +1,221 @@
+"""The tournament resource: create (validated and planned), show, list, cancel."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import secrets
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.bots import UnknownBot, get_bot
+from engine.core import InvalidConfig
+from gateway.errors import ProblemError
+from gateway.principal import Principal
+from gateway.schemas.tournaments import (
+    CreateTournamentRequest,
+    ProgressOut,
+    StandingOut,
+    TournamentList,
+    TournamentOut,
+    TournamentTableOut,
+)
+from gateway.services import tables as tables_service
+from gateway.services.context import TableContext
+from gateway.services.records import game_or_problem, problem
+from gateway.services.tournament_tables import (
+    bot_name,
+)
+from gateway.services.tournaments.state import (
+    TournamentSnapshot,
+    check_plans,
+    close_running,
+    is_organiser,
+    load_snapshot,
+    plan_json,
+    plan_seed,
+    rated_out,
+    require_visible_to,
+    store_of,
+    table_id_for,
+)
+from gateway.store.auth import AuthStore
+from tournament.plan import PlanError, plan_tournament
+from tournament.standings import standings
+
+__all__ = [
+    "cancel_tournament",
+    "create_tournament",
+    "get_tournament",
+    "list_tournaments",
+]
+
+
+def _config(request: CreateTournamentRequest) -> dict[str, Any]:
+    """The game's configuration for the request, validated as ``POST /v1/tables`` does."""
+    game = game_or_problem(request.game)
+    named_twice = sorted(set(request.options) & {"mode", "seats", "variants"})
+    if named_twice:
+        raise problem("tournament/invalid",
+                      f"Send {', '.join(named_twice)} as request field(s), not in options.")
+    fields = {**request.options, "mode": request.mode, "seats": request.seats,
+              "variants": tuple(request.variants)}
+    try:
+        config = game.config_model.model_validate(fields, strict=True)
+        game.new_table(config, 0)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])[:60] or "options"
+        raise problem("tournament/invalid",
+                      f"The table configuration does not fit this game ({where}: {first['msg']})."
+                      ) from None
+    except InvalidConfig as error:
+        raise problem("tournament/invalid", error.message) from None
+    try:
+        tables_service._keep_caps(game, config, request.options)
+    except ProblemError as error:
+        raise problem("tournament/invalid", error.detail) from None
+    dumped: dict[str, Any] = config.model_dump(mode="json")
+    return dumped
+
+
+async def _names(ctx: TableContext, request: CreateTournamentRequest) -> dict[str, str]:
+    """Every entrant's display name; 422 for an agent that is not registered or an unknown bot."""
+    names: dict[str, str] = {}
+    agents = AuthStore(ctx.store.redis, ctx.store.keys)
+    for entrant in (*request.entrants, *request.baselines):
+        if entrant in names:
+            raise problem("tournament/invalid", f"{entrant} is named twice.")
+        if entrant.startswith("bot:"):
+            try:
+                bot = get_bot(request.game, bot_name(entrant))
+            except UnknownBot:
+                raise problem("table/unknown_bot",
+                              f"No house bot {entrant!r} for {request.game}.") from None
+            copy = entrant.partition("#")[2]
+            names[entrant] = f"{bot.name} bot" + (f" #{copy}" if copy else "")
+            continue
+        agent = await agents.get_agent(entrant)
+        if agent is None:
+            raise problem("tournament/unknown_entrant", f"No agent has the id {entrant!r}.")
+        names[entrant] = agent.name
+    return names
+
+
+async def create_tournament(
+    ctx: TableContext, principal: Principal, request: CreateTournamentRequest
+) -> TournamentOut:
+    """Validate, plan round 0 (the whole plan but for swiss) and hand it to the scheduler."""
+    if request.format == "gauntlet" and not request.baselines:
+        raise problem("tournament/invalid", "A gauntlet needs `baselines` (house bots).")
+    config = _config(request)
+    names = await _names(ctx, request)
+    secret = secrets.token_bytes(32)
+    try:
+        plans = plan_tournament(
+            format=request.format, entrants=request.entrants, baselines=request.baselines,
+            seats=request.seats, boards=request.boards, rounds=request.rounds,
+            seed=plan_seed(secret))
+    except PlanError as error:
+        raise problem("tournament/invalid", str(error)) from None
+    if not plans:
+        raise problem("tournament/invalid", "The plan has no table.")
+    check_plans(plans, request.seats)
+    tournament_id = f"tn_{secrets.token_hex(8)}"
+    now = ctx.now()
+    record = {
+        **request.model_dump(mode="json"), "id": tournament_id, "config": config,
+        "names": names, "created_by": principal.agent_id, "created_at": now,
+    }
+    await store_of(ctx).create(
+        tournament_id, record, secret, now, listed=not request.private,
+        plans=[(plan.index, plan_json(plan), table_id_for(secret, plan.index)) for plan in plans])
+    return await get_tournament(ctx, tournament_id, principal)
+
+
+def _tournament_out(
+    ctx: TableContext, snapshot: TournamentSnapshot, principal: Principal | None
+) -> TournamentOut:
+    record = snapshot.record
+    running = [index for index in snapshot.created if index not in snapshot.done]
+    total = len(snapshot.plans)
+    if record["format"] == "swiss" and snapshot.meta.status == "running":
+        # Rounds not planned yet will hold as many tables as the first (same field).
+        planned_rounds = {plan.round for plan in snapshot.plans.values()}
+        first_round = sum(1 for plan in snapshot.plans.values() if plan.round == 0)
+        total += max(0, record["boards"] - len(planned_rounds)) * first_round
+    progress = ProgressOut(
+        total=total, done=len(snapshot.done), running=len(running),
+        waiting=max(0, total - len(snapshot.done) - len(running)))
+    table_standings = [
+        StandingOut(
+            entrant=standing.entrant, name=snapshot.name(standing.entrant),
+            points=standing.points, games=standing.games, wins=standing.wins,
+            mean_placement=None if math.isnan(standing.mean_placement) else standing.mean_placement,
+            by_seat=[None if math.isnan(value) else value for value in standing.by_seat])
+        for standing in standings(snapshot.results, snapshot.entrants)
+    ]
+    by_index = {result.index: result for result in snapshot.results}
+    organiser = is_organiser(principal)
+    secret = snapshot.meta.secret
+    tables = []
+    for index in sorted(snapshot.plans):
+        plan = snapshot.plans[index]
+        if not organiser and (index not in by_index or not snapshot.board_complete(plan.board)):
+            continue
+        table_id = table_id_for(secret, index)
+        result = by_index.get(index)
+        status = "finished" if result else ("running" if index in snapshot.created else "waiting")
+        tables.append(TournamentTableOut(
+            index=index, table_id=table_id, url=f"/v1/tables/{table_id}", round=plan.round,
+            board=plan.board, status=status, seating=list(plan.seating),
+            placements=list(result.placements) if result else None))
+    return TournamentOut(
+        id=snapshot.id, name=record["name"], game=record["game"], mode=record["mode"],
+        seats=record["seats"], variants=record["variants"], format=record["format"],
+        boards=record["boards"], rounds=record["rounds"], entrants=record["entrants"],
+        baselines=record["baselines"], turn_timeout_s=record["turn_timeout_s"],
+        max_concurrent_tables=record["max_concurrent_tables"], rated=record["rated"],
+        private=record["private"], status=snapshot.meta.status,
+        created_by=record["created_by"], created_at=record["created_at"],
+        finished_at=snapshot.meta.finished_at, progress=progress, standings=table_standings,
+        ratings=rated_out(ctx, snapshot.id, snapshot.results, snapshot.name), tables=tables)
+
+
+async def get_tournament(
+    ctx: TableContext, tournament_id: str, principal: Principal | None
+) -> TournamentOut:
+    """Progress, standings, live ratings and the tables of published boards."""
+    snapshot = await load_snapshot(ctx, tournament_id)
+    require_visible_to(snapshot, principal)
+    return _tournament_out(ctx, snapshot, principal)
+
+
+async def list_tournaments(
+    ctx: TableContext, principal: Principal | None, *, offset: int, limit: int
+) -> TournamentList:
+    """Public tournaments newest first; the organiser sees private ones too."""
+    ids = await store_of(ctx).list_ids(listed_only=not is_organiser(principal),
+                                      offset=offset, limit=limit + 1)
+    tournaments = []
+    for tournament_id in ids[:limit]:
+        with contextlib.suppress(ProblemError):
+            tournaments.append(await get_tournament(ctx, tournament_id, principal))
+    return TournamentList(tournaments=tournaments,
+                          next_offset=offset + limit if len(ids) > limit else None)
+
+
+async def cancel_tournament(
+    ctx: TableContext, tournament_id: str, principal: Principal
+) -> TournamentOut:
+    """Stop creating tables and close the running ones (nobody wins them)."""
+    snapshot = await load_snapshot(ctx, tournament_id)
+    require_visible_to(snapshot, principal)
+    store = store_of(ctx)
+    if not await store.end(tournament_id, "cancelled", ctx.now()):
+        raise problem("tournament/finished", "The tournament is over already.")
+    await close_running(ctx, snapshot)
+    await store.poke(tournament_id, ctx.now())  # the scheduler closes what a race created
+    return await get_tournament(ctx, tournament_id, principal)
+

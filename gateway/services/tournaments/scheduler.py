@@ -1,0 +1,225 @@
+"""The scheduler: a leased loop in every worker that plays each tournament's plan.
+
+Every worker runs :func:`run_tournaments`: it claims due tournaments from the
+``tournaments:active`` index for a lease (as the house bots do) and
+:func:`advance_tournament` each. Every step is idempotent, so a worker killed
+anywhere, or two workers on the same tournament after a lease ran out, change
+nothing twice: a table is created by a compare-and-set on version -1 of its
+derived id; its seats are announced before it is marked created (an
+announcement may repeat after a crash, never go missing); a result is stored
+with HSETNX by plan index in the same script that appends it to the finish
+order; a swiss round is planned once (HSETNX on the round); the end is set once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+from gateway.services.context import TableContext
+from gateway.services.records import TableRecord
+from gateway.services.tournament_tables import (
+    create_tournament_table,
+    seat_record,
+)
+from gateway.services.tournaments.ladder import note_rated_finish, sweep_ladder
+from gateway.services.tournaments.state import (
+    TournamentSnapshot,
+    board_seed,
+    check_plans,
+    close_running,
+    load_snapshot,
+    plan_json,
+    plan_seed,
+    result_of,
+    store_of,
+    table_id_for,
+)
+from gateway.store.tournaments import TournamentStore
+from tournament.plan import plan_swiss_round
+
+__all__ = [
+    "LEASE_S",
+    "POLL_S",
+    "advance_tournament",
+    "drive_tournaments",
+    "note_finished",
+    "run_tournaments",
+]
+
+
+LEASE_S = 3.0
+"""How long a claimed tournament is left to its worker before another may take it over.
+
+A pass is a handful of round trips, far shorter; should one outlast its lease,
+a second worker's pass over the same tournament changes nothing twice (every
+step is idempotent), so the lease is kept short for a quick take-over after a
+worker dies."""
+
+
+POLL_S = 1.0
+"""How soon a running tournament is looked at again when none of its tables finishes
+meanwhile (a finishing table makes it due at once: :func:`note_finished`); the clocks
+and house bots play on in between."""
+
+
+log = logging.getLogger(__name__)
+
+
+async def _collect(ctx: TableContext, store: TournamentStore, snapshot: TournamentSnapshot) -> None:
+    """Store the result of every created table that finished since the last look.
+
+    Reads only the running tables' records, in one pipeline: a pass must stay
+    cheap, as it runs every sweeper interval while the tournament is played.
+    """
+    running = {table_id_for(snapshot.meta.secret, index): index
+               for index in sorted(set(snapshot.created) - snapshot.done)}
+    for raw in await ctx.store.load_records(list(running)):
+        raw.pop("version", None)
+        record = TableRecord.model_validate(raw)
+        table_id, index = record.id, running[record.id]
+        result = result_of(snapshot.plans[index], record)
+        if result is None:
+            continue
+        result_json = json.dumps(result.to_json())
+        if snapshot.record["rated"]:  # first: a crash before the next line redoes both, once
+            await store.record_ladder(snapshot.record["game"], table_id, result_json)
+        if await store.record_result(snapshot.id, index, result_json):
+            snapshot.results.append(result)
+            snapshot.done.add(index)
+
+
+async def _plan_next_round(store: TournamentStore, snapshot: TournamentSnapshot) -> None:
+    """Swiss: plan the next round once every table of the planned ones is over."""
+    record = snapshot.record
+    rounds = 1 + max((plan.round for plan in snapshot.plans.values()), default=0)
+    if record["format"] != "swiss" or rounds >= record["boards"]:  # one board per round
+        return
+    if any(index not in snapshot.done for index in snapshot.plans):
+        return
+    plans = plan_swiss_round(
+        entrants=record["entrants"], seats=record["seats"], round=rounds, board=rounds,
+        first_index=1 + max(snapshot.plans), results=snapshot.results,
+        seed=plan_seed(snapshot.meta.secret), baselines=record["baselines"])
+    check_plans(plans, record["seats"])
+    secret = snapshot.meta.secret
+    await store.add_round(snapshot.id, rounds, [
+        (plan.index, plan_json(plan), table_id_for(secret, plan.index)) for plan in plans])
+    for plan in plans:
+        snapshot.plans[plan.index] = plan
+
+
+async def _create_due(ctx: TableContext, store: TournamentStore, snapshot: TournamentSnapshot) -> None:
+    """Create the next waiting tables, in plan order, up to the tournament's concurrency."""
+    record = snapshot.record
+    running = len(set(snapshot.created) - snapshot.done)
+    room = record["max_concurrent_tables"] - running
+    secret = snapshot.meta.secret
+    for index in sorted(snapshot.plans):
+        if room <= 0:
+            break
+        if index in snapshot.created:
+            continue
+        plan = snapshot.plans[index]
+        table_id = table_id_for(secret, index)
+        seated = [seat_record(entrant, seat, snapshot.name(entrant))
+                  for seat, entrant in enumerate(plan.seating)]
+        # Applied or not (a worker that died after creating it), the table exists now.
+        await create_tournament_table(
+            ctx, table_id=table_id, tournament_id=snapshot.id, created_by=record["created_by"],
+            game_name=record["game"], mode=record["mode"], variants=record["variants"],
+            config=record["config"], seated=seated, seed=board_seed(secret, plan.board),
+            turn_timeout_s=record["turn_timeout_s"], rated=record["rated"])
+        now = ctx.now()
+        for seat, entrant in enumerate(plan.seating):
+            if not entrant.startswith("bot:"):
+                await store.announce(entrant, {
+                    "kind": "table.assigned", "tournament_id": snapshot.id,
+                    "table_id": table_id, "seat": seat, "game": record["game"], "at": now})
+        await store.note_created(snapshot.id, index, now)
+        snapshot.created[index] = now
+        room -= 1
+
+
+async def _finish(ctx: TableContext, store: TournamentStore, snapshot: TournamentSnapshot) -> bool:
+    """End the tournament once every table is played; tell its agents. True when over."""
+    record = snapshot.record
+    if record["format"] == "swiss":
+        planned_rounds = 1 + max(plan.round for plan in snapshot.plans.values())
+        if planned_rounds < record["boards"]:
+            return False
+    if any(index not in snapshot.done for index in snapshot.plans):
+        return False
+    now = ctx.now()
+    if await store.end(snapshot.id, "finished", now):
+        for entrant in record["entrants"]:
+            if not entrant.startswith("bot:"):
+                await store.announce(entrant, {
+                    "kind": "tournament.finished", "tournament_id": snapshot.id, "at": now})
+    return True
+
+
+async def advance_tournament(ctx: TableContext, tournament_id: str) -> float | None:
+    """Move one tournament on: collect results, plan a swiss round, create due tables,
+    end it when everything is played. Returns when to look again (``None``: never)."""
+    store = store_of(ctx)
+    snapshot = await load_snapshot(ctx, tournament_id)
+    if snapshot.meta.status == "cancelled":
+        await close_running(ctx, snapshot)
+        return None
+    if snapshot.meta.status != "running":
+        return None
+    await _collect(ctx, store, snapshot)
+    await _plan_next_round(store, snapshot)
+    if await _finish(ctx, store, snapshot):
+        return None
+    await _create_due(ctx, store, snapshot)
+    return ctx.now() + POLL_S
+
+
+async def _advance_claimed(ctx: TableContext, store: TournamentStore, tournament_id: str,
+                           lease_end: float) -> None:
+    try:
+        next_due = await advance_tournament(ctx, tournament_id)
+    except Exception as error:
+        # Type only: an engine message may name a hidden card.
+        log.error("tournament %s failed to advance: %s", tournament_id, type(error).__name__)
+        next_due = ctx.now() + 1.0
+    await store.release_active(tournament_id, lease_end, next_due)
+
+
+async def drive_tournaments(ctx: TableContext) -> int:
+    """Claim every due tournament and advance them concurrently, then sweep the ladder's
+    pending tables; returns the number of tournaments."""
+    store = store_of(ctx)
+    now = ctx.now()
+    lease_end = now + LEASE_S
+    claimed = await store.claim_active(now, lease_end)
+    await asyncio.gather(*(_advance_claimed(ctx, store, tournament_id, lease_end)
+                           for tournament_id in claimed))
+    await sweep_ladder(ctx)
+    return len(claimed)
+
+
+async def run_tournaments(ctx: TableContext) -> None:
+    """Advance due tournaments every ``sweeper_interval_s`` until cancelled."""
+    while True:
+        try:
+            await drive_tournaments(ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            log.error("tournament drive failed: %s", type(error).__name__)
+        await asyncio.sleep(ctx.settings.sweeper_interval_s)
+
+
+async def note_finished(ctx: TableContext, record: TableRecord) -> None:
+    """A table just finished: wake its tournament's scheduler (it collects the result and
+    starts the next table now rather than at its next look), or put a rated ordinary
+    table on the ladder."""
+    if record.tournament is not None:
+        await store_of(ctx).poke(record.tournament, ctx.now())
+    else:
+        await note_rated_finish(ctx, record)
+

@@ -137,6 +137,17 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("screenshots")
 
 
+def fits_a_phone(page: Any) -> None:
+    """At a phone's width (390 px) the page needs no sideways scrolling (wide tables and the
+    price track scroll inside their own boxes)."""
+    size = page.viewport_size
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, page.url
+    finally:
+        page.set_viewport_size(size)
+
+
 def screenshot(page: Any, folder: Path, name: str) -> None:
     """Save the whole page as ``name`` (every page of the site is saved by some test)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -179,6 +190,7 @@ def test_a_table_waiting_on_a_slow_agent_shows_at_once_and_follows_a_move(
     assert "Market Fortune" in (page.get_attribute("#board", "aria-label") or "")
     page.wait_for_selector("#events li.fresh")
     screenshot(page, screenshots, "table-market-fortune.png")
+    fits_a_phone(page)
 
     # A move through the API appears on the open page within a second.
     after = move(gateway, table_id, seats, rng)
@@ -364,6 +376,7 @@ def replay_matches_the_engine(gateway: Gateway, context: Any, table_id: str, scr
         assert page.evaluate(_DRAWN) == {"step": str(index), **drawn(expected)}, index
         if index == len(views) * 2 // 3:
             screenshot(page, screenshots, f"replay-{replay['game']}.png")
+            fits_a_phone(page)
     page.close()
 
 
@@ -429,6 +442,7 @@ def test_the_tournament_and_leaderboard_pages_show_what_the_api_says(
         assert page.locator(f'a[href="/watch/{table["table_id"]}/replay"]').count() == 1
     assert len(shown["tables"]) == progress["total"]
     screenshot(page, screenshots, "tournament.png")
+    fits_a_phone(page)
     page.click(f'a[href="/watch/{shown["tables"][0]["table_id"]}/replay"]')
     page.wait_for_selector('body[data-step="0"]')
 
@@ -470,3 +484,4 @@ def test_the_tournament_and_leaderboard_pages_show_what_the_api_says(
     assert page.locator(f'a[href="/watch/tournaments/{tournament_id}"]').count() == 1
     assert page.locator(f'a[href="/watch/tournaments/{private.json()["id"]}"]').count() == 0
     screenshot(page, screenshots, "tables.png")
+    fits_a_phone(page)

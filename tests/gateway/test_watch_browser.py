@@ -199,6 +199,21 @@ def test_a_table_waiting_on_a_slow_agent_shows_at_once_and_follows_a_move(
     assert time.monotonic() - started < 1.0
 
 
+def test_the_turn_clock_holds_when_the_visitors_clock_is_wrong(
+    gateway: Gateway, page: Any, mint_token: Callable[..., str],
+) -> None:
+    """A visitor whose clock runs an hour late still sees the table's clock, not 60 more minutes."""
+    game = "market-fortune"
+    seats = seat_agents(gateway, mint_token, game, 2)
+    table_id = start_table(gateway, seats, game, "family", seed=6, turn_timeout_s=120)
+    page.clock.install(time=time.time() - 3600)
+    page.clock.resume()
+    page.goto(f"{gateway.url}/watch/{table_id}")
+    page.wait_for_selector(".seat.to-act .clock")
+    minutes, seconds = map(int, (page.text_content(".seat.to-act .clock") or "").split(":"))
+    assert 110 <= minutes * 60 + seconds <= 120
+
+
 def test_a_hab_und_gut_table_draws_its_price_track(
     gateway: Gateway, browser: Any, mint_token: Callable[..., str], screenshots: Path,
 ) -> None:

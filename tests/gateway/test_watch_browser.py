@@ -257,8 +257,10 @@ _SNAPSHOT = """() => ({
     version: Number(document.body.dataset.version),
     position: document.getElementById("board").innerHTML + document.getElementById("summary").textContent
         + document.getElementById("board").getAttribute("aria-label"),
-    page: document.documentElement.outerHTML,
+    page: document.querySelector("header").outerHTML + document.querySelector("main:not([hidden])").outerHTML,
 })"""
+_WHOLE_DOCUMENT = "() => document.documentElement.outerHTML"
+"""The page with its script and style, read at the start and the end (they never change)."""
 
 
 WHOLE_GAMES = {
@@ -287,6 +289,7 @@ def test_whole_games_leak_nothing_and_the_replay_matches_the_engine(
     page.goto(f"{gateway.url}/watch/{table_id}")
     page.wait_for_selector("body[data-ready]")
     rng = random.Random(7)
+    first_document = page.evaluate(_WHOLE_DOCUMENT)
     snapshots = [(page.evaluate(_SNAPSHOT), 0)]
     after: dict[str, Any] = {"to_act": None}
     for _ in range(2000):
@@ -300,6 +303,7 @@ def test_whole_games_leak_nothing_and_the_replay_matches_the_engine(
         raise AssertionError("the table did not finish")
     page.wait_for_selector(f'body[data-version="{after["version"]}"]', timeout=2000)
     snapshots.append((page.evaluate(_SNAPSHOT), after["version"]))
+    whole_documents = [first_document, page.evaluate(_WHOLE_DOCUMENT)]
     screenshot(page, screenshots, f"table-finished-{game_name}.png")
     page.close()
 
@@ -315,6 +319,8 @@ def test_whole_games_leak_nothing_and_the_replay_matches_the_engine(
         assert not set(_TOKEN.findall(snapshot["position"])) & hidden_by_version[version], version
         assert not set(_TOKEN.findall(snapshot["page"])) & hidden_so_far, table_version
     assert len({snapshot["version"] for snapshot, _ in snapshots}) > 20
+    for document in whole_documents:
+        assert not set(_TOKEN.findall(document)) & frozenset.intersection(*hidden_by_version.values())
 
     # Each observation the page fetched names no card hidden at its version; nothing it
     # fetched (events, the stream) names a card hidden from the spectator all game long.

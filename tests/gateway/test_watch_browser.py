@@ -178,7 +178,9 @@ def test_a_table_waiting_on_a_slow_agent_shows_at_once_and_follows_a_move(
     clock = page.text_content(".seat.to-act .clock") or ""
     assert re.fullmatch(r"\d+:\d\d", clock)
     minutes, seconds = map(int, clock.split(":"))
-    assert 590 <= minutes * 60 + seconds <= 600  # the table's 600 s clock, just started
+    # The table's 600 s clock, just started (to a second or two: the page and the server
+    # share no clock, and the server's Date header is cut to the second).
+    assert 590 <= minutes * 60 + seconds <= 602
     # The clock runs down (on the page, without another read).
     page.wait_for_function("(shown) => document.querySelector('.seat.to-act .clock').textContent !== shown",
                            arg=clock, timeout=2000)
@@ -211,7 +213,7 @@ def test_the_turn_clock_holds_when_the_visitors_clock_is_wrong(
     page.goto(f"{gateway.url}/watch/{table_id}")
     page.wait_for_selector(".seat.to-act .clock")
     minutes, seconds = map(int, (page.text_content(".seat.to-act .clock") or "").split(":"))
-    assert 110 <= minutes * 60 + seconds <= 120
+    assert 110 <= minutes * 60 + seconds <= 122
 
 
 def test_a_hab_und_gut_table_draws_its_price_track(
@@ -391,13 +393,23 @@ def replay_matches_the_engine(gateway: Gateway, context: Any, table_id: str, scr
     assert page.url.endswith("?step=" + page.evaluate("document.body.dataset.step"))
     page.locator("#slider").fill("0")
     page.wait_for_selector('body[data-step="0"]')
-    for index, expected in enumerate(views):
-        if index:
-            page.keyboard.press("ArrowRight")
-        assert page.evaluate(_DRAWN) == {"step": str(index), **drawn(expected)}, index
+    # What the page draws at each step is read as it draws it (one read per step would
+    # double the round trips); the steps come from real key presses.
+    page.evaluate(f"""() => {{
+        const read = {_DRAWN};
+        window.drawnSteps = [read()];
+        new MutationObserver(() => window.drawnSteps.push(read()))
+            .observe(document.body, {{ attributes: true, attributeFilter: ["data-step"] }});
+    }}""")
+    for index in range(1, len(views)):
+        page.keyboard.press("ArrowRight")
         if index == len(views) * 2 // 3:
             screenshot(page, screenshots, f"replay-{replay['game']}.png")
             fits_a_phone(page)
+    page.wait_for_function(f"() => window.drawnSteps.length === {len(views)}", timeout=3000)
+    shown = page.evaluate("window.drawnSteps")
+    for index, expected in enumerate(views):
+        assert shown[index] == {"step": str(index), **drawn(expected)}, index
     page.close()
 
 

@@ -1,10 +1,19 @@
-"""The spectator page: a web page that follows a table live, as any spectator may see it.
+"""The spectator pages: web pages that follow a table live and replay a finished one.
 
-``/watch`` lists the public tables; ``/watch/{table_id}`` follows one. The page
-is one static file that calls the public API from the browser without a token
-(the table, the held observation and the long-polled events), so it can show
-nothing a spectator could not read through the API itself; a table that a
-spectator may not see (unknown or private) is a 404 problem here too.
+``/watch`` lists the public tables and tournaments; ``/watch/{table_id}``
+follows one table and ``/watch/{table_id}/replay`` steps through a finished
+one; ``/watch/tournaments/{id}`` and ``/watch/leaderboard/{game}`` show a
+tournament and a game's ladder. The pages are one
+static file that calls the public API from the browser without a token (the
+table, the spectator's observation, the public event stream, and after the end
+the replay positions below), so a live page can show nothing a spectator could
+not read through the API itself; a table that a spectator may not see (unknown
+or private) is a 404 problem here too.
+
+``GET /v1/tables/{table_id}/replay/positions`` is the replay page's one
+server-side helper: the replay's seed and log played through the engine, every
+position as the spectator and each seat saw it (docs/watch.md says why all of
+it is public once the table is over).
 """
 
 from __future__ import annotations
@@ -15,9 +24,14 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from gateway.deps import OptionalPrincipal
 from gateway.openapi_docs import problem_responses
+from gateway.schemas.watch import ReplayPositions
 from gateway.services import tables as tables_service
-from gateway.services.records import problem
+from gateway.services import tournaments as tournaments_service
+from gateway.services.context import TableContext
+from gateway.services.records import game_or_problem, problem
+from gateway.services.replay_positions import replay_positions, replay_reader
 from gateway.services.runtime import table_context
 
 __all__ = ["router"]
@@ -25,7 +39,7 @@ __all__ = ["router"]
 PAGE = resources.files("gateway").joinpath("static", "watch.html")
 """The page (HTML with its script and style inline: nothing else to serve)."""
 
-router = APIRouter(prefix="/watch", tags=["spectators"])
+router = APIRouter(tags=["spectators"])
 
 _HTML: dict[int | str, dict[str, Any]] = {
     200: {"content": {"text/html": {"example": "<!doctype html>..."}},
@@ -41,7 +55,7 @@ def _page() -> HTMLResponse:
 
 
 @router.get(
-    "",
+    "/watch",
     operation_id="watch_tables",
     summary="A web page listing the public tables to watch",
     response_class=HTMLResponse,
@@ -54,17 +68,97 @@ async def watch_tables() -> HTMLResponse:
 
 
 @router.get(
-    "/{table_id}",
+    "/watch/tournaments/{tournament_id}",
+    operation_id="watch_tournament",
+    summary="A web page following a tournament: progress, standings, ratings, tables",
+    response_class=HTMLResponse,
+    responses={**_HTML, **problem_responses("tournament/not_found")},
+)
+async def watch_tournament(request: Request, tournament_id: str) -> HTMLResponse:
+    """Open it in a browser: tables done, running and waiting; the standings; a chart of
+    the live ratings with their intervals; every published table linked to its page and
+    its replay. Refreshed while the tournament runs. Private tournaments cannot be watched."""
+    # The same check as GET /v1/tournaments/{id} for a caller without a token.
+    await tournaments_service.get_tournament(_ctx(request), tournament_id, None)
+    return _page()
+
+
+@router.get(
+    "/watch/leaderboard/{game}",
+    operation_id="watch_leaderboard",
+    summary="A web page showing a game's leaderboard",
+    response_class=HTMLResponse,
+    responses={**_HTML, **problem_responses("game/not_found")},
+)
+async def watch_leaderboard(game: str) -> HTMLResponse:
+    """Open it in a browser: the live ratings over every rated table of the game, best
+    first, as a table and as a chart with their intervals."""
+    game_or_problem(game)
+    return _page()
+
+
+@router.get(
+    "/watch/{table_id}",
     operation_id="watch_table",
     summary="A web page following one table live, as a spectator",
     response_class=HTMLResponse,
     responses={**_HTML, **problem_responses("table/not_found")},
 )
 async def watch_table(request: Request, table_id: str) -> HTMLResponse:
-    """Open it in a browser: seats, the spectator's summary (updated whenever the table
-    changes) and the public events as they happen. Private tables cannot be watched."""
+    """Open it in a browser: the position drawn as a picture (seats, whose turn, the
+    turn clock, cards as far as they are public), redrawn on every public event, and
+    the events as they happen. Private tables cannot be watched."""
+    await _require_watchable(request, table_id)
+    return _page()
+
+
+@router.get(
+    "/watch/{table_id}/replay",
+    operation_id="watch_replay",
+    summary="A web page replaying a finished table step by step",
+    response_class=HTMLResponse,
+    responses={**_HTML, **problem_responses("table/not_found")},
+)
+async def watch_replay(request: Request, table_id: str) -> HTMLResponse:
+    """Open it in a browser once the table is over: a slider, the arrow keys and
+    autoplay step through every position, with every hand shown; `?step=N` opens
+    step N. Before the end the page says when the replay opens. A table of a public
+    tournament can be replayed here once its board is published, though it could not
+    be watched live."""
+    ctx = _ctx(request)
+    if await replay_reader(ctx, table_id, None) is None:
+        await _require_watchable(request, table_id)
+    return _page()
+
+
+@router.get(
+    "/v1/tables/{table_id}/replay/positions",
+    operation_id="get_replay_positions",
+    summary="Every position of a finished table, as the spectator and each seat saw it",
+    response_model=ReplayPositions,
+    responses=problem_responses(
+        "auth/invalid", "auth/expired", "auth/revoked", "table/not_found", "table/not_finished",
+        "replay/embargoed", "rate/limited"),
+)
+async def get_replay_positions(request: Request, table_id: str, principal: OptionalPrincipal) -> ReplayPositions:
+    """The replay (seed and log) played through the engine: step 0 is the deal, step k
+    the position after the k-th action, each with the spectator's view, every seat's
+    own additions to it (hands, Strategies, shares) and the step's events. Only once
+    the table is over, under the same gates as the replay itself (409
+    ``table/not_finished`` before; a reader without a token counts against the same
+    per-address allowance, 429 ``rate/limited`` beyond)."""
+    ctx = _ctx(request)
+    address = request.client.host if request.client is not None else "unknown"
+    await tables_service.limit_anonymous_replays(ctx, principal, address)
+    return await replay_positions(ctx, table_id, principal)
+
+
+def _ctx(request: Request) -> TableContext:
     if getattr(request.app.state, "redis", None) is None:
         raise problem("server/unavailable", "Redis is not connected.")
-    # The same check as GET /v1/tables/{id} for a caller without a token.
-    await tables_service.get_table(table_context(request.app), table_id, None)
-    return _page()
+    return table_context(request.app)
+
+
+async def _require_watchable(request: Request, table_id: str) -> None:
+    """The same check as GET /v1/tables/{id} for a caller without a token."""
+    await tables_service.get_table(_ctx(request), table_id, None)

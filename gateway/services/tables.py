@@ -54,6 +54,7 @@ __all__ = [
     "get_table",
     "join_table",
     "leave_table",
+    "limit_anonymous_replays",
     "list_tables",
     "observe",
     "replay",
@@ -739,6 +740,31 @@ async def replay(ctx: TableContext, table_id: str, principal: Principal | None) 
     return await _build_replay(ctx, await _finished_visible(ctx, table_id, principal))
 
 
+async def limit_anonymous_replays(
+    ctx: TableContext, principal: Principal | None, address: str
+) -> None:
+    """Count a replay read without a token against its address's allowance
+    (``anonymous_replays_per_address`` per ``anonymous_replay_window_s``): building a long
+    replay, or its positions, costs tens of milliseconds to a second of CPU.
+
+    :raises ProblemError: 429 ``rate/limited`` with ``Retry-After`` beyond it.
+    """
+    if principal is not None:
+        return
+    settings = ctx.settings
+    decision = await AdmissionStore(ctx.store.redis, ctx.store.keys).hit(
+        "replay", address, limit=settings.anonymous_replays_per_address,
+        window_s=settings.anonymous_replay_window_s)
+    if not decision.allowed:
+        raise problem(
+            "rate/limited",
+            f"Too many replays read without a token from your address; retry after "
+            f"{decision.retry_after} seconds (or send a token).",
+            headers={"Retry-After": str(decision.retry_after)},
+            retry_after=decision.retry_after,
+        )
+
+
 async def replay_json(
     ctx: TableContext, table_id: str, principal: Principal | None, *, address: str
 ) -> bytes:
@@ -749,19 +775,7 @@ async def replay_json(
     reader without a token counts against ``anonymous_replays_per_address`` (429
     ``rate/limited`` beyond): a long replay costs tens of milliseconds to build.
     """
-    if principal is None:
-        settings = ctx.settings
-        decision = await AdmissionStore(ctx.store.redis, ctx.store.keys).hit(
-            "replay", address, limit=settings.anonymous_replays_per_address,
-            window_s=settings.anonymous_replay_window_s)
-        if not decision.allowed:
-            raise problem(
-                "rate/limited",
-                f"Too many replays read without a token from your address; retry after "
-                f"{decision.retry_after} seconds (or send a token).",
-                headers={"Retry-After": str(decision.retry_after)},
-                retry_after=decision.retry_after,
-            )
+    await limit_anonymous_replays(ctx, principal, address)
     loaded = await _finished_visible(ctx, table_id, principal)
     cached = await ctx.store.cached_replay(table_id)
     if cached is not None:

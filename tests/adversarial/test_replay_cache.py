@@ -56,3 +56,19 @@ def test_a_replay_is_built_once_and_anonymous_readers_are_limited(
     assert refused.status_code == 429 and refused.json()["code"] == "rate/limited"
     assert int(refused.headers["retry-after"]) >= 1
     assert limited.get(f"/v1/tables/{table_id}/replay", headers=agent).status_code == 200
+
+
+def test_anonymous_replay_positions_share_the_replay_allowance(
+    limited: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
+) -> None:
+    """The replay page's positions replay the whole log through the engine (up to a
+    second of CPU): without a token they count against the same per-address allowance."""
+    agent = auth(mint_token(agent_id="r-2", name="r2", games=("market-fortune",)))
+    table_id = finished_table(limited, agent)
+    for _ in range(3):
+        assert limited.get(f"/v1/tables/{table_id}/replay/positions").status_code == 200
+    refused = limited.get(f"/v1/tables/{table_id}/replay/positions")
+    assert refused.status_code == 429 and refused.json()["code"] == "rate/limited"
+    assert limited.get(f"/v1/tables/{table_id}/replay").status_code == 429  # one allowance
+    positions = limited.get(f"/v1/tables/{table_id}/replay/positions", headers=agent)
+    assert positions.status_code == 200 and positions.json()["steps"][0]["step"] == 0

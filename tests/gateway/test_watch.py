@@ -1,4 +1,6 @@
-"""The spectator page: served for watchable tables, built only on the spectator's API."""
+"""The spectator pages: served for watchable tables, built only on the spectator's API.
+
+Their behaviour in a browser is tested in test_watch_browser.py."""
 
 from __future__ import annotations
 
@@ -40,11 +42,21 @@ def test_the_page_calls_only_spectator_endpoints_and_never_sends_a_token() -> No
     """What the page may fetch: its whole reach is the spectator's API (nothing hidden)."""
     script = PAGE.read_text(encoding="utf-8")
     fetched = set(re.findall(r"getJson\(`([^`]+)`\)", script))
+    fetched |= set(re.findall(r"fetch\(`([^`]+)`", script))
+    table = r"^/v1/tables/\$\{encodeURIComponent\(tableId\)\}"
     allowed = (
         re.compile(r"^/v1/tables\?status=\$\{status\}&limit=50$"),
-        re.compile(r"^/v1/tables/\$\{encodeURIComponent\(tableId\)\}$"),
-        re.compile(r"^/v1/tables/\$\{encodeURIComponent\(tableId\)\}/observation\?wait=25$"),
-        re.compile(r"^/v1/tables/\$\{encodeURIComponent\(tableId\)\}/events\?after=\$\{after\}&wait=25$"),
+        re.compile(table + "$"),
+        # Never held (no ?wait): the page draws at once, then re-reads on each event.
+        re.compile(table + "/observation$"),
+        re.compile(table + r"/events\?after=\$\{Math\.max\(0, seen\.last_event_id - 12\)\}$"),
+        re.compile(table + r"/events/stream\?after=\$\{last\}$"),
+        # Answered only once the table is over (tested in test_watch_browser.py).
+        re.compile(table + "/replay/positions$"),
+        re.compile(r"^/v1/tournaments\?limit=50$"),
+        re.compile(r"^/v1/tournaments/\$\{encodeURIComponent\(tournamentId\)\}$"),
+        re.compile(r"^/v1/games$"),
+        re.compile(r"^/v1/games/\$\{encodeURIComponent\(game\)\}/leaderboard$"),
     )
     assert fetched and all(any(p.match(path) for p in allowed) for path in fetched), fetched
     assert "authorization" not in script.lower()

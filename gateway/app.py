@@ -139,6 +139,10 @@ async def _on_http_exception(request: Request, exc: Exception) -> JSONResponse:
         headers["Allow"] = allowed
         error = ProblemError(405, "request/method_not_allowed", "Method not allowed",
                              f"{request.method} is not allowed here; allowed: {allowed}.")
+    elif exc.status_code == 400:
+        # FastAPI's answer to a body it cannot decode at all (not UTF-8): no schema applies yet.
+        error = ProblemError(400, "request/unreadable", "Unreadable body",
+                             "The body is not UTF-8 text; send JSON encoded as UTF-8.")
     else:
         error = ProblemError(exc.status_code, "request/invalid", "Invalid request",
                              str(exc.detail) if exc.status_code < 500 else "Request failed.")
@@ -233,6 +237,14 @@ def _problem_openapi(app: FastAPI, documented_paths: list[str]) -> dict[str, Any
         components["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
     for path_item in schema.get("paths", {}).values():
         for operation in path_item.values():
+            if "requestBody" in operation:
+                # FastAPI refuses a body that is not UTF-8 before any schema applies.
+                operation.setdefault("responses", {}).setdefault("400", {
+                    "description": "`request/unreadable`",
+                    "content": {PROBLEM_CONTENT_TYPE: {"examples": {"request/unreadable": {
+                        "summary": PROBLEM_CATALOGUE["request/unreadable"].title,
+                        "value": problem_example("request/unreadable")}}}},
+                })
             if "requestBody" in operation:  # BodyLimitMiddleware may refuse any body
                 operation.setdefault("responses", {}).setdefault("413", {
                     "description": "`request/too_large`",
@@ -257,6 +269,12 @@ def _problem_openapi(app: FastAPI, documented_paths: list[str]) -> dict[str, Any
                     answer["description"] = "`request/invalid`"
         for operation in path_item.values():
             _document_request_examples(operation, components)
+            if "security" in operation:  # see gateway.deps.OPTIONAL_BEARER_SECURITY
+                unique = []
+                for requirement in operation["security"]:
+                    if requirement not in unique:
+                        unique.append(requirement)
+                operation["security"] = unique
     for unused in ("HTTPValidationError", "ValidationError"):
         components.pop(unused, None)
     app.openapi_schema = schema

@@ -99,6 +99,8 @@ for _code, _status, _title, _detail in (
     ("request/invalid", 422, "Invalid request", "The request does not match its schema."),
     ("request/too_large", 413, "Request too large",
      "The request body is larger than 65536 bytes; send at most 65536."),
+    ("request/unreadable", 400, "Unreadable body",
+     "The body is not UTF-8 text; send JSON encoded as UTF-8."),
     ("request/not_found", 404, "Not found", "No route at this path."),
     ("request/method_not_allowed", 405, "Method not allowed", "This path does not accept DELETE."),
     ("rate/limited", 429, "Too many requests", "Slow down; retry after 2 seconds."),

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gateway.deps import (
     BEARER_SECURITY,
+    OPTIONAL_BEARER_SECURITY,
     CurrentPrincipal,
     OptionalPrincipal,
     OptionalTableCaller,
@@ -103,6 +104,7 @@ async def create_table(
     summary="List public tables, newest first",
     response_model=TableList,
     responses=problem_responses(*_SPECTATOR_AUTH, "request/invalid"),
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def list_tables(
     request: Request,
@@ -126,6 +128,7 @@ async def list_tables(
     summary="Show a table's public facts",
     response_model=TableOut,
     responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found"),
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def get_table(request: Request, table_id: str, principal: OptionalPrincipal) -> TableOut:
     """Seats, status, version and outcome; never the seed or any hidden card."""
@@ -189,7 +192,7 @@ async def close_table(request: Request, table_id: str, principal: CurrentPrincip
     summary="Your view, the version, who acts and your legal actions (optionally waiting for your turn)",
     response_model=ObservationOut,
     responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "request/invalid"),
-    openapi_extra=BEARER_SECURITY,
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def observe_table(
     request: Request,
@@ -237,11 +240,11 @@ async def submit_action(
     body: Annotated[ActionRequest, Body(openapi_examples={
         "by id": {
             "summary": "a legal action's id from the observation",
-            "value": {"version": 7, "action": "pass"},
+            "value": {"version": 0, "action": "dominate"},
         },
         "structured": {
-            "summary": "the game's action object (a union on `kind`)",
-            "value": {"version": 7, "action": {"kind": "pass"}},
+            "summary": "the game's action object, named by `kind` (the table's game validates it)",
+            "value": {"version": 0, "action": {"kind": "dominate"}},
         },
     })],
     idempotency_key: Annotated[str | None, Header(
@@ -265,7 +268,7 @@ async def submit_action(
     summary="Long-poll the events after an id",
     response_model=EventsPage,
     responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "request/invalid"),
-    openapi_extra=BEARER_SECURITY,
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def poll_events(
     request: Request,
@@ -297,7 +300,7 @@ async def poll_events(
               "a final `end` event follows the table's end."},
         **problem_responses(*_SPECTATOR_AUTH, "table/not_found", "request/invalid"),
     },
-    openapi_extra=BEARER_SECURITY,
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def stream_events(
     request: Request,
@@ -307,7 +310,9 @@ async def stream_events(
         ge=0, le=events_service.MAX_EVENT_ID, description="Start after this event id.",
     )] = None,
     last_event_id: Annotated[str | None, Header(
-        alias="Last-Event-ID", description="Resume after this id (sent by EventSource).",
+        alias="Last-Event-ID", pattern=r"^[0-9]{1,18}$",
+        description="Resume after this event id (sent by EventSource): the `id:` of an "
+        "event, digits only.",
     )] = None,
 ) -> StreamingResponse:
     """Resume with ``Last-Event-ID`` (or ``after``): every later event arrives once, in order.
@@ -337,6 +342,7 @@ async def stream_events(
     summary="Seed, action log and final state of a finished table",
     response_model=ReplayOut,
     responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "table/not_finished"),
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def get_replay(request: Request, table_id: str, principal: OptionalPrincipal) -> ReplayOut:
     """Only after the end (409 ``table/not_finished`` before): everything that was

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.routing import APIRoute
+from fastapi.testclient import TestClient
 
 from agents_club_cli.openapi import openapi_document, render
 from gateway.app import BUSIEST_OPERATIONS, create_app
@@ -108,3 +110,82 @@ def test_the_busiest_routes_are_matched_first_and_no_other_route_shares_their_pa
         for other in routes:
             if other is not busy and other.methods & busy.methods:
                 assert other.path_regex.match(sample) is None, (busy.path, other.path)
+
+
+ANONYMOUS_OPERATIONS = {
+    "list_tables", "get_table", "observe_table", "poll_events", "stream_events", "get_replay",
+    "create_admission_challenge",
+}
+"""The operations that also answer callers without a token."""
+
+
+def test_schema_names_are_readable_and_no_game_shapes_the_wire(document: dict[str, Any]) -> None:
+    """Generators name their classes after components: a module path in a name (from a
+    union of every installed game's actions) gave two classes one name."""
+    schemas = document["components"]["schemas"]
+    for name in schemas:
+        assert re.fullmatch(r"[A-Z][A-Za-z0-9]*", name), f"schema name {name!r} is not readable"
+    action = schemas["ActionRequest"]["properties"]["action"]
+    assert action["anyOf"] == [{"type": "string"}, {"$ref": "#/components/schemas/ActionObject"}]
+    assert schemas["ActionObject"]["required"] == ["kind"]
+    assert schemas["ActionObject"]["additionalProperties"] is True
+    view = schemas["ObservationOut"]["properties"]["view"]["anyOf"]
+    assert view[0]["type"] == "object" and view[0]["additionalProperties"] is True
+    assert "$ref" not in json.dumps(view)
+
+
+def test_operations_open_to_anonymous_callers_declare_the_token_optional(
+    document: dict[str, Any],
+) -> None:
+    optional = set()
+    for method, path, operation in _operations(document):
+        security = operation.get("security", [])
+        assert security.count({}) <= 1 and len(security) == len(
+            {json.dumps(each, sort_keys=True) for each in security}), (method, path, security)
+        if {} in security:
+            optional.add(operation["operationId"])
+            assert {"HTTPBearer": []} in security, (method, path)
+    assert optional == ANONYMOUS_OPERATIONS
+
+
+def test_anonymous_operations_answer_without_a_token(client: TestClient) -> None:
+    """What the document declares optional is: no 401 without a token."""
+    assert client.get("/v1/tables").status_code == 200
+    for path in ("", "/observation", "/events", "/events/stream", "/replay"):
+        response = client.get(f"/v1/tables/no-such-table{path}")
+        assert response.json()["code"] == "table/not_found", path
+    challenge = client.post("/v1/admission/challenges",
+                            json={"agent_name": "anonymous-bot", "game": "no-such-game"})
+    assert challenge.json()["code"] == "game/not_found"
+
+
+def test_a_body_that_is_not_utf8_is_a_documented_400(
+    client: TestClient, document: dict[str, Any]
+) -> None:
+    response = client.post("/v1/tables", content=b'{"game": "\xff\xfe"}',
+                           headers={"content-type": "application/json"})
+    assert response.status_code == 400, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["code"] == "request/unreadable"
+    for method, path, operation in _operations(document):
+        if "requestBody" in operation:
+            examples = operation["responses"]["400"]["content"]["application/problem+json"]
+            assert "request/unreadable" in examples["examples"], (method, path)
+
+
+def test_last_event_id_is_documented_as_digits_and_served_as_documented(
+    client: TestClient, document: dict[str, Any]
+) -> None:
+    header = next(parameter for parameter in
+                  document["paths"]["/v1/tables/{table_id}/events/stream"]["get"]["parameters"]
+                  if parameter["name"] == "Last-Event-ID")
+    pattern = header["schema"]["anyOf"][0]["pattern"]
+    for sent in ("abc", "1" * 19, "-1", "1.0"):
+        assert re.fullmatch(pattern.strip("^$"), sent) is None, sent
+        response = client.get("/v1/tables/no-such-table/events/stream",
+                               headers={"Last-Event-ID": sent})
+        assert response.json()["code"] == "request/invalid", sent
+    largest = "9" * 18
+    assert re.fullmatch(pattern.strip("^$"), largest)
+    response = client.get("/v1/tables/no-such-table/events/stream", headers={"Last-Event-ID": largest})
+    assert response.json()["code"] == "table/not_found"

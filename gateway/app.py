@@ -269,6 +269,15 @@ def _problem_openapi(app: FastAPI, documented_paths: list[str]) -> dict[str, Any
                     answer["description"] = "`request/invalid`"
         for operation in path_item.values():
             _document_request_examples(operation, components)
+            for parameter in operation.get("parameters", []):
+                # An optional parameter is absent, never null: HTTP has no null header or
+                # query value, and a fuzzer or generator sending the text "null" is refused.
+                variants = parameter.get("schema", {}).get("anyOf", [])
+                if not parameter.get("required") and {"type": "null"} in variants:
+                    kept = [each for each in variants if each != {"type": "null"}]
+                    if len(kept) == 1:
+                        rest = {k: v for k, v in parameter["schema"].items() if k != "anyOf"}
+                        parameter["schema"] = {**kept[0], **rest}
             if "security" in operation:  # see gateway.deps.OPTIONAL_BEARER_SECURITY
                 unique = []
                 for requirement in operation["security"]:

@@ -15,6 +15,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
+from gateway.schemas import WholeNumber
+
 __all__ = [
     "ActionObject",
     "ActionRequest",
@@ -82,7 +84,7 @@ class ActionObject(BaseModel):
 class HouseBotSeat(_Request):
     """A seat the server fills with a house bot."""
 
-    seat: int = Field(ge=0, le=11, description="0-based seat number.")
+    seat: WholeNumber = Field(ge=0, le=11, description="0-based seat number.")
     bot: str = Field(default="random", description="A bot listed in the game's `house_bots`.")
 
 
@@ -107,7 +109,7 @@ class CreateTableRequest(_Request):
 
     game: str = Field(description="A game name from GET /v1/games.")
     mode: str = Field(description="One of the game's modes.")
-    seats: int = Field(ge=1, le=12)
+    seats: WholeNumber = Field(ge=1, le=12)
     variants: list[str] = Field(default_factory=list, description="Variant names to switch on.")
     options: dict[str, Any] = Field(
         default_factory=dict,
@@ -126,7 +128,7 @@ class CreateTableRequest(_Request):
         "organiser may see it (others get 404); anyone holding its id may join while it is open.",
     )
     join: bool = Field(default=True, description="Seat the creator in the first free seat.")
-    seed: int | None = Field(
+    seed: WholeNumber | None = Field(
         default=None, ge=0, lt=2**63,
         description="Fix the deal for a reproducible table (revealed only by the replay).",
     )
@@ -216,7 +218,7 @@ class ActionRequest(_Request):
         json_schema_extra={"examples": [{"version": 0, "action": "dominate"}]},
     )
 
-    version: int = Field(ge=0)
+    version: WholeNumber = Field(ge=0)
     action: str | ActionObject = Field(
         description="A legal action's `id` from the observation, or the game's structured "
         "action object (validated by the table's game)."

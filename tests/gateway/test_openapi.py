@@ -179,7 +179,7 @@ def test_last_event_id_is_documented_as_digits_and_served_as_documented(
     header = next(parameter for parameter in
                   document["paths"]["/v1/tables/{table_id}/events/stream"]["get"]["parameters"]
                   if parameter["name"] == "Last-Event-ID")
-    pattern = header["schema"]["anyOf"][0]["pattern"]
+    pattern = header["schema"]["pattern"]
     for sent in ("abc", "1" * 19, "-1", "1.0"):
         assert re.fullmatch(pattern.strip("^$"), sent) is None, sent
         response = client.get("/v1/tables/no-such-table/events/stream",

@@ -48,7 +48,9 @@ from gateway.store.metrics import MetricsStore
 
 __all__ = ["API_VERSION", "BUSIEST_OPERATIONS", "GC_THRESHOLDS", "ROUTER_MODULES", "create_app"]
 
-API_VERSION = "1.0.0"
+API_VERSION = "2.0.0"
+"""The wire contract's version, ``info.version`` of the document: its major rises with
+every removal or rename (docs/api.md); the paths keep their ``/v1`` prefix."""
 
 ROUTER_MODULES = (
     "gateway.routes.meta",

@@ -11,7 +11,12 @@ import pytest
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
-from agents_club_cli.openapi import openapi_document, render
+from agents_club_cli.openapi import (
+    contract_removals,
+    openapi_document,
+    removal_needs_version_raise,
+    render,
+)
 from gateway.app import BUSIEST_OPERATIONS, create_app
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
@@ -189,3 +194,53 @@ def test_last_event_id_is_documented_as_digits_and_served_as_documented(
     assert re.fullmatch(pattern.strip("^$"), largest)
     response = client.get("/v1/tables/no-such-table/events/stream", headers={"Last-Event-ID": largest})
     assert response.json()["code"] == "table/not_found"
+
+
+def test_nothing_published_is_removed_without_a_major_version_raise(
+    document: dict[str, Any],
+) -> None:
+    """The committed document is the published contract: the app may add to it freely,
+    but a removed or renamed operation, parameter, schema, field or error code needs
+    ``info.version``'s major raised (docs/api.md, CHANGELOG.md)."""
+    committed = json.loads(COMMITTED.read_text(encoding="utf-8"))
+    assert removal_needs_version_raise(committed, document) is None
+
+
+def _edited(document: dict[str, Any], **version: str) -> dict[str, Any]:
+    edited: dict[str, Any] = json.loads(json.dumps(document))
+    edited["info"]["version"] = version.get("version", edited["info"]["version"])
+    return edited
+
+
+def test_a_removal_is_named_and_refused_unless_the_major_is_raised(
+    document: dict[str, Any],
+) -> None:
+    new = _edited(document)
+    del new["components"]["schemas"]["TableOut"]["properties"]["seated"]
+    del new["paths"]["/v1/tables/{table_id}/leave"]
+    new["paths"]["/v1/tables/{table_id}/events"]["get"]["parameters"].pop()
+    new["components"]["schemas"]["Table"] = new["components"]["schemas"].pop("TableList")
+    for operation in (item for each in new["paths"].values() for item in each.values()):
+        for answer in operation.get("responses", {}).values():
+            answer.get("content", {}).get("application/problem+json", {}).get(
+                "examples", {}).pop("table/full", None)
+    assert contract_removals(document, new) == [
+        "operation leave_table (POST /v1/tables/{table_id}/leave)",
+        "parameter wait (query) of poll_events",
+        "schema TableList",
+        "field TableOut.seated",
+        "error code table/full",
+    ]
+    refusal = removal_needs_version_raise(document, new)
+    assert refusal is not None and "field TableOut.seated" in refusal
+    minor = _edited(new, version="2.1.0" if document["info"]["version"].startswith("2.") else "1.9.0")
+    assert removal_needs_version_raise(document, minor) is not None
+    major = _edited(new, version=f"{int(document['info']['version'].split('.')[0]) + 1}.0.0")
+    assert removal_needs_version_raise(document, major) is None
+
+
+def test_additions_need_no_version_raise(document: dict[str, Any]) -> None:
+    new = _edited(document)
+    new["components"]["schemas"]["TableOut"]["properties"]["tournament"] = {"type": "string"}
+    new["components"]["schemas"]["Tournament"] = {"type": "object"}
+    assert contract_removals(document, new) == []

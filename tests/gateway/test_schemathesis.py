@@ -4,9 +4,10 @@ Every operation of the committed-equivalent document (built from the app) is
 fuzzed with schema-valid and schema-breaking requests, and every one of
 schemathesis's checks runs on each answer: status codes, content types,
 headers and bodies as documented, schema-valid data accepted, invalid data
-refused, no 500, authentication not ignored. The run is bounded (a few
-examples per operation, no shrinking beyond a short budget) so it stays a
-unit test; ``bench/`` is the place for a long sweep.
+refused, no 500, authentication not ignored. The run is bounded (5
+examples per operation, derandomized so CI sees the same ones, no shrinking,
+a time budget per operation) so it stays a unit test; ``bench/`` is the place
+for a long sweep.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ ALL_CHECKS = [
 """`--checks all`, named one by one so a new check in a schemathesis upgrade is a
 decision, not a surprise."""
 
+OPERATION_BUDGET_S = 60
+"""The time budget of one operation's run (5 examples, each with its checks' own
+requests): well over what it takes (about a second), under what a hang would."""
+
 schema = schemathesis.openapi.from_dict(openapi_document())
 
 
@@ -71,6 +76,7 @@ def gateway(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
                 cleanup.delete(key)
 
 
+@pytest.mark.timeout(OPERATION_BUDGET_S)
 @schema.parametrize()
 @settings(max_examples=5, deadline=None, derandomize=True, database=None,
           phases=[Phase.explicit, Phase.generate],

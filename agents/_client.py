@@ -392,6 +392,11 @@ class Client:
         """Seed, action log, events and final state of a finished table."""
         return self.send(endpoints.replay(table_id))
 
+    def replay_positions(self, table_id: str) -> dict[str, Any]:
+        """Every position of a finished table, step by step (``steps[k].view`` is the
+        spectator's view after the k-th action; ``seat_views`` each seat's additions)."""
+        return self.send(endpoints.replay_positions(table_id))
+
     # ---- tournaments ------------------------------------------------------------
 
     def create_tournament(

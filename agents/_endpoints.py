@@ -360,6 +360,12 @@ def replay(table_id: str) -> Call[ReplayOut]:
     return Call("GET", f"/v1/tables/{table_id}/replay", _model(ReplayOut), repeatable=True)
 
 
+def replay_positions(table_id: str) -> Call[dict[str, Any]]:
+    """``GET /v1/tables/{id}/replay/positions`` (after the end): every position of the
+    game, as the spectator and each seat saw it (what the replay page steps through)."""
+    return Call("GET", f"/v1/tables/{table_id}/replay/positions", _json, repeatable=True)
+
+
 def stream_path(table_id: str) -> str:
     """The SSE form of a table's events."""
     return f"/v1/tables/{table_id}/events/stream"

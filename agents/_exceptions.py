@@ -65,7 +65,8 @@ registered for that code, so callers catch exactly what they mean::
         │   ├── MethodNotAllowed    request/method_not_allowed
         │   ├── RequestTooLarge     request/too_large (``limit``)
         │   ├── HeadersTooLarge     request/headers_too_large
-        │   └── RequestTimeout      request/timeout
+        │   ├── RequestTimeout      request/timeout
+        │   └── UnreadableBody      request/unreadable
         ├── GameNotFound            game/not_found
         ├── RulebookNotFound        rulebook/not_found
         ├── RateLimited             rate/limited (``retry_after``)
@@ -590,6 +591,12 @@ class RequestTooLarge(RequestError):
         """The largest body the server reads, in bytes."""
         value = self.problem.get("limit")
         return value if isinstance(value, int) else None
+
+
+class UnreadableBody(RequestError):
+    """The body could not be read as text at all (not UTF-8): 400, before any schema."""
+
+    code = "request/unreadable"
 
 
 class GameNotFound(ApiError):

@@ -20,6 +20,7 @@ import importlib
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
+from agents.views import typed_view
 from engine import bots as house_bots
 from engine.registry import get_game
 
@@ -57,13 +58,9 @@ class HouseBot(Bot):
 
     def choose(self, observation: Observation) -> str:
         """The house bot's choice for this observation, as an action id."""
-        if observation.view is None:
-            raise ValueError("the table has not started: there is no view to decide from")
+        view = typed_view(observation)
         game = get_game(observation.game)
         bot = house_bots.get_bot(game.info.name, self.name)
-        # Re-validated through the game's own model: the wire union may have been built
-        # from another set of installed games than the engine this bot runs.
-        view = game.view_model.model_validate(observation.view.model_dump())
         legal = [game.parse_action(option.id) for option in observation.legal_actions]
         seat = observation.seat if observation.seat is not None else 0
         digest = hashlib.blake2b(

@@ -15,7 +15,7 @@ with the same idempotency key, so it is applied once).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TypeVar
@@ -212,7 +212,8 @@ def _opening_events(observation: ObservationOut, events: list[EventOut]) -> int:
     next one) names a later turn, and stays after the move.
     """
     probe = _probe(observation.game)
-    turn = getattr(observation.view, "turn", None)
+    view = observation.view
+    turn = view.get("turn") if isinstance(view, Mapping) else getattr(view, "turn", None)
     if probe is None or not isinstance(turn, int):
         return 0
     count = 0

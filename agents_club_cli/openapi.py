@@ -16,7 +16,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_OUTPUT", "add_arguments", "openapi_document", "render", "run"]
+__all__ = [
+    "DEFAULT_OUTPUT",
+    "add_arguments",
+    "contract_removals",
+    "openapi_document",
+    "removal_needs_version_raise",
+    "render",
+    "run",
+]
 
 DEFAULT_OUTPUT = Path("openapi/openapi.json")
 
@@ -36,6 +44,79 @@ def openapi_document() -> dict[str, Any]:
 def render(document: dict[str, Any]) -> str:
     """The document as committed: sorted keys, indent 2, newline at the end."""
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+_METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
+
+
+def _operations(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Operations by ``operationId`` (``METHOD path`` when one has none)."""
+    found: dict[str, dict[str, Any]] = {}
+    for path, item in document.get("paths", {}).items():
+        for method, operation in item.items():
+            if method in _METHODS:
+                found[operation.get("operationId") or f"{method.upper()} {path}"] = {
+                    **operation, "x-where": f"{method.upper()} {path}"}
+    return found
+
+
+def _error_codes(document: dict[str, Any]) -> set[str]:
+    """Every problem ``code`` some operation documents (the keys of its problem examples)."""
+    codes: set[str] = set()
+    for operation in _operations(document).values():
+        for answer in operation.get("responses", {}).values():
+            media = answer.get("content", {}).get("application/problem+json", {})
+            codes.update(media.get("examples", {}))
+    return codes
+
+
+def contract_removals(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """What ``new`` no longer has of ``old``, one line each: operations (and where they were
+    served), their parameters, schemas, schema fields and error codes. A rename shows as the
+    removal of the old name. Additions are never listed: they are compatible (docs/api.md)."""
+    removed: list[str] = []
+    old_operations, new_operations = _operations(old), _operations(new)
+    for operation_id, operation in sorted(old_operations.items()):
+        kept = new_operations.get(operation_id)
+        if kept is None:
+            removed.append(f"operation {operation_id} ({operation['x-where']})")
+            continue
+        if kept["x-where"] != operation["x-where"]:
+            removed.append(f"operation {operation_id} at {operation['x-where']}")
+        kept_parameters = {(each["in"], each["name"]) for each in kept.get("parameters", [])}
+        for parameter in operation.get("parameters", []):
+            if (parameter["in"], parameter["name"]) not in kept_parameters:
+                removed.append(
+                    f"parameter {parameter['name']} ({parameter['in']}) of {operation_id}")
+    old_schemas = old.get("components", {}).get("schemas", {})
+    new_schemas = new.get("components", {}).get("schemas", {})
+    for name, schema in sorted(old_schemas.items()):
+        if name not in new_schemas:
+            removed.append(f"schema {name}")
+            continue
+        kept_fields = set(new_schemas[name].get("properties", {}))
+        removed.extend(f"field {name}.{field}" for field in sorted(schema.get("properties", {}))
+                       if field not in kept_fields)
+    removed.extend(f"error code {code}" for code in sorted(_error_codes(old) - _error_codes(new)))
+    return removed
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("+")[0].split("-")[0].split("."))
+
+
+def removal_needs_version_raise(old: dict[str, Any], new: dict[str, Any]) -> str | None:
+    """Why ``new`` may not replace ``old``: it removes something and its ``info.version``
+    does not raise the major version (docs/api.md); ``None`` when it may."""
+    removed = contract_removals(old, new)
+    if not removed:
+        return None
+    old_version, new_version = old["info"]["version"], new["info"]["version"]
+    if _version(new_version)[0] > _version(old_version)[0]:
+        return None
+    return (f"the API removes or renames what version {old_version} published, without raising "
+            f"info.version's major (now {new_version}; gateway.app.API_VERSION): "
+            + "; ".join(removed))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

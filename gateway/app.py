@@ -55,7 +55,9 @@ from gateway.store.outage import REDIS_UNAVAILABLE
 
 __all__ = ["API_VERSION", "BUSIEST_OPERATIONS", "GC_THRESHOLDS", "ROUTER_MODULES", "create_app"]
 
-API_VERSION = "1.0.0"
+API_VERSION = "2.0.0"
+"""The wire contract's version, ``info.version`` of the document: its major rises with
+every removal or rename (docs/api.md); the paths keep their ``/v1`` prefix."""
 
 ROUTER_MODULES = (
     "gateway.routes.meta",
@@ -147,6 +149,10 @@ async def _on_http_exception(request: Request, exc: Exception) -> JSONResponse:
         headers["Allow"] = allowed
         error = ProblemError(405, "request/method_not_allowed", "Method not allowed",
                              f"{request.method} is not allowed here; allowed: {allowed}.")
+    elif exc.status_code == 400:
+        # FastAPI's answer to a body it cannot decode at all (not UTF-8): no schema applies yet.
+        error = ProblemError(400, "request/unreadable", "Unreadable body",
+                             "The body is not UTF-8 text; send JSON encoded as UTF-8.")
     else:
         error = ProblemError(exc.status_code, "request/invalid", "Invalid request",
                              str(exc.detail) if exc.status_code < 500 else "Request failed.")
@@ -267,8 +273,10 @@ def _problem_openapi(app: FastAPI, documented_paths: list[str]) -> dict[str, Any
     for path_item in schema.get("paths", {}).values():
         for operation in path_item.values():
             guard_codes = ["request/headers_too_large"]  # RequestLimitsMiddleware: any request
-            if "requestBody" in operation:  # BodyLimitMiddleware may refuse any body
-                guard_codes += ["request/too_large", "request/timeout"]
+            if "requestBody" in operation:
+                # BodyLimitMiddleware may refuse any body, and FastAPI one that is not
+                # UTF-8 before any schema applies.
+                guard_codes += ["request/too_large", "request/timeout", "request/unreadable"]
             for code in guard_codes:
                 operation.setdefault("responses", {}).setdefault(
                     str(PROBLEM_CATALOGUE[code].status), {
@@ -294,6 +302,21 @@ def _problem_openapi(app: FastAPI, documented_paths: list[str]) -> dict[str, Any
                     answer["description"] = "`request/invalid`"
         for operation in path_item.values():
             _document_request_examples(operation, components)
+            for parameter in operation.get("parameters", []):
+                # An optional parameter is absent, never null: HTTP has no null header or
+                # query value, and a fuzzer or generator sending the text "null" is refused.
+                variants = parameter.get("schema", {}).get("anyOf", [])
+                if not parameter.get("required") and {"type": "null"} in variants:
+                    kept = [each for each in variants if each != {"type": "null"}]
+                    if len(kept) == 1:
+                        rest = {k: v for k, v in parameter["schema"].items() if k != "anyOf"}
+                        parameter["schema"] = {**kept[0], **rest}
+            if "security" in operation:  # see gateway.deps.OPTIONAL_BEARER_SECURITY
+                unique = []
+                for requirement in operation["security"]:
+                    if requirement not in unique:
+                        unique.append(requirement)
+                operation["security"] = unique
     for unused in ("HTTPValidationError", "ValidationError"):
         components.pop(unused, None)
     app.openapi_schema = schema

@@ -39,6 +39,7 @@ from gateway.store.connection import Keys, RedisClient
 
 __all__ = [
     "BEARER_SECURITY",
+    "OPTIONAL_BEARER_SECURITY",
     "AnyCaller",
     "AuthStoreDep",
     "CurrentPrincipal",
@@ -197,8 +198,15 @@ def _bearer_of(request: Request) -> HTTPAuthorizationCredentials | None:
 
 
 BEARER_SECURITY: dict[str, Any] = {"security": [{"HTTPBearer": []}]}
-"""``openapi_extra`` of a route whose caller comes from :data:`TableCaller` or
-:data:`OptionalTableCaller`: the same requirement FastAPI writes for ``_bearer``."""
+"""``openapi_extra`` of a route whose caller comes from :data:`TableCaller`: the same
+requirement FastAPI writes for ``_bearer``."""
+
+OPTIONAL_BEARER_SECURITY: dict[str, Any] = {"security": [{"HTTPBearer": []}, {}]}
+"""``openapi_extra`` of a route that also answers anonymous callers
+(:data:`OptionalPrincipal`, :data:`OptionalTableCaller`): the bearer token, or
+nothing (the empty requirement). Generators and schemathesis read a plain
+``HTTPBearer`` requirement as mandatory. FastAPI adds this list to the one it
+derives from the dependency; the document builder drops the repeated entry."""
 
 
 async def _table_caller(request: Request) -> PendingRevocation:

@@ -103,6 +103,8 @@ for _code, _status, _title, _detail in (
      "Send at most 100 headers of at most 16384 bytes in all."),
     ("request/timeout", 408, "Request too slow",
      "The request body did not arrive within 10 seconds; send it at once."),
+    ("request/unreadable", 400, "Unreadable body",
+     "The body is not UTF-8 text; send JSON encoded as UTF-8."),
     ("request/not_found", 404, "Not found", "No route at this path."),
     ("request/method_not_allowed", 405, "Method not allowed", "This path does not accept DELETE."),
     ("rate/limited", 429, "Too many requests", "Slow down; retry after 2 seconds."),

@@ -40,12 +40,18 @@ class QuizModel(BaseModel):
 class Choice(QuizModel):
     """One option of a single-choice question; ``id`` is what the agent answers."""
 
+    # Sent to agents inside a challenge: a client ignores members it does not know yet.
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
     id: str
     text: str
 
 
 class Question(QuizModel):
     """A question as the agent sees it: no expected answer in here."""
+
+    # Sent to agents inside a challenge: a client ignores members it does not know yet.
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
     id: str
     """Position in the challenge (``q1``, ``q2``, ...)."""
@@ -71,6 +77,9 @@ class IssuedQuestion(QuizModel):
 
 class Puzzle(QuizModel):
     """A puzzle as the agent sees it: a situation, a task, and the answer's shape."""
+
+    # Sent to agents inside a challenge: a client ignores members it does not know yet.
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
     kind: str
     title: str

@@ -12,7 +12,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 
-from gateway.deps import AuthStoreDep, KeysDep, OptionalPrincipal, RedisDep, TokenServiceDep
+from gateway.deps import (
+    OPTIONAL_BEARER_SECURITY,
+    AuthStoreDep,
+    KeysDep,
+    OptionalPrincipal,
+    RedisDep,
+    TokenServiceDep,
+)
 from gateway.openapi_docs import problem_responses
 from gateway.schemas.admission import (
     AdmissionPassed,
@@ -73,6 +80,7 @@ def _client(request: Request) -> str:
         "agent/name_reserved", "admission/name_mismatch", "admission/already_admitted",
         "rate/limited", "request/invalid",
     ),
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def create_admission_challenge(
     body: ChallengeRequest,

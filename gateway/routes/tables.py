@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gateway.deps import (
     BEARER_SECURITY,
+    OPTIONAL_BEARER_SECURITY,
     CurrentPrincipal,
     OptionalPrincipal,
     OptionalTableCaller,
@@ -118,6 +119,7 @@ async def create_table(
     summary="List public tables, newest first",
     response_model=TableList,
     responses=problem_responses(*_SPECTATOR_AUTH, "request/invalid"),
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def list_tables(
     request: Request,
@@ -141,6 +143,7 @@ async def list_tables(
     summary="Show a table's public facts",
     response_model=TableOut,
     responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found"),
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def get_table(request: Request, table_id: str, principal: OptionalPrincipal) -> TableOut:
     """Seats, status, version and outcome; never the seed or any hidden card."""
@@ -215,7 +218,7 @@ async def close_table(request: Request, table_id: str, principal: CurrentPrincip
     summary="Your view, the version, who acts and your legal actions (optionally waiting for your turn)",
     response_model=ObservationOut,
     responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "request/invalid"),
-    openapi_extra=BEARER_SECURITY,
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def observe_table(
     request: Request,
@@ -263,11 +266,11 @@ async def submit_action(
     body: Annotated[ActionRequest, Body(openapi_examples={
         "by id": {
             "summary": "a legal action's id from the observation",
-            "value": {"version": 7, "action": "pass"},
+            "value": {"version": 0, "action": "dominate"},
         },
         "structured": {
-            "summary": "the game's action object (a union on `kind`)",
-            "value": {"version": 7, "action": {"kind": "pass"}},
+            "summary": "the game's action object, named by `kind` (the table's game validates it)",
+            "value": {"version": 0, "action": {"kind": "dominate"}},
         },
     })],
     idempotency_key: Annotated[str | None, Header(
@@ -291,7 +294,7 @@ async def submit_action(
     summary="Long-poll the events after an id",
     response_model=EventsPage,
     responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "request/invalid"),
-    openapi_extra=BEARER_SECURITY,
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def poll_events(
     request: Request,
@@ -323,7 +326,7 @@ async def poll_events(
               "a final `end` event follows the table's end."},
         **problem_responses(*_SPECTATOR_AUTH, "table/not_found", "request/invalid"),
     },
-    openapi_extra=BEARER_SECURITY,
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def stream_events(
     request: Request,
@@ -333,7 +336,9 @@ async def stream_events(
         ge=0, le=events_service.MAX_EVENT_ID, description="Start after this event id.",
     )] = None,
     last_event_id: Annotated[str | None, Header(
-        alias="Last-Event-ID", description="Resume after this id (sent by EventSource).",
+        alias="Last-Event-ID", pattern=r"^[0-9]{1,18}$",
+        description="Resume after this event id (sent by EventSource): the `id:` of an "
+        "event, digits only.",
     )] = None,
 ) -> StreamingResponse:
     """Resume with ``Last-Event-ID`` (or ``after``): every later event arrives once, in order.
@@ -365,6 +370,7 @@ async def stream_events(
     responses=problem_responses(
         *_SPECTATOR_AUTH, "table/not_found", "table/not_finished", "replay/embargoed",
         "rate/limited"),
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def get_replay(request: Request, table_id: str, principal: OptionalPrincipal) -> Response:
     """Only after the end (409 ``table/not_finished`` before): everything that was

@@ -68,16 +68,16 @@ async def create_tournament(
     principal: OrganiserPrincipal,
     body: Annotated[CreateTournamentRequest, Body(openapi_examples={
         "two agents and two bots, duplicate": {
-            "value": {"name": "Friday duplicate", "game": "market-fortune", "mode": "classic",
+            "value": {"name": "Friday duplicate", "game": "market-fortune", "mode": "fortune",
                       "seats": 4, "format": "duplicate", "boards": 8,
-                      "entrants": ["agt_3f9a0c1d2e4b5a6978c0", "agt_77aa10bc3d2e4f5a6b7c",
+                      "entrants": ["agt_0123456789abcdef0123", "agt_fedcba9876543210fedc",
                                    "bot:greedy", "bot:random"],
                       "turn_timeout_s": 60, "max_concurrent_tables": 4, "rated": True},
         },
         "a gauntlet against house bots": {
             "value": {"name": "Gauntlet", "game": "hab-und-gut", "mode": "standard", "seats": 3,
                       "format": "gauntlet", "boards": 4,
-                      "entrants": ["agt_3f9a0c1d2e4b5a6978c0"],
+                      "entrants": ["agt_0123456789abcdef0123"],
                       "baselines": ["bot:greedy", "bot:random"]},
         },
     })],
@@ -188,15 +188,21 @@ async def get_tournament_results_csv(
     return PlainTextResponse(text, media_type="text/csv; charset=utf-8")
 
 
+_JSONL_MEDIA = ("application/jsonl", "text/plain")
+"""JSON Lines has no registered media type; ``text/plain`` is offered too, so generators
+that know only text types (openapi-python-client) still read the bundle as text."""
+_JSONL_EXAMPLE = '{"tournament_id": "tn_0a1b2c3d4e5f6a7b", "result": {}, "replay": {}}\n'
+
+
 @router.get(
     "/v1/tournaments/{tournament_id}/replays.jsonl",
     operation_id="get_tournament_replays",
     summary="Every published table's replay, one JSON line each",
     response_class=StreamingResponse,
     responses={
-        200: {"content": {"application/jsonl": {"example": '{"tournament_id": "tn_0a1b2c3d4e5f6a7b",'
-                                                           ' "result": {}, "replay": {}}\n'}},
-              "description": "One line per table of a published board: its result and replay."},
+        200: {"content": {media: {"example": _JSONL_EXAMPLE} for media in _JSONL_MEDIA},
+              "description": "One line per table of a published board: its result and replay "
+              "(`application/jsonl`; `text/plain` when the request's Accept names only that)."},
         **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found"),
     },
 )
@@ -206,7 +212,10 @@ async def get_tournament_replays(
     """Seed, action log, events and final state of every table whose board is over, with its
     placements and scores: enough to check every result independently."""
     lines = await service.replays_jsonl(_ctx(request), tournament_id, principal)
-    return StreamingResponse(lines, media_type="application/jsonl")
+    accept = request.headers.get("accept", "")
+    plain = "text/plain" in accept and "application/jsonl" not in accept
+    return StreamingResponse(lines, media_type="text/plain; charset=utf-8" if plain
+                             else "application/jsonl")
 
 
 @router.get(

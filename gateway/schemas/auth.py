@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gateway.schemas import WholeNumber
+
 __all__ = [
     "AGENT_NAME_PATTERN",
     "AccessToken",
@@ -67,7 +69,7 @@ class OrganiserTokenRequest(StrictModel):
     kind: Literal["agent", "organiser"] = Field(
         default="agent", description="`organiser` mints a token with the organiser's powers."
     )
-    ttl_s: int | None = Field(default=None, ge=60, description="Lifetime; default from config.")
+    ttl_s: WholeNumber | None = Field(default=None, ge=60, description="Lifetime; default from config.")
 
     model_config = ConfigDict(
         extra="forbid",

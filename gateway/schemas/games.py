@@ -11,7 +11,7 @@ __all__ = ["GameList", "GameOut", "ModeOut", "VariantOut"]
 
 
 class _Out(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True)  # answers: forward-compatible
 
 
 class ModeOut(_Out):

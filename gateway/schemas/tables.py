@@ -1,22 +1,24 @@
 """Wire models of tables, observations, actions, events and replays.
 
 Request models forbid unknown fields and are strict (a string is never read as
-a number). Game-specific parts are built from :func:`engine.registry.all_games`:
-an observation's ``view`` is a union of every game's ``view_model``
-(discriminated by ``game``) and an action body may be any game's structured
-action; the table's own game validates it again. Plain pydantic, no FastAPI:
-the SDK imports these too.
+a number). Answer models ignore fields they do not know: the SDK parses the
+server's answers with them, and a server that adds a field must not break a
+deployed client. Nothing here depends on which games are installed: an
+observation's ``view`` is a plain object and a structured action a generic
+:class:`ActionObject` that the table's own game validates, so a new game
+changes no schema. Plain pydantic, no FastAPI, no engine: the SDK imports these too.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from engine.registry import all_games
+from gateway.schemas import WholeNumber
 
 __all__ = [
+    "ActionObject",
     "ActionRequest",
     "ActionResult",
     "CreateTableRequest",
@@ -44,42 +46,45 @@ class _Request(BaseModel):
 
 
 class _Out(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
 
-def _view_union() -> Any:
-    """Every game's view model, discriminated by its ``game`` literal."""
-    models = [game.view_model for game in all_games().values()]
-    if not models:
-        return dict[str, Any]
-    if len(models) == 1:
-        return models[0]
-    union: Any = Annotated[Union[tuple(models)], Field(discriminator="game")]  # noqa: UP007
-    try:
-        TypeAdapter(union)
-    except PydanticUserError:
-        # A game whose view does not narrow ``game`` to a Literal: still serve it,
-        # as a plain union, rather than refuse to start.
-        union = Union[tuple(models)]  # noqa: UP007
-    return union
+GameView = Annotated[
+    Any,
+    WithJsonSchema({
+        "type": "object",
+        "additionalProperties": True,
+        "description": "The table's game's view for one seat: a JSON object whose members "
+        "the game defines (`GET /v1/games/{game}/rulebook` and the agent guide describe "
+        "them). Every view has `game`; games add members over time, so read it as a "
+        "mapping and ignore what you do not know.",
+        "examples": [{"game": "market-fortune", "turn": 1, "seat": 0}],
+    }),
+]
+"""What one seat sees of a table. On the wire a plain JSON object, never a union of
+the installed games' view models: a client must not break when the server gains a
+game. The server puts the game's own view model here; a client receives a mapping
+(``agents.typed_view`` turns it into the game's model where the engine is installed)."""
 
 
-def _action_union() -> Any:
-    """An action id, or any game's structured action (the table's game re-validates it)."""
-    unions = [game.action_type for game in all_games().values() if getattr(game, "action_type", None)]
-    return Union[(str, *unions)]
+class ActionObject(BaseModel):
+    """A structured action of the table's game: ``kind`` names it, the other members
+    are that action's. Only the table's own game validates it (422 ``action/malformed``
+    when it is not one of its actions), so no other game's actions shape the wire."""
 
+    model_config = ConfigDict(
+        extra="allow",
+        strict=True,
+        json_schema_extra={"examples": [{"kind": "dominate"}]},
+    )
 
-GameView: Any = _view_union()
-"""What one seat sees of a table: the game's own ``view_model``."""
-
-StructuredAction: Any = _action_union()
+    kind: str = Field(description="The action's kind in the table's game, e.g. `dominate`.")
 
 
 class HouseBotSeat(_Request):
     """A seat the server fills with a house bot."""
 
-    seat: int = Field(ge=0, le=11, description="0-based seat number.")
+    seat: WholeNumber = Field(ge=0, le=11, description="0-based seat number.")
     bot: str = Field(default="random", description="A bot listed in the game's `house_bots`.")
 
 
@@ -93,7 +98,7 @@ class CreateTableRequest(_Request):
             "examples": [
                 {
                     "game": "market-fortune",
-                    "mode": "classic",
+                    "mode": "fortune",
                     "seats": 4,
                     "house_bots": [{"seat": 1}, {"seat": 2}, {"seat": 3}],
                     "turn_timeout_s": 60,
@@ -104,7 +109,7 @@ class CreateTableRequest(_Request):
 
     game: str = Field(description="A game name from GET /v1/games.")
     mode: str = Field(description="One of the game's modes.")
-    seats: int = Field(ge=1, le=12)
+    seats: WholeNumber = Field(ge=1, le=12)
     variants: list[str] = Field(default_factory=list, description="Variant names to switch on.")
     options: dict[str, Any] = Field(
         default_factory=dict,
@@ -128,7 +133,7 @@ class CreateTableRequest(_Request):
         description="Feed the game's leaderboard (GET /v1/games/{game}/leaderboard) with "
         "this table's result.",
     )
-    seed: int | None = Field(
+    seed: WholeNumber | None = Field(
         default=None, ge=0, lt=2**63,
         description="Fix the deal for a reproducible table (revealed only by the replay). "
         "The organiser may choose it for any table; an agent only for a table it sits at "
@@ -210,7 +215,7 @@ class ActionRequest(_Request):
     """One decision for your seat.
 
     ``action`` is either a legal action's ``id`` (the simple form) or the
-    structured action object of the table's game (a union on ``kind``).
+    structured action object of the table's game (:class:`ActionObject`).
     ``version`` must be the table's current version (from the observation);
     send an ``Idempotency-Key`` header so a retry is applied at most once.
     """
@@ -218,11 +223,14 @@ class ActionRequest(_Request):
     model_config = ConfigDict(
         extra="forbid",
         strict=True,
-        json_schema_extra={"examples": [{"version": 7, "action": "build:deck:stock"}]},
+        json_schema_extra={"examples": [{"version": 0, "action": "dominate"}]},
     )
 
-    version: int = Field(ge=0)
-    action: StructuredAction = Field(description="An action id string or a structured action.")
+    version: WholeNumber = Field(ge=0)
+    action: str | ActionObject = Field(
+        description="A legal action's `id` from the observation, or the game's structured "
+        "action object (validated by the table's game)."
+    )
 
 
 class EventOut(_Out):

@@ -53,9 +53,9 @@ class CreateTournamentRequest(BaseModel):
                 {
                     "name": "Friday duplicate",
                     "game": "market-fortune",
-                    "mode": "classic",
+                    "mode": "fortune",
                     "seats": 4,
-                    "entrants": ["agt_3f9a0c1d2e4b5a6978c0", "agt_77aa10bc3d2e4f5a6b7c",
+                    "entrants": ["agt_0123456789abcdef0123", "agt_fedcba9876543210fedc",
                                  "bot:greedy", "bot:random"],
                     "format": "duplicate",
                     "boards": 8,

@@ -26,6 +26,7 @@ CONTRACT_CODES = {
     "request/invalid": errors.InvalidRequest,
     "request/not_found": errors.RouteNotFound,
     "request/method_not_allowed": errors.MethodNotAllowed,
+    "request/unreadable": errors.UnreadableBody,
     "rate/limited": errors.RateLimited,
     "server/error": errors.ServerError,
     "game/not_found": errors.GameNotFound,

@@ -1,0 +1,118 @@
+"""A newer server must not break a deployed SDK; the SDK's requests stay strict.
+
+"A newer server" is the real gateway behind a transport that rewrites its
+answers as a later version might: every JSON object gains a member this SDK
+has never heard of, and observations come from a game it does not have
+installed. The transport changes only the answers' bodies; the requests,
+tables and rules are the real app's.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import pytest
+from pydantic import ValidationError
+
+import agents
+from agents import ActionRequest, CreateTableRequest, ObservationOut, TableOut
+from agents.views import typed_view
+from engine.registry import UnknownGame
+
+if TYPE_CHECKING:
+    from conftest import RunningGateway
+
+UNKNOWN_GAME = "a-game-from-the-future"
+
+
+def _grown(value: Any) -> Any:
+    """``value`` with a new member in every object, and an unknown game's view."""
+    if isinstance(value, list):
+        return [_grown(each) for each in value]
+    if not isinstance(value, dict):
+        return value
+    grown = {key: _grown(each) for key, each in value.items()}
+    grown["added_in_a_later_version"] = {"note": "a member this SDK does not know"}
+    if isinstance(grown.get("view"), dict):
+        grown["game"] = UNKNOWN_GAME
+        grown["view"] = {"game": UNKNOWN_GAME, "board": [[None, "x"], ["o", None]], "turn": 3}
+    return grown
+
+
+class NewerServer(httpx.BaseTransport):
+    """Forwards to the real gateway and grows every JSON answer (see :func:`_grown`)."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.HTTPTransport()
+        self.grown = 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self.inner.handle_request(request)
+        response.read()
+        if not response.headers.get("content-type", "").startswith("application/json"):
+            return response
+        self.grown += 1
+        body = json.dumps(_grown(response.json())).encode()
+        headers = {key: value for key, value in response.headers.items()
+                   if key.lower() not in {"content-length", "content-encoding"}}
+        return httpx.Response(response.status_code, headers=headers, content=body,
+                              request=request)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_answers_with_unknown_fields_and_an_unknown_games_view_still_parse(
+    gateway: RunningGateway, short_game: dict[str, Any]
+) -> None:
+    newer = NewerServer()
+    seats = short_game["seats"]
+    with gateway.client(gateway.mint(games=[short_game["game"]]), transport=newer) as client:
+        table = client.create_table(
+            short_game["game"], short_game["mode"], seats, options=short_game["options"],
+            house_bots=[{"seat": seat} for seat in range(1, seats)])
+        assert isinstance(table, TableOut) and table.status == "playing"
+        assert client.table(table.id).seated[0].seat == 0
+        seen = client.observe(table.id, wait=10)  # until seat 0 must act (a bot may open)
+        assert isinstance(seen, ObservationOut)
+        assert seen.game == UNKNOWN_GAME
+        assert seen.view == {"game": UNKNOWN_GAME, "board": [[None, "x"], ["o", None]], "turn": 3}
+        assert seen.legal_actions
+        # The plain mapping is always there; the typed helper needs the game installed.
+        with pytest.raises(UnknownGame):
+            typed_view(seen)
+        result = client.act(table.id, version=seen.version, action=seen.legal_actions[0].id)
+        assert result.version == seen.version + 1 and result.observation is not None
+        assert result.observation.game == UNKNOWN_GAME
+        assert client.games().games and client.me().name
+    assert newer.grown >= 6
+
+
+def test_typed_view_gives_the_games_model_when_the_engine_has_the_game(
+    gateway: RunningGateway, short_game: dict[str, Any]
+) -> None:
+    seats = short_game["seats"]
+    with gateway.client(gateway.mint(games=[short_game["game"]])) as client:
+        table = client.create_table(
+            short_game["game"], short_game["mode"], seats, options=short_game["options"],
+            house_bots=[{"seat": seat} for seat in range(1, seats)])
+        seen = client.observe(table.id)
+    assert isinstance(seen.view, dict) and seen.view["game"] == short_game["game"]
+    from engine.registry import get_game
+
+    typed = typed_view(seen)
+    assert isinstance(typed, get_game(short_game["game"]).view_model)
+    assert typed.model_dump(mode="json") == seen.view
+
+
+@pytest.mark.parametrize(("model", "body"), [
+    (ActionRequest, {"version": 0, "action": "dominate", "unknown": 1}),
+    (ActionRequest, {"version": "0", "action": "dominate"}),
+    (CreateTableRequest, {"game": "market-fortune", "mode": "family", "seats": 2, "colour": "red"}),
+    (agents.HouseBotSeat, {"seat": 1, "bot": "random", "delay": 3}),
+])
+def test_request_models_stay_strict(model: type[Any], body: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        model.model_validate(body)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -37,6 +38,8 @@ from agents._models import (
 )
 
 __all__ = ["ActionBody", "Call", "idempotency_key"]
+
+log = logging.getLogger("agents")
 
 T = TypeVar("T")
 
@@ -309,10 +312,27 @@ def observation(table_id: str, *, wait: float | None = None) -> Call[Observation
     must act or the table ends (for a spectator: until the table changes).
     """
     return Call(
-        "GET", f"/v1/tables/{table_id}/observation", _model(ObservationOut),
+        "GET", f"/v1/tables/{table_id}/observation", _observation_reader(table_id),
         params=_drop_none({"wait": wait}), repeatable=True,
         timeout_s=(wait or 0) + LONG_POLL_GRACE_S if wait else None,
     )
+
+
+def _observation_reader(table_id: str) -> Callable[[httpx.Response], ObservationOut]:
+    """The observation, with a warning logged (``agents`` logger) when the server says the
+    request carried no token: the answer is then the spectator's view, never a turn."""
+    read: Callable[[httpx.Response], ObservationOut] = _model(ObservationOut)
+
+    def warn_if_tokenless(response: httpx.Response) -> ObservationOut:
+        observed = read(response)
+        if observed.spectator_reason == "no_token":
+            log.warning(
+                "table %s: the observation was sent without a token, so it is the spectator's "
+                "view and your seat will never be asked to act; give the client your access "
+                "token", table_id)
+        return observed
+
+    return warn_if_tokenless
 
 
 def act(table_id: str, *, version: int, action: ActionBody, key: str | None = None) -> Call[ActionResult]:

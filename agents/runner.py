@@ -104,6 +104,10 @@ class Runner:
                 )
             result.seat = observation.seat
             if observation.seat is None and observation.status != "finished":
+                if observation.spectator_reason == "no_token":
+                    raise ValueError(f"the observation of table {table_id} was sent without a "
+                                     "token (the server answered the spectator's view): give "
+                                     "the client your access token")
                 raise ValueError(f"this client holds no seat at table {table_id}: join it first")
             if observation.status == "finished":
                 self._catch_up(result, table_id, observation.last_event_id)

@@ -18,6 +18,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from engine.core import Action, EngineError, Event, Game, MalformedAction, Outcome, Seat
 from gateway.errors import ProblemError
+from gateway.principal import Principal
 from gateway.schemas.tables import (
     ActionRequest,
     ActionResult,
@@ -26,10 +27,9 @@ from gateway.schemas.tables import (
 )
 from gateway.security import PendingRevocation
 from gateway.services import quotas
-from gateway.principal import Principal
 from gateway.services.access import may_see, not_found, require_visible
 from gateway.services.context import TableContext
-from gateway.services.observations import observation, outcome_out
+from gateway.services.observations import SinceLastMove, observation, outcome_out
 from gateway.services.records import TableRecord, game_or_problem, problem
 from gateway.store.tables import CommitResult, IdempotencyRecord, TableSnapshot
 
@@ -182,10 +182,25 @@ def advance(
             "data": {"outcome": outcome.model_dump(mode="json")},
         }))
     deadline, bots_due, to_act = schedule_for(record, game, state, now)
-    log_entry = {
+    log_entry: dict[str, Any] = {
         "version": loaded.version + 1, "seat": seat, "action": action.id, "by": by, "at": now,
+        "last_event_id": loaded.snapshot.seq + len(events),
     }
+    asked_at = _asked_at(loaded)
+    if by == "agent" and asked_at is not None:
+        log_entry["decision_s"] = round(max(0.0, now - asked_at), 3)
     return Step(seat, action, record, state, events, log_entry, deadline, bots_due, to_act)
+
+
+def _asked_at(loaded: LoadedTable) -> float | None:
+    """When the table last changed while an agent's seat was to act: the turn clock was
+    set then (its deadline minus the table's clock). An agent's action was asked for at
+    the latest then, so ``now`` minus this is its decision time (the time it thought,
+    plus its network's); ``None`` when no clock runs."""
+    deadline, timeout = loaded.snapshot.deadline, loaded.record.turn_timeout_s
+    if deadline is None or timeout is None:
+        return None
+    return deadline - timeout
 
 
 def finished_text(outcome: Outcome) -> str:
@@ -469,6 +484,8 @@ def _answer(loaded: LoadedTable, step: Step, seat: Seat, action: Action) -> str:
             table_id=table_id, record=step.record, game=loaded.game, state=step.state,
             seat=seat, version=loaded.version + 1, deadline=step.deadline,
             last_event_id=loaded.snapshot.seq + len(step.events),
+            # This very move is the seat's last: nothing happened since.
+            since=SinceLastMove(after=loaded.snapshot.seq + len(step.events), events=[]),
         ),
     )
     return result.model_dump_json()

@@ -40,7 +40,15 @@ from gateway.services.actions import (
     schedule_for,
 )
 from gateway.services.context import TableContext
-from gateway.services.observations import observation, outcome_out
+from gateway.services.observations import (
+    RECENT_EVENTS,
+    RECENT_LOG_ENTRIES,
+    SinceLastMove,
+    SpectatorReason,
+    observation,
+    outcome_out,
+    since_last_move,
+)
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
 from gateway.store.tables import TableSnapshot, TurnEntry
 
@@ -526,7 +534,27 @@ async def observe(
             caller.confirm_still_valid()  # the token may have expired while it waited
         # The seat as of the read told, not as of the first: seats change until the start.
         seat = loaded.record.seat_for(principal)
-    return _observation(table_id, loaded, seat)
+    since = await _since_last_move(ctx, table_id, loaded, seat)
+    reason: SpectatorReason | None = None
+    if seat is None:
+        reason = "no_token" if caller is None else "not_seated"
+    return _observation(table_id, loaded, seat, since=since, spectator_reason=reason)
+
+
+async def _since_last_move(
+    ctx: TableContext, table_id: str, loaded: LoadedTable, seat: int | None
+) -> SinceLastMove | None:
+    """The events ``seat`` may see since its last move, read after the table (one more
+    round trip: the newest log entries and events); ``None`` for a spectator and before
+    the start. Events newer than the observed table are left out."""
+    if seat is None or loaded.record.status == "open":
+        return None
+    log, events = await ctx.store.recent_history(
+        table_id, log_entries=RECENT_LOG_ENTRIES, events=RECENT_EVENTS)
+    return since_last_move(
+        log, events, seat, last_event_id=loaded.snapshot.seq,
+        whole_log=len(log) < RECENT_LOG_ENTRIES,
+    )
 
 
 REMEMBERED_WAIT_MIN_S = 0.05
@@ -567,12 +595,19 @@ def _visible(
     return loaded
 
 
-def _observation(table_id: str, loaded: LoadedTable, seat: int | None) -> ObservationOut:
+def _observation(
+    table_id: str,
+    loaded: LoadedTable,
+    seat: int | None,
+    *,
+    since: SinceLastMove | None,
+    spectator_reason: SpectatorReason | None,
+) -> ObservationOut:
     """The observation of the table as read, for ``seat`` (``None``: a spectator)."""
     return observation(
         table_id=table_id, record=loaded.record, game=loaded.game, state=loaded.state,
         seat=seat, version=loaded.version, deadline=loaded.snapshot.deadline,
-        last_event_id=loaded.snapshot.seq,
+        last_event_id=loaded.snapshot.seq, since=since, spectator_reason=spectator_reason,
     )
 
 

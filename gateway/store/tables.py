@@ -378,6 +378,19 @@ class TableStore:
         entries = await self.redis.lrange(self._log(table_id), 0, -1)
         return [json.loads(entry) for entry in entries]
 
+    async def recent_history(
+        self, table_id: str, *, log_entries: int, events: int
+    ) -> tuple[list[dict[str, Any]], list[StoredEvent]]:
+        """The last ``log_entries`` action-log entries and the last ``events`` events,
+        oldest first, in one round trip (a seat's "since your last move")."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.lrange(self._log(table_id), -log_entries, -1)
+            pipe.xrevrange(self._events(table_id), "+", "-", count=events)
+            log, newest_first = await pipe.execute()
+        stream = self._events(table_id)
+        return ([json.loads(entry) for entry in log],
+                stored_events([[stream, list(reversed(newest_first))]]))
+
     async def events_after(
         self, table_id: str, after: int, *, block_ms: int | None = None, count: int = 500
     ) -> list[StoredEvent]:

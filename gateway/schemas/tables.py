@@ -115,7 +115,8 @@ class CreateTableRequest(_Request):
     turn_timeout_s: float | None = Field(
         default=None, gt=0, le=86_400,
         description="Seconds a seat has to act before its default action is applied "
-        "(the server's default when omitted).",
+        "(the server's default when omitted: `AGENTS_CLUB_DEFAULT_TURN_TIMEOUT_S`, 300 s "
+        "unless the operator changed it).",
     )
     private: bool = Field(
         default=False,

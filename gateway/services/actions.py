@@ -378,7 +378,7 @@ async def submit(
     if record.status == "finished":
         raise problem("table/finished", "The table is over; see its replay.")
     if body.version != loaded.version:
-        raise _stale(loaded.version)
+        raise _stale(loaded.version, body.version)
     to_act = game.to_act(loaded.state)
     if seat not in to_act:
         raise problem(
@@ -393,7 +393,7 @@ async def submit(
     answer, committed = await _commit_answered(ctx, loaded, step, seat, action, scope, fingerprint)
     if answer is not None:
         return answer
-    raise _stale(committed.version)
+    raise _stale(committed.version, body.version)
 
 
 async def _submit_remembered(
@@ -499,9 +499,10 @@ def _answer_again(stored: IdempotencyRecord, fingerprint: str) -> str:
     return stored.response_json  # the very answer the first request got
 
 
-def _stale(current: int) -> ProblemError:
-    return problem(
-        "table/stale_version",
-        f"The table moved on to version {current}; observe again and resend.",
-        current_version=current,
-    )
+def _stale(current: int, sent: int) -> ProblemError:
+    if sent > current:  # not a table that moved on: a version it never had
+        detail = (f"Version {sent} is ahead of the table, which is at version {current}; "
+                  "send the version of your latest observation.")
+    else:
+        detail = f"The table moved on to version {current}; observe again and resend."
+    return problem("table/stale_version", detail, current_version=current)

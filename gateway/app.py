@@ -3,8 +3,9 @@
 ``agents-club serve`` runs ``gateway.app:create_app`` as a uvicorn factory in
 each worker. The lifespan connects Redis (``app.state.redis``), starts the
 table runtime (``gateway.services.runtime.start(app)``: turn-clock sweeper and
-house-bot driver) when that module exists, starts the metrics flusher, and
-undoes all of it at shutdown.
+house-bot driver) when that module exists, starts the metrics flusher and the
+MCP transport (``/mcp``, :mod:`gateway.mcp_server`), and undoes all of it at
+shutdown.
 
 Every error leaves as ``application/problem+json`` with a stable ``code``:
 :class:`~gateway.errors.ProblemError`, unknown paths (``request/not_found``),
@@ -38,6 +39,7 @@ from gateway.config import Settings, get_settings
 from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError
 from gateway.head_middleware import HeadAsGetMiddleware
 from gateway.logging_config import configure_logging
+from gateway.mcp_server import mcp_lifespan, mcp_route
 from gateway.metrics import Metrics
 from gateway.metrics_middleware import RequestMetricsMiddleware
 from gateway.openapi_docs import PROBLEM_CATALOGUE, problem_example
@@ -356,7 +358,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             gc.collect()
             gc.freeze()
             gc.set_threshold(*GC_THRESHOLDS)
-            yield
+            async with mcp_lifespan(app):  # the MCP transport's session manager runs with the app
+                yield
         finally:
             await _stop_tasks(tasks)
             app.state.redis = None
@@ -386,6 +389,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if module is not None:
             _add_routes(app, module.router)
     documented_paths = list(dict.fromkeys(_route_paths(app.router.routes)))
+    app.router.routes.append(mcp_route(app))  # /mcp: MCP over Streamable HTTP (docs/mcp.md)
     _match_busiest_first(app)
     app.openapi = lambda: _problem_openapi(app, documented_paths)  # type: ignore[method-assign]
     return app

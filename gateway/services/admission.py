@@ -262,8 +262,8 @@ async def submit_answers(
             where = ", ".join(".".join(error["loc"][1:]) for error in errors[:5])
             raise ProblemError(
                 422, "request/invalid", "Invalid request",
-                f"Some answers are not of the type their question asks for ({where}); "
-                "nothing was graded and the challenge may still be answered.",
+                f"Some answers do not have the type or shape their question or puzzle asks "
+                f"for ({where}); nothing was graded and the challenge may still be answered.",
                 errors=errors,
             )
     claim = await store.claim_challenge(challenge_id)

@@ -305,15 +305,18 @@ def close_table(table_id: str) -> Call[TableOut]:
     return Call("POST", f"/v1/tables/{table_id}/close", _model(TableOut))
 
 
-def observation(table_id: str, *, wait: float | None = None) -> Call[ObservationOut]:
+def observation(
+    table_id: str, *, wait: float | None = None, tools: str | None = None
+) -> Call[ObservationOut]:
     """``GET /v1/tables/{id}/observation``: my view and what I may do.
 
     With ``wait`` the server holds the answer up to that many seconds until I
     must act or the table ends (for a spectator: until the table changes).
+    ``tools="openai"`` adds a function-calling definition of my legal actions.
     """
     return Call(
         "GET", f"/v1/tables/{table_id}/observation", _observation_reader(table_id),
-        params=_drop_none({"wait": wait}), repeatable=True,
+        params=_drop_none({"wait": wait, "tools": tools}), repeatable=True,
         timeout_s=(wait or 0) + LONG_POLL_GRACE_S if wait else None,
     )
 

@@ -99,8 +99,10 @@ class Runner:
         while True:
             if observation is None:
                 # Held by the server until this seat must act (or the table ends).
+                # A bot that plays by function calling (the LLM agent) names its tool format.
+                tools = getattr(self.bot, "tool_format", None)
                 observation = self._reconnecting(
-                    result, partial(self.client.observe, table_id, wait=wait)
+                    result, partial(self.client.observe, table_id, wait=wait, tools=tools)
                 )
             result.seat = observation.seat
             if observation.seat is None and observation.status != "finished":

@@ -210,6 +210,12 @@ class ObservationOut(_Out):
         "before your first move; at most the newest 100. The summary opens with the same "
         "lines. Null for a spectator and before the table starts.",
     )
+    tools: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="Only when asked for with `?tools=openai`: an OpenAI-compatible function "
+        "definition (`play_action`) whose one argument is an enum of your legal action ids, to "
+        "pass as a chat request's `tools`; empty when you are not to act.",
+    )
     last_move_event_id: int | None = Field(
         default=None,
         description="The id of the last event of your last move (0: you have not moved yet): "

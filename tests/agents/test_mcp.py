@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import json
 import re
 import uuid
@@ -13,10 +14,10 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 import httpx2
+import pytest
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from engine.market_fortune.audit import card_locations, hidden_from
 from engine.registry import get_game
 from gateway.services.records import TableRecord
 from gateway.store.connection import Keys, connect
@@ -109,24 +110,45 @@ def test_the_tools_work_without_a_token_where_http_does(gateway: RunningGateway,
     asyncio.run(run())
 
 
-def test_a_whole_game_through_mcp_names_no_card_its_reader_may_not_see(gateway: RunningGateway) -> None:
-    """Two agents play a Market Fortune table to its end through the tools alone; every
-    tool result (observations, actions, events) is scanned for hidden cards, as
+WHOLE_GAMES = [
+    ("market-fortune", {"mode": "family", "seats": 2, "options": {"turn_limit_per_seat": 12}}),
+    ("hab-und-gut", {"mode": "standard", "seats": 3}),
+]
+"""Per game, a short table MCP agents play in every seat (no house bot: the state read for
+the scan must be the state every reader observes)."""
+
+
+def audit_of(game: str) -> Any:
+    """The game's ``audit`` module: its independent statement of what a seat may not see."""
+    package = type(get_game(game)).__module__.split(".")[1]
+    return importlib.import_module(f"engine.{package}.audit")
+
+
+@pytest.mark.parametrize(("game", "table_fields"), WHOLE_GAMES, ids=[game for game, _ in WHOLE_GAMES])
+def test_a_whole_game_through_mcp_names_no_card_its_reader_may_not_see(
+    gateway: RunningGateway, game: str, table_fields: dict[str, Any]
+) -> None:
+    """Agents play a table to its end through the tools alone; every tool result
+    (observations, actions, events) is scanned for hidden cards, as
     tests/gateway/test_leaks.py scans the HTTP answers."""
-    tokens = [gateway.mint(f"mcp-p{i}-{uuid.uuid4().hex[:6]}") for i in range(2)]
+    seats = table_fields["seats"]
+    tokens = [gateway.mint(f"mcp-p{i}-{uuid.uuid4().hex[:6]}", games=[game]) for i in range(seats)]
+    audit = audit_of(game)
+    hidden_from, card_locations = audit.hidden_from, audit.card_locations
 
     async def run() -> None:
-        async with mcp_client(gateway, tokens[0]) as first, mcp_client(gateway, tokens[1]) as second:
-            clients = [first, second]
-            table = payload(await first.call_tool("create_table", {
-                "game": GAME, "mode": "family", "seats": 2, "seed": 21,
-                "options": {"turn_limit_per_seat": 12}}))
+        async with contextlib.AsyncExitStack() as stack:
+            clients = [await stack.enter_async_context(mcp_client(gateway, token)) for token in tokens]
+            first, second = clients[0], clients[1]
+            table = payload(await first.call_tool("create_table", {"game": game, "seed": 21, **table_fields}))
             listed = payload(await second.call_tool("list_tables", {"status": "open"}))
             assert table["id"] in [t["id"] for t in listed["tables"]]
-            joined = payload(await second.call_tool("join_table", {"table_id": table["id"]}))
-            assert joined["your_seat"] == 1 and joined["status"] == "playing"
-            cursors = [0, 0]
-            told: list[dict[int, Any]] = [{}, {}]
+            for seat, client in enumerate(clients[1:], start=1):
+                joined = payload(await client.call_tool("join_table", {"table_id": table["id"]}))
+                assert joined["your_seat"] == seat
+            assert joined["status"] == "playing"
+            cursors = [0] * seats
+            told: list[dict[int, Any]] = [{} for _ in clients]
             actions = scanned = 0
             cards_seen: set[str] = set()
             for _turn in range(400):

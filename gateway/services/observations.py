@@ -22,12 +22,15 @@ from gateway.services.records import TableRecord
 from gateway.store.tables import StoredEvent
 
 __all__ = [
+    "FIRST_READ_EVENTS",
     "RECENT_EVENTS",
     "RECENT_LOG_ENTRIES",
     "SinceLastMove",
     "SpectatorReason",
+    "last_move",
     "observation",
     "outcome_out",
+    "reaches",
     "since_last_move",
 ]
 
@@ -37,6 +40,10 @@ within them is told only the last :data:`RECENT_EVENTS` events)."""
 
 RECENT_EVENTS = 100
 """The most events "since your last move" lists (the newest ones)."""
+
+FIRST_READ_EVENTS = 32
+"""The newest events read with the log: usually all that happened since a seat's last
+move; only when more did, the newest :data:`RECENT_EVENTS` are read in a second trip."""
 
 SpectatorReason = Literal["no_token", "not_seated"]
 """Why a caller sees the spectator's view: it sent no token, or it holds no seat here."""
@@ -61,32 +68,34 @@ class SinceLastMove:
     events: list[EventOut]
 
 
-def since_last_move(
-    log: Sequence[dict[str, Any]],
-    events: Sequence[StoredEvent],
-    seat: int,
-    *,
-    last_event_id: int,
-    whole_log: bool,
-) -> SinceLastMove:
-    """What ``seat`` may see of ``events`` after its last move in ``log`` (the newest
-    entries of the action log; ``whole_log``: all of it), up to ``last_event_id`` (the
-    table as observed).
+def last_move(log: Sequence[dict[str, Any]], seat: int, *, whole_log: bool) -> int | None:
+    """The id of the last event of ``seat``'s last move in ``log`` (the newest entries of
+    the action log; ``whole_log``: all of it): 0 when it never moved, ``None`` when that
+    is not known (its move is older than the entries, or an older gateway's entry).
 
     A move is an action the seat chose (an agent's or a house bot's), not a
     turn clock's default: after a timeout the seat is told everything since it
-    last chose, the timeout included. Only events whose audience holds ``seat``
-    are kept, so nothing another seat alone may see is ever listed.
+    last chose, the timeout included.
     """
-    after: int | None = None
     for entry in reversed(log):
         if entry.get("seat") == seat and entry.get("by") != "timeout":
             mark = entry.get("last_event_id")
-            after = int(mark) if isinstance(mark, int) else None  # an older gateway's entry
-            break
-    else:
-        if whole_log:
-            after = 0
+            return int(mark) if isinstance(mark, int) else None
+    return 0 if whole_log else None
+
+
+def reaches(events: Sequence[StoredEvent], after: int | None) -> bool:
+    """Whether ``events`` (the newest ones, oldest first) hold every event after ``after``."""
+    return after is not None and (not events or events[0].seq <= after + 1)
+
+
+def since_last_move(
+    events: Sequence[StoredEvent], seat: int, *, after: int | None, last_event_id: int
+) -> SinceLastMove:
+    """What ``seat`` may see of ``events`` (the newest ones, oldest first) after its last
+    move (``after``, from :func:`last_move`), up to ``last_event_id`` (the table as
+    observed). Only events whose audience holds ``seat`` are kept, so nothing another
+    seat alone may see is ever listed."""
     cut = after if after is not None else -1
     listed = [
         EventOut(id=event.seq, kind=event.body["kind"], text=event.body["text"],
@@ -94,9 +103,7 @@ def since_last_move(
         for event in events
         if cut < event.seq <= last_event_id and event.visible_to(seat)
     ]
-    if after is not None and events and events[0].seq > after + 1:
-        after = None  # the read window starts after the move: earlier events are missing
-    return SinceLastMove(after=after, events=listed)
+    return SinceLastMove(after=after if reaches(events, after) else None, events=listed)
 
 
 def _since_lines(since: SinceLastMove) -> list[str]:

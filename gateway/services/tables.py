@@ -41,12 +41,15 @@ from gateway.services.actions import (
 )
 from gateway.services.context import TableContext
 from gateway.services.observations import (
+    FIRST_READ_EVENTS,
     RECENT_EVENTS,
     RECENT_LOG_ENTRIES,
     SinceLastMove,
     SpectatorReason,
+    last_move,
     observation,
     outcome_out,
+    reaches,
     since_last_move,
 )
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
@@ -545,16 +548,17 @@ async def _since_last_move(
     ctx: TableContext, table_id: str, loaded: LoadedTable, seat: int | None
 ) -> SinceLastMove | None:
     """The events ``seat`` may see since its last move, read after the table (one more
-    round trip: the newest log entries and events); ``None`` for a spectator and before
-    the start. Events newer than the observed table are left out."""
+    round trip: the newest log entries and events, and a second one only when more
+    events than that first read holds happened since); ``None`` for a spectator and
+    before the start. Events newer than the observed table are left out."""
     if seat is None or loaded.record.status == "open":
         return None
     log, events = await ctx.store.recent_history(
-        table_id, log_entries=RECENT_LOG_ENTRIES, events=RECENT_EVENTS)
-    return since_last_move(
-        log, events, seat, last_event_id=loaded.snapshot.seq,
-        whole_log=len(log) < RECENT_LOG_ENTRIES,
-    )
+        table_id, log_entries=RECENT_LOG_ENTRIES, events=FIRST_READ_EVENTS)
+    after = last_move(log, seat, whole_log=len(log) < RECENT_LOG_ENTRIES)
+    if len(events) == FIRST_READ_EVENTS and not reaches(events, after):
+        _log, events = await ctx.store.recent_history(table_id, log_entries=1, events=RECENT_EVENTS)
+    return since_last_move(events, seat, after=after, last_event_id=loaded.snapshot.seq)
 
 
 REMEMBERED_WAIT_MIN_S = 0.05

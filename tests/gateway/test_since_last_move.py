@@ -5,12 +5,14 @@ and one that forgot its token waited for a turn that never came)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Any
 
 from fastapi.testclient import TestClient
 
 from gateway.config import Settings
+from gateway.services.observations import FIRST_READ_EVENTS
 from gateway.store.connection import Keys, connect
 from gateway.store.tables import StoredEvent, TableStore
 from tests.gateway.tables_helpers import agents, seated_table
@@ -115,3 +117,38 @@ def test_a_caller_without_a_seat_is_told_it_watches_as_a_spectator(
     assert waiting["summary"].startswith("You sent no token")
     seated = client.get(f"/v1/tables/{opened['id']}/observation", headers=seats[2]).json()
     assert seated["spectator_reason"] is None and seated["since_your_last_move"] is None
+
+
+def test_a_seat_whose_turns_timed_out_is_told_everything_since_it_last_chose(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    """A turn clock's default is not a move of the seat's: after timeouts it is told all
+    since its last own action, timeouts included, even more events than the first read
+    holds (FIRST_READ_EVENTS)."""
+    (seat,) = agents(mint_token, auth, "sleepy", 1)
+    table = client.post("/v1/tables", headers=seat, json={
+        "game": "market-fortune", "mode": "fortune", "seats": 3, "seed": 12, "turn_timeout_s": 0.2,
+        "house_bots": [{"seat": 1}, {"seat": 2}]}).json()
+    url = f"/v1/tables/{table['id']}"
+    deadline = time.monotonic() + 30
+    while True:  # one move of its own
+        seen = client.get(f"{url}/observation", params={"wait": 5}, headers=seat).json()
+        acted = client.post(f"{url}/actions", headers=seat, json={
+            "version": seen["version"], "action": seen["legal_actions"][0]["id"]})
+        if acted.status_code == 200:
+            break
+        assert time.monotonic() < deadline, acted.text
+    mark = acted.json()["observation"]["last_event_id"]
+    while True:  # then asleep while its clock runs out, turn after turn
+        seen = client.get(f"{url}/observation", headers=seat).json()
+        if seen["last_event_id"] - mark > FIRST_READ_EVENTS + 8 or seen["status"] == "finished":
+            break
+        assert time.monotonic() < deadline, "the turn clock did not play for the seat"
+        time.sleep(0.2)
+    told = [event for event in client.get(f"{url}/events", params={"after": mark},
+                                          headers=seat).json()["events"]
+            if event["id"] <= seen["last_event_id"]]
+    assert seen["since_your_last_move"] == told and seen["last_move_event_id"] == mark
+    assert seen["last_event_id"] - mark > FIRST_READ_EVENTS
+    assert any(event["kind"] == "turn.timeout" for event in told)
+    assert seen["summary"].startswith("Since your last move:")

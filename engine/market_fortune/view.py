@@ -12,6 +12,7 @@ from typing import Any, Literal, TypeVar
 
 from engine.core import EngineModel, Outcome, View, construct
 from engine.market_fortune import cards
+from engine.market_fortune.scoring import count
 from engine.market_fortune.state import (
     Investment,
     MarketFortuneState,
@@ -20,7 +21,6 @@ from engine.market_fortune.state import (
     Stage,
     TaskStep,
 )
-from engine.market_fortune.scoring import count
 from engine.text import counted
 
 __all__ = [

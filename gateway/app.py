@@ -352,13 +352,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     name="metrics-flusher",
                 )
             )
-            # Everything built so far (routes, schemas, card tables) lives as long as
-            # the worker: moving it out of the collector's generations keeps full
-            # collections short, which shows in the tail latency (bench/gateway.py).
-            gc.collect()
-            gc.freeze()
-            gc.set_threshold(*GC_THRESHOLDS)
-            async with mcp_lifespan(app):  # the MCP transport's session manager runs with the app
+            # The MCP transport's session manager runs with the app (started before the
+            # freeze below, so its tool schemas are frozen with everything else).
+            async with mcp_lifespan(app):
+                # Everything built so far (routes, schemas, card tables) lives as long as
+                # the worker: moving it out of the collector's generations keeps full
+                # collections short, which shows in the tail latency (bench/gateway.py).
+                gc.collect()
+                gc.freeze()
+                gc.set_threshold(*GC_THRESHOLDS)
                 yield
         finally:
             await _stop_tasks(tasks)

@@ -23,6 +23,7 @@ from gateway.store.tables import StoredEvent
 
 __all__ = [
     "FIRST_READ_EVENTS",
+    "LOG_TAIL",
     "RECENT_EVENTS",
     "RECENT_LOG_ENTRIES",
     "SinceLastMove",
@@ -34,16 +35,21 @@ __all__ = [
     "since_last_move",
 ]
 
+LOG_TAIL = 8
+"""Action-log entries read first to find a seat's last move: it is usually among the
+last few; when it is not, :data:`RECENT_LOG_ENTRIES` are read."""
+
+FIRST_READ_EVENTS = 16
+"""The newest events read with :data:`LOG_TAIL` log entries, in the same round trip:
+usually all that happened since a seat's last move."""
+
 RECENT_LOG_ENTRIES = 64
-"""Action-log entries read back to find a seat's last move (a seat that did not move
-within them is told only the last :data:`RECENT_EVENTS` events)."""
+"""Action-log entries read back at most to find a seat's last move (a seat that did not
+move within them is told only the last :data:`RECENT_EVENTS` events)."""
 
 RECENT_EVENTS = 100
 """The most events "since your last move" lists (the newest ones)."""
 
-FIRST_READ_EVENTS = 32
-"""The newest events read with the log: usually all that happened since a seat's last
-move; only when more did, the newest :data:`RECENT_EVENTS` are read in a second trip."""
 
 SpectatorReason = Literal["no_token", "not_seated"]
 """Why a caller sees the spectator's view: it sent no token, or it holds no seat here."""

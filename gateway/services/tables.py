@@ -42,6 +42,7 @@ from gateway.services.actions import (
 from gateway.services.context import TableContext
 from gateway.services.observations import (
     FIRST_READ_EVENTS,
+    LOG_TAIL,
     RECENT_EVENTS,
     RECENT_LOG_ENTRIES,
     SinceLastMove,
@@ -547,18 +548,30 @@ async def observe(
 async def _since_last_move(
     ctx: TableContext, table_id: str, loaded: LoadedTable, seat: int | None
 ) -> SinceLastMove | None:
-    """The events ``seat`` may see since its last move, read after the table (one more
-    round trip: the newest log entries and events, and a second one only when more
-    events than that first read holds happened since); ``None`` for a spectator and
-    before the start. Events newer than the observed table are left out."""
+    """The events ``seat`` may see since its last move, read after the table: the log's
+    last entries and the newest events in one lean round trip (usually enough), else
+    the log further back and the events after the move; ``None`` for a spectator and before the start. Events
+    newer than the observed table are left out. More than :data:`RECENT_EVENTS` since
+    the move, or a move older than the log read, tell the newest events only."""
     if seat is None or loaded.record.status == "open":
         return None
+    last = loaded.snapshot.seq
+    # One lean round trip usually tells it all: the log's last entries and the newest events.
     log, events = await ctx.store.recent_history(
-        table_id, log_entries=RECENT_LOG_ENTRIES, events=FIRST_READ_EVENTS)
-    after = last_move(log, seat, whole_log=len(log) < RECENT_LOG_ENTRIES)
-    if len(events) == FIRST_READ_EVENTS and not reaches(events, after):
-        _log, events = await ctx.store.recent_history(table_id, log_entries=1, events=RECENT_EVENTS)
-    return since_last_move(events, seat, after=after, last_event_id=loaded.snapshot.seq)
+        table_id, log_entries=LOG_TAIL, events=FIRST_READ_EVENTS)
+    after = last_move(log, seat, whole_log=len(log) < LOG_TAIL)
+    if after is not None and reaches(events, after):
+        return since_last_move(events, seat, after=after, last_event_id=last)
+    if after is None and len(log) == LOG_TAIL:
+        log = await ctx.store.log_tail(table_id, RECENT_LOG_ENTRIES)
+        after = last_move(log, seat, whole_log=len(log) < RECENT_LOG_ENTRIES)
+    if after is not None:
+        # Just the events since the move: usually a handful, parsed and nothing more.
+        events = await ctx.store.events_after(table_id, after, count=RECENT_EVENTS)
+        if len(events) < RECENT_EVENTS or events[-1].seq >= last:
+            return since_last_move(events, seat, after=after, last_event_id=last)
+    events = await ctx.store.newest_events(table_id, RECENT_EVENTS)
+    return since_last_move(events, seat, after=None, last_event_id=last)
 
 
 REMEMBERED_WAIT_MIN_S = 0.05

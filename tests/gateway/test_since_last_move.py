@@ -12,7 +12,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from gateway.config import Settings
-from gateway.services.observations import FIRST_READ_EVENTS
+from gateway.services.observations import LOG_TAIL
 from gateway.store.connection import Keys, connect
 from gateway.store.tables import StoredEvent, TableStore
 from tests.gateway.tables_helpers import agents, seated_table
@@ -123,8 +123,8 @@ def test_a_seat_whose_turns_timed_out_is_told_everything_since_it_last_chose(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
 ) -> None:
     """A turn clock's default is not a move of the seat's: after timeouts it is told all
-    since its last own action, timeouts included, even more events than the first read
-    holds (FIRST_READ_EVENTS)."""
+    since its last own action, timeouts included, even when that action is further back
+    in the log than the first read of it (LOG_TAIL entries)."""
     (seat,) = agents(mint_token, auth, "sleepy", 1)
     table = client.post("/v1/tables", headers=seat, json={
         "game": "market-fortune", "mode": "fortune", "seats": 3, "seed": 12, "turn_timeout_s": 0.2,
@@ -139,9 +139,10 @@ def test_a_seat_whose_turns_timed_out_is_told_everything_since_it_last_chose(
             break
         assert time.monotonic() < deadline, acted.text
     mark = acted.json()["observation"]["last_event_id"]
+    moved_at = acted.json()["version"]  # one log entry per version from here on
     while True:  # then asleep while its clock runs out, turn after turn
         seen = client.get(f"{url}/observation", headers=seat).json()
-        if seen["last_event_id"] - mark > FIRST_READ_EVENTS + 8 or seen["status"] == "finished":
+        if seen["version"] - moved_at > 2 * LOG_TAIL or seen["status"] == "finished":
             break
         assert time.monotonic() < deadline, "the turn clock did not play for the seat"
         time.sleep(0.2)
@@ -149,6 +150,6 @@ def test_a_seat_whose_turns_timed_out_is_told_everything_since_it_last_chose(
                                           headers=seat).json()["events"]
             if event["id"] <= seen["last_event_id"]]
     assert seen["since_your_last_move"] == told and seen["last_move_event_id"] == mark
-    assert seen["last_event_id"] - mark > FIRST_READ_EVENTS
+    assert seen["version"] - moved_at > LOG_TAIL  # its move is older than the first log read
     assert any(event["kind"] == "turn.timeout" for event in told)
     assert seen["summary"].startswith("Since your last move:")

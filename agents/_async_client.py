@@ -342,14 +342,18 @@ class AsyncClient:
         counting against your cap)."""
         return await self.send(endpoints.close_table(table_id))
 
-    async def observe(self, table_id: str, *, wait: float | None = None) -> ObservationOut:
+    async def observe(
+        self, table_id: str, *, wait: float | None = None, tools: str | None = None
+    ) -> ObservationOut:
         """Your view of the table, its version and your legal actions.
 
         ``wait`` (seconds) holds the answer until you must act or the table ends,
         so a bot's loop is: ``observe(wait=...)``, act, repeat (and after an action,
         ``ActionResult.observation`` is already the next observation).
+        ``tools="openai"``: the answer's ``tools`` is a function-calling definition
+        whose argument is an enum of the legal action ids.
         """
-        return await self.send(endpoints.observation(table_id, wait=wait))
+        return await self.send(endpoints.observation(table_id, wait=wait, tools=tools))
 
     async def act(
         self,

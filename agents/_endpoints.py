@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,6 +44,8 @@ from agents._models import (
 )
 
 __all__ = ["ActionBody", "Call", "idempotency_key"]
+
+log = logging.getLogger("agents")
 
 T = TypeVar("T")
 
@@ -319,17 +322,37 @@ def close_table(table_id: str) -> Call[TableOut]:
     return Call("POST", f"/v1/tables/{table_id}/close", _model(TableOut))
 
 
-def observation(table_id: str, *, wait: float | None = None) -> Call[ObservationOut]:
+def observation(
+    table_id: str, *, wait: float | None = None, tools: str | None = None
+) -> Call[ObservationOut]:
     """``GET /v1/tables/{id}/observation``: my view and what I may do.
 
     With ``wait`` the server holds the answer up to that many seconds until I
     must act or the table ends (for a spectator: until the table changes).
+    ``tools="openai"`` adds a function-calling definition of my legal actions.
     """
     return Call(
-        "GET", f"/v1/tables/{table_id}/observation", _model(ObservationOut),
-        params=_drop_none({"wait": wait}), repeatable=True,
+        "GET", f"/v1/tables/{table_id}/observation", _observation_reader(table_id),
+        params=_drop_none({"wait": wait, "tools": tools}), repeatable=True,
         timeout_s=(wait or 0) + LONG_POLL_GRACE_S if wait else None,
     )
+
+
+def _observation_reader(table_id: str) -> Callable[[httpx.Response], ObservationOut]:
+    """The observation, with a warning logged (``agents`` logger) when the server says the
+    request carried no token: the answer is then the spectator's view, never a turn."""
+    read: Callable[[httpx.Response], ObservationOut] = _model(ObservationOut)
+
+    def warn_if_tokenless(response: httpx.Response) -> ObservationOut:
+        observed = read(response)
+        if observed.spectator_reason == "no_token":
+            log.warning(
+                "table %s: the observation was sent without a token, so it is the spectator's "
+                "view and your seat will never be asked to act; give the client your access "
+                "token", table_id)
+        return observed
+
+    return warn_if_tokenless
 
 
 def act(table_id: str, *, version: int, action: ActionBody, key: str | None = None) -> Call[ActionResult]:

@@ -99,11 +99,17 @@ class Runner:
         while True:
             if observation is None:
                 # Held by the server until this seat must act (or the table ends).
+                # A bot that plays by function calling (the LLM agent) names its tool format.
+                tools = getattr(self.bot, "tool_format", None)
                 observation = self._reconnecting(
-                    result, partial(self.client.observe, table_id, wait=wait)
+                    result, partial(self.client.observe, table_id, wait=wait, tools=tools)
                 )
             result.seat = observation.seat
             if observation.seat is None and observation.status != "finished":
+                if observation.spectator_reason == "no_token":
+                    raise ValueError(f"the observation of table {table_id} was sent without a "
+                                     "token (the server answered the spectator's view): give "
+                                     "the client your access token")
                 raise ValueError(f"this client holds no seat at table {table_id}: join it first")
             if observation.status == "finished":
                 self._catch_up(result, table_id, observation.last_event_id)

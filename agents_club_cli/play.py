@@ -49,7 +49,7 @@ from agents import (
     TableOut,
     load_bot,
 )
-from agents.llm import API_KEY_ENV, ChatClient, LlmAgent, Transcript, pass_admission
+from agents.llm import API_KEY_ENV, ChatClient, LlmAgent, Transcript, cost_totals, pass_admission
 from agents.runner import Runner
 from agents_club_cli.failures import failure_lines
 from agents_club_cli.organiser_key import KEY_ENV, default_data_dir, find_organiser_key
@@ -141,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
             bot = house_or_own if house_or_own is not None else _llm_agent(args, client, chat, game)
             say(f"playing table {table_id} at {args.server} with {args.bot}")
             result = Runner(client, bot, printer=say, poll_wait_s=args.poll_wait).play(table_id)
+            report = cost_report(client, result.table_id, bot)
     except (ValueError, ImportError) as wrong:
         print(f"agents-club play: {wrong}", file=sys.stderr)
         return 2
@@ -151,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"table {result.table_id}: {_verdict(result.won, result.outcome)}")
     if isinstance(bot, LlmAgent) and bot.fallbacks:
         print(f"LLM fallbacks: {len(bot.fallbacks)} of {counted(bot.decisions, 'decision')}")
+    for line in report if not args.quiet else ():
+        print(line)
     return 0
 
 
@@ -181,6 +184,41 @@ def _play_tournament(args: argparse.Namespace, client: Client, house_or_own: Bot
             future.result()  # a table's failure ends the run with its error
     print(f"tournament {args.tournament} is over: {counted(len(played), 'table')} played")
     return 0
+
+
+def cost_report(client: Client, table_id: str, bot: Bot) -> list[str]:
+    """The end-of-game lines on time and cost: each agent seat's decision times as the
+    gateway measured them (from the replay's action log), and for the LLM agent its
+    tokens and the time it waited for the model. Nothing when the replay cannot be read
+    (a table closed before it started)."""
+    lines: list[str] = []
+    try:
+        log = client.replay(table_id).log
+    except AgentsClubError:
+        log = []
+    per_seat: dict[int, list[float]] = {}
+    for entry in log:
+        if entry.by == "agent" and entry.decision_s is not None:
+            per_seat.setdefault(entry.seat, []).append(entry.decision_s)
+    if per_seat:
+        lines.append("Decision times (gateway clock, from being asked to the action): " + "; ".join(
+            f"seat {seat}: {counted(len(times), 'decision')}, mean {sum(times) / len(times):.1f} s, "
+            f"slowest {max(times):.1f} s" for seat, times in sorted(per_seat.items())))
+    if isinstance(bot, LlmAgent) and bot.costs:
+        costs = [cost for cost in bot.costs if cost.table_id == table_id]
+        totals = cost_totals(costs)
+        if totals["prompt_tokens"] is None or totals["completion_tokens"] is None:
+            tokens = "tokens not reported by the endpoint"
+        else:
+            tokens = f"{totals['prompt_tokens']} prompt + {totals['completion_tokens']} completion tokens"
+        via = ", ".join(f"{sum(c.via == kind for c in costs)} by {kind}"
+                        for kind in ("tool", "text", "fallback") if any(c.via == kind for c in costs))
+        lines.append(
+            f"LLM cost: {counted(len(costs), 'decision')} ({via}), {tokens}, "
+            f"{counted(sum(c.requests for c in costs), 'request')}, {totals['llm_s']:.1f} s waiting for "
+            f"the model; decisions took {totals['decision_s']:.1f} s (slowest "
+            f"{totals['slowest_decision_s']:.1f} s)")
+    return lines
 
 
 def _verdict(won: bool, outcome: OutcomeOut | None) -> str:

@@ -5,8 +5,9 @@ each worker. The lifespan connects Redis (``app.state.redis``, a bounded pool:
 ``AGENTS_CLUB_REDIS_MAX_CONNECTIONS``), starts the worker's one reader for held
 waits (``app.state.waiters``, :mod:`gateway.services.waiters`), starts the
 table runtime (``gateway.services.runtime.start(app)``: turn-clock sweeper and
-house-bot driver) when that module exists, starts the metrics flusher, and
-undoes all of it at shutdown.
+house-bot driver) when that module exists, starts the metrics flusher and the
+MCP transport (``/mcp``, :mod:`gateway.mcp_server`), and undoes all of it at
+shutdown.
 
 Every error leaves as ``application/problem+json`` with a stable ``code``:
 :class:`~gateway.errors.ProblemError`, unknown paths (``request/not_found``),
@@ -43,6 +44,7 @@ from gateway.config import Settings, get_settings
 from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError
 from gateway.head_middleware import HeadAsGetMiddleware
 from gateway.logging_config import configure_logging
+from gateway.mcp_server import mcp_lifespan, mcp_route
 from gateway.metrics import Metrics
 from gateway.metrics_middleware import RequestMetricsMiddleware
 from gateway.openapi_docs import PROBLEM_CATALOGUE, problem_example
@@ -422,13 +424,16 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
                     name="metrics-flusher",
                 )
             )
-            # Everything built so far (routes, schemas, card tables) lives as long as
-            # the worker: moving it out of the collector's generations keeps full
-            # collections short, which shows in the tail latency (bench/gateway.py).
-            gc.collect()
-            gc.freeze()
-            gc.set_threshold(*GC_THRESHOLDS)
-            yield
+            # The MCP transport's session manager runs with the app (started before the
+            # freeze below, so its tool schemas are frozen with everything else).
+            async with mcp_lifespan(app):
+                # Everything built so far (routes, schemas, card tables) lives as long as
+                # the worker: moving it out of the collector's generations keeps full
+                # collections short, which shows in the tail latency (bench/gateway.py).
+                gc.collect()
+                gc.freeze()
+                gc.set_threshold(*GC_THRESHOLDS)
+                yield
         finally:
             await _stop_tasks(tasks)
             await waiters.aclose()
@@ -466,6 +471,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
         if module is not None:
             _add_routes(app, module.router)
     documented_paths = list(dict.fromkeys(_route_paths(app.router.routes)))
+    app.router.routes.append(mcp_route(app))  # /mcp: MCP over Streamable HTTP (docs/mcp.md)
     _match_busiest_first(app)
     app.openapi = lambda: _problem_openapi(app, documented_paths)  # type: ignore[method-assign]
     return app

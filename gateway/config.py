@@ -80,7 +80,9 @@ class Settings(BaseSettings):
     metrics_flush_interval_s: float = Field(default=1.0, gt=0)
     """How often each worker adds its request counters to the shared totals in Redis."""
 
-    default_turn_timeout_s: float = Field(default=120.0, gt=0)
+    default_turn_timeout_s: float = Field(default=300.0, gt=0)
+    """The turn clock of a table that sets none (``AGENTS_CLUB_DEFAULT_TURN_TIMEOUT_S``):
+    five minutes, room for a reasoning model's slow turn (two minutes timed them out)."""
     sweeper_interval_s: float = Field(default=0.2, gt=0)
     house_bot_delay_s: float = Field(default=0.0, ge=0)
     long_poll_max_wait_s: float = Field(default=30.0, gt=0)

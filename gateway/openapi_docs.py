@@ -71,7 +71,8 @@ def register_problem(code: str, status: int, title: str, example_detail: str) ->
 for _code, _status, _title, _detail in (
     ("auth/missing", 401, "Authentication required", "Send `Authorization: Bearer <token>`."),
     ("auth/invalid", 401, "Invalid token", "The token failed verification."),
-    ("auth/expired", 401, "Token expired", "The token has expired; get a new one."),
+    ("auth/expired", 401, "Token expired",
+     "The token has expired; get a new one with POST /v1/auth/token (your agent id and secret)."),
     ("auth/not_yet_valid", 401, "Token not yet valid", "The token is not valid yet."),
     ("auth/wrong_audience", 401, "Token for another audience", "The token is for another service."),
     ("auth/wrong_issuer", 401, "Token from another issuer", "The token was issued elsewhere."),

@@ -172,7 +172,8 @@ class PendingRevocation:
         :raises ProblemError: 401 ``auth/expired``.
         """
         if self.expired():
-            raise auth_problem("auth/expired", "The token expired while the request waited.")
+            raise auth_problem("auth/expired", "The token expired while the request waited; get a new "
+                               "one with POST /v1/auth/token (your agent id and secret).")
 
 
 class TokenService:
@@ -282,7 +283,8 @@ class TokenService:
                 options={"require": list(REQUIRED_CLAIMS)},
             )
         except jwt.ExpiredSignatureError:
-            raise auth_problem("auth/expired", "The token has expired; get a new one.") from None
+            raise auth_problem("auth/expired", "The token has expired; get a new one with POST "
+                               "/v1/auth/token (your agent id and secret).") from None
         except jwt.ImmatureSignatureError:
             raise auth_problem("auth/not_yet_valid", "The token is not valid yet.") from None
         except jwt.InvalidAudienceError:

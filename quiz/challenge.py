@@ -3,7 +3,8 @@
 :func:`generate` draws a challenge from a bank: questions from distinct
 categories (chosen at random, then one template in each) and one puzzle of a
 random kind. :func:`grade` checks a submission and reports a score and the
-categories missed, never an expected answer. :class:`PassRule` says what a
+categories missed, never an expected answer; :func:`shape_errors` says first
+which answers are not of their question's type. :class:`PassRule` says what a
 pass is (by default every question and the puzzle).
 """
 
@@ -14,12 +15,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from quiz.bank import QuizBank
 from quiz.model import Grade, IssuedChallenge, IssuedPuzzle, QuestionAnswer
 from quiz.puzzles import UnsolvablePuzzle
-from quiz.questions import is_correct, render
+from quiz.questions import canonical, is_correct, render
 
-__all__ = ["PUZZLE_CATEGORY", "PassRule", "generate", "grade"]
+__all__ = ["PUZZLE_CATEGORY", "PassRule", "generate", "grade", "shape_errors"]
 
 PUZZLE_CATEGORY = "puzzle"
 """The name :class:`~quiz.model.Grade` uses for a failed puzzle in ``missed_categories``."""
@@ -95,3 +98,57 @@ def grade(
         puzzle_solved=solved,
         missed_categories=tuple(missed),
     )
+
+
+def shape_errors(
+    bank: QuizBank,
+    challenge: IssuedChallenge,
+    answers: Mapping[str, Any],
+    puzzle_answer: Mapping[str, Any],
+) -> list[dict[str, Any]]:
+    """Every answer that is not of its question's type, and every way the puzzle answer
+    does not fit its kind's shape; empty when the submission may be graded.
+
+    Each error is ``{"loc": [...], "msg": ..., "type": ...}`` as ``request/invalid``
+    lists them (``loc`` from the body: ``["body", "answers", "q2"]``). An error tells
+    only what the challenge already shows (the format, the option ids), never whether
+    an answer is right: a wrongly typed ``"4"`` for an integer question is refused
+    before grading instead of being graded wrong and spending the one submission.
+    """
+    errors: list[dict[str, Any]] = []
+    asked = {issued.question.id: issued.question for issued in challenge.questions}
+    for question_id, question in asked.items():
+        loc = ["body", "answers", question_id]
+        if question_id not in answers:
+            errors.append({"loc": loc, "msg": "Field required", "type": "missing"})
+            continue
+        answer = answers[question_id]
+        if question.format == "single_choice":
+            options = ", ".join(option.id for option in question.options)
+            if not isinstance(answer, str):
+                errors.append({"loc": loc, "msg": f"Must be one of the option ids ({options}) "
+                               "as a string", "type": "string_type"})
+            elif canonical(question, answer) is None:
+                errors.append({"loc": loc, "msg": f"Must be one of the option ids ({options})",
+                               "type": "literal_error"})
+        elif question.format == "integer":
+            if isinstance(answer, bool) or not isinstance(answer, int):
+                errors.append({"loc": loc, "msg": "Must be a JSON integer (4, not \"4\")",
+                               "type": "int_type"})
+        elif canonical(question, answer) is None:
+            errors.append({"loc": loc, "msg": "Must be true or false (JSON booleans, not "
+                           "\"true\")", "type": "bool_type"})
+    for question_id in sorted(set(answers) - set(asked)):
+        errors.append({"loc": ["body", "answers", question_id],
+                       "msg": f"No such question; answer {', '.join(asked)}",
+                       "type": "extra_forbidden"})
+    model = bank.puzzle_kind(challenge.puzzle.puzzle.kind).answer_model
+    try:
+        model.model_validate(dict(puzzle_answer))
+    except ValidationError as error:
+        errors.extend(
+            {"loc": ["body", "puzzle", *(str(part) for part in e["loc"])], "msg": e["msg"],
+             "type": e["type"]}
+            for e in error.errors(include_input=False, include_url=False)
+        )
+    return errors

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Protocol, runtime_checkable
 
+from pydantic import BaseModel
+
 from quiz.model import IssuedPuzzle
 
 __all__ = ["MAX_GUESS_CHANCE", "PuzzleKind", "UnsolvablePuzzle"]
@@ -34,6 +36,13 @@ class PuzzleKind(Protocol):
 
     name: str
     """Stable machine name, e.g. ``best_portfolio``."""
+
+    @property
+    def answer_model(self) -> type[BaseModel]:
+        """The answer's shape (strict, unknown fields refused): an answer that does not
+        fit it is refused before grading (``request/invalid``), so a typo never spends
+        a challenge."""
+        ...
 
     def generate(self, seed: int) -> IssuedPuzzle:
         """A solvable puzzle for ``seed`` whose guess chance is at most :data:`MAX_GUESS_CHANCE`.

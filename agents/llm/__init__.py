@@ -6,9 +6,9 @@ comes from the ``AGENTS_CLUB_LLM_API_KEY`` environment variable.
 
 from __future__ import annotations
 
-from agents.llm._chat import API_KEY_ENV, ChatClient, ChatError
+from agents.llm._chat import API_KEY_ENV, ChatClient, ChatError, ChatReply, ToolsRefused
 from agents.llm.admission import pass_admission
-from agents.llm.agent import Fallback, LlmAgent
+from agents.llm.agent import DecisionCost, Fallback, LlmAgent, cost_totals
 from agents.llm.parsing import ParsedChoice, parse_action_reply
 from agents.llm.transcript import Transcript
 
@@ -16,10 +16,14 @@ __all__ = [
     "API_KEY_ENV",
     "ChatClient",
     "ChatError",
+    "ChatReply",
+    "DecisionCost",
     "Fallback",
     "LlmAgent",
     "ParsedChoice",
+    "ToolsRefused",
     "Transcript",
+    "cost_totals",
     "parse_action_reply",
     "pass_admission",
 ]

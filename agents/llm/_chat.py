@@ -1,12 +1,14 @@
 """A minimal client for any OpenAI-compatible ``/chat/completions`` endpoint.
 
-Only what the agent needs: send a list of messages, get the reply's text.
+Only what the agent needs: send a list of messages (and, for function calling,
+tools), get the reply's text or tool call, with the tokens and time it cost.
 The key comes from the environment (:data:`API_KEY_ENV`) so it never lands in
 a command line, a transcript or a log line.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -15,7 +17,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["API_KEY_ENV", "ChatClient", "ChatError", "ChatMessage"]
+__all__ = ["API_KEY_ENV", "ChatClient", "ChatError", "ChatMessage", "ChatReply", "ToolsRefused"]
 
 API_KEY_ENV = "AGENTS_CLUB_LLM_API_KEY"
 """The environment variable that holds the LLM endpoint's API key."""
@@ -26,6 +28,24 @@ ChatMessage = dict[str, str]
 
 class ChatError(RuntimeError):
     """The LLM endpoint failed or answered with something that is not a chat completion."""
+
+
+class ToolsRefused(ChatError):
+    """The endpoint refused a request because it carried ``tools`` (no function calling):
+    ask again in plain text."""
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """One completion: its text, the arguments of its first tool call (when the model
+    called a tool), the tokens the endpoint counted, and how long it took."""
+
+    text: str
+    tool_arguments: dict[str, Any] | None = None
+    tool_name: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_s: float = 0.0
 
 
 @dataclass
@@ -62,11 +82,27 @@ class ChatClient:
 
         :raises ChatError: when the endpoint keeps failing or answers oddly.
         """
+        return self.reply(messages).text
+
+    def reply(
+        self, messages: Sequence[ChatMessage], *, tools: Sequence[dict[str, Any]] | None = None
+    ) -> ChatReply:
+        """The completion of ``messages``; with ``tools`` the model must call one of them
+        (``tool_choice: required``), and the call's arguments come back parsed.
+
+        :raises ToolsRefused: when the endpoint answers 400/404/422 to a request with
+            ``tools`` (it has no function calling).
+        :raises ChatError: when the endpoint keeps failing or answers oddly.
+        """
         body: dict[str, Any] = {
             "model": self.model,
             "messages": list(messages),
             "temperature": self.temperature,
         }
+        if tools:
+            body["tools"] = list(tools)
+            body["tool_choice"] = "required"
+        started = time.monotonic()
         for attempt in range(self.max_retries + 1):
             try:
                 response = self._http.post("chat/completions", json=body)
@@ -80,9 +116,11 @@ class ChatClient:
                     raise ChatError(f"LLM endpoint answered {response.status_code}")
                 time.sleep(_retry_after(response, attempt))
                 continue
+            if tools and response.status_code in (400, 404, 422):
+                raise ToolsRefused(f"LLM endpoint answered {response.status_code} to a request with tools")
             if response.status_code >= 400:
                 raise ChatError(f"LLM endpoint answered {response.status_code}")
-            return _reply_text(response)
+            return _reply(response, time.monotonic() - started)
         raise ChatError("LLM endpoint kept failing")  # pragma: no cover - loop always returns
 
     def close(self) -> None:
@@ -101,12 +139,39 @@ def _retry_after(response: httpx.Response, attempt: int) -> float:
     return min(2.0**attempt * 0.5, 8.0)
 
 
-def _reply_text(response: httpx.Response) -> str:
-    """The first choice's message content of a chat-completions answer."""
+def _reply(response: httpx.Response, latency_s: float) -> ChatReply:
+    """The first choice of a chat-completions answer: its content, its first tool call's
+    arguments, and the usage the endpoint reported."""
     try:
         payload = response.json()
-        content = payload["choices"][0]["message"]["content"]
-    except (ValueError, KeyError, IndexError, TypeError) as odd:
+        message = payload["choices"][0]["message"]
+        content = message.get("content")
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as odd:
         raise ChatError("LLM endpoint answered without a chat completion") from odd
-    # Some endpoints send null content (e.g. a refusal); the agent treats it as unusable.
-    return content if isinstance(content, str) else ""
+    arguments: dict[str, Any] | None = None
+    name: str | None = None
+    calls = message.get("tool_calls") or []
+    if isinstance(calls, list) and calls and isinstance(calls[0], dict):
+        function = calls[0].get("function") or {}
+        name = function.get("name") if isinstance(function.get("name"), str) else None
+        raw = function.get("arguments")
+        try:
+            parsed = json.loads(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            parsed = None
+        arguments = parsed if isinstance(parsed, dict) else {}
+    usage = payload.get("usage") if isinstance(payload, dict) else None
+    usage = usage if isinstance(usage, dict) else {}
+    return ChatReply(
+        # Some endpoints send null content (e.g. a refusal); the agent treats it as unusable.
+        text=content if isinstance(content, str) else "",
+        tool_arguments=arguments,
+        tool_name=name,
+        prompt_tokens=_count(usage.get("prompt_tokens")),
+        completion_tokens=_count(usage.get("completion_tokens")),
+        latency_s=round(latency_s, 3),
+    )
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

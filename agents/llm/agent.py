@@ -10,21 +10,25 @@ fallback and records why. Everything is written to the game's transcript.
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agents.bot import Bot
-from agents.llm._chat import ChatClient, ChatError, ChatMessage
+from agents.llm._chat import ChatClient, ChatError, ChatMessage, ChatReply, ToolsRefused
 from agents.llm.parsing import parse_action_reply
 from agents.llm.prompts import retry_message, rules_digest, system_message, turn_message
 from agents.llm.transcript import Transcript
+from gateway.schemas.tools import ACTION_TOOL, openai_tools
 
 if TYPE_CHECKING:
     from agents._models import Observation
     from agents.runner import GameResult
 
-__all__ = ["DEFAULT_MAX_ATTEMPTS", "Fallback", "LlmAgent"]
+__all__ = ["DEFAULT_MAX_ATTEMPTS", "DecisionCost", "Fallback", "LlmAgent", "cost_totals"]
 
 DEFAULT_MAX_ATTEMPTS = 3
 """Replies asked for per decision before falling back."""
@@ -43,11 +47,35 @@ class Fallback:
         return f"Fallback({self.table_id!r}, v{self.version}, {self.action_id!r}: {self.reason})"
 
 
+@dataclass(frozen=True)
+class DecisionCost:
+    """What one decision cost: the model's tokens (as the endpoint counted them; ``None``
+    when it did not say), its requests, the time spent waiting for it, and the
+    decision's whole time (prompting, retries and parsing included)."""
+
+    table_id: str
+    version: int
+    requests: int
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    llm_s: float
+    decision_s: float
+    via: str
+    """``tool`` (a function call), ``text`` (an id in the reply's text) or ``fallback``."""
+
+
 class LlmAgent(Bot):
     """Plays from a chat model's replies.
 
     ``transcripts`` is the folder where each table's JSONL transcript goes
     (``<table id>-seat<N>.jsonl``); ``None`` keeps no transcript.
+
+    With ``use_tools`` (the default) it asks the gateway for a function-calling
+    definition of the legal actions (``tool_format``, which the runner passes as
+    ``?tools=openai``) and the model for a call of it, so it cannot name an
+    illegal move; an endpoint that refuses requests with tools switches the agent
+    to plain text for the rest of its life. Each decision's tokens and time are
+    recorded (``costs``, and a ``decision`` record in the transcript).
     """
 
     def __init__(
@@ -59,6 +87,7 @@ class LlmAgent(Bot):
         transcripts: Path | None = None,
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         printer: Callable[[str], None] | None = None,
+        use_tools: bool = True,
     ) -> None:
         self.chat = chat
         self.digest = rules_digest(rulebook)
@@ -69,7 +98,14 @@ class LlmAgent(Bot):
         self.fallbacks: list[Fallback] = []
         self.decisions = 0
         self.retries = 0
+        self.use_tools = use_tools
+        self.costs: list[DecisionCost] = []
         self._open: dict[str, Transcript] = {}
+
+    @property
+    def tool_format(self) -> str | None:
+        """``openai`` while the agent plays by function calling; ``None`` in plain text."""
+        return "openai" if self.use_tools else None
 
     def transcript_for(self, table_id: str, seat: int | None) -> Transcript | None:
         """The transcript of ``table_id`` (created on first use), or None without a folder."""
@@ -84,6 +120,7 @@ class LlmAgent(Bot):
     def choose(self, observation: Observation) -> str:
         """Ask the model; retry unusable replies; fall back to the first legal action."""
         self.decisions += 1
+        started = time.monotonic()
         legal = observation.legal_actions
         ids = [option.id for option in legal]
         transcript = self.transcript_for(observation.table_id, observation.seat)
@@ -91,31 +128,67 @@ class LlmAgent(Bot):
             system_message(self.game_title, self.digest),
             turn_message(observation.summary, legal, seat=observation.seat or 0, version=observation.version),
         ]
+        replies: list[ChatReply] = []
         reason = "no reply"
         for attempt in range(1, self.max_attempts + 1):
             _log(transcript, "prompt", version=observation.version, attempt=attempt, message=messages[-1])
             try:
-                reply = self.chat.complete(messages)
+                reply = self._ask(messages, observation, transcript)
             except ChatError as failure:
                 reason = f"the LLM endpoint failed: {failure}"
                 _log(transcript, "error", version=observation.version, attempt=attempt, reason=reason)
                 break  # the client already retried the endpoint; asking again now rarely helps
-            parsed = parse_action_reply(reply, ids)
-            _log(transcript, "reply", version=observation.version, attempt=attempt, reply=reply,
-                 action=parsed.action_id, problem=parsed.reason or None)  # fmt: skip
-            if parsed.action_id is not None:
-                _log(transcript, "choice", version=observation.version, action=parsed.action_id, attempts=attempt)
-                return parsed.action_id
-            reason = parsed.reason
+            replies.append(reply)
+            action_id, reason, said = _chosen(reply, ids)
+            _log(transcript, "reply", version=observation.version, attempt=attempt, reply=said,
+                 action=action_id, problem=reason or None, prompt_tokens=reply.prompt_tokens,
+                 completion_tokens=reply.completion_tokens, latency_s=reply.latency_s)  # fmt: skip
+            if action_id is not None:
+                _log(transcript, "choice", version=observation.version, action=action_id, attempts=attempt)
+                self._cost(observation, replies, started, "tool" if reply.tool_arguments is not None else "text",
+                           transcript)
+                return action_id
             if attempt < self.max_attempts:
                 self.retries += 1
-                messages += [{"role": "assistant", "content": reply}, retry_message(reason, legal)]
+                messages += [{"role": "assistant", "content": said}, retry_message(reason, legal)]
         fallback = Fallback(observation.table_id, observation.version, ids[0], reason)
         self.fallbacks.append(fallback)
         _log(transcript, "fallback", version=observation.version, action=fallback.action_id, reason=reason)
+        self._cost(observation, replies, started, "fallback", transcript)
         if self.printer is not None:
             self.printer(f"  ? fallback to {fallback.action_id}: {reason}")
         return fallback.action_id
+
+    def _ask(self, messages: list[ChatMessage], observation: Observation, transcript: Transcript | None) -> ChatReply:
+        """One completion: by function calling while the endpoint takes tools, else in text."""
+        if self.use_tools:
+            tools = observation.tools or openai_tools(observation.legal_actions)
+            try:
+                return self.chat.reply(messages, tools=tools)
+            except ToolsRefused as refused:
+                self.use_tools = False
+                _log(transcript, "tools_refused", version=observation.version, reason=str(refused))
+        return self.chat.reply(messages)
+
+    def _cost(
+        self, observation: Observation, replies: list[ChatReply], started: float, via: str,
+        transcript: Transcript | None,
+    ) -> None:
+        """Record what the decision cost (tokens summed only when every reply counted them)."""
+        def total(counts: list[int | None]) -> int | None:
+            return None if not counts or any(c is None for c in counts) else sum(c for c in counts if c is not None)
+
+        cost = DecisionCost(
+            table_id=observation.table_id, version=observation.version, requests=len(replies),
+            prompt_tokens=total([r.prompt_tokens for r in replies]),
+            completion_tokens=total([r.completion_tokens for r in replies]),
+            llm_s=round(sum(r.latency_s for r in replies), 3),
+            decision_s=round(time.monotonic() - started, 3), via=via,
+        )
+        self.costs.append(cost)
+        _log(transcript, "decision", version=cost.version, via=via, requests=cost.requests,
+             prompt_tokens=cost.prompt_tokens, completion_tokens=cost.completion_tokens,
+             llm_s=cost.llm_s, decision_s=cost.decision_s)
 
     def game_over(self, result: GameResult) -> None:
         """Close the table's transcript with the result and this game's counts."""
@@ -124,12 +197,46 @@ class LlmAgent(Bot):
             return
         outcome = result.outcome.model_dump() if result.outcome is not None else None
         fallbacks = [f.reason for f in self.fallbacks if f.table_id == result.table_id]
+        costs = [cost for cost in self.costs if cost.table_id == result.table_id]
         transcript.record(
             "result", outcome=outcome, won=result.won, actions=result.actions,
             fallbacks=len(fallbacks), fallback_reasons=fallbacks, refused=result.refused,
+            decisions=len(costs), **cost_totals(costs),
         )  # fmt: skip
 
 
 def _log(transcript: Transcript | None, kind: str, **fields: object) -> None:
     if transcript is not None:
         transcript.record(kind, **fields)
+
+
+def _chosen(reply: ChatReply, ids: list[str]) -> tuple[str | None, str, str]:
+    """The legal id a reply names (or ``None``), why it names none, and the reply as text
+    for the conversation (a tool call is written out)."""
+    if reply.tool_arguments is not None:
+        said = reply.text or f"(called {reply.tool_name or ACTION_TOOL} with {json.dumps(reply.tool_arguments)})"
+        action = reply.tool_arguments.get("action")
+        if isinstance(action, str) and action in ids:
+            return action, "", said
+        if reply.text:  # a model that also wrote its choice out: read the text too
+            parsed = parse_action_reply(reply.text, ids)
+            if parsed.action_id is not None:
+                return parsed.action_id, "", said
+        return None, f"the {ACTION_TOOL} call named {action!r}, which is not a legal action id", said
+    parsed = parse_action_reply(reply.text, ids)
+    return parsed.action_id, parsed.reason, reply.text
+
+
+def cost_totals(costs: list[DecisionCost]) -> dict[str, float | int | None]:
+    """Sums over decisions: tokens (``None`` unless every decision counted them), LLM seconds
+    and decision seconds (total and slowest)."""
+    def summed(values: list[int | None]) -> int | None:
+        return None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)
+
+    return {
+        "prompt_tokens": summed([c.prompt_tokens for c in costs]),
+        "completion_tokens": summed([c.completion_tokens for c in costs]),
+        "llm_s": round(sum(c.llm_s for c in costs), 3),
+        "decision_s": round(sum(c.decision_s for c in costs), 3),
+        "slowest_decision_s": max((c.decision_s for c in costs), default=0.0),
+    }

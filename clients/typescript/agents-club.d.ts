@@ -553,8 +553,9 @@ export interface paths {
          * Your view, the version, who acts and your legal actions (optionally waiting for your turn)
          * @description Seated callers get their seat's view and, when they must act, their legal
          *     actions (send one's ``id`` with ``version`` to the actions endpoint). Without a
-         *     token, or without a seat, this is the spectator's view. ``summary`` says the same
-         *     in plain words for language models.
+         *     token, or without a seat, this is the spectator's view (``spectator_reason`` says
+         *     why). ``summary`` says the same in plain words for language models, opening with
+         *     what happened since your last move (``since_your_last_move``).
          *
          *     A bot's whole loop can be ``observation?wait=30`` then an action: the answer
          *     comes when the bot is to act (``legal_actions`` not empty), when the table is
@@ -1257,7 +1258,7 @@ export interface components {
             seed?: number | null;
             /**
              * Turn Timeout S
-             * @description Seconds a seat has to act before its default action is applied (the server's default when omitted).
+             * @description Seconds a seat has to act before its default action is applied (the server's default when omitted: `AGENTS_CLUB_DEFAULT_TURN_TIMEOUT_S`, 300 s unless the operator changed it).
              */
             turn_timeout_s?: number | null;
             /**
@@ -1596,6 +1597,16 @@ export interface components {
              * @enum {string}
              */
             by: "agent" | "house_bot" | "timeout";
+            /**
+             * Decision S
+             * @description An agent's decision time: seconds from when the table last changed with its seat to act (when it was asked) to when its action came; null for house bots, turn-clock defaults and tables without a turn clock.
+             */
+            decision_s?: number | null;
+            /**
+             * Last Event Id
+             * @description The id of the last event this action made (null in logs of older gateway versions).
+             */
+            last_event_id?: number | null;
             /** Seat */
             seat: number;
             /** Version */
@@ -1638,6 +1649,11 @@ export interface components {
              */
             last_event_id: number;
             /**
+             * Last Move Event Id
+             * @description The id of the last event of your last move (0: you have not moved yet): `since_your_last_move` holds what you may see after it. Null when that move is older than the listed events (read `/events?after=` for more) or for a spectator.
+             */
+            last_move_event_id?: number | null;
+            /**
              * Legal Actions
              * @description Yours, sorted by id; empty when not to act.
              */
@@ -1648,6 +1664,16 @@ export interface components {
              * @description Your seat; null for a spectator.
              */
             seat: number | null;
+            /**
+             * Since Your Last Move
+             * @description The events your seat may see since its last move (its last chosen action), oldest first: what the other seats did meanwhile. From the table's start before your first move; at most the newest 100. The summary opens with the same lines. Null for a spectator and before the table starts.
+             */
+            since_your_last_move?: components["schemas"]["EventOut"][] | null;
+            /**
+             * Spectator Reason
+             * @description Why this is the spectator's view: `no_token` (the request carried no `Authorization` header) or `not_seated` (your agent holds no seat here); null when you observe your own seat. The summary's first line says the same.
+             */
+            spectator_reason?: ("no_token" | "not_seated") | null;
             /**
              * Status
              * @enum {string}
@@ -1665,6 +1691,13 @@ export interface components {
              * @description Seats that must decide now.
              */
             to_act: number[];
+            /**
+             * Tools
+             * @description Only when asked for with `?tools=openai`: an OpenAI-compatible function definition (`play_action`) whose one argument is an enum of your legal action ids, to pass as a chat request's `tools`; empty when you are not to act.
+             */
+            tools?: {
+                [key: string]: unknown;
+            }[] | null;
             /**
              * Version
              * @description Send this back with your action.
@@ -4329,6 +4362,8 @@ export interface operations {
             query?: {
                 /** @description Seconds to hold the answer until it is worth sending: for a seated caller until it must act or the table ends; for anyone else until the table changes. 0 (the default) answers at once. The server holds it at most `AGENTS_CLUB_LONG_POLL_MAX_WAIT_S` (30 s by default), then answers with the view as it is: observe again to keep waiting. */
                 wait?: number;
+                /** @description `openai`: add `tools`, an OpenAI-compatible function definition whose argument is an enum of your legal action ids (for function calling). */
+                tools?: "openai";
             };
             header?: never;
             path: {

@@ -235,7 +235,8 @@ def take_random(
 def _reveal(state: MarketFortuneState, viewer: int, shown: int, section: str, events: list[Event]) -> MarketFortuneState:
     """Show ``shown``'s whole hand to ``viewer`` only (12.8, 12.19)."""
     seen = state.seats[shown].hand + state.seats[shown].strategies
-    state = set_seat(state, viewer, revealed=Reveal(source=shown, cards=seen, section=section))
+    state = set_seat(state, viewer, revealed=Reveal(
+        source=shown, cards=seen, section=section, turn=state.turn, game_number=state.game_number))
     events.append(event("reveal", f"Seat {shown} showed its hand to seat {viewer} ({section}).", seat=viewer, shown=shown))
     names = ", ".join(seen) if seen else "nothing"
     events.append(event("reveal", f"Seat {shown}'s hand: {names}.", (viewer,), seat=viewer, shown=shown, cards=list(seen)))

@@ -278,7 +278,7 @@ def _declare(state: MarketFortuneState, seat: int, events: list[Event]) -> Marke
         )
     )
     if result.total >= cards.VICTORY_VALUE:
-        return _finish(state, (seat,), "victory", events, f"Seat {seat} counts {result.total}M and wins (8.2).", value=result.total)
+        return _finish(state, (seat,), "victory", events, f"Seat {seat} counts {result.total}M and wins (8.1, 9.2).", value=result.total)
     events.append(event("count_failed", f"Seat {seat} is short of {cards.VICTORY_VALUE}M and must return an investment (8.2).", seat=seat))
     task = Task(seat=seat, step="return", section="8.2")
     return evolve(state, {"stage": "ending", "tasks": (task, *state.tasks)})

@@ -145,6 +145,10 @@ class Reveal(EngineModel):
     source: int
     cards: tuple[str, ...]
     section: str
+    turn: int | None = None
+    """The turn it was shown in (``None`` in states stored before turns were kept)."""
+    game_number: int | None = None
+    """The game of a match it was shown in (Championship plays several)."""
 
 
 @dataclass(frozen=True, slots=True)

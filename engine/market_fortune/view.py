@@ -12,6 +12,7 @@ from typing import Any, Literal, TypeVar
 
 from engine.core import EngineModel, Outcome, View, construct
 from engine.market_fortune import cards
+from engine.market_fortune.scoring import count
 from engine.market_fortune.state import (
     Investment,
     MarketFortuneState,
@@ -385,6 +386,50 @@ _STAGE_TEXT: dict[str, str] = {
 }
 
 
+def _innovation(inv: InvestmentView) -> str:
+    """An attached Innovation card (12.22), as the investment's line names it."""
+    return f", with {_LABELS[inv.innovation]} attached" if inv.innovation else ""
+
+
+def _when(revealed: Reveal, seen: MarketFortuneView) -> str:
+    """When a reveal happened: its turn (and game, in a match), for the seat to judge
+    how stale what it saw may be."""
+    if revealed.turn is None:
+        return ""
+    game = (f" of game {revealed.game_number}"
+            if revealed.game_number is not None and revealed.game_number != seen.game_number else "")
+    return f", turn {revealed.turn}{game}"
+
+
+def _target(mode: str, match_target: int) -> str:
+    """What wins in this mode (8.3, 9.1-9.3)."""
+    if mode == "family":
+        return f"Target (family, 8.3): the first seat to form {cards.INVESTMENTS_TO_WIN} investments wins."
+    fortune = (f"{cards.INVESTMENTS_TO_WIN} investments and a count of "
+               f"{cards.VICTORY_VALUE}M or more at the count (8.1, 8.2)")
+    if mode == "championship":
+        return (f"Target (championship, 9.3): a game is won with {fortune}; the winner adds its "
+                f"count to its match total, and a match total of {match_target}M wins the match.")
+    return f"Target (fortune, 9.2): {fortune}."
+
+
+def _standing(state: MarketFortuneState, seat: int) -> str:
+    """The mode's target and where the seat stands: its investments and the count it
+    would make now (8.1), all of which it can see (its own cards and Strategies)."""
+    mode = state.config.mode
+    mine = state.seats[seat]
+    target = _target(mode, state.config.match_target)
+    formed = f"you have {counted(len(mine.investments), 'investment')} of {cards.INVESTMENTS_TO_WIN}"
+    if mode == "family":
+        return f"{target} Now {formed}."
+    now = count(mine)
+    standing = (f"{target} Now {formed}; counted now they would make {now.total}M (cards {now.cards}M, "
+                f"Compound Interest {now.compound}M, greens {now.greens}M, yellows {now.yellows}M)")
+    if mode == "championship":
+        standing += f"; your match total is {mine.match_total}M"
+    return standing + "."
+
+
 def summary(state: MarketFortuneState, seat: int | None) -> str:
     """Plain text of ``view(state, seat)`` for language models."""
     seen = view(state, seat)
@@ -401,13 +446,16 @@ def summary(state: MarketFortuneState, seat: int | None) -> str:
         for number, inv in enumerate(seen.investments, 1):
             assert inv.stock is not None and inv.ret is not None
             extras = (" face up" if inv.face_up else " face down") + (" marked +2M" if inv.marked else "")
-            lines.append(f"Your investment {number}: {_names((inv.stock, inv.ret))} = {inv.value}M,{extras}.")
+            lines.append(f"Your investment {number}: {_names((inv.stock, inv.ret))} = {inv.value}M,{extras}{_innovation(inv)}.")
         if seen.revealed is not None:
-            lines.append(f"Seat {seen.revealed.source} showed you ({seen.revealed.section}): {_names(seen.revealed.cards)}.")
+            lines.append(f"Seat {seen.revealed.source} showed you ({seen.revealed.section}{_when(seen.revealed, seen)}): {_names(seen.revealed.cards)}.")
+        lines.append(_standing(state, seat))
+    else:
+        lines.append(_target(seen.mode, state.config.match_target))
     for player in seen.players:
         if player.seat == seat:
             continue
-        up = [f"{inv.stock}+{inv.ret}" for inv in player.investments if inv.face_up]
+        up = [f"{inv.stock}+{inv.ret}{_innovation(inv)}" for inv in player.investments if inv.face_up]
         extra = f" (face up: {', '.join(up)})" if up else ""
         lines.append(
             f"Seat {player.seat}: {counted(player.hand_count, 'building card')}, "

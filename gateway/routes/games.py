@@ -12,6 +12,7 @@ from engine.registry import all_games
 from gateway.openapi_docs import problem_responses, register_problem
 from gateway.schemas.games import GameList, GameOut, ModeOut, VariantOut
 from gateway.services.records import game_or_problem, problem
+from gateway.services.rulebooks import rulebook_text
 
 __all__ = ["router"]
 
@@ -64,7 +65,7 @@ async def get_rulebook(
     lang: Annotated[str, Query(pattern="^[a-z]{2}$", description="Language code.")] = "en",
 ) -> PlainTextResponse:
     """The project's own rulebook (English; other languages when written)."""
-    rules = game_or_problem(game)
+    text = rulebook_text(game)
     if lang != "en":
         raise problem("rulebook/not_found", f"The {game} rulebook is not written in {lang!r}.")
-    return PlainTextResponse(rules.rulebook(), media_type="text/markdown; charset=utf-8")
+    return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")

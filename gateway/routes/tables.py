@@ -33,6 +33,7 @@ from gateway.schemas.tables import (
     TableOut,
     TableStatus,
 )
+from gateway.schemas.tools import ToolFormat, openai_tools
 from gateway.services import actions as actions_service
 from gateway.services import events as events_service
 from gateway.services import tables as tables_service
@@ -232,16 +233,23 @@ async def observe_table(
         "`AGENTS_CLUB_LONG_POLL_MAX_WAIT_S` (30 s by default), then answers with the "
         "view as it is: observe again to keep waiting.",
     )] = 0,
+    tools: Annotated[ToolFormat | None, Query(
+        description="`openai`: add `tools`, an OpenAI-compatible function definition whose "
+        "argument is an enum of your legal action ids (for function calling).",
+    )] = None,
 ) -> Response:
     """Seated callers get their seat's view and, when they must act, their legal
     actions (send one's ``id`` with ``version`` to the actions endpoint). Without a
-    token, or without a seat, this is the spectator's view. ``summary`` says the same
-    in plain words for language models.
+    token, or without a seat, this is the spectator's view (``spectator_reason`` says
+    why). ``summary`` says the same in plain words for language models, opening with
+    what happened since your last move (``since_your_last_move``).
 
     A bot's whole loop can be ``observation?wait=30`` then an action: the answer
     comes when the bot is to act (``legal_actions`` not empty), when the table is
     over (``status`` ``finished``), or after ``wait`` seconds with neither."""
     seen = await tables_service.observe(_ctx(request), table_id, caller, wait=wait)
+    if tools is not None:
+        seen = seen.model_copy(update={"tools": openai_tools(seen.legal_actions)})
     # Made by our own code as an ObservationOut: sent as its JSON, it skips FastAPI's
     # second validation of the answer bots ask for every turn.
     return Response(seen.model_dump_json(by_alias=True), media_type="application/json")

@@ -120,7 +120,8 @@ class CreateTableRequest(_Request):
     turn_timeout_s: float | None = Field(
         default=None, gt=0, le=86_400,
         description="Seconds a seat has to act before its default action is applied "
-        "(the server's default when omitted).",
+        "(the server's default when omitted: `AGENTS_CLUB_DEFAULT_TURN_TIMEOUT_S`, 300 s "
+        "unless the operator changed it).",
     )
     private: bool = Field(
         default=False,
@@ -209,6 +210,31 @@ class ObservationOut(_Out):
     deadline: float | None = Field(description="When the turn clock runs out (epoch seconds).")
     last_event_id: int = Field(description="Resume events after this id.")
     outcome: OutcomeOut | None = None
+    spectator_reason: Literal["no_token", "not_seated"] | None = Field(
+        default=None,
+        description="Why this is the spectator's view: `no_token` (the request carried no "
+        "`Authorization` header) or `not_seated` (your agent holds no seat here); null when "
+        "you observe your own seat. The summary's first line says the same.",
+    )
+    since_your_last_move: list[EventOut] | None = Field(
+        default=None,
+        description="The events your seat may see since its last move (its last chosen "
+        "action), oldest first: what the other seats did meanwhile. From the table's start "
+        "before your first move; at most the newest 100. The summary opens with the same "
+        "lines. Null for a spectator and before the table starts.",
+    )
+    tools: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="Only when asked for with `?tools=openai`: an OpenAI-compatible function "
+        "definition (`play_action`) whose one argument is an enum of your legal action ids, to "
+        "pass as a chat request's `tools`; empty when you are not to act.",
+    )
+    last_move_event_id: int | None = Field(
+        default=None,
+        description="The id of the last event of your last move (0: you have not moved yet): "
+        "`since_your_last_move` holds what you may see after it. Null when that move is "
+        "older than the listed events (read `/events?after=` for more) or for a spectator.",
+    )
 
 
 class ActionRequest(_Request):
@@ -277,6 +303,13 @@ class LogEntryOut(_Out):
     action: str
     by: Literal["agent", "house_bot", "timeout"]
     at: float = Field(description="When it was applied (epoch seconds).")
+    last_event_id: int | None = Field(
+        default=None, description="The id of the last event this action made (null in logs "
+        "of older gateway versions).")
+    decision_s: float | None = Field(
+        default=None, description="An agent's decision time: seconds from when the table last "
+        "changed with its seat to act (when it was asked) to when its action came; null for "
+        "house bots, turn-clock defaults and tables without a turn clock.")
 
 
 class ReplayOut(_Out):

@@ -29,7 +29,7 @@ from gateway.security import PendingRevocation
 from gateway.services import quotas
 from gateway.services.access import may_see, not_found, require_visible
 from gateway.services.context import TableContext
-from gateway.services.observations import observation, outcome_out
+from gateway.services.observations import SinceLastMove, observation, outcome_out
 from gateway.services.records import TableRecord, game_or_problem, problem
 from gateway.store.tables import CommitResult, IdempotencyRecord, TableSnapshot
 
@@ -183,10 +183,25 @@ def advance(
             "data": {"outcome": outcome.model_dump(mode="json")},
         }))
     deadline, bots_due, to_act = schedule_for(record, game, state, now)
-    log_entry = {
+    log_entry: dict[str, Any] = {
         "version": loaded.version + 1, "seat": seat, "action": action.id, "by": by, "at": now,
+        "last_event_id": loaded.snapshot.seq + len(events),
     }
+    asked_at = _asked_at(loaded)
+    if by == "agent" and asked_at is not None:
+        log_entry["decision_s"] = round(max(0.0, now - asked_at), 3)
     return Step(seat, action, record, state, events, log_entry, deadline, bots_due, to_act)
+
+
+def _asked_at(loaded: LoadedTable) -> float | None:
+    """When the table last changed while an agent's seat was to act: the turn clock was
+    set then (its deadline minus the table's clock). An agent's action was asked for at
+    the latest then, so ``now`` minus this is its decision time (the time it thought,
+    plus its network's); ``None`` when no clock runs."""
+    deadline, timeout = loaded.snapshot.deadline, loaded.record.turn_timeout_s
+    if deadline is None or timeout is None:
+        return None
+    return deadline - timeout
 
 
 def finished_text(outcome: Outcome) -> str:
@@ -375,7 +390,7 @@ async def submit(
     if record.status == "finished":
         raise problem("table/finished", "The table is over; see its replay.")
     if body.version != loaded.version:
-        raise _stale(loaded.version)
+        raise _stale(loaded.version, body.version)
     try:
         to_act = game.to_act(loaded.state)
         if seat not in to_act:
@@ -397,7 +412,7 @@ async def submit(
     answer, committed = await _commit_answered(ctx, loaded, step, seat, action, scope, fingerprint)
     if answer is not None:
         return answer
-    raise _stale(committed.version)
+    raise _stale(committed.version, body.version)
 
 
 async def _submit_remembered(
@@ -488,6 +503,8 @@ def _answer(loaded: LoadedTable, step: Step, seat: Seat, action: Action) -> str:
             table_id=table_id, record=step.record, game=loaded.game, state=step.state,
             seat=seat, version=loaded.version + 1, deadline=step.deadline,
             last_event_id=loaded.snapshot.seq + len(step.events),
+            # This very move is the seat's last: nothing happened since.
+            since=SinceLastMove(after=loaded.snapshot.seq + len(step.events), events=[]),
         ),
     )
     return result.model_dump_json()
@@ -501,9 +518,10 @@ def _answer_again(stored: IdempotencyRecord, fingerprint: str) -> str:
     return stored.response_json  # the very answer the first request got
 
 
-def _stale(current: int) -> ProblemError:
-    return problem(
-        "table/stale_version",
-        f"The table moved on to version {current}; observe again and resend.",
-        current_version=current,
-    )
+def _stale(current: int, sent: int) -> ProblemError:
+    if sent > current:  # not a table that moved on: a version it never had
+        detail = (f"Version {sent} is ahead of the table, which is at version {current}; "
+                  "send the version of your latest observation.")
+    else:
+        detail = f"The table moved on to version {current}; observe again and resend."
+    return problem("table/stale_version", detail, current_version=current)

@@ -41,7 +41,7 @@ from gateway.store.auth import AgentNameTaken, AgentNotFound, AuthStore
 
 # Submodules, not the ``quiz`` package's re-exports: an editable install made
 # before ``quiz/__init__.py`` existed still maps ``quiz`` as a namespace package.
-from quiz.challenge import PassRule, generate, grade
+from quiz.challenge import PassRule, generate, grade, shape_errors
 from quiz.model import IssuedChallenge, QuestionAnswer
 from quiz.registry import NoQuiz, all_banks, get_bank
 
@@ -247,7 +247,25 @@ async def submit_answers(
     answers: dict[str, QuestionAnswer],
     puzzle_answer: dict[str, Any],
 ) -> AdmissionPassed:
-    """Grade the one submission a challenge accepts; register or extend the agent on a pass."""
+    """Grade the one submission a challenge accepts; register or extend the agent on a pass.
+
+    An answer of the wrong type, or a puzzle answer of the wrong shape, is refused
+    with 422 ``request/invalid`` naming each field before the challenge is claimed:
+    it may be answered again.
+    """
+    peeked = await store.peek_challenge(challenge_id)
+    if peeked is not None:
+        issued_challenge = StoredChallenge.model_validate_json(peeked)
+        errors = shape_errors(get_bank(issued_challenge.game), issued_challenge.issued,
+                              answers, puzzle_answer)
+        if errors:
+            where = ", ".join(".".join(error["loc"][1:]) for error in errors[:5])
+            raise ProblemError(
+                422, "request/invalid", "Invalid request",
+                f"Some answers do not have the type or shape their question or puzzle asks "
+                f"for ({where}); nothing was graded and the challenge may still be answered.",
+                errors=errors,
+            )
     claim = await store.claim_challenge(challenge_id)
     if claim.status == "missing":
         raise ProblemError(404, "admission/not_found", "Challenge not found",

@@ -43,7 +43,19 @@ from gateway.services.actions import (
     schedule_for,
 )
 from gateway.services.context import TableContext
-from gateway.services.observations import observation, outcome_out
+from gateway.services.observations import (
+    FIRST_READ_EVENTS,
+    LOG_TAIL,
+    RECENT_EVENTS,
+    RECENT_LOG_ENTRIES,
+    SinceLastMove,
+    SpectatorReason,
+    last_move,
+    observation,
+    outcome_out,
+    reaches,
+    since_last_move,
+)
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
 from gateway.store.admission import AdmissionStore
 from gateway.store.tables import CommitResult, IdempotencyRecord, TableSnapshot, TurnEntry
@@ -684,7 +696,40 @@ async def observe(
             caller.confirm_still_valid()  # the token may have expired while it waited
         # The seat as of the read told, not as of the first: seats change until the start.
         seat = loaded.record.seat_for(principal)
-    return _observation(table_id, loaded, seat)
+    since = await _since_last_move(ctx, table_id, loaded, seat)
+    reason: SpectatorReason | None = None
+    if seat is None:
+        reason = "no_token" if caller is None else "not_seated"
+    return _observation(table_id, loaded, seat, since=since, spectator_reason=reason)
+
+
+async def _since_last_move(
+    ctx: TableContext, table_id: str, loaded: LoadedTable, seat: int | None
+) -> SinceLastMove | None:
+    """The events ``seat`` may see since its last move, read after the table: the log's
+    last entries and the newest events in one lean round trip (usually enough), else
+    the log further back and the events after the move; ``None`` for a spectator and before the start. Events
+    newer than the observed table are left out. More than :data:`RECENT_EVENTS` since
+    the move, or a move older than the log read, tell the newest events only."""
+    if seat is None or loaded.record.status == "open":
+        return None
+    last = loaded.snapshot.seq
+    # One lean round trip usually tells it all: the log's last entries and the newest events.
+    log, events = await ctx.store.recent_history(
+        table_id, log_entries=LOG_TAIL, events=FIRST_READ_EVENTS)
+    after = last_move(log, seat, whole_log=len(log) < LOG_TAIL)
+    if after is not None and reaches(events, after):
+        return since_last_move(events, seat, after=after, last_event_id=last)
+    if after is None and len(log) == LOG_TAIL:
+        log = await ctx.store.log_tail(table_id, RECENT_LOG_ENTRIES)
+        after = last_move(log, seat, whole_log=len(log) < RECENT_LOG_ENTRIES)
+    if after is not None:
+        # Just the events since the move: usually a handful, parsed and nothing more.
+        events = await ctx.store.events_after(table_id, after, count=RECENT_EVENTS)
+        if len(events) < RECENT_EVENTS or events[-1].seq >= last:
+            return since_last_move(events, seat, after=after, last_event_id=last)
+    events = await ctx.store.newest_events(table_id, RECENT_EVENTS)
+    return since_last_move(events, seat, after=None, last_event_id=last)
 
 
 REMEMBERED_WAIT_MIN_S = 0.05
@@ -725,12 +770,19 @@ def _visible(
     return loaded
 
 
-def _observation(table_id: str, loaded: LoadedTable, seat: int | None) -> ObservationOut:
+def _observation(
+    table_id: str,
+    loaded: LoadedTable,
+    seat: int | None,
+    *,
+    since: SinceLastMove | None,
+    spectator_reason: SpectatorReason | None,
+) -> ObservationOut:
     """The observation of the table as read, for ``seat`` (``None``: a spectator)."""
     return observation(
         table_id=table_id, record=loaded.record, game=loaded.game, state=loaded.state,
         seat=seat, version=loaded.version, deadline=loaded.snapshot.deadline,
-        last_event_id=loaded.snapshot.seq,
+        last_event_id=loaded.snapshot.seq, since=since, spectator_reason=spectator_reason,
     )
 
 

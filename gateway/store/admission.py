@@ -94,6 +94,19 @@ class AdmissionStore:
             pipe.pexpire(key, lifetime_ms)
             await pipe.execute()
 
+    async def peek_challenge(self, challenge_id: str) -> str | None:
+        """A challenge's payload while it may still be answered (not answered, not late),
+        without claiming it; ``None`` otherwise (the claim then says why). The payload
+        never changes, so a check made on it still holds at the claim."""
+        moment = self.clock()
+        payload, expires_at, answered = await self.redis.hmget(
+            self._challenge_key(challenge_id), ["payload", "expires_at", "answered"])
+        if payload is None or expires_at is None or answered is not None:
+            return None
+        if moment > float(expires_at):
+            return None
+        return payload.decode() if isinstance(payload, bytes) else str(payload)
+
     async def claim_challenge(self, challenge_id: str) -> ClaimResult:
         """Take a challenge for grading: only the first in-time claim gets its payload."""
         moment = self.clock()

@@ -426,6 +426,31 @@ class TableStore:
         entries = await self.redis.lrange(self._log(table_id), 0, -1)
         return [json.loads(entry) for entry in entries]
 
+    async def recent_history(
+        self, table_id: str, *, log_entries: int, events: int
+    ) -> tuple[list[dict[str, Any]], list[StoredEvent]]:
+        """The last ``log_entries`` action-log entries and the last ``events`` events,
+        oldest first, in one lean round trip (an observation's "since your last move")."""
+        stream = self._events(table_id)
+        log, newest_first = no_errors(await round_trip(
+            self.redis,
+            ("LRANGE", self._log(table_id), -log_entries, -1),
+            ("XREVRANGE", stream, "+", "-", "COUNT", events),
+        ))
+        return ([json.loads(entry) for entry in log or []],
+                stored_events([[stream, list(reversed(newest_first or []))]]))
+
+    async def log_tail(self, table_id: str, count: int) -> list[dict[str, Any]]:
+        """The last ``count`` action-log entries, oldest first (a seat's last move)."""
+        entries = await self.redis.lrange(self._log(table_id), -count, -1)
+        return [json.loads(entry) for entry in entries]
+
+    async def newest_events(self, table_id: str, count: int) -> list[StoredEvent]:
+        """The last ``count`` events, oldest first."""
+        stream = self._events(table_id)
+        newest_first = await self.redis.xrevrange(stream, "+", "-", count=count)
+        return stored_events([[stream, list(reversed(newest_first or []))]])
+
     async def events_after(
         self, table_id: str, after: int, *, count: int = 500
     ) -> list[StoredEvent]:

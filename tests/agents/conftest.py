@@ -242,7 +242,9 @@ class ScriptedLlm:
         first_user = next(m["content"] for m in messages if m["role"] == "user")
         attempt = sum(1 for m in messages if m["role"] == "assistant")
         text = self._answer(first_user, attempt)
-        return httpx.Response(200, json={"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]})
+        return httpx.Response(200, json={
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
 
     def _answer(self, prompt: str, attempt: int) -> str:
         question = _QUESTION.match(prompt)

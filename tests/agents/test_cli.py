@@ -32,7 +32,11 @@ def test_play_opens_a_table_with_house_bots_and_plays_it_to_the_end(
     assert code == 0
     assert printed.startswith("playing table ")
     assert "> seat 0 plays " in printed and "Every seat is taken" in printed
-    assert printed.rstrip().splitlines()[-1].startswith("table ") and " finished (" in printed
+    *_, result_line, times = printed.rstrip().splitlines()
+    assert result_line.startswith("table ") and " finished (" in printed
+    # the gateway's clock of each agent seat's decisions closes the report
+    assert re.fullmatch(r"Decision times \(gateway clock, from being asked to the action\): seat 0: "
+                        r"\d+ decisions?, mean \d+\.\d s, slowest \d+\.\d s", times), times
 
 
 def test_play_joins_an_existing_table_with_a_token(
@@ -227,6 +231,12 @@ def test_play_with_the_llm_agent_admits_then_plays(
     transcripts = {path.name for path in (tmp_path / "transcripts").iterdir()}
     assert f"admission-{scripted.agent_name}.jsonl" in transcripts
     assert any(name.endswith("-seat0.jsonl") for name in transcripts) and len(transcripts) == 2
+    # the end-of-game report: the gateway's decision times and the model's cost
+    assert "Decision times (gateway clock, from being asked to the action): seat 0: " in printed
+    cost = next(line for line in printed.splitlines() if line.startswith("LLM cost: "))
+    decisions = int(re.search(r"LLM cost: (\d+) decision", cost).group(1))  # type: ignore[union-attr]
+    assert f"{100 * decisions} prompt + {10 * decisions} completion tokens" in cost, cost
+    assert " s waiting for the model; decisions took " in cost
     # The saved credentials are enough to come back later, without a token or a quiz.
     code = main([
         "play", "--server", gateway.base_url, "--credentials", str(credentials), "--bot", "random",

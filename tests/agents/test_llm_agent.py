@@ -139,4 +139,4 @@ def test_a_failing_llm_endpoint_falls_back_and_says_why(
     assert route.call_count == 2  # the endpoint was retried once, then given up on for this decision
     assert len(agent.fallbacks) == 1 and "LLM endpoint failed" in agent.fallbacks[0].reason
     kinds = [record["kind"] for record in Transcript(tmp_path / f"{table.id}-seat0.jsonl").records()]
-    assert kinds == ["game", "prompt", "error", "fallback"]
+    assert kinds == ["game", "prompt", "error", "fallback", "decision"]

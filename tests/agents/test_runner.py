@@ -87,3 +87,24 @@ def test_a_turn_announced_with_its_first_action_is_printed_before_that_move(gate
     for at in announcements:  # never between a move and the events that move caused
         assert not lines[at - 1].startswith("> ")
     assert lines[-1].endswith(f"after {result.actions} actions — {result.outcome.text}")
+
+
+def test_a_tokenless_observation_is_warned_about_and_stops_the_runner(
+    gateway: RunningGateway, short_game: dict[str, Any], caplog: Any
+) -> None:
+    """The server answers a request without a token with the spectator's view: the SDK
+    logs a warning and the runner (which plays the LLM agent too) says so, instead of
+    waiting for a turn that never comes."""
+    with gateway.client(gateway.mint()) as seated:
+        table = seated.create_table(**short_game, house_bots=[{"seat": 1}])
+    with gateway.client() as tokenless:
+        with caplog.at_level("WARNING", logger="agents"):
+            observed = tokenless.observe(table.id)
+        assert observed.spectator_reason == "no_token"
+        assert any("without a token" in record.getMessage() for record in caplog.records)
+        try:
+            Runner(tokenless, HouseBot("random"), printer=None).play(table.id)
+        except ValueError as refused:
+            assert "without a token" in str(refused)
+        else:
+            raise AssertionError("the runner played a table it holds no seat at")

@@ -81,10 +81,19 @@ def test_admission_errors(gateway: RunningGateway, oracle: Oracle) -> None:
     with gateway.client() as client:
         challenge = client.create_challenge(name, "market-fortune")
         answers, puzzle = oracle(name)
-        wrong = {question: (value + 1 if isinstance(value, int) else value) for question, value in answers.items()}
-        with pytest.raises(agents.AdmissionFailed) as failed:
+        first = challenge.questions[0]  # answered wrongly, with a value of its type
+        wrong_first: object = {
+            "integer": lambda: answers[first.id] + 1,
+            "yes_no": lambda: answers[first.id] in (False, "no"),
+            "single_choice": lambda: next(o.id for o in first.options if o.id != answers[first.id]),
+        }[first.format]()
+        wrong = {**answers, first.id: wrong_first}
+        with pytest.raises(agents.InvalidRequest) as refused:  # a puzzle answer of the wrong shape
             client.answer_challenge(challenge.challenge_id, wrong, {})
-        assert failed.value.score["puzzle_solved"] is False and "puzzle" in failed.value.score["missed_categories"]
+        assert any(error["loc"][:2] == ["body", "puzzle"] for error in refused.value.errors)
+        with pytest.raises(agents.AdmissionFailed) as failed:  # it was not spent
+            client.answer_challenge(challenge.challenge_id, wrong, puzzle)
+        assert failed.value.score["puzzle_solved"] is True and failed.value.score["questions_correct"] < 3
         with pytest.raises(agents.AlreadyAnswered):
             client.answer_challenge(challenge.challenge_id, answers, puzzle)
         with pytest.raises(agents.ChallengeNotFound):

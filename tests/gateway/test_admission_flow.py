@@ -61,6 +61,25 @@ def wrong_first_answer(issued: IssuedChallenge, body: dict[str, Any]) -> dict[st
     return {**body, "answers": {**body["answers"], first.question.id: wrong}}
 
 
+WRONG_PUZZLE_ANSWERS: dict[str, dict[str, Any]] = {
+    "best_portfolio": {"investments": []},
+    "best_risks": {"risks": {}},
+    "defence": {"defences": ["none"], "if_declined": {"investments": -1, "hand": -1, "strategies": -1}},
+    "price_moves": {"prices": {}},
+    "final_reckoning": {"donations": [], "eliminated": [], "final_money": [], "winners": []},
+}
+"""Per puzzle kind, an answer of the right shape that no situation makes right."""
+
+
+def wrong_puzzle(issued: IssuedChallenge, game: str = GAME) -> dict[str, Any]:
+    """A puzzle answer of the kind's shape that does not solve it (graded, and wrong)."""
+    kind = get_bank(game).puzzle_kind(issued.puzzle.puzzle.kind)
+    wrong = WRONG_PUZZLE_ANSWERS[kind.name]
+    kind.answer_model.model_validate(wrong)
+    assert not kind.check(issued.puzzle, wrong)
+    return wrong
+
+
 @pytest.fixture()
 def admission_client(app: FastAPI) -> Iterator[TestClient]:
     """A client whose admission settings are the defaults (tests override fields per case)."""
@@ -120,7 +139,7 @@ def test_fail_returns_the_score_and_missed_categories_never_the_answers(
     challenge = ask(admission_client, "bob-bot")
     issued = stored_challenge(admission_client, challenge["challenge_id"])
     body = wrong_first_answer(issued, right_answers(issued))
-    body["puzzle"] = {"nothing": "useful"}
+    body["puzzle"] = wrong_puzzle(issued)
     failed = answer(admission_client, challenge["challenge_id"], body)
     assert failed.status_code == 403
     assert failed.headers["content-type"].startswith("application/problem+json")
@@ -146,8 +165,10 @@ def test_one_submission_per_challenge(admission_client: TestClient) -> None:
     assert again.json()["code"] == "admission/already_answered"
     # a failed submission also uses the challenge up
     second = ask(admission_client, "dave-bot")
-    assert answer(admission_client, second["challenge_id"], {"answers": {}, "puzzle": {}}).status_code == 403
-    assert answer(admission_client, second["challenge_id"], {"answers": {}, "puzzle": {}}).json()["code"] == (
+    issued = stored_challenge(admission_client, second["challenge_id"])
+    wrong = wrong_first_answer(issued, right_answers(issued))
+    assert answer(admission_client, second["challenge_id"], wrong).status_code == 403
+    assert answer(admission_client, second["challenge_id"], wrong).json()["code"] == (
         "admission/already_answered"
     )
     unknown = answer(admission_client, "chl_nothing", body)
@@ -327,6 +348,50 @@ def test_unknown_game_and_strict_bodies(admission_client: TestClient) -> None:
     challenge = ask(admission_client, "judy-bot")
     floaty = answer(admission_client, challenge["challenge_id"], {"answers": {"q1": 1.5}, "puzzle": {}})
     assert floaty.status_code == 422 and floaty.json()["code"] == "request/invalid"
+
+
+@pytest.mark.parametrize("game", sorted(all_banks()))
+def test_wrongly_typed_answers_are_refused_naming_each_field_and_spend_nothing(
+    admission_client: TestClient, game: str
+) -> None:
+    """docs/agents.md: a value of the wrong JSON type is 422 ``request/invalid``, not a
+    wrong answer; the challenge stays answerable."""
+    created = admission_client.post(CHALLENGES, json={"agent_name": f"typo-{game}", "game": game})
+    assert created.status_code == 201, created.text
+    challenge_id = created.json()["challenge_id"]
+    issued = stored_challenge(admission_client, challenge_id)
+    body = right_answers(issued, game)
+    typed_wrong: dict[str, Any] = {}
+    for item in issued.questions:
+        question = item.question
+        if question.format == "integer":
+            typed_wrong[question.id] = item.expected  # "4" for 4
+        elif question.format == "yes_no":
+            typed_wrong[question.id] = "true" if item.expected == "yes" else "false"
+        else:
+            typed_wrong[question.id] = 1  # an option's position, not its id
+    refused = answer(admission_client, challenge_id, {
+        "answers": typed_wrong, "puzzle": {"answer": body["puzzle"]}})
+    assert refused.status_code == 422, refused.text
+    problem = refused.json()
+    assert problem["code"] == "request/invalid"
+    named = {tuple(error["loc"][:3]) for error in problem["errors"]}
+    for item in issued.questions:
+        assert ("body", "answers", item.question.id) in named
+        assert item.question.id in problem["detail"]
+    assert any(error["loc"][:2] == ["body", "puzzle"] for error in problem["errors"])
+    assert "nothing was graded" in problem["detail"]
+    for item in issued.questions:  # the refusal names no expected answer
+        if item.question.format == "single_choice":
+            assert all(o.id in refused.text for o in item.question.options)
+    # a puzzle answer missing a field is refused the same way
+    partial = dict(body["puzzle"])
+    partial.pop(sorted(partial)[0])
+    missing = answer(admission_client, challenge_id, {"answers": body["answers"], "puzzle": partial})
+    assert missing.status_code == 422 and missing.json()["code"] == "request/invalid"
+    # still answerable: the right answers pass
+    passed = answer(admission_client, challenge_id, body)
+    assert passed.status_code == 201, passed.text
 
 
 def test_every_registered_game_has_a_quiz() -> None:

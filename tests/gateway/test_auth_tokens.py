@@ -121,7 +121,9 @@ def test_an_hmac_token_keyed_with_our_public_key_is_refused(
 def test_an_expired_token_is_refused(client: TestClient, settings: Settings) -> None:
     past = int(time.time()) - 3600
     token = _sign(settings, _claims(settings, iat=past - 60, nbf=past - 60, exp=past))
-    assert _problem(client, token)["code"] == "auth/expired"
+    refused = _problem(client, token)
+    assert refused["code"] == "auth/expired"
+    assert "POST /v1/auth/token" in refused["detail"]  # where a new one comes from
 
 
 def test_a_token_not_yet_valid_is_refused(client: TestClient, settings: Settings) -> None:

@@ -59,6 +59,7 @@ class FinalReckoning:
     """The ``final_reckoning`` puzzle kind (sections 6.1, 7.1, 7.2, 7.4)."""
 
     name = "final_reckoning"
+    answer_model = _Answer
 
     def generate(self, seed: int) -> IssuedPuzzle:
         """The end of a seeded game; see the module docstring."""

@@ -57,6 +57,7 @@ class PriceMoves:
     """The ``price_moves`` puzzle kind (sections 5.1, 5.3)."""
 
     name = "price_moves"
+    answer_model = _Answer
 
     def generate(self, seed: int) -> IssuedPuzzle:
         """A market phase of a seeded game; see the module docstring."""

@@ -74,6 +74,7 @@ class BestPortfolio:
     """The ``best_portfolio`` puzzle kind (sections 4.2, 5.1, 8.1)."""
 
     name = "best_portfolio"
+    answer_model = _Answer
 
     def generate(self, seed: int) -> IssuedPuzzle:
         """A pile situation from a seeded game; see the module docstring."""

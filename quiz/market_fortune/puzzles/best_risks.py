@@ -44,6 +44,7 @@ class BestRisks:
     """The ``best_risks`` puzzle kind (sections 3.3, 5.1)."""
 
     name = "best_risks"
+    answer_model = _Answer
 
     def generate(self, seed: int) -> IssuedPuzzle:
         """A moment of a seeded game whose hands make a hard guess; see the module docstring."""

@@ -94,6 +94,7 @@ class Defence:
     """The ``defence`` puzzle kind (sections 7.2, 6.3, 12)."""
 
     name = "defence"
+    answer_model = _Answer
 
     def generate(self, seed: int) -> IssuedPuzzle:
         """A defence window of a seeded game; see the module docstring."""

@@ -103,6 +103,8 @@ def test_fortune_counts_at_the_fourth_investment_and_wins_at_25m(mf) -> None:  #
     state, events = mf.act(state, "declare")
     assert [e.data["total"] for e in events if e.kind == "count"] == [36]
     assert GAME.outcome(state).winners == (0,)
+    # The count is 8.1 and the 25M a win needs is Fortune's (9.2); 8.2 is falling short.
+    assert GAME.outcome(state).text == "Seat 0 counts 36M and wins (8.1, 9.2)."
 
 
 def test_a_short_count_returns_an_investment_of_choice_and_the_rest_stay_face_up(mf) -> None:  # type: ignore[no-untyped-def]

@@ -43,8 +43,8 @@ INVESTMENT_ATTACKS = frozenset({"market_crash", "correction", "systemic_risk"})
 
 
 def _championship(state: MarketFortuneState) -> bool:
-    """Strategy discards lie face down only in Championship (9.3)."""
-    return state.config.mode == "championship"
+    """Strategy discards lie face down only in Championship (9.3), and not with ``open_championship`` (13.3)."""
+    return state.config.mode == "championship" and "open_championship" not in state.config.variants
 
 
 def formable_pairs(state: MarketFortuneState, seat: int) -> list[tuple[str, str, str | None]]:

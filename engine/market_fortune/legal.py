@@ -167,8 +167,6 @@ def _pile_sources(state: MarketFortuneState, deck_only: bool = False) -> list[st
 
 def _optimisations(state: MarketFortuneState, seat: int) -> list[MarketFortuneAction]:
     """Swaps allowed by 5.2: same type, industries still matching unless Innovation."""
-    if state.optimised:
-        return []
     owner = state.seats[seat]
     options: list[MarketFortuneAction] = []
     for inv in owner.investments:
@@ -226,7 +224,9 @@ def actions_now(state: MarketFortuneState) -> list[MarketFortuneAction]:
     if state.stage == "red":
         return [_END_TURN, *(_play(c, t) for c, t in red_options(state, seat))]
     if state.stage == "victory":
-        return [_DECLARE, *_optimisations(state, seat)]
+        # 8.1: declare, or hold back by returning an investment; optimise first if wished.
+        holds = [] if "forced_count" in state.config.variants else [_return(inv.stock) for inv in state.seats[seat].investments]
+        return [_DECLARE, *holds, *_optimisations(state, seat)]
     if state.stage == "between":
         return [_NEXT_GAME]
     return []
@@ -263,9 +263,7 @@ def _pair_ok(state: MarketFortuneState, seat: int, stock: str, ret: str, innovat
 
 
 def _optimise_ok(state: MarketFortuneState, seat: int, action: Optimise) -> bool:
-    """5.2: once a turn, a face-down investment, same card type, industries still matching."""
-    if state.optimised:
-        return False
+    """5.2: a face-down investment, same card type, industries still matching."""
     owner = state.seats[seat]
     if action.into not in owner.hand or action.out[0] != action.into[0]:
         return False
@@ -339,6 +337,10 @@ def allowed(state: MarketFortuneState, action: MarketFortuneAction) -> bool:
         # Only the played card's targets: the same answer as (card, target) in red_options.
         return action.target in red_targets(state, seat, action.card)
     if stage == "victory":
+        if isinstance(action, ReturnInvestment):
+            return "forced_count" not in state.config.variants and any(
+                inv.stock == action.stock for inv in state.seats[seat].investments
+            )
         return isinstance(action, Declare)
     return stage == "between" and isinstance(action, NextGame)
 
@@ -397,7 +399,7 @@ def explain_illegal(state: MarketFortuneState, seat: int, action: MarketFortuneA
             "build": ("That source cannot be drawn from: it is empty or its top card lies face down.", "4.3"),
             "risk": ("A Risk needs a Stock and a Return of the same industry from your hand (different industries need Innovation).", "3.3"),
             "dominate": ("The Strategy deck and its discard pile are both empty.", "4.3"),
-            "optimise": ("That optimisation is not allowed: one per turn, face-down investments only, same card type, matching industries.", "5.2"),
+            "optimise": ("That optimisation is not allowed: face-down investments only, same card type, matching industries.", "5.2"),
         },
         "red": {
             "play": ("That red cannot be played now: it is not in your hand, its target is not allowed, or its condition does not hold.", "6.2"),
@@ -405,10 +407,13 @@ def explain_illegal(state: MarketFortuneState, seat: int, action: MarketFortuneA
         },
         "victory": {
             "declare": ("", "8.1"),
-            "optimise": ("That optimisation is not allowed: one per turn, face-down investments only, same card type, matching industries.", "5.2"),
+            "return": ("Holding back returns one of your own investments to your hand.", "8.1"),
+            "optimise": ("That optimisation is not allowed: face-down investments only, same card type, matching industries.", "5.2"),
         },
         "between": {"next_game": ("", "9.3")},
     }
+    if action.kind == "optimise" and state.stage not in ("main", "victory"):
+        return IllegalAction("You may optimise only before your main action or in the victory window.", rule="5.2")
     stage_reasons = reasons.get(state.stage, {})
     if action.kind in stage_reasons:
         message, rule = stage_reasons[action.kind]
@@ -416,7 +421,7 @@ def explain_illegal(state: MarketFortuneState, seat: int, action: MarketFortuneA
     described = {
         "main": ("Your turn: Build, Risk or Dominate (or optimise first).", "3.1"),
         "red": ("You may play one red Strategy or end your turn.", "6.2"),
-        "victory": ("Victory window: optimise once or declare.", "8.1"),
+        "victory": ("Victory window: optimise, then declare or hold back an investment.", "8.1"),
         "between": ("The game is over; deal the next game of the match.", "9.3"),
     }
     message, rule = described.get(state.stage, ("Not allowed now.", "3.1"))

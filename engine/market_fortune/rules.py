@@ -71,7 +71,7 @@ from engine.market_fortune.moves import (
     task_of,
     with_seat,
 )
-from engine.market_fortune.scoring import count
+from engine.market_fortune.scoring import Count, count
 from engine.market_fortune.state import (
     Investment,
     MarketFortuneConfig,
@@ -94,7 +94,12 @@ __all__ = [
 
 VARIANTS: dict[str, str] = {
     "momentum_red": "Spanish V7 reading of Momentum (3.5, 13.1): after a successful Risk you may play one red at once.",
+    "forced_count": "Spanish V7 reading of the victory (8.1, 13.2): a 4th investment is always counted; nobody holds back.",
+    "open_championship": (
+        "Spanish V7 Championship (9.3, 13.3): every game opens with a roll-off, and discards caused by a Strategy lie face up."
+    ),
 }
+"""The Spanish V7 readings a table may switch on (13); all off by default."""
 
 
 # -- setup (section 2) -------------------------------------------------------------
@@ -166,7 +171,7 @@ def _deal(state: MarketFortuneState, opener: int | None) -> MarketFortuneState:
         "seats": tuple(seats),
         "stage": "main",
         "turn": 1,
-        "optimised": False,
+        "momentum": None,
         "extra_turn": False,
         "attack": None,
         "tasks": (),
@@ -242,7 +247,12 @@ def _form(
     events.append(event("invest", f"Seat {seat} formed an investment face down ({how}); it now has {size}.", seat=seat, investments=size))
     formed = [stock, ret] + ([innovation] if innovation else [])
     events.append(event("invest", f"You formed {cards.card_name(stock)} + {cards.card_name(ret)} ({how}).", (seat,), seat=seat, cards=formed))
-    return draw_strategy(state, seat, events, "Momentum, 3.5")
+    state = draw_strategy(state, seat, events, "Momentum, 3.5")
+    held = state.seats[seat].strategies
+    if len(held) > len(strategies):
+        # 3.5: kept for a later turn, and not used when winning (8.1).
+        state = evolve(state, {"momentum": held[-1]})
+    return state
 
 
 def _after_forming(state: MarketFortuneState, seat: int, events: list[Event], via_risk: bool) -> MarketFortuneState:
@@ -258,12 +268,24 @@ def _after_forming(state: MarketFortuneState, seat: int, events: list[Event], vi
     return state
 
 
+def _count(state: MarketFortuneState, seat: int) -> Count:
+    """The seat's count (8.1), leaving out the Strategy Momentum gave it this turn (3.5)."""
+    return count(state.seats[seat], state.momentum if seat == state.active else None)
+
+
+def _hold_back(state: MarketFortuneState, seat: int, stock: str, events: list[Event]) -> MarketFortuneState:
+    """Not declaring in the victory window (8.1): one investment goes back to hand, unseen (8.2)."""
+    events.append(event("hold_back", f"Seat {seat} does not declare victory and takes an investment back into its hand (8.1).", seat=seat))
+    state = return_investment(state, seat, _index_of(state.seats[seat], stock), events, "rule 8.1")
+    return evolve(state, {"stage": "ending"})
+
+
 def _declare(state: MarketFortuneState, seat: int, events: list[Event]) -> MarketFortuneState:
     """The count (8.1): flip everything; 25M or more wins (8.2), else return one."""
     owner = state.seats[seat]
     flipped = tuple(inv.but(face_up=True) for inv in owner.investments)
     state = set_seat(state, seat, investments=flipped)
-    result = count(state.seats[seat])
+    result = _count(state, seat)
     shown = [[inv.stock, inv.ret] for inv in flipped]
     events.append(
         event(
@@ -289,7 +311,7 @@ def _scores(state: MarketFortuneState) -> tuple[float, ...]:
         return tuple(float(seat.match_total) for seat in state.seats)
     if state.config.mode == "family":
         return tuple(float(len(seat.investments)) for seat in state.seats)
-    return tuple(float(count(seat).total) for seat in state.seats)
+    return tuple(float(_count(state, seat).total) for seat in range(len(state.seats)))
 
 
 def _finish(
@@ -324,17 +346,16 @@ def _finish(
         done = f"The match cap of {state.config.match_game_limit} games is reached; highest total {best}M wins (9.3)."
         events.append(event("match_end", done, winners=list(champions), reason="match_limit"))
         return evolve(state, {"stage": "over", "last_game": game, "result": Outcome(winners=champions, reason="match_limit", scores=game.scores, text=done)})
-    opener = winners[0] if reason == "victory" else None
+    # 2.3: the winner opens the next game; a game ended by the turn limit has none (9.3).
+    opener = winners[0] if reason == "victory" and "open_championship" not in state.config.variants else None
     return evolve(state, {"stage": "between", "last_game": game, "next_opener": opener})
 
 
 def _turn_limit(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
     """3.7: most investments, then the highest count, win; a match game adds nothing (9.3)."""
-    def rank(seat: SeatState) -> tuple[int, int]:
-        return len(seat.investments), count(seat).total
-
-    best = max(rank(seat) for seat in state.seats)
-    winners = tuple(i for i, seat in enumerate(state.seats) if rank(seat) == best)
+    ranks = [(len(seat.investments), _count(state, index).total) for index, seat in enumerate(state.seats)]
+    best = max(ranks)
+    winners = tuple(i for i, rank in enumerate(ranks) if rank == best)
     text = f"Turn limit of {counted(state.config.turn_limit_per_seat, 'turn')} per seat reached; leader(s): {', '.join(map(str, winners))} (3.7)."
     return _finish(state, winners, "turn_limit", events, text)
 
@@ -356,7 +377,7 @@ def _pass_turn(values: dict[str, Any], changes: dict[str, object], events: list[
     changes["active"] = seat
     changes["turn"] = turn
     changes["stage"] = "main"
-    changes["optimised"] = False
+    changes["momentum"] = None
     changes["extra_turn"] = False
     events.append(event_of("turn", f"Turn {turn}: seat {seat} to play.", None, {"seat": seat, "turn": turn}))
     return True
@@ -382,7 +403,7 @@ def _next_turn(state: MarketFortuneState, events: list[Event]) -> MarketFortuneS
             continue
         break
     events.append(event("turn", f"Turn {turn}: seat {seat} to play.", seat=seat, turn=turn))
-    return evolve(state, {"active": seat, "turn": turn, "stage": "main", "optimised": False, "extra_turn": False})
+    return evolve(state, {"active": seat, "turn": turn, "stage": "main", "momentum": None, "extra_turn": False})
 
 
 def _advance(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
@@ -509,7 +530,10 @@ def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneActio
         events.append(event("risk", f"Seat {seat} rolled a minus (-): the Risk fails and the cards stay hidden in its hand (3.3).", seat=seat, plus=False))
         return evolve(state, {"stage": "ending"})
     if isinstance(action, Dominate):
-        return draw_strategy(state, seat, events, "Dominate, 3.4", also={"stage": "red"})
+        state = draw_strategy(state, seat, events, "Dominate, 3.4")
+        # 3.4: a red drawn may be played (it or another red); any other colour ends the turn.
+        drawn = state.seats[seat].strategies[-1]
+        return evolve(state, {"stage": "red" if cards.kind_of(drawn).colour == "red" else "ending"})
     if isinstance(action, Optimise):
         owner = state.seats[seat]
         investments = list(owner.investments)
@@ -522,7 +546,7 @@ def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneActio
         hand = [action.out if c == action.into else c for c in owner.hand]
         task = task_of(seat, "discard", "5.2")
         state = with_seat(
-            state, seat, {"hand": tuple(hand), "investments": tuple(investments)}, {"optimised": True, "tasks": (task,)}
+            state, seat, {"hand": tuple(hand), "investments": tuple(investments)}, {"tasks": (task,)}
         )
         events.append(event("optimise", f"Seat {seat} optimised its investment number {position + 1} and must discard a building card (5.2).", seat=seat, position=position))
         events.append(event("optimise", f"You swapped {cards.card_name(action.out)} out for {cards.card_name(action.into)}.", (seat,), seat=seat, cards=[action.out, action.into]))
@@ -549,6 +573,8 @@ def _apply_action(state: MarketFortuneState, seat: int, action: MarketFortuneAct
         return evolve(state, {"stage": "ending"})
     if isinstance(action, Declare):
         return _declare(state, seat, events)
+    if isinstance(action, ReturnInvestment):
+        return _hold_back(state, seat, action.stock, events)
     if isinstance(action, NextGame):
         return _next_game(state, events)
     raise AssertionError(action)
@@ -567,9 +593,8 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
 
     The two most frequent decisions, a Build and a discard, take a direct
     path that checks them once and, when the turn then simply passes, makes
-    the next turn's changes in the same copy of the state; so do a Dominate
-    with a Strategy deck to draw from and the end of a turn in its red stage
-    (the next most frequent); everything else
+    the next turn's changes in the same copy of the state; so does the end of
+    a turn in its red stage (the next most frequent); everything else
     goes through :func:`allowed`, the action's rule and :func:`_advance`.
     Both paths give the same state and events.
 
@@ -602,8 +627,6 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
     if kind is Discard and tasks:
         assert isinstance(action, Discard)
         return _discard(state, values, seat, action, tasks)
-    if kind is Dominate and stage == "main" and not tasks and attack is None and values["strategy_deck"]:
-        return _dominate(state, values, seat)
     if kind is EndTurn and stage == "red" and not tasks and attack is None:
         return _end_turn(state, values)
     if not allowed(state, action):
@@ -678,17 +701,6 @@ def _build(
     if _pass_turn(values, after, events):
         return evolve(state, after), events
     return _advance(evolve(state, after), events), events
-
-
-def _dominate(state: MarketFortuneState, values: dict[str, Any], seat: int) -> tuple[MarketFortuneState, list[Event]]:
-    """Dominate (3.4) by the active seat in its main stage, its Strategy deck not empty.
-
-    The same state and events as :func:`_apply_main` then :func:`_advance`,
-    without their checks: a deck to draw from makes Dominate legal, and the
-    red stage then waits on the seat.
-    """
-    events: list[Event] = []
-    return draw_strategy(state, seat, events, "Dominate, 3.4", also={"stage": "red"}), events
 
 
 def _end_turn(state: MarketFortuneState, values: dict[str, Any]) -> tuple[MarketFortuneState, list[Event]]:

@@ -8,10 +8,10 @@ through :mod:`engine.market_fortune.view` (and the replay after the table ends).
 A turn moves through ``stage`` values (docs section 3):
 
 * ``main``      the active seat picks Build, Risk or Dominate (or optimises, 5.2);
-* ``red``       after Dominate (or Momentum with ``momentum_red``) it may play one red;
+* ``red``       after Dominate drew a red (or Momentum with ``momentum_red``) it may play one red;
 * ``resolving`` a red is being resolved: defence windows (``attack``) and the
   decisions inside the effect (``tasks``);
-* ``victory``   the victory window after a 4th investment (8.1);
+* ``victory``   the victory window after a 4th investment: declare or hold back (8.1);
 * ``ending``    the turn is closing (8-card rule, 4.1) — never waited on;
 * ``between``   Championship: a game ended, the match goes on (9.3);
 * ``over``      the table has ended (``result`` is set).
@@ -290,8 +290,9 @@ class MarketFortuneState(EngineModel):
     stage: Stage = "main"
     turn: int = 0
     """Turns begun in the current game (3.7)."""
-    optimised: bool = False
-    """An optimisation was made this turn (5.2)."""
+    momentum: str | None = None
+    """The Strategy Momentum gave the active seat this turn (3.5): not counted
+    at this turn's count (8.1). Cleared when the turn passes."""
     extra_turn: bool = False
     """Shrewd Move: the active seat plays again after this turn (3.6)."""
     attack: Attack | None = None

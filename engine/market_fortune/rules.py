@@ -60,6 +60,7 @@ from engine.market_fortune.moves import (
     can_draw,
     discard,
     draw,
+    draw_events,
     draw_strategy,
     event,
     event_of,
@@ -489,8 +490,8 @@ def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneActio
         left = tuple(c for c in getattr(state, pile) if c != action.card)
         state = evolve(state, {pile: left})
         state = set_seat(state, seat, hand=(*state.seats[seat].hand, action.card))
-        events.append(event("take", f"Seat {seat} took a card from a discard pile ({why}).", seat=seat, pile=pile))
-        events.append(event("take", f"You took {cards.card_name(action.card)} ({action.card}).", (seat,), seat=seat, card=action.card))
+        # The card lay face up on the pile (4.2): the table saw it, so the event names it.
+        events.append(event("take", f"Seat {seat} took {cards.card_name(action.card)} ({action.card}) from a discard pile ({why}).", seat=seat, pile=pile, card=action.card))
         return state
     if isinstance(action, Give):
         assert task.other is not None
@@ -680,16 +681,7 @@ def _build(
     owner = seats[seat]
     hand = owner.hand
     after["seats"] = (*seats[:seat], owner.with_hand((*hand, card)), *seats[seat + 1 :])
-    where = _WHERE[source]
-    events = [
-        event_of("draw", f"Seat {seat} drew a building card from {where}.", None, {"seat": seat, "source": source}),
-        event_of(
-            "draw",
-            f"You drew {cards.card_name(card)} ({card}) from {where}.",
-            (seat,),
-            {"seat": seat, "source": source, "card": card},
-        ),
-    ]
+    events = draw_events(seat, source, card, _WHERE[source])
     if len(hand) + 2 * len(owner.investments) + 1 > cards.BUILDING_TOTAL:
         # The discard then waits: the hand holds at least the card drawn.
         tasks = _BUILD_DISCARDS.get((seat, forbid))

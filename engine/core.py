@@ -11,7 +11,10 @@ A game is a set of pure functions over plain, serialisable pydantic data:
 * ``view(state, seat | None) -> view`` — the only way state leaves the engine
   (``None`` is the spectator);
 * ``outcome(state) -> Outcome | None``;
-* ``default_action(state, seat) -> action`` — always legal, used by turn clocks.
+* ``default_action(state, seat) -> action`` — always legal, used by turn clocks;
+* ``hidden_from(state, seat) -> ids`` — the audit hook: the card ids the seat
+  may not see, computed without the view (:mod:`engine.testing` checks every
+  view and event against it).
 
 Nothing here imports web, Redis or clock code. Chance lives in
 :mod:`engine.chance`: it derives from the table seed and a counter kept in the
@@ -256,6 +259,15 @@ class Game(Protocol[ConfigT, StateT, ActionT]):
 
     def rulebook(self) -> str:
         """The game's rulebook in markdown (``docs/<game>.md``)."""
+        ...
+
+    def hidden_from(self, state: StateT, seat: Seat | None) -> frozenset[str]:
+        """The audit hook: ids of the cards ``seat`` (``None``: spectator) may not see now.
+
+        Computed from the state alone, independently of :meth:`view`, so the
+        conformance kit (:mod:`engine.testing`) and the gateway's leak scans
+        can hold every view and event against it.
+        """
         ...
 
 

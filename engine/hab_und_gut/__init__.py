@@ -11,7 +11,7 @@ from typing import Any
 
 from engine.core import GameInfo, ModeInfo, Outcome, Seat, View
 
-from . import rules
+from . import audit, rules
 from .actions import HabAction, HabActionUnion, parse_action
 from .components import MAX_SEATS, MIN_SEATS
 from .state import HabConfig, HabState
@@ -84,6 +84,10 @@ class HabUndGut:
     def rulebook(self) -> str:
         """docs/hab-und-gut.md."""
         return _RULEBOOK.read_text(encoding="utf-8")
+
+    def hidden_from(self, state: HabState, seat: Seat | None) -> frozenset[str]:
+        """The audit hook (section 8): what ``seat`` may not see, from :mod:`.audit`."""
+        return audit.hidden_from(state, seat)
 
 
 GAME = HabUndGut()

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core import GameInfo, ModeInfo, Outcome, TableConfig
-from engine.market_fortune import cards, rules
+from engine.market_fortune import audit, cards, rules
 from engine.market_fortune.actions import MarketFortuneAction, MarketFortuneActionType, parse_action
 from engine.market_fortune.state import MarketFortuneConfig, MarketFortuneState
 from engine.market_fortune.view import MarketFortuneView, summary, view
@@ -107,6 +107,10 @@ class MarketFortune:
     def rulebook(self) -> str:
         """The project's rulebook, docs/market-fortune.md."""
         return _rulebook_text()
+
+    def hidden_from(self, state: MarketFortuneState, seat: int | None) -> frozenset[str]:
+        """The audit hook (section 11): what ``seat`` may not see, from :mod:`.audit`."""
+        return audit.hidden_from(state, seat)
 
 
 GAME = MarketFortune()

@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from engine.core import GameInfo, ModeInfo, Outcome, TableConfig
+from engine.core import GameInfo, ModeInfo, Outcome, TableConfig, View
 from engine.market_fortune import audit, cards, rules
 from engine.market_fortune.actions import MarketFortuneAction, MarketFortuneActionType, parse_action
 from engine.market_fortune.state import MarketFortuneConfig, MarketFortuneState
@@ -68,7 +68,7 @@ class MarketFortune:
     )
     config_model = MarketFortuneConfig
     state_model = MarketFortuneState
-    view_model = MarketFortuneView
+    view_model: type[View] = MarketFortuneView
     action_type: Any = MarketFortuneActionType
 
     def new_table(self, config: TableConfig, seed: int) -> MarketFortuneState:

@@ -46,9 +46,9 @@ from engine.market_fortune.effects import (
     take_random,
 )
 from engine.market_fortune.legal import (
-    allowed,
     default_action,
     explain_illegal,
+    is_listed,
     legal_actions,
     task_possible,
     to_act,
@@ -86,6 +86,7 @@ from engine.text import counted
 __all__ = [
     "VARIANTS",
     "apply",
+    "apply_general",
     "default_action",
     "legal_actions",
     "new_table",
@@ -589,15 +590,44 @@ def _next_game(state: MarketFortuneState, events: list[Event]) -> MarketFortuneS
     return state
 
 
+def _check_turn(state: MarketFortuneState, seat: int) -> None:
+    """Refuse a seat that is not in :func:`to_act` (3.1, 7.2), or any seat once the table is over."""
+    acting = to_act(state)
+    if seat not in acting:
+        if not acting:
+            raise IllegalAction("The table is over.", rule="8.1")
+        raise NotYourTurn(f"Seat {acting[0]} must decide now, not seat {seat}.", rule="3.1")
+
+
+def apply_general(
+    state: MarketFortuneState, seat: int, action: MarketFortuneAction
+) -> tuple[MarketFortuneState, list[Event]]:
+    """The general path of :func:`apply`: the action is checked against the
+    definition :func:`legal_actions` lists (:func:`~engine.market_fortune.legal.is_listed`),
+    its rule is applied, and the automatic steps run until a seat owes a decision.
+
+    :raises NotYourTurn: ``seat`` is not the seat in :func:`to_act`.
+    :raises IllegalAction: the action is not among :func:`legal_actions` now.
+    """
+    _check_turn(state, seat)
+    if not is_listed(state, action):
+        raise explain_illegal(state, seat, action)
+    events: list[Event] = []
+    state = _apply_action(state, seat, action, events)
+    state = _advance(state, events)
+    return state, events
+
+
 def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> tuple[MarketFortuneState, list[Event]]:
     """Apply one action of ``seat``; pure.
 
-    The two most frequent decisions, a Build and a discard, take a direct
-    path that checks them once and, when the turn then simply passes, makes
-    the next turn's changes in the same copy of the state; so does the end of
-    a turn in its red stage (the next most frequent); everything else
-    goes through :func:`allowed`, the action's rule and :func:`_advance`.
-    Both paths give the same state and events.
+    The three most frequent decisions take a shortcut: a Build and a discard
+    are checked once and, when the turn then simply passes, the next turn's
+    changes are made in the same copy of the state; so is the end of a turn
+    in its red stage. Everything else takes :func:`apply_general`. A test
+    (tests/engine/market_fortune/test_shortcuts.py) and ``bench/shortcuts.py``
+    pin each shortcut to the general path: the same state and events, the
+    same refusal.
 
     :raises NotYourTurn: ``seat`` is not the seat in :func:`to_act`.
     :raises IllegalAction: the action is not among :func:`legal_actions` now.
@@ -606,21 +636,7 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
     stage = values["stage"]
     tasks = values["tasks"]
     attack = values["attack"]
-    # to_act, inlined (a hot path): a task's seat, then a defender (7.2), then the active seat.
-    if stage == "over":
-        acting = None
-    elif tasks:
-        acting = tasks[0].seat
-    elif attack is not None and attack.defender is not None:
-        acting = attack.defender
-    elif stage == "between":
-        acting = values["next_opener"] or 0
-    else:
-        acting = values["active"]
-    if seat != acting:
-        if stage == "over":
-            raise IllegalAction("The table is over.", rule="8.1")
-        raise NotYourTurn(f"Seat {acting} must decide now, not seat {seat}.", rule="3.1")
+    _check_turn(state, seat)
     kind = type(action)
     if kind is Build and stage == "main" and not tasks and attack is None:
         assert isinstance(action, Build)
@@ -630,12 +646,7 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
         return _discard(state, values, seat, action, tasks)
     if kind is EndTurn and stage == "red" and not tasks and attack is None:
         return _end_turn(state, values)
-    if not allowed(state, action):
-        raise explain_illegal(state, seat, action)
-    events: list[Event] = []
-    state = _apply_action(state, seat, action, events)
-    state = _advance(state, events)
-    return state, events
+    return apply_general(state, seat, action)
 
 
 _WHERE: dict[str, str] = {
@@ -730,7 +741,8 @@ def _discard(
     seats = values["seats"]
     owner = seats[seat]
     hand = owner.hand
-    # _task_allows, for a discard: in hand, and not the card just taken unless nothing else is left (3.2).
+    # The discard task's answers (legal._task_actions), checked directly: in hand, and not the card
+    # just taken unless nothing else is left (3.2). Pinned to the general path by test_shortcuts.
     if step != "discard" or card not in hand or (card == forbid and any(c != card for c in hand)):
         raise explain_illegal(state, seat, action)
     remaining = (_one_less(task), *tasks[1:]) if count > 1 else tasks[1:]

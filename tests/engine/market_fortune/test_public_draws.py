@@ -11,7 +11,6 @@ from __future__ import annotations
 import pytest
 
 from engine.core import events_for
-from engine.market_fortune import GAME
 from engine.market_fortune.audit import hidden_from, hidden_in_events
 
 EIGHT = ("S.energy.1", "S.banking.2", "S.health.3", "S.retail.4", "R.mining.1", "R.farming.2", "R.property.3", "R.telecom.4")

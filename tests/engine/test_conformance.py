@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 
-from engine.core import Event, Seat, TableConfig
+from engine.assembly import assemble
+from engine.core import Event, MalformedAction, Seat, TableConfig
 from engine.registry import all_games, get_game
 from engine.testing import check_game
+from tests.engine import toy_game
 from tests.engine.toy_game import GAME as HIGH_CARD
-from tests.engine.toy_game import Choice, HighCard, HighCardState, HighCardView
+from tests.engine.toy_game import Choice, HighCardState, HighCardView
 
 SHORT: dict[str, dict[str, Any]] = {
     "market-fortune": {"turn_limit_per_seat": 5, "match_game_limit": 2},
@@ -49,21 +51,30 @@ def test_the_toy_game_passes_the_kit() -> None:
     assert report.refusals > 0 and report.ids_seen >= 5
 
 
-class _LeakyView(HighCard):
-    def view(self, state: HighCardState, seat: Seat | None) -> HighCardView:
-        seen = super().view(state, seat)
-        return seen.model_copy(update={"pile": (*seen.pile, state.deck[-1])})
+def _leaky_view(state: HighCardState, seat: Seat | None) -> HighCardView:
+    seen = toy_game.view(state, seat)
+    return seen.model_copy(update={"pile": (*seen.pile, state.deck[-1])})
 
 
-class _LaxApply(HighCard):
+def _lax_apply(state: HighCardState, seat: Seat, action: Choice) -> tuple[HighCardState, list[Event]]:
     """Plays whoever sends the action as if it were the seat to act."""
-
-    def apply(self, state: HighCardState, seat: Seat, action: Choice) -> tuple[HighCardState, list[Event]]:
-        return super().apply(state, min(state.turn, len(state.hands) - 1), action)
+    return toy_game.apply(state, min(state.turn, len(state.hands) - 1), action)
 
 
-@pytest.mark.parametrize(("broken", "breach"), [(_LeakyView(), "names hidden"), (_LaxApply(), "out of turn")])
-def test_the_kit_catches_a_broken_game(broken: HighCard, breach: str) -> None:
+@pytest.mark.parametrize(("part", "breach"), [({"view": _leaky_view}, "names hidden"),
+                                              ({"apply": _lax_apply}, "out of turn")])
+def test_the_kit_catches_a_broken_game(part: dict[str, Any], breach: str) -> None:
+    broken = assemble(**{**toy_game.PARTS, **part})
     configs = [TableConfig(mode="plain", seats=3)]
     with pytest.raises(AssertionError, match=breach):
         check_game(broken, configs, seeds=(0, 1, 2, 3))
+
+
+def test_an_assembled_game_gets_ids_a_default_action_and_a_summary() -> None:
+    state = HIGH_CARD.new_table(TableConfig(mode="plain", seats=2), 4)
+    assert [a.id for a in HIGH_CARD.legal_actions(state, 0)] == ["keep", "swap"]
+    assert HIGH_CARD.parse_action("swap") == Choice(kind="swap")
+    with pytest.raises(MalformedAction):
+        HIGH_CARD.parse_action("swap:now")
+    assert HIGH_CARD.default_action(state, 0) == Choice(kind="keep")
+    assert '"hand"' in HIGH_CARD.summary(state, 0)

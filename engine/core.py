@@ -317,17 +317,28 @@ def new_event(
 
     Games make one or more events on every step, and only pass plain JSON values.
     """
-    return Event.model_construct(kind=kind, text=text, audience=audience, data=data)
+    return construct(Event, {"kind": kind, "text": text, "audience": audience, "data": data})
+
+
+_PROTOTYPES: dict[type[EngineModel], EngineModel] = {}
+"""One instance per model class, made by ``model_construct``; later instances
+are copies of it with every field replaced (``model_copy(update=...)``), which
+pydantic does in a few dict operations where ``model_construct`` loops over
+the fields in Python. Instances are frozen, so sharing the first is safe."""
 
 
 def construct(cls: type[ModelT], values: dict[str, Any]) -> ModelT:
     """An instance of ``cls`` holding ``values``, without validating them.
 
-    pydantic's ``model_construct``, for values the engine made itself (views,
-    events): ``values`` must name every field of ``cls``, each with a value of
-    the field's type; the result then serialises exactly like a validated
-    instance.
+    For values the engine made itself (views, events): ``values`` must name
+    every field of ``cls``, each with a value of the field's type; the result
+    then serialises exactly like a validated instance. Built with pydantic's
+    public ``model_construct`` and ``model_copy`` (see :data:`_PROTOTYPES`).
     """
-    made = cls.model_construct(**values)
+    prototype = _PROTOTYPES.get(cls)
+    if prototype is None:
+        made = _PROTOTYPES[cls] = cls.model_construct(**values)
+    else:
+        made = prototype.model_copy(update=values)
     assert isinstance(made, cls)
     return made

@@ -11,7 +11,10 @@ A game is a set of pure functions over plain, serialisable pydantic data:
 * ``view(state, seat | None) -> view`` — the only way state leaves the engine
   (``None`` is the spectator);
 * ``outcome(state) -> Outcome | None``;
-* ``default_action(state, seat) -> action`` — always legal, used by turn clocks.
+* ``default_action(state, seat) -> action`` — always legal, used by turn clocks;
+* ``hidden_from(state, seat) -> ids`` — the audit hook: the card ids the seat
+  may not see, computed without the view (:mod:`engine.testing` checks every
+  view and event against it).
 
 Nothing here imports web, Redis or clock code. Chance lives in
 :mod:`engine.chance`: it derives from the table seed and a counter kept in the
@@ -259,6 +262,15 @@ class Game(Protocol[ConfigT, StateT, ActionT]):
         (``rulebook.md``), never a file of the source tree."""
         ...
 
+    def hidden_from(self, state: StateT, seat: Seat | None) -> frozenset[str]:
+        """The audit hook: ids of the cards ``seat`` (``None``: spectator) may not see now.
+
+        Computed from the state alone, independently of :meth:`view`, so the
+        conformance kit (:mod:`engine.testing`) and the gateway's leak scans
+        can hold every view and event against it.
+        """
+        ...
+
 
 def events_for(events: Sequence[Event], seat: Seat | None) -> list[Event]:
     """The events that ``seat`` may see (``None``: spectator, public only)."""
@@ -288,52 +300,32 @@ def replay(
 
 ModelT = TypeVar("ModelT", bound=EngineModel)
 
-# The slots every pydantic model instance has, set through their descriptors
-# directly: ``object.__setattr__`` would look each name up along the class's
-# MRO first, and ``cls.__new__`` along it too. Games build and copy models on
-# every step (the engine benchmark bounds a step at half a JSON round trip of
-# the state), so these few hundred nanoseconds per model count.
-_new_object = object.__new__
-_set_values = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_get_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__get__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-_ALL_FIELDS: dict[type[BaseModel], frozenset[str]] = {}
-
 
 def evolve(model: ModelT, changes: dict[str, Any]) -> ModelT:
     """A copy of the frozen ``model`` with ``changes`` applied, without validating again.
 
-    Like ``model_copy(update=...)`` but leaner: one dict copy and no
-    re-validation. Games call it on every step, and only ever pass values of
-    the fields' own types, so validating again would only cost time.
+    pydantic's own ``model_copy(update=...)``: games call it on every step and
+    only ever pass values of the fields' own types, so validating again would
+    only cost time.
     """
-    copy = _new_object(model.__class__)
-    # One merge into a new dict: CPython clones the source's table, then updates it.
-    _set_values(copy, {**model.__dict__, **changes})
-    _set_fields_set(copy, _get_fields_set(model))
-    _set_extra(copy, None)
-    _set_private(copy, None)
-    return copy
+    return model.model_copy(update=changes)
 
 
 def new_event(
     kind: str, text: str, audience: tuple[Seat, ...] | None, data: dict[str, Any]
 ) -> Event:
-    """An :class:`Event` built without validating again (:func:`construct`, specialised).
+    """An :class:`Event` built without validating again (:func:`construct`, for events).
 
     Games make one or more events on every step, and only pass plain JSON values.
     """
-    made = _new_object(Event)
-    _set_values(made, {"kind": kind, "text": text, "audience": audience, "data": data})
-    _set_fields_set(made, _EVENT_FIELDS)
-    _set_extra(made, None)
-    _set_private(made, None)
-    return made
+    return construct(Event, {"kind": kind, "text": text, "audience": audience, "data": data})
 
 
-_EVENT_FIELDS = frozenset(Event.model_fields)
+_PROTOTYPES: dict[type[EngineModel], EngineModel] = {}
+"""One instance per model class, made by ``model_construct``; later instances
+are copies of it with every field replaced (``model_copy(update=...)``), which
+pydantic does in a few dict operations where ``model_construct`` loops over
+the fields in Python. Instances are frozen, so sharing the first is safe."""
 
 
 def construct(cls: type[ModelT], values: dict[str, Any]) -> ModelT:
@@ -341,14 +333,13 @@ def construct(cls: type[ModelT], values: dict[str, Any]) -> ModelT:
 
     For values the engine made itself (views, events): ``values`` must name
     every field of ``cls``, each with a value of the field's type; the result
-    then serialises exactly like a validated instance.
+    then serialises exactly like a validated instance. Built with pydantic's
+    public ``model_construct`` and ``model_copy`` (see :data:`_PROTOTYPES`).
     """
-    made = _new_object(cls)
-    _set_values(made, values)
-    fields_set = _ALL_FIELDS.get(cls)
-    if fields_set is None:
-        fields_set = _ALL_FIELDS[cls] = frozenset(cls.model_fields)
-    _set_fields_set(made, fields_set)
-    _set_extra(made, None)
-    _set_private(made, None)
+    prototype = _PROTOTYPES.get(cls)
+    if prototype is None:
+        made = _PROTOTYPES[cls] = cls.model_construct(**values)
+    else:
+        made = prototype.model_copy(update=values)
+    assert isinstance(made, cls)
     return made

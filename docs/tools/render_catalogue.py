@@ -23,7 +23,7 @@ from engine.market_fortune.cards import CATALOGUE, StrategyKind
 # The rulebook is package data of the game (the gateway serves it); this tool edits the source copy.
 RULEBOOK = Path(__file__).resolve().parents[2] / "engine" / "market_fortune" / "rulebook.md"
 
-SECTION_START = "## 12 Strategy catalogue"
+SECTION_START = "## 12 Our card catalogue"
 NEXT_SECTION = re.compile(r"^## 13 ", re.MULTILINE)
 
 TARGETS: dict[tuple[str, str], str] = {
@@ -180,7 +180,13 @@ def render_section() -> str:
     parts = [
         SECTION_START,
         "",
-        f"The {len(CATALOGUE)} kinds of Strategy, {total} cards in all. The table gives the",
+        f"The {len(CATALOGUE)} kinds of Strategy, {total} cards in all. **Printed:** the 27",
+        "names, their colours, the 60 cards in four colours, and the hints of the FAQ",
+        "(Market Crash takes every undefended seat's investments with no replacement;",
+        "Fortune skips the die; a blue cancels an attack). \"Each strategy's exact effect",
+        "is printed on its card\", and the cards' texts are not published. **Ours:**",
+        "everything else in this section: each effect and its numbers, the copy counts,",
+        "which reds attack whom, the card ids and the rulings. The table gives the",
         "overview; each kind then has its own subsection. In the *targets* column,",
         "`none` means the card names no opponent, `one` one opponent you choose, `all`",
         "every opponent, and `group` every opponent that meets the card's condition.",

@@ -11,7 +11,7 @@ from typing import Any
 
 from engine.core import GameInfo, ModeInfo, Outcome, Seat, View
 
-from . import rules
+from . import audit, rules
 from .actions import HabAction, HabActionUnion, parse_action
 from .components import MAX_SEATS, MIN_SEATS
 from .state import HabConfig, HabState
@@ -81,6 +81,10 @@ class HabUndGut:
     def rulebook(self) -> str:
         """``engine/hab_und_gut/rulebook.md``, read as package data (a wheel has no source tree)."""
         return resources.files(__name__).joinpath("rulebook.md").read_text(encoding="utf-8")
+
+    def hidden_from(self, state: HabState, seat: Seat | None) -> frozenset[str]:
+        """The audit hook (section 8): what ``seat`` may not see, from :mod:`.audit`."""
+        return audit.hidden_from(state, seat)
 
 
 GAME = HabUndGut()

@@ -77,7 +77,10 @@ MAX_TRADE: Final = 3
 """At most three shares bought, or three sold, in one stock phase (rulebook 4.2)."""
 
 MAX_CHARITY_PER_TURN: Final = 1
-"""At most one share placed on the charity board per stock phase (rulebook 4.4)."""
+"""At most one share placed on the charity board per stock phase (rulebook 4.5).
+
+The stock phase records a giving as one flag (``StockProgress.donated``), so
+the rules read this limit through that flag; a larger limit would need a count."""
 
 _SUFFIXES: Final = "abcdefghi"
 

@@ -28,6 +28,7 @@ from .components import (
     COMMODITIES,
     HOLDER_SIZE,
     MARKET_CARDS,
+    MAX_CHARITY_PER_TURN,
     MAX_SEATS,
     MAX_TRADE,
     MIN_SEATS,
@@ -194,12 +195,17 @@ _HALVE = {
 }
 
 
+def _may_donate(progress: StockProgress) -> bool:
+    """Whether this stock phase may still give a share to charity (rulebook 4.5)."""
+    return int(progress.donated) < MAX_CHARITY_PER_TURN
+
+
 def _stock_choices(state: HabState, seat: Seat) -> list[HabAction]:
     """The stock-phase actions allowed now (the same rules :func:`illegal_reason` states)."""
     progress = state.stock
     owned = {SHARE_CARDS[card].commodity for card in state.shares[seat]}
     found: list[HabAction] = [_END]
-    if not progress.donated:
+    if _may_donate(progress):
         found += [_DONATE[commodity] for commodity in owned]
     if progress.count < MAX_TRADE:
         if progress.trade != "sell":
@@ -248,7 +254,7 @@ def illegal_reason(state: HabState, seat: Seat, action: HabAction) -> IllegalAct
         if isinstance(action, EndStock):
             return None
         if isinstance(action, Donate):
-            if progress.donated:
+            if not _may_donate(progress):
                 return IllegalAction(
                     "only one share per stock phase may go to the charity board", rule="4.5"
                 )
@@ -486,7 +492,7 @@ def _donate(state: HabState, values: dict[str, Any], seat: Seat, action: HabActi
     shares = values["shares"]
     held = shares[seat]
     at = _share_index(held, commodity)
-    if values["phase"] != "stock" or stock.donated or at is None:
+    if values["phase"] != "stock" or not _may_donate(stock) or at is None:
         raise _refused(state, seat, action)
     card = held[at]
     events = _opening(values, stock)

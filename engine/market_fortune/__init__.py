@@ -19,8 +19,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from engine.core import GameInfo, ModeInfo, Outcome, TableConfig
-from engine.market_fortune import cards, rules
+from engine.core import GameInfo, ModeInfo, Outcome, TableConfig, View
+from engine.market_fortune import audit, cards, rules
 from engine.market_fortune.actions import MarketFortuneAction, MarketFortuneActionType, parse_action
 from engine.market_fortune.state import MarketFortuneConfig, MarketFortuneState
 from engine.market_fortune.view import MarketFortuneView, summary, view
@@ -67,7 +67,7 @@ class MarketFortune:
     )
     config_model = MarketFortuneConfig
     state_model = MarketFortuneState
-    view_model = MarketFortuneView
+    view_model: type[View] = MarketFortuneView
     action_type: Any = MarketFortuneActionType
 
     def new_table(self, config: TableConfig, seed: int) -> MarketFortuneState:
@@ -106,6 +106,10 @@ class MarketFortune:
     def rulebook(self) -> str:
         """The project's rulebook, ``engine/market_fortune/rulebook.md``."""
         return _rulebook_text()
+
+    def hidden_from(self, state: MarketFortuneState, seat: int | None) -> frozenset[str]:
+        """The audit hook (section 11): what ``seat`` may not see, from :mod:`.audit`."""
+        return audit.hidden_from(state, seat)
 
 
 GAME = MarketFortune()

@@ -120,7 +120,7 @@ class Dominate(Action):
     @property
     def text(self) -> str:
         """One line for people and language models."""
-        return "Dominate: draw a Strategy (then you may play one red)"
+        return "Dominate: draw a Strategy (a red drawn lets you play one red; another colour ends your turn)"
 
 
 class Optimise(Action):

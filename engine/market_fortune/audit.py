@@ -13,7 +13,7 @@ from itertools import chain
 from engine.market_fortune import cards
 from engine.market_fortune.state import MarketFortuneState
 
-__all__ = ["CardAccountingError", "card_locations", "check_cards", "hidden_from"]
+__all__ = ["CardAccountingError", "card_locations", "check_cards", "hidden_from", "hidden_in_events"]
 
 
 class CardAccountingError(AssertionError):
@@ -101,3 +101,15 @@ def hidden_from(state: MarketFortuneState, seat: int | None) -> frozenset[str]:
         if revealed is not None:
             hidden = hidden.difference(revealed.cards)
     return hidden
+
+
+def hidden_in_events(before: MarketFortuneState, after: MarketFortuneState, seat: int | None) -> frozenset[str]:
+    """Ids that the events of the step from ``before`` to ``after`` may not name to ``seat``.
+
+    An event tells of a move, so it may name what the seat could see on
+    either side of it: a card hidden both before and after the step stays
+    secret. A Build from a pile takes its face-up top (4.2) into a hand where
+    nobody else sees it, and its event names the card (11.3): every seat saw
+    it on the pile before the step, so it is not in this set.
+    """
+    return hidden_from(before, seat) & hidden_from(after, seat)

@@ -451,9 +451,11 @@ def _red_ready(seat: _Seat, card: str) -> bool:
 
 
 def _choose_victory(seat: _Seat, legal: Sequence[Action]) -> Action:
-    """In the victory window: optimise if it lifts a short count, then declare (8.1)."""
+    """In the victory window: declare a winning count, else optimise toward one,
+    else hold back the weakest investment rather than show a short count (8.1)."""
     declare = next(a for a in legal if isinstance(a, Declare))
-    now = count(seat.me).total
+    momentum = seat.view.momentum
+    now = count(seat.me, momentum).total
     if seat.family or now >= cards.VICTORY_VALUE:
         return declare
     best: tuple[int, Action] = (now, declare)
@@ -466,9 +468,13 @@ def _choose_victory(seat: _Seat, legal: Sequence[Action]) -> Action:
             else inv
             for inv in seat.investments
         )
-        total = count(SeatState(strategies=seat.view.strategies, investments=investments)).total
+        total = count(SeatState(strategies=seat.view.strategies, investments=investments), momentum).total
         if total > best[0]:
             best = (total, option)
+    if best[1] is declare:
+        holds = [a for a in legal if isinstance(a, ReturnInvestment)]
+        if holds:
+            return min(holds, key=lambda a: (_investment_value(seat, a.stock), a.id))
     return best[1]
 
 

@@ -35,7 +35,6 @@ __all__ = [
     "hit",
     "play_red",
     "red_options",
-    "red_targets",
 ]
 
 INVESTMENT_ATTACKS = frozenset({"market_crash", "correction", "systemic_risk"})
@@ -43,8 +42,8 @@ INVESTMENT_ATTACKS = frozenset({"market_crash", "correction", "systemic_risk"})
 
 
 def _championship(state: MarketFortuneState) -> bool:
-    """Strategy discards lie face down only in Championship (9.3)."""
-    return state.config.mode == "championship"
+    """Strategy discards lie face down only in Championship (9.3), and not with ``open_championship`` (13.3)."""
+    return state.config.mode == "championship" and "open_championship" not in state.config.variants
 
 
 def formable_pairs(state: MarketFortuneState, seat: int) -> list[tuple[str, str, str | None]]:
@@ -93,22 +92,12 @@ def _targets(state: MarketFortuneState, seat: int, key: str) -> list[int | None]
     return [None] if holds else []
 
 
-def red_targets(state: MarketFortuneState, seat: int, card: str) -> list[int | None]:
-    """The targets the seat may play red ``card`` on now (``[]``: not a red, or not now).
-
-    The same answer as looking ``card`` up in :func:`red_options`, for one card.
-    """
-    kind = cards.kind_of(card)
-    if kind.colour != "red":
-        return []
-    return _targets(state, seat, kind.key)
-
-
-def red_options(state: MarketFortuneState, seat: int) -> list[tuple[str, int | None]]:
-    """Every ``(red card, target)`` the seat may play now (6.2, 7.1)."""
+def red_options(state: MarketFortuneState, seat: int, only: str | None = None) -> list[tuple[str, int | None]]:
+    """Every ``(red card, target)`` the seat may play now (6.2, 7.1); with ``only``, those of that card."""
     options: list[tuple[str, int | None]] = []
     cache: dict[str, list[int | None]] = {}
-    for card in state.seats[seat].strategies:
+    held = state.seats[seat].strategies
+    for card in held if only is None else [only] if only in held else []:
         kind = cards.kind_of(card)
         if kind.colour != "red":
             continue

@@ -1,8 +1,8 @@
 """Who must decide now, what they may do, and why anything else is refused.
 
-:func:`legal_actions` lists the choices (sections 3-9); :func:`allowed`
-checks one action directly, which is what :func:`engine.market_fortune.rules.apply`
-runs on every step, and a test keeps the two in agreement. An
+:func:`legal_actions` lists the choices (sections 3-9) from :func:`actions_now`,
+the one definition of what is legal, which
+:func:`engine.market_fortune.rules.apply_general` checks an action against. An
 :class:`IllegalAction` from :func:`explain_illegal` names the rule broken and
 never a card (11.3).
 """
@@ -40,16 +40,15 @@ from engine.market_fortune.effects import (
     blue_allowed,
     formable_pairs,
     red_options,
-    red_targets,
 )
 from engine.market_fortune.moves import can_draw, can_draw_strategy
 from engine.market_fortune.state import MarketFortuneState, Source, Task
 
 __all__ = [
     "actions_now",
-    "allowed",
     "default_action",
     "explain_illegal",
+    "is_listed",
     "legal_actions",
     "task_possible",
     "to_act",
@@ -167,8 +166,6 @@ def _pile_sources(state: MarketFortuneState, deck_only: bool = False) -> list[st
 
 def _optimisations(state: MarketFortuneState, seat: int) -> list[MarketFortuneAction]:
     """Swaps allowed by 5.2: same type, industries still matching unless Innovation."""
-    if state.optimised:
-        return []
     owner = state.seats[seat]
     options: list[MarketFortuneAction] = []
     for inv in owner.investments:
@@ -205,6 +202,48 @@ def _task_actions(state: MarketFortuneState, task: Task) -> list[MarketFortuneAc
     return [_formed(s, r, i) for s, r, i in formable_pairs(state, task.seat)]
 
 
+Choices = Callable[[MarketFortuneState, int, MarketFortuneAction | None], list[MarketFortuneAction]]
+"""The actions of one kind a seat may take now. Given an action of that kind,
+a generator may list only the choices that could equal it (a red's own card)."""
+
+
+def _holds(state: MarketFortuneState, seat: int, asked: MarketFortuneAction | None = None) -> list[MarketFortuneAction]:
+    """8.1: instead of declaring, return an investment (not with ``forced_count``, 13.2)."""
+    if "forced_count" in state.config.variants:
+        return []
+    return [_return(inv.stock) for inv in state.seats[seat].investments]
+
+
+_STAGE_CHOICES: dict[str, dict[str, Choices]] = {
+    "main": {
+        "build": lambda state, seat, asked: [_build(s) for s in _pile_sources(state)],
+        "risk": lambda state, seat, asked: [_risk(s, r, i) for s, r, i in formable_pairs(state, seat)],
+        "dominate": lambda state, seat, asked: [_DOMINATE] if can_draw_strategy(state) else [],
+        "optimise": lambda state, seat, asked: _optimisations(state, seat),
+    },
+    "red": {
+        "end": lambda state, seat, asked: [_END_TURN],
+        "play": lambda state, seat, asked: [
+            _play(c, t) for c, t in red_options(state, seat, asked.card if isinstance(asked, Play) else None)
+        ],
+    },
+    "victory": {
+        "declare": lambda state, seat, asked: [_DECLARE],
+        "return": _holds,
+        "optimise": lambda state, seat, asked: _optimisations(state, seat),
+    },
+    "between": {"next_game": lambda state, seat, asked: [_NEXT_GAME]},
+}
+"""Per stage of the active seat's turn (no task owed, no defence window open),
+the choices of each action kind: :func:`actions_now` lists them all, and
+:func:`is_listed` asks only the action's own kind."""
+
+
+def _defence_actions(state: MarketFortuneState, defender: int) -> list[MarketFortuneAction]:
+    """7.2: decline, or one blue that may answer this attack."""
+    return [_DECLINE, *(_defend(c) for c in state.seats[defender].strategies if blue_allowed(state, c))]
+
+
 def actions_now(state: MarketFortuneState) -> list[MarketFortuneAction]:
     """The legal actions of the seat in :func:`to_act`, unsorted."""
     if state.stage == "over":
@@ -213,23 +252,30 @@ def actions_now(state: MarketFortuneState) -> list[MarketFortuneAction]:
         return _task_actions(state, state.tasks[0])
     attack = state.attack
     if attack is not None and attack.defender is not None:
-        blues = [_defend(c) for c in state.seats[attack.defender].strategies if blue_allowed(state, c)]
-        return [_DECLINE, *blues]
+        return _defence_actions(state, attack.defender)
     seat = state.active
-    if state.stage == "main":
-        options: list[MarketFortuneAction] = [_build(s) for s in _pile_sources(state)]
-        options += [_risk(s, r, i) for s, r, i in formable_pairs(state, seat)]
-        if can_draw_strategy(state):
-            options.append(_DOMINATE)
-        options += _optimisations(state, seat)
-        return options
-    if state.stage == "red":
-        return [_END_TURN, *(_play(c, t) for c, t in red_options(state, seat))]
-    if state.stage == "victory":
-        return [_DECLARE, *_optimisations(state, seat)]
-    if state.stage == "between":
-        return [_NEXT_GAME]
-    return []
+    return [
+        action for choices in _STAGE_CHOICES.get(state.stage, {}).values() for action in choices(state, seat, None)
+    ]
+
+
+def is_listed(state: MarketFortuneState, action: MarketFortuneAction) -> bool:
+    """Whether ``action`` is among :func:`actions_now`: the check of
+    :func:`engine.market_fortune.rules.apply_general`. It lists the choices of
+    the action's own kind only, from the same definitions, and compares
+    canonical ids (the listed actions' ids are remembered, and an action
+    parsed from a request is never the listed object itself)."""
+    if state.stage == "over":
+        return False
+    if state.tasks:
+        options = _task_actions(state, state.tasks[0])
+    elif state.attack is not None and state.attack.defender is not None:
+        options = _defence_actions(state, state.attack.defender)
+    else:
+        choices = _STAGE_CHOICES.get(state.stage, {}).get(action.kind)
+        options = choices(state, state.active, action) if choices is not None else []
+    wanted = _id_of(action)
+    return any(_id_of(option) == wanted for option in options)
 
 
 _NOTHING_LISTED: tuple[MarketFortuneState | None, tuple[MarketFortuneAction, ...]] = (None, ())
@@ -249,98 +295,6 @@ def legal_actions(state: MarketFortuneState, seat: int) -> list[MarketFortuneAct
     listed = sorted(actions_now(state), key=_id_of)
     _LAST_LISTED[0] = (state, tuple(listed))
     return listed
-
-
-def _pair_ok(state: MarketFortuneState, seat: int, stock: str, ret: str, innovation: str | None) -> bool:
-    """A Stock and a Return in hand of one industry, or any two with Innovation (3.3, 6.4)."""
-    owner = state.seats[seat]
-    if stock not in owner.hand or ret not in owner.hand:
-        return False
-    same = cards.card_industry(stock) == cards.card_industry(ret)
-    if innovation is None:
-        return same
-    return not same and innovation in owner.strategies and cards.kind_of(innovation).key == "innovation"
-
-
-def _optimise_ok(state: MarketFortuneState, seat: int, action: Optimise) -> bool:
-    """5.2: once a turn, a face-down investment, same card type, industries still matching."""
-    if state.optimised:
-        return False
-    owner = state.seats[seat]
-    if action.into not in owner.hand or action.out[0] != action.into[0]:
-        return False
-    for inv in owner.investments:
-        if action.out in (inv.stock, inv.ret):
-            partner = inv.ret if action.out == inv.stock else inv.stock
-            return not inv.face_up and (
-                inv.innovation is not None
-                or cards.card_industry(action.into) == cards.card_industry(partner)
-            )
-    return False
-
-
-def _task_allows(state: MarketFortuneState, task: Task, action: MarketFortuneAction) -> bool:
-    """Whether ``action`` answers ``task``: the same test as :func:`_task_actions`, cheaper."""
-    owner = state.seats[task.seat]
-    step = task.step
-    if isinstance(action, Discard):
-        if step != "discard" or action.card not in owner.hand:
-            return False
-        return action.card != task.forbid or all(c == task.forbid for c in owner.hand)
-    if isinstance(action, Draw):
-        return (step == "draw" or (step == "draw_deck" and action.source.endswith("_deck"))) and can_draw(state, action.source)
-    if isinstance(action, ReturnInvestment):
-        return step == "return" and any(inv.stock == action.stock for inv in owner.investments)
-    if isinstance(action, Take):
-        if step != "take":
-            return False
-        if task.other is not None:
-            return action.card in state.seats[task.other].strategies
-        return action.card in bailout_cards(state)
-    if isinstance(action, Give):
-        return step == "give" and action.card in owner.hand
-    if isinstance(action, Mark):
-        return step == "mark" and any(inv.stock == action.stock and not inv.marked for inv in owner.investments)
-    if isinstance(action, Form):
-        return step == "form" and _pair_ok(state, task.seat, action.stock, action.ret, action.innovation)
-    return False
-
-
-def allowed(state: MarketFortuneState, action: MarketFortuneAction) -> bool:
-    """Whether ``action`` is among :func:`actions_now`, checked directly (fast path of :func:`apply`)."""
-    if state.stage == "over":
-        return False
-    if state.tasks:
-        return _task_allows(state, state.tasks[0], action)
-    attack = state.attack
-    if attack is not None and attack.defender is not None:
-        if isinstance(action, Decline):
-            return True
-        return (
-            isinstance(action, Defend)
-            and action.card in state.seats[attack.defender].strategies
-            and blue_allowed(state, action.card)
-        )
-    seat = state.active
-    stage = state.stage
-    if isinstance(action, Optimise):
-        return stage in ("main", "victory") and _optimise_ok(state, seat, action)
-    if stage == "main":
-        if isinstance(action, Build):
-            return can_draw(state, action.source)
-        if isinstance(action, Risk):
-            return _pair_ok(state, seat, action.stock, action.ret, action.innovation)
-        return isinstance(action, Dominate) and can_draw_strategy(state)
-    if stage == "red":
-        if isinstance(action, EndTurn):
-            return True
-        if not isinstance(action, Play) or action.card not in state.seats[seat].strategies:
-            return False
-        # Only the played card's targets: the same answer as (card, target) in red_options.
-        return action.target in red_targets(state, seat, action.card)
-    if stage == "victory":
-        return isinstance(action, Declare)
-    return stage == "between" and isinstance(action, NextGame)
 
 
 def task_possible(state: MarketFortuneState, task: Task) -> bool:
@@ -397,7 +351,7 @@ def explain_illegal(state: MarketFortuneState, seat: int, action: MarketFortuneA
             "build": ("That source cannot be drawn from: it is empty or its top card lies face down.", "4.3"),
             "risk": ("A Risk needs a Stock and a Return of the same industry from your hand (different industries need Innovation).", "3.3"),
             "dominate": ("The Strategy deck and its discard pile are both empty.", "4.3"),
-            "optimise": ("That optimisation is not allowed: one per turn, face-down investments only, same card type, matching industries.", "5.2"),
+            "optimise": ("That optimisation is not allowed: face-down investments only, same card type, matching industries.", "5.2"),
         },
         "red": {
             "play": ("That red cannot be played now: it is not in your hand, its target is not allowed, or its condition does not hold.", "6.2"),
@@ -405,10 +359,13 @@ def explain_illegal(state: MarketFortuneState, seat: int, action: MarketFortuneA
         },
         "victory": {
             "declare": ("", "8.1"),
-            "optimise": ("That optimisation is not allowed: one per turn, face-down investments only, same card type, matching industries.", "5.2"),
+            "return": ("Holding back returns one of your own investments to your hand.", "8.1"),
+            "optimise": ("That optimisation is not allowed: face-down investments only, same card type, matching industries.", "5.2"),
         },
         "between": {"next_game": ("", "9.3")},
     }
+    if action.kind == "optimise" and state.stage not in ("main", "victory"):
+        return IllegalAction("You may optimise only before your main action or in the victory window.", rule="5.2")
     stage_reasons = reasons.get(state.stage, {})
     if action.kind in stage_reasons:
         message, rule = stage_reasons[action.kind]
@@ -416,7 +373,7 @@ def explain_illegal(state: MarketFortuneState, seat: int, action: MarketFortuneA
     described = {
         "main": ("Your turn: Build, Risk or Dominate (or optimise first).", "3.1"),
         "red": ("You may play one red Strategy or end your turn.", "6.2"),
-        "victory": ("Victory window: optimise once or declare.", "8.1"),
+        "victory": ("Victory window: optimise, then declare or hold back an investment.", "8.1"),
         "between": ("The game is over; deal the next game of the match.", "9.3"),
     }
     message, rule = described.get(state.stage, ("Not allowed now.", "3.1"))

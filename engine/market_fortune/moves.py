@@ -30,6 +30,7 @@ __all__ = [
     "clockwise",
     "discard",
     "draw",
+    "draw_events",
     "draw_strategy",
     "event",
     "event_of",
@@ -207,11 +208,29 @@ def draw(
     if also:
         taken_from.update(also)
     state = with_seat(state, seat, {"hand": (*state.__dict__["seats"][seat].hand, card)}, taken_from)
-    events.append(event("draw", f"Seat {seat} drew a building card from {where}.", seat=seat, source=source))
-    events.append(
-        event("draw", f"You drew {_card_name(card)} ({card}) from {where}.", (seat,), seat=seat, source=source, card=card)
-    )
+    events += draw_events(seat, source, card, where)
     return state, card
+
+
+def draw_events(seat: int, source: str, card: str, where: str) -> list[Event]:
+    """The events of ``seat`` drawing ``card`` from ``source`` (``where`` in words).
+
+    A deck draw is public as a fact and private as a card. A pile top lay face
+    up before every seat (4.2), so its draw names the card in one public event
+    (11.3): hiding it would hide nothing anyone could not see.
+    """
+    if source.endswith("_pile"):
+        text = f"Seat {seat} took {_card_name(card)} ({card}) from {where}."
+        return [event_of("draw", text, None, {"seat": seat, "source": source, "card": card})]
+    return [
+        event_of("draw", f"Seat {seat} drew a building card from {where}.", None, {"seat": seat, "source": source}),
+        event_of(
+            "draw",
+            f"You drew {_card_name(card)} ({card}) from {where}.",
+            (seat,),
+            {"seat": seat, "source": source, "card": card},
+        ),
+    ]
 
 
 def can_draw_strategy(state: MarketFortuneState) -> bool:

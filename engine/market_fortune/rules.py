@@ -46,9 +46,9 @@ from engine.market_fortune.effects import (
     take_random,
 )
 from engine.market_fortune.legal import (
-    allowed,
     default_action,
     explain_illegal,
+    is_listed,
     legal_actions,
     task_possible,
     to_act,
@@ -60,6 +60,7 @@ from engine.market_fortune.moves import (
     can_draw,
     discard,
     draw,
+    draw_events,
     draw_strategy,
     event,
     event_of,
@@ -71,7 +72,7 @@ from engine.market_fortune.moves import (
     task_of,
     with_seat,
 )
-from engine.market_fortune.scoring import count
+from engine.market_fortune.scoring import Count, count
 from engine.market_fortune.state import (
     Investment,
     MarketFortuneConfig,
@@ -85,6 +86,7 @@ from engine.text import counted
 __all__ = [
     "VARIANTS",
     "apply",
+    "apply_general",
     "default_action",
     "legal_actions",
     "new_table",
@@ -94,7 +96,12 @@ __all__ = [
 
 VARIANTS: dict[str, str] = {
     "momentum_red": "Spanish V7 reading of Momentum (3.5, 13.1): after a successful Risk you may play one red at once.",
+    "forced_count": "Spanish V7 reading of the victory (8.1, 13.2): a 4th investment is always counted; nobody holds back.",
+    "open_championship": (
+        "Spanish V7 Championship (9.3, 13.3): every game opens with a roll-off, and discards caused by a Strategy lie face up."
+    ),
 }
+"""The Spanish V7 readings a table may switch on (13); all off by default."""
 
 
 # -- setup (section 2) -------------------------------------------------------------
@@ -166,7 +173,7 @@ def _deal(state: MarketFortuneState, opener: int | None) -> MarketFortuneState:
         "seats": tuple(seats),
         "stage": "main",
         "turn": 1,
-        "optimised": False,
+        "momentum": None,
         "extra_turn": False,
         "attack": None,
         "tasks": (),
@@ -242,7 +249,12 @@ def _form(
     events.append(event("invest", f"Seat {seat} formed an investment face down ({how}); it now has {size}.", seat=seat, investments=size))
     formed = [stock, ret] + ([innovation] if innovation else [])
     events.append(event("invest", f"You formed {cards.card_name(stock)} + {cards.card_name(ret)} ({how}).", (seat,), seat=seat, cards=formed))
-    return draw_strategy(state, seat, events, "Momentum, 3.5")
+    state = draw_strategy(state, seat, events, "Momentum, 3.5")
+    held = state.seats[seat].strategies
+    if len(held) > len(strategies):
+        # 3.5: kept for a later turn, and not used when winning (8.1).
+        state = evolve(state, {"momentum": held[-1]})
+    return state
 
 
 def _after_forming(state: MarketFortuneState, seat: int, events: list[Event], via_risk: bool) -> MarketFortuneState:
@@ -258,12 +270,24 @@ def _after_forming(state: MarketFortuneState, seat: int, events: list[Event], vi
     return state
 
 
+def _count(state: MarketFortuneState, seat: int) -> Count:
+    """The seat's count (8.1), leaving out the Strategy Momentum gave it this turn (3.5)."""
+    return count(state.seats[seat], state.momentum if seat == state.active else None)
+
+
+def _hold_back(state: MarketFortuneState, seat: int, stock: str, events: list[Event]) -> MarketFortuneState:
+    """Not declaring in the victory window (8.1): one investment goes back to hand, unseen (8.2)."""
+    events.append(event("hold_back", f"Seat {seat} does not declare victory and takes an investment back into its hand (8.1).", seat=seat))
+    state = return_investment(state, seat, _index_of(state.seats[seat], stock), events, "rule 8.1")
+    return evolve(state, {"stage": "ending"})
+
+
 def _declare(state: MarketFortuneState, seat: int, events: list[Event]) -> MarketFortuneState:
     """The count (8.1): flip everything; 25M or more wins (8.2), else return one."""
     owner = state.seats[seat]
     flipped = tuple(inv.but(face_up=True) for inv in owner.investments)
     state = set_seat(state, seat, investments=flipped)
-    result = count(state.seats[seat])
+    result = _count(state, seat)
     shown = [[inv.stock, inv.ret] for inv in flipped]
     events.append(
         event(
@@ -289,7 +313,7 @@ def _scores(state: MarketFortuneState) -> tuple[float, ...]:
         return tuple(float(seat.match_total) for seat in state.seats)
     if state.config.mode == "family":
         return tuple(float(len(seat.investments)) for seat in state.seats)
-    return tuple(float(count(seat).total) for seat in state.seats)
+    return tuple(float(_count(state, seat).total) for seat in range(len(state.seats)))
 
 
 def _finish(
@@ -324,17 +348,16 @@ def _finish(
         done = f"The match cap of {state.config.match_game_limit} games is reached; highest total {best}M wins (9.3)."
         events.append(event("match_end", done, winners=list(champions), reason="match_limit"))
         return evolve(state, {"stage": "over", "last_game": game, "result": Outcome(winners=champions, reason="match_limit", scores=game.scores, text=done)})
-    opener = winners[0] if reason == "victory" else None
+    # 2.3: the winner opens the next game; a game ended by the turn limit has none (9.3).
+    opener = winners[0] if reason == "victory" and "open_championship" not in state.config.variants else None
     return evolve(state, {"stage": "between", "last_game": game, "next_opener": opener})
 
 
 def _turn_limit(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
     """3.7: most investments, then the highest count, win; a match game adds nothing (9.3)."""
-    def rank(seat: SeatState) -> tuple[int, int]:
-        return len(seat.investments), count(seat).total
-
-    best = max(rank(seat) for seat in state.seats)
-    winners = tuple(i for i, seat in enumerate(state.seats) if rank(seat) == best)
+    ranks = [(len(seat.investments), _count(state, index).total) for index, seat in enumerate(state.seats)]
+    best = max(ranks)
+    winners = tuple(i for i, rank in enumerate(ranks) if rank == best)
     text = f"Turn limit of {counted(state.config.turn_limit_per_seat, 'turn')} per seat reached; leader(s): {', '.join(map(str, winners))} (3.7)."
     return _finish(state, winners, "turn_limit", events, text)
 
@@ -356,7 +379,7 @@ def _pass_turn(values: dict[str, Any], changes: dict[str, object], events: list[
     changes["active"] = seat
     changes["turn"] = turn
     changes["stage"] = "main"
-    changes["optimised"] = False
+    changes["momentum"] = None
     changes["extra_turn"] = False
     events.append(event_of("turn", f"Turn {turn}: seat {seat} to play.", None, {"seat": seat, "turn": turn}))
     return True
@@ -382,7 +405,7 @@ def _next_turn(state: MarketFortuneState, events: list[Event]) -> MarketFortuneS
             continue
         break
     events.append(event("turn", f"Turn {turn}: seat {seat} to play.", seat=seat, turn=turn))
-    return evolve(state, {"active": seat, "turn": turn, "stage": "main", "optimised": False, "extra_turn": False})
+    return evolve(state, {"active": seat, "turn": turn, "stage": "main", "momentum": None, "extra_turn": False})
 
 
 def _advance(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
@@ -468,8 +491,8 @@ def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneActio
         left = tuple(c for c in getattr(state, pile) if c != action.card)
         state = evolve(state, {pile: left})
         state = set_seat(state, seat, hand=(*state.seats[seat].hand, action.card))
-        events.append(event("take", f"Seat {seat} took a card from a discard pile ({why}).", seat=seat, pile=pile))
-        events.append(event("take", f"You took {cards.card_name(action.card)} ({action.card}).", (seat,), seat=seat, card=action.card))
+        # The card lay face up on the pile (4.2): the table saw it, so the event names it.
+        events.append(event("take", f"Seat {seat} took {cards.card_name(action.card)} ({action.card}) from a discard pile ({why}).", seat=seat, pile=pile, card=action.card))
         return state
     if isinstance(action, Give):
         assert task.other is not None
@@ -509,7 +532,10 @@ def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneActio
         events.append(event("risk", f"Seat {seat} rolled a minus (-): the Risk fails and the cards stay hidden in its hand (3.3).", seat=seat, plus=False))
         return evolve(state, {"stage": "ending"})
     if isinstance(action, Dominate):
-        return draw_strategy(state, seat, events, "Dominate, 3.4", also={"stage": "red"})
+        state = draw_strategy(state, seat, events, "Dominate, 3.4")
+        # 3.4: a red drawn may be played (it or another red); any other colour ends the turn.
+        drawn = state.seats[seat].strategies[-1]
+        return evolve(state, {"stage": "red" if cards.kind_of(drawn).colour == "red" else "ending"})
     if isinstance(action, Optimise):
         owner = state.seats[seat]
         investments = list(owner.investments)
@@ -522,7 +548,7 @@ def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneActio
         hand = [action.out if c == action.into else c for c in owner.hand]
         task = task_of(seat, "discard", "5.2")
         state = with_seat(
-            state, seat, {"hand": tuple(hand), "investments": tuple(investments)}, {"optimised": True, "tasks": (task,)}
+            state, seat, {"hand": tuple(hand), "investments": tuple(investments)}, {"tasks": (task,)}
         )
         events.append(event("optimise", f"Seat {seat} optimised its investment number {position + 1} and must discard a building card (5.2).", seat=seat, position=position))
         events.append(event("optimise", f"You swapped {cards.card_name(action.out)} out for {cards.card_name(action.into)}.", (seat,), seat=seat, cards=[action.out, action.into]))
@@ -549,6 +575,8 @@ def _apply_action(state: MarketFortuneState, seat: int, action: MarketFortuneAct
         return evolve(state, {"stage": "ending"})
     if isinstance(action, Declare):
         return _declare(state, seat, events)
+    if isinstance(action, ReturnInvestment):
+        return _hold_back(state, seat, action.stock, events)
     if isinstance(action, NextGame):
         return _next_game(state, events)
     raise AssertionError(action)
@@ -562,16 +590,44 @@ def _next_game(state: MarketFortuneState, events: list[Event]) -> MarketFortuneS
     return state
 
 
+def _check_turn(state: MarketFortuneState, seat: int) -> None:
+    """Refuse a seat that is not in :func:`to_act` (3.1, 7.2), or any seat once the table is over."""
+    acting = to_act(state)
+    if seat not in acting:
+        if not acting:
+            raise IllegalAction("The table is over.", rule="8.1")
+        raise NotYourTurn(f"Seat {acting[0]} must decide now, not seat {seat}.", rule="3.1")
+
+
+def apply_general(
+    state: MarketFortuneState, seat: int, action: MarketFortuneAction
+) -> tuple[MarketFortuneState, list[Event]]:
+    """The general path of :func:`apply`: the action is checked against the
+    definition :func:`legal_actions` lists (:func:`~engine.market_fortune.legal.is_listed`),
+    its rule is applied, and the automatic steps run until a seat owes a decision.
+
+    :raises NotYourTurn: ``seat`` is not the seat in :func:`to_act`.
+    :raises IllegalAction: the action is not among :func:`legal_actions` now.
+    """
+    _check_turn(state, seat)
+    if not is_listed(state, action):
+        raise explain_illegal(state, seat, action)
+    events: list[Event] = []
+    state = _apply_action(state, seat, action, events)
+    state = _advance(state, events)
+    return state, events
+
+
 def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> tuple[MarketFortuneState, list[Event]]:
     """Apply one action of ``seat``; pure.
 
-    The two most frequent decisions, a Build and a discard, take a direct
-    path that checks them once and, when the turn then simply passes, makes
-    the next turn's changes in the same copy of the state; so do a Dominate
-    with a Strategy deck to draw from and the end of a turn in its red stage
-    (the next most frequent); everything else
-    goes through :func:`allowed`, the action's rule and :func:`_advance`.
-    Both paths give the same state and events.
+    The three most frequent decisions take a shortcut: a Build and a discard
+    are checked once and, when the turn then simply passes, the next turn's
+    changes are made in the same copy of the state; so is the end of a turn
+    in its red stage. Everything else takes :func:`apply_general`. A test
+    (tests/engine/market_fortune/test_shortcuts.py) and ``bench/shortcuts.py``
+    pin each shortcut to the general path: the same state and events, the
+    same refusal.
 
     :raises NotYourTurn: ``seat`` is not the seat in :func:`to_act`.
     :raises IllegalAction: the action is not among :func:`legal_actions` now.
@@ -580,21 +636,7 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
     stage = values["stage"]
     tasks = values["tasks"]
     attack = values["attack"]
-    # to_act, inlined (a hot path): a task's seat, then a defender (7.2), then the active seat.
-    if stage == "over":
-        acting = None
-    elif tasks:
-        acting = tasks[0].seat
-    elif attack is not None and attack.defender is not None:
-        acting = attack.defender
-    elif stage == "between":
-        acting = values["next_opener"] or 0
-    else:
-        acting = values["active"]
-    if seat != acting:
-        if stage == "over":
-            raise IllegalAction("The table is over.", rule="8.1")
-        raise NotYourTurn(f"Seat {acting} must decide now, not seat {seat}.", rule="3.1")
+    _check_turn(state, seat)
     kind = type(action)
     if kind is Build and stage == "main" and not tasks and attack is None:
         assert isinstance(action, Build)
@@ -602,16 +644,9 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
     if kind is Discard and tasks:
         assert isinstance(action, Discard)
         return _discard(state, values, seat, action, tasks)
-    if kind is Dominate and stage == "main" and not tasks and attack is None and values["strategy_deck"]:
-        return _dominate(state, values, seat)
     if kind is EndTurn and stage == "red" and not tasks and attack is None:
         return _end_turn(state, values)
-    if not allowed(state, action):
-        raise explain_illegal(state, seat, action)
-    events: list[Event] = []
-    state = _apply_action(state, seat, action, events)
-    state = _advance(state, events)
-    return state, events
+    return apply_general(state, seat, action)
 
 
 _WHERE: dict[str, str] = {
@@ -657,16 +692,7 @@ def _build(
     owner = seats[seat]
     hand = owner.hand
     after["seats"] = (*seats[:seat], owner.with_hand((*hand, card)), *seats[seat + 1 :])
-    where = _WHERE[source]
-    events = [
-        event_of("draw", f"Seat {seat} drew a building card from {where}.", None, {"seat": seat, "source": source}),
-        event_of(
-            "draw",
-            f"You drew {cards.card_name(card)} ({card}) from {where}.",
-            (seat,),
-            {"seat": seat, "source": source, "card": card},
-        ),
-    ]
+    events = draw_events(seat, source, card, _WHERE[source])
     if len(hand) + 2 * len(owner.investments) + 1 > cards.BUILDING_TOTAL:
         # The discard then waits: the hand holds at least the card drawn.
         tasks = _BUILD_DISCARDS.get((seat, forbid))
@@ -678,17 +704,6 @@ def _build(
     if _pass_turn(values, after, events):
         return evolve(state, after), events
     return _advance(evolve(state, after), events), events
-
-
-def _dominate(state: MarketFortuneState, values: dict[str, Any], seat: int) -> tuple[MarketFortuneState, list[Event]]:
-    """Dominate (3.4) by the active seat in its main stage, its Strategy deck not empty.
-
-    The same state and events as :func:`_apply_main` then :func:`_advance`,
-    without their checks: a deck to draw from makes Dominate legal, and the
-    red stage then waits on the seat.
-    """
-    events: list[Event] = []
-    return draw_strategy(state, seat, events, "Dominate, 3.4", also={"stage": "red"}), events
 
 
 def _end_turn(state: MarketFortuneState, values: dict[str, Any]) -> tuple[MarketFortuneState, list[Event]]:
@@ -726,7 +741,8 @@ def _discard(
     seats = values["seats"]
     owner = seats[seat]
     hand = owner.hand
-    # _task_allows, for a discard: in hand, and not the card just taken unless nothing else is left (3.2).
+    # The discard task's answers (legal._task_actions), checked directly: in hand, and not the card
+    # just taken unless nothing else is left (3.2). Pinned to the general path by test_shortcuts.
     if step != "discard" or card not in hand or (card == forbid and any(c != card for c in hand)):
         raise explain_illegal(state, seat, action)
     remaining = (_one_less(task), *tasks[1:]) if count > 1 else tasks[1:]

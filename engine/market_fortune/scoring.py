@@ -78,11 +78,11 @@ def _green_gain(key: str, inv: Investment) -> int:
     return cards.SHORT_INVESTMENT_VALUE - face
 
 
-def _best_greens(seat: SeatState) -> tuple[int, tuple[str, ...]]:
-    """Assign greens in hand to investments (one per investment) for the largest gain."""
+def _best_greens(seat: SeatState, held: tuple[str, ...]) -> tuple[int, tuple[str, ...]]:
+    """Assign the greens of ``held`` to investments (one per investment) for the largest gain."""
     greens = [
         cards.kind_of(card).key
-        for card in seat.strategies
+        for card in held
         if cards.kind_of(card).key in ("maximum_return", "short_investment")
     ]
     # An investment that carries Innovation already has its one green (6.4).
@@ -107,15 +107,20 @@ def _best_greens(seat: SeatState) -> tuple[int, tuple[str, ...]]:
     return best
 
 
-def count(seat: SeatState) -> Count:
-    """A seat's count at the market close (8.1): cards, marks, greens and yellows."""
+def count(seat: SeatState, momentum: str | None = None) -> Count:
+    """A seat's count at the market close (8.1): cards, marks, greens and yellows.
+
+    ``momentum`` is the Strategy Momentum gave for the investment just formed:
+    it is kept but not used when winning (3.5), so it counts for nothing here.
+    """
+    held = seat.strategies if momentum is None else tuple(c for c in seat.strategies if c != momentum)
     face = sum(cards.card_value(inv.stock) + cards.card_value(inv.ret) for inv in seat.investments)
     compound = cards.COMPOUND_INTEREST_BONUS * sum(1 for inv in seat.investments if inv.marked)
-    greens, greens_used = _best_greens(seat)
+    greens, greens_used = _best_greens(seat, held)
     industries = [cards.card_industry(inv.stock) for inv in seat.investments]
     yellows = 0
     yellows_used: list[str] = []
-    for card in seat.strategies:
+    for card in held:
         key = cards.kind_of(card).key
         bonus = 0
         if key == "booming_industry" and len(set(industries)) < len(industries):

@@ -8,10 +8,10 @@ through :mod:`engine.market_fortune.view` (and the replay after the table ends).
 A turn moves through ``stage`` values (docs section 3):
 
 * ``main``      the active seat picks Build, Risk or Dominate (or optimises, 5.2);
-* ``red``       after Dominate (or Momentum with ``momentum_red``) it may play one red;
+* ``red``       after Dominate drew a red (or Momentum with ``momentum_red``) it may play one red;
 * ``resolving`` a red is being resolved: defence windows (``attack``) and the
   decisions inside the effect (``tasks``);
-* ``victory``   the victory window after a 4th investment (8.1);
+* ``victory``   the victory window after a 4th investment: declare or hold back (8.1);
 * ``ending``    the turn is closing (8-card rule, 4.1) — never waited on;
 * ``between``   Championship: a game ended, the match goes on (9.3);
 * ``over``      the table has ended (``result`` is set).
@@ -108,35 +108,13 @@ class Investment:
     def but(self, **changes: object) -> Investment:
         """A copy with ``changes`` (values of the fields' own types), without validating again.
 
-        Written out through the slots, as :meth:`SeatState.changed` is:
-        ``dataclasses.replace`` costs several times more, and an optimisation
-        (5.2), a mark (12.5) and a count (8.2) each copy investments.
+        ``dataclasses.replace``: a misspelt field raises :class:`TypeError`.
         """
-        if not changes.keys() <= _INVESTMENT_FIELDS:
-            # As dataclasses.replace would: a misspelt field must not pass unnoticed.
-            raise TypeError(f"Investment has no field(s) {sorted(changes.keys() - _INVESTMENT_FIELDS)}")
-        get = changes.get
-        copy = _new_object(Investment)
-        _set_stock(copy, get("stock", self.stock))
-        _set_ret(copy, get("ret", self.ret))
-        _set_innovation(copy, get("innovation", self.innovation))
-        _set_marked(copy, get("marked", self.marked))
-        _set_face_up(copy, get("face_up", self.face_up))
-        return copy
+        return replace(self, **changes)  # type: ignore[arg-type]
 
     def model_copy(self, *, update: dict[str, object] | None = None, deep: bool = False) -> Investment:
         """Like a pydantic model's ``model_copy``, for callers written when this was one."""
         return self.but(**(update or {}))
-
-
-_new_object = object.__new__
-_set_stock = Investment.__dict__["stock"].__set__
-_set_ret = Investment.__dict__["ret"].__set__
-_set_innovation = Investment.__dict__["innovation"].__set__
-_set_marked = Investment.__dict__["marked"].__set__
-_set_face_up = Investment.__dict__["face_up"].__set__
-_INVESTMENT_FIELDS = frozenset(Investment.__slots__)
-assert len(_INVESTMENT_FIELDS) == 5, "Investment.but sets every field"
 
 
 class Reveal(EngineModel):
@@ -178,47 +156,27 @@ class SeatState:
         return len(self.hand) + 2 * len(self.investments)
 
     def changed(self, changes: dict[str, object]) -> SeatState:
-        """A copy with ``changes`` (values of the fields' own types), without validating again.
-
-        Written out field by field through the slots: the rules copy a seat
-        on almost every step, and ``dataclasses.replace`` is several times slower.
-        """
+        """A copy with ``changes`` (values of the fields' own types), without validating again."""
         get = changes.get
-        copy = _new_object(SeatState)
-        _set_hand(copy, get("hand", self.hand))
-        _set_strategies(copy, get("strategies", self.strategies))
-        _set_investments(copy, get("investments", self.investments))
-        _set_skip_next(copy, get("skip_next", self.skip_next))
-        _set_match_total(copy, get("match_total", self.match_total))
-        _set_revealed(copy, get("revealed", self.revealed))
-        return copy
+        return SeatState(
+            get("hand", self.hand),  # type: ignore[arg-type]
+            get("strategies", self.strategies),  # type: ignore[arg-type]
+            get("investments", self.investments),  # type: ignore[arg-type]
+            get("skip_next", self.skip_next),  # type: ignore[arg-type]
+            get("match_total", self.match_total),  # type: ignore[arg-type]
+            get("revealed", self.revealed),  # type: ignore[arg-type]
+        )
 
     def with_hand(self, hand: tuple[str, ...]) -> SeatState:
-        """A copy holding ``hand``: :meth:`changed` for the change a Build or a discard makes.
-
-        Every other field is read straight from its slot, with no dict of changes to build and search.
-        """
-        copy = _new_object(SeatState)
-        _set_hand(copy, hand)
-        _set_strategies(copy, self.strategies)
-        _set_investments(copy, self.investments)
-        _set_skip_next(copy, self.skip_next)
-        _set_match_total(copy, self.match_total)
-        _set_revealed(copy, self.revealed)
-        return copy
+        """A copy holding ``hand``: :meth:`changed` for the change a Build or a discard makes."""
+        return SeatState(hand, self.strategies, self.investments, self.skip_next, self.match_total, self.revealed)
 
     def model_copy(self, *, update: dict[str, object] | None = None, deep: bool = False) -> SeatState:
         """Like a pydantic model's ``model_copy``, for callers written when this was one."""
         return replace(self, **(update or {}))  # type: ignore[arg-type]
 
 
-_set_hand = SeatState.__dict__["hand"].__set__
-_set_strategies = SeatState.__dict__["strategies"].__set__
-_set_investments = SeatState.__dict__["investments"].__set__
-_set_skip_next = SeatState.__dict__["skip_next"].__set__
-_set_match_total = SeatState.__dict__["match_total"].__set__
-_set_revealed = SeatState.__dict__["revealed"].__set__
-assert len(SeatState.__slots__) == 6, "SeatState.changed sets every field"
+assert len(SeatState.__slots__) == 6, "SeatState.changed passes every field"
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,8 +252,9 @@ class MarketFortuneState(EngineModel):
     stage: Stage = "main"
     turn: int = 0
     """Turns begun in the current game (3.7)."""
-    optimised: bool = False
-    """An optimisation was made this turn (5.2)."""
+    momentum: str | None = None
+    """The Strategy Momentum gave the active seat this turn (3.5): not counted
+    at this turn's count (8.1). Cleared when the turn passes."""
     extra_turn: bool = False
     """Shrewd Move: the active seat plays again after this turn (3.6)."""
     attack: Attack | None = None

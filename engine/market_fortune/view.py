@@ -103,6 +103,8 @@ class MarketFortuneView(View):
     strategies: tuple[str, ...] = ()
     investments: tuple[InvestmentView, ...] = ()
     revealed: Reveal | None = None
+    momentum: str | None = None
+    """The Strategy Momentum gave you this turn (3.5): not counted at this turn's count (8.1)."""
     players: tuple[PlayerView, ...]
     stock_pile: tuple[str, ...]
     return_pile: tuple[str, ...]
@@ -322,7 +324,10 @@ def _view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
     strategies: tuple[str, ...] = ()
     investments: tuple[InvestmentView, ...] = ()
     revealed: Reveal | None = None
+    momentum: str | None = None
     if seat is not None:
+        if seat == values["active"]:
+            momentum = values["momentum"]
         mine = seats[seat]
         hand, strategies, revealed = mine.hand, mine.strategies, mine.revealed
         own_investments = mine.investments
@@ -352,6 +357,7 @@ def _view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
             "strategies": strategies,
             "investments": investments,
             "revealed": revealed,
+            "momentum": momentum,
             "players": _players(seats),
             "stock_pile": stock_pile,
             "return_pile": return_pile,
@@ -381,7 +387,7 @@ def _names(ids: tuple[str, ...]) -> str:
 _STAGE_TEXT: dict[str, str] = {
     "main": "take one main action: Build, Risk or Dominate (you may optimise first)",
     "red": "play one red Strategy or end your turn",
-    "victory": "you formed a 4th investment: optimise once or declare to count",
+    "victory": "you formed a 4th investment: optimise if you wish, then declare to count or hold back an investment",
     "between": "the game ended; deal the next game of the match",
 }
 

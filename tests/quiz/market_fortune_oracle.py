@@ -136,7 +136,8 @@ def _which_action(p: dict[str, Any]) -> str:
     after_dominate, _ = GAME.apply(state, seat, Dominate())
     after_build, _ = GAME.apply(state, seat, Build(source="stock_deck"))
     assert len(after_dominate.seats[seat].strategies) == len(before.strategies) + 1
-    assert after_dominate.stage == "red"  # a red may follow (3.4)
+    drawn_red = cards.kind_of(after_dominate.seats[seat].strategies[-1]).colour == "red"
+    assert (after_dominate.stage == "red") == drawn_red  # a red may follow a red draw only (3.4)
     assert len(after_build.seats[seat].hand) == len(before.hand) + 1
     pairs = [pair for pair in formable_pairs(state, seat) if pair[2] is None]
     if pairs:
@@ -354,15 +355,91 @@ def _optimise_cost(p: dict[str, Any]) -> int:
     return task.count
 
 
-def _optimise_per_turn(p: dict[str, Any]) -> int:
+def _optimise_per_turn(p: dict[str, Any]) -> bool:
+    """Two optimisations in a row before the main action, each with its cost, by the engine."""
     state, seat = _optimise_scenario("S.energy.2", "R.energy.3", ("S.energy.5", "R.energy.4"))
-    done = 0
-    while any(isinstance(a, Optimise) for a in GAME.legal_actions(state, seat)):
-        option = next(a for a in GAME.legal_actions(state, seat) if isinstance(a, Optimise))
-        state, _ = GAME.apply(state, seat, option)
-        state = settle(state)
-        done += 1
-    return done
+    for out, into in (("S.energy.2", "S.energy.5"), ("R.energy.3", "R.energy.4")):
+        if Optimise(out=out, into=into) not in GAME.legal_actions(state, seat):
+            return False
+        state, _ = GAME.apply(state, seat, Optimise(out=out, into=into))
+        assert state.tasks[0].step == "discard"  # the cost
+        state, _ = GAME.apply(state, seat, GAME.parse_action(f"discard:{out}"))
+    return state.active == seat and state.stage == "main"
+
+
+def _hold_back(p: dict[str, Any]) -> bool:
+    """In the victory window of a short count: a return that flips nothing, by the engine."""
+    state = _fourth_risk("fortune")
+    seat = state.active
+    holds = [a for a in GAME.legal_actions(state, seat) if a.kind == "return"]
+    if not holds:
+        return False
+    after, _ = GAME.apply(state, seat, holds[0])
+    return len(after.seats[seat].investments) == 3 and not any(inv.face_up for inv in after.seats[seat].investments)
+
+
+def _momentum_count(p: dict[str, Any]) -> bool:
+    """Whether the Momentum card of the 4th investment adds to that count, by the engine."""
+    card = cards.strategy(p["kind"]).card_ids()[0]
+    for seed in range(80):
+        state = table(seed=seed)
+        seat = state.active
+        # Three investments on which the card would add something (two share an industry, but for
+        # Diversification King); the 4th, S.mining.1 + R.mining.1, keeps the count short without it.
+        second = ("S.banking.4", "R.banking.4") if p["kind"] == "diversification_king" else ("S.energy.4", "R.energy.4")
+        pairs = [("S.energy.5", "R.energy.5"), second, ("S.media.1", "R.media.1")]
+        invs = tuple(Investment(stock=s, ret=r) for s, r in pairs)
+        deck = (*tuple(c for c in state.strategy_deck if c != card), card)
+        state = with_seat(state, seat, investments=invs, hand=("S.mining.1", "R.mining.1"))
+        state = state.model_copy(update={"strategy_deck": deck})
+        after, _ = GAME.apply(state, seat, Risk(stock="S.mining.1", ret="R.mining.1"))
+        if after.stage == "victory":
+            with_card = scoring.count(after.seats[seat]).total
+            without = scoring.count(after.seats[seat].model_copy(update={"strategies": ()})).total
+            assert with_card > without, p  # the scenario tells the two answers apart
+            _, events = GAME.apply(after, seat, Declare())
+            counted = next(e.data["total"] for e in events if e.kind == "count")
+            return bool(counted == with_card)
+    raise AssertionError("no successful Risk")
+
+
+def _dominate_colour(p: dict[str, Any]) -> bool:
+    """Whether a kept red may be played after a Dominate draws ``kind``, by the engine."""
+    drawn = cards.strategy(p["kind"]).card_ids()[-1]
+    kept = "X.shrewd_move.1" if p["kind"] != "shrewd_move" else "X.fortune.1"
+    state = table()
+    seat = state.active
+    deck = (*tuple(c for c in state.strategy_deck if c not in (drawn, kept)), drawn)
+    state = with_seat(state, seat, strategies=(kept,)).model_copy(update={"strategy_deck": deck})
+    after, _ = GAME.apply(state, seat, Dominate())
+    return any(a.kind == "play" for a in GAME.legal_actions(after, seat))
+
+
+def _championship_opener(p: dict[str, Any]) -> str:
+    """Who opens game 2, by playing the end of game 1 in the engine (2.3)."""
+    state = table(seats=3, mode="championship")
+    seat = state.active
+    if p["ended"] == "victory":
+        pairs = [("S.energy.5", "R.energy.5"), ("S.banking.5", "R.banking.5"), ("S.media.5", "R.media.5")]
+        invs = tuple(Investment(stock=s, ret=r) for s, r in pairs)
+        for seed in range(80):
+            trial = with_seat(table(seats=3, mode="championship", seed=seed), seat, investments=invs,
+                              hand=("S.mining.5", "R.mining.5"))
+            trial = trial.model_copy(update={"active": seat})
+            after, _ = GAME.apply(trial, seat, Risk(stock="S.mining.5", ret="R.mining.5"))
+            if after.stage == "victory":
+                after, _ = GAME.apply(after, seat, Declare())
+                after, _ = GAME.apply(after, seat, GAME.parse_action("next_game"))
+                assert after.active == seat and "previous game" in after.roll_off[0]
+                return "the winner of the first game"
+        raise AssertionError("no successful Risk")
+    limited = GAME.new_table(MarketFortuneConfig(mode="championship", seats=3, turn_limit_per_seat=1), 1)
+    while limited.stage != "between":
+        acting = GAME.to_act(limited)[0]
+        limited, _ = GAME.apply(limited, acting, GAME.default_action(limited, acting))
+    after, _ = GAME.apply(limited, GAME.to_act(limited)[0], GAME.parse_action("next_game"))
+    assert after.next_opener is None and "previous game" not in after.roll_off[0]
+    return "the seat that wins a new roll-off"
 
 
 def _optimise_flipped(p: dict[str, Any]) -> bool:
@@ -430,6 +507,10 @@ ENGINE_ANSWERS: dict[str, Callable[[dict[str, Any]], Answer]] = {
     "investments.optimise_cost": _optimise_cost,
     "investments.optimise_per_turn": _optimise_per_turn,
     "investments.optimise_flipped": _optimise_flipped,
+    "victory.hold_back": _hold_back,
+    "victory.momentum_count": _momentum_count,
+    "turn.dominate_colour": _dominate_colour,
+    "modes.championship_opener": _championship_opener,
     "modes.match_limit": lambda p: MarketFortuneConfig().match_game_limit,
 }
 """Template id -> the engine's answer from the question's drawn parameters."""
@@ -451,7 +532,6 @@ RULEBOOK_FACTS: dict[str, tuple[Answer, str]] = {
     "combat.window_without_blue": (True, "window opens for every target even when it holds no blue"),
     "combat.optimise_under_attack": (False, "Nobody may optimise while an attack is being resolved"),
     "modes.family_win": ("by forming its 4th investment, with no count", "forming a 4th investment wins at once"),
-    "modes.championship_opener": ("the winner of the previous game", "The winner of a game opens the next one"),
     "modes.locked_discard": (False, "While it is the top card nobody can take"),
 }
 """Template id -> (the answer, the rulebook sentence that states it)."""

@@ -66,7 +66,11 @@ def test_best_portfolio_accepts_every_best_set_and_only_those() -> None:
         assert kind.guess_chance(issued) == Fraction(accepted, space)
         # a pair across two industries never passes, even with a high total
         solution = kind.solve(issued)["investments"]
-        crossed = [[solution[0][0], solution[1][1]], [solution[1][0], solution[0][1]], *solution[2:]]
+        # Cross two pairs of different industries (two pairs of one industry cross into valid pairs).
+        i, j = next((i, j) for i, j in itertools.combinations(range(4), 2)
+                    if cards.card_industry(solution[i][0]) != cards.card_industry(solution[j][0]))
+        crossed = [pair for n, pair in enumerate(solution) if n not in (i, j)]
+        crossed += [[solution[i][0], solution[j][1]], [solution[j][0], solution[i][1]]]
         assert not kind.check(issued, {"investments": crossed})
         assert not kind.check(issued, {"investments": solution[:3]})
         assert not kind.check(issued, {"investments": [*solution[:3], solution[0]]})

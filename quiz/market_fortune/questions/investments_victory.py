@@ -90,7 +90,10 @@ def _optimise_cost(rng: random.Random) -> Draft:
 
 
 def _optimise_per_turn(rng: random.Random) -> Draft:
-    return integer("At most how many portfolio optimisations may you make in one turn?", 1)
+    return yes_no(
+        "Before your main action, may you optimise your portfolio twice in a row, paying the cost each time?",
+        True,
+    )
 
 
 def _optimise_flipped(rng: random.Random) -> Draft:
@@ -208,13 +211,35 @@ def _investments_needed(rng: random.Random) -> Draft:
 
 def _short_count(rng: random.Random) -> Draft:
     return choice(
-        "In Fortune mode your count falls short of the victory value. What happens?",
+        "In Fortune mode you declare victory and your count falls short of the victory value. What happens?",
         "you take one investment of your choice back into your hand and play goes on",
         (
             "you lose all four investments to the discard piles",
             "you are out of the game",
             "your most recent investment goes to the discard piles",
         ),
+    )
+
+
+def _hold_back(rng: random.Random) -> Draft:
+    return yes_no(
+        "You have just formed your 4th investment and know your count is short. May you, instead of "
+        "declaring, take one investment back into your hand without turning any investment face up?",
+        True,
+    )
+
+
+_MOMENTUM_KINDS = ("dividends", "booming_industry", "diversification_king", "maximum_return", "short_investment")
+"""Greens and yellows: the Strategies that would otherwise add to a count."""
+
+
+def _momentum_count(rng: random.Random) -> Draft:
+    kind = strategy(rng.choice(_MOMENTUM_KINDS))
+    return yes_no(
+        f"The Strategy that Momentum gives you for your 4th investment is {kind.name} ({kind.colour}). "
+        "Does it count at the count you make in that turn?",
+        False,
+        kind=kind.key,
     )
 
 
@@ -233,5 +258,7 @@ TEMPLATES: tuple[QuestionTemplate, ...] = (
     QuestionTemplate("victory.threshold", VICTORY, "8.2", _threshold),
     QuestionTemplate("victory.investments_needed", VICTORY, "8.1", _investments_needed),
     QuestionTemplate("victory.short_count", VICTORY, "8.2", _short_count),
+    QuestionTemplate("victory.hold_back", VICTORY, "8.1", _hold_back),
+    QuestionTemplate("victory.momentum_count", VICTORY, "3.5", _momentum_count),
 )
 """Investment and victory templates."""

@@ -162,6 +162,16 @@ def _momentum_play(rng: random.Random) -> Draft:
     )
 
 
+def _dominate_colour(rng: random.Random) -> Draft:
+    kind = rng.choice(CATALOGUE)
+    return yes_no(
+        f"Your main action is Dominate and you draw {kind.name} ({kind.colour}). May you then play a red "
+        "Strategy you kept from an earlier turn?",
+        kind.colour == "red",
+        kind=kind.key,
+    )
+
+
 def _turn_limit(rng: random.Random) -> Draft:
     return integer(
         "After how many turns per seat does a game that nobody won end by the turn limit?",
@@ -229,6 +239,7 @@ TEMPLATES: tuple[QuestionTemplate, ...] = (
     QuestionTemplate("turn.building_total", TURN, "4.1", _building_total),
     QuestionTemplate("turn.reds_per_turn", TURN, "3.4", _reds_per_turn),
     QuestionTemplate("turn.momentum_play", TURN, "3.5", _momentum_play),
+    QuestionTemplate("turn.dominate_colour", TURN, "3.4", _dominate_colour),
     QuestionTemplate("turn.turn_limit", TURN, "3.7", _turn_limit),
     QuestionTemplate("die.faces", DIE, "1.3", _die_faces),
     QuestionTemplate("die.risk_chance", DIE, "1.3", _risk_chance),

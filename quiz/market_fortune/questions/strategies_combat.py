@@ -55,7 +55,10 @@ def _colour_of(rng: random.Random) -> Draft:
 
 def _copies_of(rng: random.Random) -> Draft:
     kind = rng.choice(CATALOGUE)
-    return integer(f"How many copies of {kind.name} are in the Strategy deck?", kind.copies, kind=kind.key)
+    # 1.5 gives copies per colour; the kind's own entry in section 12 gives its copies.
+    return integer(
+        f"How many copies of {kind.name} are in the Strategy deck?", kind.copies, section=kind.section, kind=kind.key
+    )
 
 
 def _colour_count(rng: random.Random) -> Draft:
@@ -99,7 +102,7 @@ def _red_on_action(rng: random.Random) -> Draft:
     red = rng.choice([kind for kind in REDS if kind.key in _UNCONDITIONAL_REDS])
     return yes_no(
         f"Under the default rules, may you play {red.name} (red) on a turn where your main "
-        f"action is {action}?",
+        f"action is {action}{' and the Strategy you draw is red' if action == 'Dominate' else ''}?",
         allowed,
         action=action,
         kind=red.key,

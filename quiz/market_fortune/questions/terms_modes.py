@@ -168,11 +168,22 @@ def _which_mode(rng: random.Random) -> Draft:
     )
 
 
+_OPENER_OF: dict[str, str] = {
+    "victory": "the winner of the first game",
+    "turn_limit": "the seat that wins a new roll-off",
+}
+"""How the first game of a match ended -> who opens the second (2.3)."""
+
+
 def _championship_opener(rng: random.Random) -> Draft:
+    ended = rng.choice(sorted(_OPENER_OF))
+    how = "a seat won it with its count" if ended == "victory" else "it ended by the turn limit, with no count"
+    others = [text for key, text in _OPENER_OF.items() if key != ended]
     return choice(
-        "In a Championship match, who opens the second game?",
-        "the winner of the previous game",
-        ("the loser of the previous game", "the seat that rolls a minus", "seat 0"),
+        f"In a Championship match the first game ended this way: {how}. Who opens the second game?",
+        _OPENER_OF[ended],
+        (*others, "the seat that scored least in the first game", "seat 0"),
+        {"ended": ended},
         section="2.3",
     )
 

@@ -67,7 +67,7 @@ def test_the_probe_counts_turns_and_cards_from_public_events() -> None:
     def tally(step: Step) -> None:
         public.update(event.kind for event in events_for(step.events, None))
 
-    playout = play_table(GAME, FORTUNE_4, 7, [GREEDY, RANDOM, GREEDY, RANDOM], check=tally)
+    playout = play_table(GAME, FORTUNE_4, 9, [GREEDY, RANDOM, GREEDY, RANDOM], check=tally)
     # Every turn begun is either played (counted) or skipped (Regulatory Block, 3.6).
     assert playout.turns + public["skip"] == playout.final_state.turn
     assert sum(playout.cards_played.values()) == public["play"] + public["defend"] > 0

@@ -85,7 +85,6 @@ def test_no_optimisation_while_an_attack_is_resolved(mf) -> None:  # type: ignor
 def _fourth(mf, mode: str = "fortune", **kw):  # type: ignore[no-untyped-def]
     """Seat 0 holds three investments and a pair to form the fourth."""
     investments = kw.pop("investments", THREE_STRONG)
-    kw.setdefault("deck_tops", {"strategy_deck": ["X.theft.2"]})  # a Momentum draw that adds nothing
     state = mf.build(mode=mode, hands={0: ("S.retail.5", "R.retail.4")}, investments={0: investments}, **kw)
     return mf.roll(state, plus=True)
 
@@ -99,7 +98,7 @@ def test_family_wins_at_the_fourth_investment_without_a_count(mf) -> None:  # ty
 
 def test_fortune_counts_at_the_fourth_investment_and_wins_at_25m(mf) -> None:  # type: ignore[no-untyped-def]
     state, _ = mf.act(_fourth(mf), "risk:S.retail.5+R.retail.4")
-    assert state.stage == "victory" and mf.ids(state) == ["declare"]
+    assert state.stage == "victory" and mf.ids(state)[0] == "declare"
     state, events = mf.act(state, "declare")
     assert [e.data["total"] for e in events if e.kind == "count"] == [36]
     assert GAME.outcome(state).winners == (0,)
@@ -120,14 +119,15 @@ def test_a_short_count_returns_an_investment_of_choice_and_the_rest_stay_face_up
     assert GAME.to_act(state) == [1]
 
 
-def test_the_victory_window_allows_one_optimisation_before_declaring(mf) -> None:  # type: ignore[no-untyped-def]
+def test_the_victory_window_allows_optimising_before_declaring(mf) -> None:  # type: ignore[no-untyped-def]
     state = mf.roll(
         mf.build(hands={0: ("S.retail.5", "R.retail.4", "R.energy.5")}, investments={0: THREE_STRONG}), plus=True
     )
     state, _ = mf.act(state, "risk:S.retail.5+R.retail.4")
     assert "optimise:R.energy.4:R.energy.5" in mf.ids(state)
     state, _ = mf.act(state, "optimise:R.energy.4:R.energy.5", "discard:R.energy.4")
-    assert state.stage == "victory" and mf.ids(state) == ["declare"]
+    assert state.stage == "victory" and "declare" in mf.ids(state)
+    assert not any(i.startswith("optimise") for i in mf.ids(state))  # nothing left in hand to swap in
 
 
 def test_the_count_adds_marks_greens_and_yellows() -> None:

@@ -20,7 +20,7 @@ RULEBOOK = ROOT / "engine" / "market_fortune" / "rulebook.md"
 ENGINE = ROOT / "engine" / "market_fortune"
 
 FIXED_SECTIONS: dict[int, int] = {
-    1: 5, 2: 3, 3: 7, 4: 3, 5: 3, 6: 6, 7: 4, 8: 4, 9: 3, 10: 3, 11: 3, 12: 27, 13: 1, 14: 1,
+    1: 5, 2: 3, 3: 7, 4: 3, 5: 3, 6: 6, 7: 4, 8: 4, 9: 3, 10: 3, 11: 3, 12: 27, 13: 4, 14: 1,
 }  # fmt: skip
 """Chapter -> number of numbered subsections, as fixed by the outline."""
 

@@ -167,19 +167,19 @@ def test_dominate_draws_then_at_most_one_red(mf) -> None:  # type: ignore[no-unt
     state = mf.build(
         hands={0: NO_PAIRS},
         strategies={0: ["X.shrewd_move.2", "X.risk_control.1", "X.innovation.2", "X.dividends.1"]},
-        deck_tops={"strategy_deck": ["X.shrewd_move.1"]},
+        deck_tops={"strategy_deck": ["X.theft.1", "X.shrewd_move.1"]},
     )
     state, _ = mf.act(state, "dominate")
     options = mf.ids(state)
     assert options == sorted(options) == ["end", "play:X.shrewd_move.1", "play:X.shrewd_move.2"]
     state, _ = mf.act(state, "play:X.shrewd_move.1")
     assert state.stage == "main" and state.active == 0  # the extra turn, not a second red
-    state, _ = mf.act(state, "dominate")
+    state, _ = mf.act(state, "dominate")  # draws the Theft: a red again
     state, _ = mf.act(state, "end")
     assert GAME.to_act(state) == [1]
 
 
-def test_optimisation_swaps_then_costs_a_discard_once_per_turn(mf) -> None:  # type: ignore[no-untyped-def]
+def test_optimisation_swaps_then_costs_a_discard(mf) -> None:  # type: ignore[no-untyped-def]
     state = mf.build(hands={0: ("S.energy.4", *NO_PAIRS[1:6])}, investments={0: [("S.energy.2", "R.energy.3")]})
     assert "optimise:S.energy.2:S.energy.4" in mf.ids(state)
     assert not any(i.startswith("optimise:R.energy.3") for i in mf.ids(state))  # no Return of energy in hand
@@ -187,7 +187,7 @@ def test_optimisation_swaps_then_costs_a_discard_once_per_turn(mf) -> None:  # t
     assert state.seats[0].investments[0].stock == "S.energy.4"
     assert state.tasks[0].section == "5.2"
     state, _ = mf.act(state, "discard:S.energy.2")
-    assert state.stage == "main" and not any(i.startswith("optimise") for i in mf.ids(state))
+    assert state.stage == "main" and not any(i.startswith("optimise") for i in mf.ids(state))  # no Stock of energy left
     assert state.seats[0].building_total() == cards.BUILDING_TOTAL - 1
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import Annotated, Any, TypeVar
 
@@ -56,6 +57,7 @@ from gateway.services import actions as actions_service
 from gateway.services import admission as admission_service
 from gateway.services import events as events_service
 from gateway.services import tables as tables_service
+from gateway.services import tournaments as tournaments_service
 from gateway.services.admission import AdmissionSettings
 from gateway.services.records import problem
 from gateway.services.rulebooks import find_sections, rulebook_text, section
@@ -312,11 +314,16 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         private: bool = False,
         options: Annotated[dict[str, Any] | None, Field(
             description="Game-specific options (a turn limit may be lowered).")] = None,
-        seed: int | None = None,
+        seed: Annotated[int | None, Field(description=(
+            "Fix the deal: the organiser for any table, an agent only for a table where every "
+            "other seat is a house bot (whoever knows the seed knows every hidden card)."))] = None,
+        join: Annotated[bool, Field(description="Sit in the first free seat yourself.")] = True,
     ) -> dict[str, Any]:
-        """Open a table; you sit in the first free seat and it starts when every seat is taken."""
+        """Open a table; you sit in the first free seat (unless ``join`` is false) and it
+        starts when every seat is taken."""
         fields: dict[str, Any] = {"game": game, "mode": mode, "seats": seats, "private": private,
-                                  "house_bots": house_bots or [], "options": options or {}}
+                                  "house_bots": house_bots or [], "options": options or {},
+                                  "join": join}
         if turn_timeout_s is not None:
             fields["turn_timeout_s"] = float(turn_timeout_s)
         if seed is not None:
@@ -378,6 +385,27 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         pass last_id back as ``after`` for the next ones."""
         caller = await caller_of(ctx, required=False)
         page = await _answer(events_service.poll_events(ctx_tables(), table_id, caller, after=after, wait=0))
+        return page.model_dump(mode="json")
+
+    @server.tool()
+    async def my_assignments(
+        ctx: Context,
+        after: Annotated[str, Field(
+            pattern=r"^(0|[0-9]{1,20}-[0-9]{1,20})$",
+            description="Assignments after this id (\"0\": from the start); pass last_id back.",
+        )] = "0",
+        wait: Annotated[float, Field(ge=0, le=25, description=(
+            "Seconds to wait for a new assignment when there is none yet."))] = 25.0,
+    ) -> dict[str, Any]:
+        """The tournament tables you must play (``table.assigned``: table id and seat) and
+        the end of each tournament you play (``tournament.finished``). Loop on it with the
+        last_id it gives, and observe and act on each assigned table as on any other."""
+        caller = await caller_of(ctx, required=True)  # the token, verified without Redis
+        principal = await principal_of(ctx, required=True)  # ... and not revoked
+        assert caller is not None and principal is not None
+        wait = min(wait, max(0.0, caller.valid_until - time.time()))
+        page = await _answer(tournaments_service.assignments(
+            ctx_tables(), principal, after=after, wait=wait, revoked_key=caller.revoked_key))
         return page.model_dump(mode="json")
 
     return server

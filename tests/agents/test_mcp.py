@@ -140,10 +140,15 @@ def test_a_whole_game_through_mcp_names_no_card_its_reader_may_not_see(
         async with contextlib.AsyncExitStack() as stack:
             clients = [await stack.enter_async_context(mcp_client(gateway, token)) for token in tokens]
             first, second = clients[0], clients[1]
-            table = payload(await first.call_tool("create_table", {"game": game, "seed": 21, **table_fields}))
+            # The organiser deals a fixed board (no agent may choose the seed of a table
+            # other agents join); every seat then joins through the tools.
+            organiser = await stack.enter_async_context(mcp_client(gateway, gateway.tokens.mint(
+                agent_id="mcp-organiser", name="organiser", scopes=set(), kind="organiser")))
+            table = payload(await organiser.call_tool("create_table", {
+                "game": game, "seed": 21, "join": False, **table_fields}))
             listed = payload(await second.call_tool("list_tables", {"status": "open"}))
             assert table["id"] in [t["id"] for t in listed["tables"]]
-            for seat, client in enumerate(clients[1:], start=1):
+            for seat, client in enumerate(clients):
                 joined = payload(await client.call_tool("join_table", {"table_id": table["id"]}))
                 assert joined["your_seat"] == seat
             assert joined["status"] == "playing"
@@ -195,5 +200,42 @@ def test_a_whole_game_through_mcp_names_no_card_its_reader_may_not_see(
             # a stale act is refused with the problem document, legal ids and all
             stale = problem_of(await first.call_tool("act", {"table_id": table["id"], "version": 0, "action": "pass"}))
             assert stale["code"] == "table/finished"
+
+    asyncio.run(run())
+
+
+def test_an_entrant_finds_its_tournament_tables_through_mcp(gateway: RunningGateway) -> None:
+    """``my_assignments`` tells an entrant the tables a tournament opened for it (and
+    nothing without a token); the agent then plays them with the table tools."""
+    from agents import Client
+    from tests.agents.conftest import ORGANISER_KEY
+    from tests.agents.test_tournaments import _register
+
+    (agent_id,) = _register(gateway, f"Mia{uuid.uuid4().hex[:6]}")
+    token = gateway.tokens.mint(agent_id=agent_id, name="Mia", scopes={f"game:{GAME}"})
+    with Client(gateway.base_url, token=ORGANISER_KEY) as organiser:
+        tournament = organiser.create_tournament(
+            "mcp", GAME, "family", 2, [agent_id, "bot:greedy"], format="duplicate", boards=1,
+            options={"turn_limit_per_seat": 2}, turn_timeout_s=30, max_concurrent_tables=2)
+
+    async def run() -> None:
+        async with mcp_client(gateway) as anonymous:
+            refused = problem_of(await anonymous.call_tool("my_assignments", {"wait": 0}))
+            assert refused["code"] == "auth/missing"
+        async with mcp_client(gateway, token) as client:
+            tables: set[str] = set()
+            after = "0"
+            for _poll in range(20):
+                page = payload(await client.call_tool("my_assignments", {"after": after, "wait": 5}))
+                after = page["last_id"]
+                for entry in page["assignments"]:
+                    assert entry["tournament_id"] == tournament.id
+                    if entry["kind"] == "table.assigned":
+                        tables.add(entry["table_id"])
+                if len(tables) == 2:  # one board, both seat rotations
+                    break
+            assert len(tables) == 2
+            seen = payload(await client.call_tool("observe", {"table_id": sorted(tables)[0]}))
+            assert seen["seat"] in (0, 1) and seen["status"] in ("playing", "finished")
 
     asyncio.run(run())

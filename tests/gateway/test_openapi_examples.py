@@ -4,8 +4,8 @@ Every example of every request body (those on the operation and those on its
 schema component) is sent as it is. Only values no static document can hold
 are filled in from a real scene first: an agent's id, secret and token (the
 placeholders in :data:`PLACEHOLDERS`). Admission answers cannot be right for a
-challenge dealt at random, so that example must be graded (a score, not a
-schema refusal).
+challenge dealt at random, so that example must be graded (a score), or refused
+only for answers typed against that challenge's own questions and puzzle kind.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from fastapi.testclient import TestClient
 
 from agents_club_cli.openapi import openapi_document
 from engine.registry import all_games
+from gateway.schemas.admission import AnswersRequest
 from gateway.services.admission import AdmissionSettings
 from tests.gateway.test_admission_flow import register
 
@@ -116,8 +117,17 @@ def test_every_request_example_is_accepted(
         challenge = client.post("/v1/admission/challenges",
                                 json={"agent_name": "examples-answer", "game": "market-fortune"})
         assert challenge.status_code == 201, challenge.text
+        AnswersRequest.model_validate(body)  # the request's own schema takes it as it is
         graded = client.post(path.replace("{challenge_id}", challenge.json()["challenge_id"]),
                              json=body)
+        if graded.status_code == 422:
+            # Typed against this challenge's own questions and puzzle kind (dealt at random):
+            # every complaint names an answer or the puzzle, none the request's shape.
+            problem = graded.json()
+            assert problem["code"] == "request/invalid", (label, graded.text)
+            assert all(error["loc"][:2] in (["body", "answers"], ["body", "puzzle"])
+                       for error in problem["errors"]), (label, graded.text)
+            return
         assert graded.status_code == 403, (label, graded.text)
         assert graded.json()["code"] == "admission/failed", label
         return

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from gateway.services.clocks import sweep_clocks
 from gateway.services.runtime import table_context
 from tests.fake_clock import FakeClock
-from tests.gateway.tables_helpers import agents
+from tests.gateway.tables_helpers import agents, organiser_auth
 
 TIMEOUT_S = 60
 
@@ -30,10 +30,12 @@ def test_a_turn_runs_out_when_the_app_s_clock_passes_its_deadline(
     app.state.clock = clock
     with TestClient(app) as client:
         seats = agents(mint_token, auth, "clockwork")
-        table = client.post("/v1/tables", headers=seats[0], json={
-            "game": "market-fortune", "mode": "family", "seats": 2, "seed": 4,
+        # The organiser deals the fixed board; both agents then join.
+        table = client.post("/v1/tables", headers=organiser_auth(client), json={
+            "game": "market-fortune", "mode": "family", "seats": 2, "seed": 4, "join": False,
             "turn_timeout_s": TIMEOUT_S}).json()
-        client.post(f"/v1/tables/{table['id']}/join", headers=seats[1])
+        for headers in seats:
+            client.post(f"/v1/tables/{table['id']}/join", headers=headers)
 
         def observe() -> dict[str, Any]:
             seen: dict[str, Any] = client.get(

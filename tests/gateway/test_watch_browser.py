@@ -62,6 +62,8 @@ class Gateway:
 
     url: str
     http: httpx.Client
+    organiser: dict[str, str]
+    """An organiser token's headers: the organiser deals the tables with a fixed seed."""
     agents: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
@@ -77,7 +79,8 @@ def gateway(app: FastAPI) -> Iterator[Gateway]:
         assert time.monotonic() < deadline and thread.is_alive(), "the gateway did not start"
         time.sleep(0.02)
     with httpx.Client(base_url=url, timeout=10) as http:
-        yield Gateway(url, http)
+        organiser = app.state.tokens.mint(agent_id="org", name="org", scopes=set(), kind="organiser")
+        yield Gateway(url, http, {"Authorization": f"Bearer {organiser}"})
     server.should_exit = True
     thread.join(timeout=10)
 
@@ -105,11 +108,13 @@ def seat_agents(gateway: Gateway, mint_token: Callable[..., str], game: str, cou
 
 
 def start_table(gateway: Gateway, seats: list[dict[str, str]], game: str, mode: str, **fields: Any) -> str:
-    created = gateway.http.post("/v1/tables", headers=seats[0], json={
-        "game": game, "mode": mode, "seats": len(seats), **fields})
+    """A table of ``seats`` (agents): the organiser deals it (only it may choose the seed
+    of a table several agents share), then every agent joins in seat order."""
+    created = gateway.http.post("/v1/tables", headers=gateway.organiser, json={
+        "game": game, "mode": mode, "seats": len(seats), "join": False, **fields})
     assert created.status_code == 201, created.text
     table_id: str = created.json()["id"]
-    for headers in seats[1:]:
+    for headers in seats:
         joined = gateway.http.post(f"/v1/tables/{table_id}/join", headers=headers)
         assert joined.status_code == 200, joined.text
     return table_id

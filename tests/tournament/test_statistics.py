@@ -41,8 +41,11 @@ def test_every_rotation_of_a_board_starts_from_the_same_deal() -> None:
 
 
 @pytest.mark.parametrize(("fmt", "boards", "own_chance"), [
-    ("duplicate", 6, False), ("duplicate", 6, True), ("round_robin", 24, False)])
+    ("duplicate", 6, False), ("duplicate", 12, True), ("round_robin", 24, False)])
 def test_four_identical_greedy_bots_all_overlap(fmt: str, boards: int, own_chance: bool) -> None:
+    """95% intervals: at 6 boards about one seeded tournament in twenty tells identical bots
+    apart when each bot draws its own chance (measured, tournament/fit.py); at 12 none of
+    twenty did, so the own-chance case is sized at 12 rather than betting on one seed."""
     estimates = _tournament(fmt, [f"greedy#{n}" for n in range(1, 5)], boards, seed=1,
                             own_chance=own_chance)
     assert all(_overlap(a, b) for a in estimates for b in estimates)

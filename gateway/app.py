@@ -45,7 +45,7 @@ from gateway.metrics_middleware import RequestMetricsMiddleware
 from gateway.openapi_docs import PROBLEM_CATALOGUE, problem_example
 from gateway.request_limits import RequestLimitsMiddleware
 from gateway.security import TokenService
-from gateway.store.connection import Keys, connect
+from gateway.store.connection import Keys, connect, is_cluster_url
 from gateway.store.metrics import MetricsStore
 from gateway.store.outage import REDIS_UNAVAILABLE
 
@@ -367,13 +367,14 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
         secrets=[tokens.organiser_key, settings.signing_key_pem or ""],
     )
     metrics = Metrics()
-    keys = Keys(settings.redis_namespace)
+    cluster = settings.redis_cluster or is_cluster_url(settings.redis_url or "")
+    keys = Keys(settings.redis_namespace, cluster=cluster)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if not settings.redis_url:
             raise ValueError("REDIS_URL is not set; `agents-club serve` starts an embedded Redis")
-        redis = connect(settings.redis_url)
+        redis = connect(settings.redis_url, cluster=cluster)
         app.state.redis = redis
         tasks: list[asyncio.Task[Any]] = []
         try:

@@ -58,8 +58,10 @@ class LocalCluster:
 
     @property
     def url(self) -> str:
-        """``redis+cluster://`` URL of the first node (the client discovers the rest)."""
-        return f"redis+cluster://127.0.0.1:{self.ports[0]}/0"
+        """``redis+cluster://`` URL of the first running node (the client discovers the rest)."""
+        running = [port for port in self.ports
+                   if port not in self.processes or self.processes[port].poll() is None]
+        return f"redis+cluster://127.0.0.1:{running[0]}/0"
 
     def _cli(self, port: int, *args: str) -> str:
         done = subprocess.run(["redis-cli", "-p", str(port), *args], capture_output=True,
@@ -101,8 +103,9 @@ class LocalCluster:
         return self
 
     def wait_ok(self, timeout_s: float = 30.0) -> None:
-        """Wait until every running node reports ``cluster_state:ok`` and knows every
-        node (the joining is gossip: ``create`` returns before all nodes agree)."""
+        """Wait until every running node reports ``cluster_state:ok`` (the joining is
+        gossip: ``create`` returns before all nodes agree) and every primary has an
+        online replica."""
         def ok() -> bool:
             for port, process in self.processes.items():
                 if process.poll() is not None:
@@ -110,6 +113,9 @@ class LocalCluster:
                 info = self._cli(port, "CLUSTER", "INFO")
                 if "cluster_state:ok" not in info:
                     return False
+                replication = self._cli(port, "INFO", "replication")
+                if "role:master" in replication and "state=online" not in replication:
+                    return False  # a primary whose replica has not synced yet (WAIT 1 would fail)
             return True
         self._wait(ok, "cluster_state:ok", timeout_s)
 

@@ -89,10 +89,15 @@ def redis_namespace(redis_url: str) -> Iterator[str]:
     """A fresh key namespace for one test; its keys are deleted afterwards."""
     namespace = f"test-{uuid.uuid4().hex[:12]}"
     yield namespace
-    if is_cluster_url(redis_url):
-        _drop_cluster_namespace(redis_url, namespace)
+    drop_namespace(redis_url, namespace)
+
+
+def drop_namespace(url: str, namespace: str) -> None:
+    """Delete every key of ``namespace`` (on every primary of a cluster)."""
+    if is_cluster_url(url):
+        _drop_cluster_namespace(url, namespace)
         return
-    client = redis.Redis.from_url(redis_url)
+    client = redis.Redis.from_url(url)
     try:
         batch = list(client.scan_iter(match=f"{namespace}:*", count=1000))
         if batch:

@@ -376,16 +376,24 @@ class AuthStore:
         return SecretRotation(plain, len(live))
 
     async def _revoke_noted(self, agent_id: str) -> int:
-        """A cluster's rotation: mark every token noted for ``agent_id`` revoked on the
-        agent's slot while taking the set (one script), then copy the marks everywhere
-        else a revocation is checked; returns how many were live."""
+        """A cluster's rotation: copy the marks of every token noted for ``agent_id`` to
+        everywhere a revocation is checked, then mark them on the agent's slot while taking
+        the set (one script), then copy the marks of any token noted meanwhile; returns
+        how many were live."""
         now = int(time.time())
+        tokens = self.tokens_key(agent_id)
+        # The marks go everywhere before the set is taken: a worker dying in between
+        # leaves the set for the next rotation, never a token marked on one slot only.
+        before = decoded_scores(await self.redis.zrangebyscore(
+            tokens, f"({now}", "+inf", withscores=True))
+        for token_id, expires_at in before.items():
+            await self._mark_everywhere(token_id, int(expires_at) - now + REVOCATION_MARGIN_S)
         live = await self._take_tokens(
-            keys=[self.tokens_key(agent_id)],
-            args=[now, REVOCATION_MARGIN_S, self._agent_revoked_prefix(agent_id)])
+            keys=[tokens], args=[now, REVOCATION_MARGIN_S, self._agent_revoked_prefix(agent_id)])
         for token_id, expires_at in zip(live[::2], live[1::2], strict=True):
-            await self._mark_everywhere(decoded(token_id), int(float(expires_at)) - now
-                                        + REVOCATION_MARGIN_S)
+            if decoded(token_id) not in before:  # noted meanwhile
+                await self._mark_everywhere(decoded(token_id), int(float(expires_at)) - now
+                                            + REVOCATION_MARGIN_S)
         return len(live) // 2
 
     async def _mark_everywhere(

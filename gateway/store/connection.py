@@ -56,6 +56,11 @@ Fixed: a table's bucket is part of its keys' names, so changing it strands every
 table. 64 buckets spread evenly enough over up to ~16 primaries; every sweep and
 listing reads each bucket once (pipelined per node)."""
 
+CLUSTER_NODE_CONNECTIONS = 10_000
+"""A worker's connections to one cluster node at most. redis-py's default (100) would
+refuse the 101st held wait (each blocked ``XREAD`` holds a connection) with an error
+that is no outage; one Redis' pool is unbounded. The waits rewrite bounds this."""
+
 CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
 """URL schemes that name a Redis Cluster (``redis+cluster://host:port``: any node)."""
 
@@ -138,11 +143,13 @@ def connect(url: str, *, cluster: bool = False) -> RedisClient:
     # socket_timeout=None: redis-py 6+ defaults to 5 s, which breaks every blocking XREAD
     # (long-poll waits up to long_poll_max_wait_s, SSE blocks 15 s between keep-alives).
     if cluster and not is_cluster_url(url):
-        return RedisCluster.from_url(url, socket_timeout=None)
+        return RedisCluster.from_url(url, socket_timeout=None,
+                                     max_connections=CLUSTER_NODE_CONNECTIONS)
     if is_cluster_url(url):
         scheme, rest = url.split("://", 1)
         plain = ("rediss" if scheme.lower().startswith("rediss") else "redis") + "://" + rest
-        return RedisCluster.from_url(plain, socket_timeout=None)
+        return RedisCluster.from_url(plain, socket_timeout=None,
+                                     max_connections=CLUSTER_NODE_CONNECTIONS)
     return aioredis.Redis.from_url(url, health_check_interval=30, socket_timeout=None)
 
 

@@ -13,8 +13,10 @@ key are answered from the idempotency record, not applied again.
 from __future__ import annotations
 
 import asyncio
+import functools
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +29,7 @@ from gateway.local_cluster import LocalCluster, cluster_tools_missing
 from gateway.store.connection import Keys, connect
 from gateway.store.tables import TableStore
 from tests.gateway.conftest import make_settings
-from tests.gateway.tables_helpers import GAME, seated_table
+from tests.gateway.tables_helpers import GAME, organiser_auth
 
 ACTIONS_BEFORE = 6
 ACTIONS_AFTER = 3
@@ -50,6 +52,32 @@ def _act(client: TestClient, table_id: str, seat: dict[str, str], key: str,
         assert answer.status_code == 503, answer.text
         time.sleep(0.2)
     raise AssertionError("the action was never answered")
+
+
+def _answered(send: Callable[[], Any]) -> dict[str, Any]:
+    """``send()`` again (a retry, safe: create and join are idempotent) until it is not
+    an outage answer; its body."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        answer = send()
+        if answer.status_code != 503:
+            assert answer.status_code in (200, 201), answer.text
+            body: dict[str, Any] = answer.json()
+            return body
+        time.sleep(0.2)
+    raise AssertionError("never answered")
+
+
+def _seated_table(client: TestClient, seats: list[dict[str, str]]) -> str:
+    """A started two-seat table (as ``tables_helpers.seated_table``), every request
+    retried through outage answers: a replica slow to acknowledge on a loaded machine."""
+    organiser = {**organiser_auth(client), "Idempotency-Key": "failover-table"}
+    table = _answered(lambda: client.post("/v1/tables", headers=organiser, json={
+        "game": GAME, "mode": "family", "seats": 2, "seed": 11, "join": False}))
+    for seat in seats:
+        join = functools.partial(client.post, f"/v1/tables/{table['id']}/join", headers=seat)
+        _answered(join)
+    return str(table["id"])
 
 
 def _observe(client: TestClient, table_id: str, seat: dict[str, str]) -> dict[str, Any]:
@@ -77,14 +105,14 @@ def test_acknowledged_actions_survive_the_primary_s_death(
         settings = make_settings(
             redis_url=cluster.url, redis_namespace=redis_namespace, data_dir=tmp_path / "data",
             signing_key_pem=signing_key_pem, redis_replica_wait=1,
-            redis_replica_wait_timeout_ms=300)
+            redis_replica_wait_timeout_ms=1000)
         app = create_app(settings)
         acknowledged: list[tuple[int, str]] = []  # (version it made, action id)
         with TestClient(app) as client:
             seats = [{"Authorization": "Bearer " + app.state.tokens.mint(
                 agent_id=f"fo{i}", name=f"fo{i}", scopes={f"game:{GAME}"}, kind="agent")}
                 for i in range(2)]
-            table_id = seated_table(client, seats, seed=11)
+            table_id = _seated_table(client, seats)
             keys = Keys(redis_namespace, cluster=True)
             slot = key_slot(keys.table(table_id, "table").encode())
             killed = restarted = False

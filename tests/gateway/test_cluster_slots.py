@@ -24,6 +24,7 @@ from gateway.store.admission import AdmissionStore
 from gateway.store.auth import AuthStore, revoked_key
 from gateway.store.connection import CLUSTER_BUCKETS, Keys, RedisClient, connect, round_trip
 from gateway.store.tables import IdempotencyRecord, ReplicasBehind, TableStore
+from gateway.store.tournaments import TournamentStore
 
 Scenario = Callable[[RedisClient, Keys], Coroutine[Any, Any, None]]
 
@@ -76,10 +77,11 @@ def test_every_table_script_and_read_stays_on_the_table_s_slot(
         # Reads that carry the revocation check, one round trip each.
         snapshot, seen, revoked = await store.load_for_action("tbl_3", "agent:k", mark)
         assert snapshot is not None and seen is not None and not revoked
-        assert (await store.checked_events_after("tbl_3", 0, block_ms=None, revoked_key=mark))[1]
+        assert (await store.checked_events_after("tbl_3", 0, revoked_key=mark))[1]
         assert snapshot.version == 0
-        assert (await store.events_then_table("tbl_3", 0, 10, mark))[1]
-        assert (await store.turns_then_table("tbl_3", snapshot, 10, mark))[2] is not None
+        assert (await store.events_then_table("tbl_3", 0, mark))[1]
+        assert (await store.turns_then_table("tbl_3", snapshot, mark))[2] is not None
+        assert (await store.recent_history("tbl_3", log_entries=5, events=5))[1]
         # Sweeps and listings over every bucket.
         claimed = await store.claim_clocks(100.0, 200.0, limit=CLUSTER_BUCKETS * 2)
         assert sorted(claimed) == sorted(table_ids)
@@ -103,6 +105,59 @@ def test_every_table_script_and_read_stays_on_the_table_s_slot(
             refused = await store.commit(table_id, expected_version=0, revoked_key=mark)
             assert refused.revoked
         assert (await store.load_checked("tbl_5", mark))[1] is True
+
+    run(cluster_url, redis_namespace, scenario)
+
+
+def test_every_tournament_script_and_read_stays_on_one_slot(
+    cluster_url: str, redis_namespace: str
+) -> None:
+    async def scenario(client: RedisClient, keys: Keys) -> None:
+        store = TournamentStore(client, keys)
+        ids = [f"tn_{i}" for i in range(6)]
+        for i, tournament_id in enumerate(ids):
+            plans = [(0, '{"p": 0}', f"{tournament_id}_t0"), (1, '{"p": 1}', f"{tournament_id}_t1")]
+            assert await store.create(tournament_id, {"n": i}, b"\x01\x02", 10.0 + i,
+                                      listed=i % 2 == 0, plans=plans)
+            assert not await store.create(tournament_id, {"n": i}, b"\x01", 10.0 + i,
+                                          listed=True, plans=plans)
+        tournament_id = ids[3]
+        meta = await store.meta(tournament_id)
+        assert meta is not None and meta.record == {"n": 3} and meta.status == "running"
+        assert await store.index_of_table(tournament_id, "tn_3_t1") == 1
+        assert await store.add_round(tournament_id, 1, [(2, '{"p": 2}', "tn_3_t2")])
+        assert not await store.add_round(tournament_id, 1, [(2, '{"p": 2}', "tn_3_t2")])
+        assert await store.rounds(tournament_id) == {0: 2, 1: 1}
+        assert sorted(await store.plans(tournament_id)) == [0, 1, 2]
+        await store.note_created(tournament_id, 0, 50.0)
+        assert await store.created(tournament_id) == {0: 50.0}
+        assert await store.record_result(tournament_id, 1, '{"r": 1}')
+        assert await store.record_result(tournament_id, 0, '{"r": 0}')
+        assert not await store.record_result(tournament_id, 1, '{"r": 9}')
+        assert await store.results(tournament_id) == ['{"r": 1}', '{"r": 0}']
+        await store.count_refused(tournament_id, "agent_a")
+        assert await store.refused(tournament_id) == {"agent_a": 1}
+        assert await store.list_ids(listed_only=False, offset=0, limit=10) == ids[::-1]
+        assert await store.list_ids(listed_only=True, offset=0, limit=10) == ["tn_4", "tn_2", "tn_0"]
+        assert sorted(await store.claim_active(100.0, 200.0)) == ids
+        assert await store.release_active(tournament_id, 200.0, 150.0)
+        await store.poke(tournament_id, 120.0)
+        assert await store.claim_active(130.0, 300.0) == [tournament_id]
+        assert await store.end(tournament_id, "finished", 140.0)
+        assert not await store.end(tournament_id, "cancelled", 141.0)
+        await store.cache_report(tournament_id, '{"report": 1}')
+        ended = await store.meta(tournament_id)
+        assert ended is not None and ended.status == "finished" and ended.report == '{"report": 1}'
+        # An agent's assignments and a game's ladder live on their own slots.
+        await store.announce("agent_a", {"table": "tn_3_t0"})
+        assignments = await store.assignments_after("agent_a", "0")
+        assert [a.body for a in assignments] == [{"table": "tn_3_t0"}]
+        assert await store.record_ladder("market-fortune", "tbl_1", '{"l": 1}')
+        assert not await store.record_ladder("market-fortune", "tbl_1", '{"l": 2}')
+        assert await store.ladder("market-fortune") == ['{"l": 1}']
+        await store.add_ladder_pending("market-fortune", "tbl_2", 5.0)
+        assert await store.claim_ladder_pending(10.0, 20.0) == [("market-fortune", "tbl_2")]
+        assert await store.release_ladder_pending("market-fortune", "tbl_2", 20.0, None)
 
     run(cluster_url, redis_namespace, scenario)
 

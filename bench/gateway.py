@@ -26,7 +26,11 @@ work shares the machine. The ratios are information, not targets; the one
 target (with 64 agents) is action p99 at most 50 ms, printed with PASS or FAIL.
 
     .venv/bin/python bench/gateway.py [--agents 64] [--seconds 10] [--warmup 2] [--rounds 3]
-        [--strict]
+        [--strict] [--cluster]
+
+``--cluster``: after the run on one Redis, the same run against a local Redis
+Cluster (3 primaries, 3 replicas, started by :class:`gateway.local_cluster.LocalCluster`),
+then the ratio of their actions/s (target: cluster >= 0.8 x single).
 
 Only prints; ``--strict`` makes a FAIL exit with status 1. The client runs on
 the same machine as the server, so on a small machine they share the CPUs.
@@ -64,6 +68,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey 
 from agents_club_cli.serve import wait_until_ready  # noqa: E402
 from gateway.config import Settings  # noqa: E402
 from gateway.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
+from gateway.local_cluster import LocalCluster  # noqa: E402
 from gateway.security import TokenService  # noqa: E402
 
 # The lean client lives beside this script; load it by path (the folder is off sys.path).
@@ -77,6 +82,8 @@ LeanConnection = loadgen.LeanConnection
 GAME = "market-fortune"
 MODE = "family"
 P99_TARGET_MS = 50.0
+CLUSTER_RATIO_TARGET = 0.8
+"""Actions/s on a 3-primary local cluster against one Redis (the scale-out issue)."""
 ORGANISER_KEY = "bench-organiser-key-" + uuid.uuid4().hex
 ROUND_WARMUP_S = 0.5
 """Unmeasured seconds before each later round (connections open, tables get dealt)."""
@@ -320,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3,
                         help="the phases alternate this many times (game, baseline, game, ...)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target fails")
+    parser.add_argument("--cluster", action="store_true",
+                        help="then the same on a local 3-primary Redis Cluster, and the ratio")
     args = parser.parse_args(argv)
     agents = max(2, args.agents - args.agents % 2)
     signing_key = Ed25519PrivateKey.generate().private_bytes(
@@ -340,37 +349,65 @@ def main(argv: list[str] | None = None) -> int:
         if not redis_url:
             embedded = EmbeddedRedis(data_dir / "redis", persistent=False).start()
             redis_url = embedded.url
-        settings = Settings.model_validate({
-            "environment": "test", "redis_url": redis_url, "redis_namespace": namespace,
-            "data_dir": data_dir, "signing_key_pem": signing_key, "organiser_key": ORGANISER_KEY,
-        })
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        process = _start_gateway(redis_url, port, data_dir, settings_env)
         try:
-            try:
-                wait_until_ready(url, process)
-            except RuntimeError as failed:
-                raise SystemExit(str(failed)) from None
             redis_pid = embedded.process.pid if embedded and embedded.process else None
-            rounds = max(1, args.rounds)
-            span = args.seconds / rounds
-            game, baseline = Tally(), Tally()
-            tokens = TokenService(settings)
-            # Alternating short rounds, not one long phase each: other load on a
-            # shared machine then weighs on both sides alike, and the ratio holds.
-            for number in range(rounds):
-                warmup = args.warmup if number == 0 else ROUND_WARMUP_S
-                game.add(_timed(functools.partial(
-                    _game_phase, url, tokens, agents, span, warmup), process.pid, redis_pid), rounds)
-                baseline.add(_timed(functools.partial(
-                    _baseline_phase, url, agents, span, warmup), process.pid, redis_pid), rounds)
+            game, baseline = _measure(args, agents, redis_url, redis_pid, data_dir, settings_env)
         finally:
-            process.terminate()
-            process.wait(timeout=20)
             if embedded is not None:
                 embedded.stop()
-    return _report(game, baseline, agents, args.seconds, args.strict)
+        code = _report(game, baseline, agents, args.seconds, args.strict)
+        if not args.cluster:
+            return code
+        # The same run on a local Redis Cluster of 3 primaries (and 3 replicas), for the
+        # ratio the scale-out issue targets: cluster >= 0.8 x single.
+        with LocalCluster(data_dir / "cluster") as cluster:
+            settings_env = {**settings_env, "AGENTS_CLUB_REDIS_NAMESPACE": namespace + "-c"}
+            print(f"\n-- the same on a local Redis Cluster ({cluster.primaries} primaries)")
+            on_cluster, cluster_baseline = _measure(
+                args, agents, cluster.url, None, data_dir, settings_env)
+        code = max(code, _report(on_cluster, cluster_baseline, agents, args.seconds, args.strict))
+        single_rate, cluster_rate = game.actions / args.seconds, on_cluster.actions / args.seconds
+        ratio = cluster_rate / single_rate if single_rate else 0.0
+        print(f"\ncluster / single actions/s: {cluster_rate:.1f} / {single_rate:.1f} = {ratio:.2f}"
+              f"   target >= {CLUSTER_RATIO_TARGET}: {_verdict(ratio >= CLUSTER_RATIO_TARGET)}")
+        return 1 if args.strict and ratio < CLUSTER_RATIO_TARGET else code
+
+
+def _measure(
+    args: argparse.Namespace, agents: int, redis_url: str, redis_pid: int | None,
+    data_dir: Path, settings_env: dict[str, str],
+) -> tuple[Tally, Tally]:
+    """Both phases, alternating, against a fresh gateway on ``redis_url``."""
+    namespace = settings_env["AGENTS_CLUB_REDIS_NAMESPACE"]
+    settings = Settings.model_validate({
+        "environment": "test", "redis_url": redis_url, "redis_namespace": namespace,
+        "data_dir": data_dir, "signing_key_pem": settings_env["AGENTS_CLUB_SIGNING_KEY_PEM"],
+        "organiser_key": ORGANISER_KEY,
+    })
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = _start_gateway(redis_url, port, data_dir, settings_env)
+    try:
+        try:
+            wait_until_ready(url, process)
+        except RuntimeError as failed:
+            raise SystemExit(str(failed)) from None
+        rounds = max(1, args.rounds)
+        span = args.seconds / rounds
+        game, baseline = Tally(), Tally()
+        tokens = TokenService(settings)
+        # Alternating short rounds, not one long phase each: other load on a
+        # shared machine then weighs on both sides alike, and the ratio holds.
+        for number in range(rounds):
+            warmup = args.warmup if number == 0 else ROUND_WARMUP_S
+            game.add(_timed(functools.partial(
+                _game_phase, url, tokens, agents, span, warmup), process.pid, redis_pid), rounds)
+            baseline.add(_timed(functools.partial(
+                _baseline_phase, url, agents, span, warmup), process.pid, redis_pid), rounds)
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+    return game, baseline
 
 
 def _report(game: Tally, baseline: Tally, agents: int, seconds: float, strict: bool) -> int:

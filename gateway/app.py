@@ -51,7 +51,7 @@ from gateway.openapi_docs import PROBLEM_CATALOGUE, problem_example
 from gateway.request_limits import RequestLimitsMiddleware
 from gateway.security import TokenService
 from gateway.services.waiters import Waiters
-from gateway.store.connection import Keys, connect, run_idle_closer
+from gateway.store.connection import Keys, connect, is_cluster_url, run_idle_closer
 from gateway.store.metrics import MetricsStore
 from gateway.store.outage import REDIS_UNAVAILABLE
 
@@ -397,14 +397,15 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
         secrets=[tokens.organiser_key, settings.signing_key_pem or ""],
     )
     metrics = Metrics()
-    keys = Keys(settings.redis_namespace)
+    cluster = settings.redis_cluster or is_cluster_url(settings.redis_url or "")
+    keys = Keys(settings.redis_namespace, cluster=cluster)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if not settings.redis_url:
             raise ValueError("REDIS_URL is not set; `agents-club serve` starts an embedded Redis")
         redis = connect(
-            settings.redis_url, max_connections=settings.redis_max_connections,
+            settings.redis_url, cluster=cluster, max_connections=settings.redis_max_connections,
             pool_timeout_s=settings.redis_pool_timeout_s,
             client_name=f"agents-club:{settings.redis_namespace}:{os.getpid()}")
         app.state.redis = redis

@@ -45,7 +45,17 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(
         default=None, validation_alias=AliasChoices("REDIS_URL", "AGENTS_CLUB_REDIS_URL")
     )
-    """None: ``agents-club serve`` starts an embedded Redis in ``data_dir``."""
+    """None: ``agents-club serve`` starts an embedded Redis in ``data_dir``. A
+    ``redis+cluster://host:port`` URL names a Redis Cluster (any of its nodes)."""
+    redis_cluster: bool = False
+    """True: ``redis_url`` (a plain ``redis://`` URL of any node) names a Redis Cluster;
+    the store then uses the cluster key layout (docs/operations.md, "Redis Cluster")."""
+    redis_replica_wait: int = Field(default=0, ge=0)
+    """Replicas that must have a table commit before its agent is answered (``WAIT``);
+    0: answered once the primary has it."""
+    redis_replica_wait_timeout_ms: int = Field(default=1000, ge=1)
+    """How long a commit waits for ``redis_replica_wait`` replicas before it is answered
+    503 (the write may have applied: a retry with the same idempotency key is safe)."""
     redis_namespace: str = "ac"
     redis_max_connections: int = Field(default=16, ge=2, le=1000)
     """Redis connections one worker may hold, whatever the number of waiting agents (held

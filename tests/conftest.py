@@ -5,6 +5,12 @@ machine's server on 127.0.0.1:6379 is used when it answers; otherwise the suite
 starts a private ``redis-server`` (see :mod:`gateway.embedded_redis`) for the
 session. Each test gets its own key namespace, removed afterwards, so test
 runs (even concurrent ones) never see each other's keys.
+
+Redis Cluster: a module marked ``pytestmark = pytest.mark.redis_cluster`` runs each
+of its tests that use ``redis_url`` twice: on the single Redis, and on a local
+cluster of 3 primaries and 3 replicas (``redis_cluster``, started once per session
+on free ports by :class:`gateway.local_cluster.LocalCluster`; the cluster runs are
+skipped, loudly, when redis-server or redis-cli is missing).
 """
 
 from __future__ import annotations
@@ -19,11 +25,51 @@ import pytest
 import redis
 
 from gateway.embedded_redis import EmbeddedRedis, redis_answers
+from gateway.local_cluster import LocalCluster, cluster_tools_missing
+from gateway.store.connection import is_cluster_url
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "redis_cluster: run the module's Redis tests on a local Redis Cluster too")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Tests of ``redis_cluster`` modules that use Redis run on each backend."""
+    if "redis_url" in metafunc.fixturenames and metafunc.definition.get_closest_marker(
+            "redis_cluster") is not None:
+        metafunc.parametrize("redis_backend", ["single", "cluster"], indirect=True,
+                             scope="session")
 
 
 @pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
-    """URL of a real Redis server for this test session."""
+def redis_backend(request: pytest.FixtureRequest) -> str:
+    """``single`` (the default) or ``cluster``: which Redis ``redis_url`` names."""
+    backend: str = getattr(request, "param", "single")
+    return backend
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[LocalCluster]:
+    """A local Redis Cluster (3 primaries, 3 replicas, node timeout 1 s) for the session."""
+    missing = cluster_tools_missing()
+    if missing is not None:
+        pytest.skip(f"NO REDIS CLUSTER TESTS: {missing}")
+    with (
+        tempfile.TemporaryDirectory(prefix="agents-club-cluster-") as data_dir,
+        LocalCluster(Path(data_dir)) as cluster,
+    ):
+        yield cluster
+
+
+@pytest.fixture(scope="session")
+def redis_url(redis_backend: str, request: pytest.FixtureRequest) -> Iterator[str]:
+    """URL of a real Redis server for this test session (a ``redis+cluster://`` URL
+    for the ``cluster`` backend)."""
+    if redis_backend == "cluster":
+        cluster: LocalCluster = request.getfixturevalue("redis_cluster")
+        yield cluster.url
+        return
     explicit = os.environ.get("REDIS_URL")
     if explicit:
         yield explicit
@@ -43,10 +89,38 @@ def redis_namespace(redis_url: str) -> Iterator[str]:
     """A fresh key namespace for one test; its keys are deleted afterwards."""
     namespace = f"test-{uuid.uuid4().hex[:12]}"
     yield namespace
-    client = redis.Redis.from_url(redis_url)
+    drop_namespace(redis_url, namespace)
+
+
+def drop_namespace(url: str, namespace: str) -> None:
+    """Delete every key of ``namespace`` (on every primary of a cluster)."""
+    if is_cluster_url(url):
+        _drop_cluster_namespace(url, namespace)
+        return
+    client = redis.Redis.from_url(url)
     try:
         batch = list(client.scan_iter(match=f"{namespace}:*", count=1000))
         if batch:
             client.delete(*batch)
     finally:
         client.close()
+
+
+def _drop_cluster_namespace(url: str, namespace: str) -> None:
+    """Delete a test namespace's keys on every primary of a cluster."""
+    cluster = redis.RedisCluster.from_url("redis://" + url.split("://", 1)[1])
+    try:
+        for node in cluster.get_primaries():
+            keys = list(cluster.scan_iter(match=f"{namespace}:*", count=1000, target_nodes=node))
+            for key in keys:
+                cluster.delete(key)
+    finally:
+        cluster.close()
+
+
+def sync_client(url: str) -> redis.Redis | redis.RedisCluster:
+    """A blocking client for ``url`` (a ``RedisCluster`` for a ``redis+cluster://`` URL),
+    for a test to peek at or poke the server as another process would."""
+    if is_cluster_url(url):
+        return redis.RedisCluster.from_url("redis://" + url.split("://", 1)[1])
+    return redis.Redis.from_url(url)

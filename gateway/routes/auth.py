@@ -153,7 +153,8 @@ async def revoke_token(
         if target.principal.agent_id != principal.agent_id and principal.kind != "organiser":
             raise ProblemError(403, "auth/wrong_scope", "Not allowed",
                                "Only the organiser may revoke another agent's token.")
-    await store.revoke(target.principal.token_id, expires_at=target.expires_at)
+    await store.revoke(target.principal.token_id, expires_at=target.expires_at,
+                       agent_id=target.principal.agent_id)
     return Revoked(token_id=target.principal.token_id, expires_at=target.expires_at)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from gateway.config import Settings
 from gateway.services.clocks import run_clock_sweeper
 from gateway.services.context import TableContext
 from gateway.services.house_bots import run_house_bots
@@ -21,7 +22,14 @@ from gateway.services.tournaments import run_tournaments
 from gateway.store.active_tables import ActiveTableStore
 from gateway.store.tables import TableStore
 
-__all__ = ["start", "table_context"]
+__all__ = ["replica_wait", "start", "table_context"]
+
+
+def replica_wait(settings: Settings) -> tuple[int, int] | None:
+    """The ``WAIT`` a commit makes (replicas, timeout in ms), ``None`` when off."""
+    if settings.redis_replica_wait <= 0:
+        return None
+    return settings.redis_replica_wait, settings.redis_replica_wait_timeout_ms
 
 
 def table_context(app: FastAPI) -> TableContext:
@@ -29,7 +37,9 @@ def table_context(app: FastAPI) -> TableContext:
     context: TableContext | None = getattr(app.state, "table_context", None)
     if context is None or context.store.redis is not app.state.redis:
         context = TableContext(
-            store=TableStore(app.state.redis, app.state.keys), settings=app.state.settings,
+            store=TableStore(app.state.redis, app.state.keys,
+                             replica_wait=replica_wait(app.state.settings)),
+            settings=app.state.settings,
             active_tables=ActiveTableStore(app.state.redis, app.state.keys),
             clock=app.state.clock,
             waiters=app.state.waiters,

@@ -15,9 +15,7 @@ in between) is pruned by the service when the agent reaches the cap.
 
 from __future__ import annotations
 
-import redis.asyncio as aioredis
-
-from gateway.store.connection import Keys, decoded_scores
+from gateway.store.connection import Keys, RedisClient, decoded_scores
 
 __all__ = ["ActiveTableStore"]
 
@@ -39,7 +37,7 @@ return 1
 class ActiveTableStore:
     """The Redis side of the per-agent cap on unfinished tables."""
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
+    def __init__(self, redis: RedisClient, keys: Keys) -> None:
         self.redis = redis
         self.keys = keys
         self._reserve = redis.register_script(_RESERVE_LUA)

@@ -11,6 +11,14 @@ Keys (under the app's namespace ``<ns>``)::
                                  secret rotation revokes); expires with the last of them
     <ns>:revoked:<jti>           string "1", expiring when the token itself expires
 
+On a Redis Cluster the agent's keys carry its id as hash tag
+(``<ns>:agent:{<agent_id>}``, ``<ns>:agent-tokens:{<agent_id>}``), so the
+script noting a token touches one slot; a revocation mark is written, besides
+``<ns>:revoked:<jti>``, into every table bucket (``<ns>:{b07}:revoked:<jti>``,
+checked by the table commit on its own slot) and into the agent's slot
+(``<ns>:agent-revoked:{<agent_id>}:<jti>``, checked when a token is noted).
+:meth:`AuthStore.revoke` answers once every copy is written.
+
 An agent's secret is stored only as a salted scrypt hash
 (``scrypt$<n>$<r>$<p>$<salt>$<hash>``, base64url); the plain secret is returned
 once, by :meth:`AuthStore.create_agent` and :meth:`AuthStore.rotate_secret`.
@@ -39,7 +47,7 @@ import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict
 
 from gateway.security import IssuedToken
-from gateway.store.connection import Keys, decoded, decoded_scores
+from gateway.store.connection import Keys, RedisClient, decoded, decoded_scores
 
 __all__ = [
     "AgentNameTaken",
@@ -70,6 +78,21 @@ redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
 local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
 redis.call('EXPIREAT', KEYS[2], math.floor(tonumber(last[2])) + tonumber(ARGV[5]))
 return 1
+"""
+
+
+_TAKE_TOKENS = """
+-- A Redis Cluster's secret rotation, on the agent's slot. KEYS[1] the agent's token set;
+-- ARGV[1] now, ARGV[2] the margin a mark outlives its token by, ARGV[3] the prefix of
+-- the agent's revocation marks (KEYS[1]'s hash tag). Marks every live token revoked
+-- on this slot, deletes the set and returns the live tokens with their exp (flat).
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES')
+for i = 1, #live, 2 do
+  local ttl = math.floor(tonumber(live[i + 1])) - tonumber(ARGV[1]) + tonumber(ARGV[2])
+  redis.call('SET', ARGV[3] .. live[i], '1', 'EX', ttl)
+end
+redis.call('DEL', KEYS[1])
+return live
 """
 
 
@@ -169,15 +192,24 @@ class AuthStore:
     key builder. All methods are coroutines.
     """
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
+    def __init__(self, redis: RedisClient, keys: Keys) -> None:
         self.redis = redis
         self.keys = keys
         self._note_issued = redis.register_script(_NOTE_ISSUED)
+        self._take_tokens = redis.register_script(_TAKE_TOKENS)
 
     # keys --------------------------------------------------------------------
 
-    def _agent_key(self, agent_id: str) -> str:
-        return self.keys.global_("agent", agent_id)
+    def _agent_tag(self, agent_id: str) -> str:
+        """The agent id as its keys name it: a hash tag on a cluster (one slot per agent)."""
+        return f"{{{agent_id}}}" if self.keys.cluster else agent_id
+
+    def agent_key(self, agent_id: str) -> str:
+        return self.keys.global_("agent", self._agent_tag(agent_id))
+
+    def _agent_revoked_prefix(self, agent_id: str) -> str:
+        """Where a cluster keeps the copies of ``agent_id``'s revocation marks on its slot."""
+        return self.keys.global_("agent-revoked", self._agent_tag(agent_id), "")
 
     def _name_key(self, name: str) -> str:
         return self.keys.global_("agent-name", _fold(name))
@@ -185,8 +217,8 @@ class AuthStore:
     def _revoked_key(self, token_id: str) -> str:
         return revoked_key(self.keys, token_id)
 
-    def _tokens_key(self, agent_id: str) -> str:
-        return self.keys.global_("agent-tokens", agent_id)
+    def tokens_key(self, agent_id: str) -> str:
+        return self.keys.global_("agent-tokens", self._agent_tag(agent_id))
 
     # agents ------------------------------------------------------------------
 
@@ -208,7 +240,7 @@ class AuthStore:
         now = int(time.time())
         scope_set = frozenset(scopes)
         await self.redis.hset(
-            self._agent_key(agent_id),
+            self.agent_key(agent_id),
             mapping={
                 "name": name,
                 "scopes": " ".join(sorted(scope_set)),
@@ -233,7 +265,7 @@ class AuthStore:
 
     async def _agent_fields(self, agent_id: str) -> dict[str, str] | None:
         """Every field of the agent's hash as text (its secret hash included), or None."""
-        fields = await self.redis.hgetall(self._agent_key(agent_id))
+        fields = await self.redis.hgetall(self.agent_key(agent_id))
         if not fields:
             return None
         return {decoded(key): decoded(value) for key, value in fields.items()}
@@ -277,10 +309,13 @@ class AuthStore:
         self, agent_id: str, issued: IssuedToken, *, secret_hash: str = "",
         asked_with: str | None = None,
     ) -> bool:
-        agent_key = self._agent_key(agent_id)
-        proof_key = self._revoked_key(asked_with) if asked_with is not None else agent_key
+        agent_key = self.agent_key(agent_id)
+        proof_key = agent_key
+        if asked_with is not None:
+            proof_key = (self._agent_revoked_prefix(agent_id) + asked_with if self.keys.cluster
+                         else self._revoked_key(asked_with))
         noted = await self._note_issued(
-            keys=[agent_key, self._tokens_key(agent_id), proof_key],
+            keys=[agent_key, self.tokens_key(agent_id), proof_key],
             args=[secret_hash, issued.token_id, issued.expires_at, int(time.time()),
                   REVOCATION_MARGIN_S],
         )
@@ -308,7 +343,7 @@ class AuthStore:
 
         :raises AgentNotFound: when there is no such agent.
         """
-        key = self._agent_key(agent_id)
+        key = self.agent_key(agent_id)
         if not await self.redis.exists(key):
             raise AgentNotFound(agent_id)
         plain = new_agent_secret()
@@ -318,7 +353,9 @@ class AuthStore:
         await self.redis.hset(
             key, mapping={"secret": hashed, "secret_rotated_at": int(time.time())}
         )
-        tokens = self._tokens_key(agent_id)
+        tokens = self.tokens_key(agent_id)
+        if self.keys.cluster:
+            return SecretRotation(plain, await self._revoke_noted(agent_id))
         async with self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
@@ -338,12 +375,46 @@ class AuthStore:
                     continue
         return SecretRotation(plain, len(live))
 
+    async def _revoke_noted(self, agent_id: str) -> int:
+        """A cluster's rotation: copy the marks of every token noted for ``agent_id`` to
+        everywhere a revocation is checked, then mark them on the agent's slot while taking
+        the set (one script), then copy the marks of any token noted meanwhile; returns
+        how many were live."""
+        now = int(time.time())
+        tokens = self.tokens_key(agent_id)
+        # The marks go everywhere before the set is taken: a worker dying in between
+        # leaves the set for the next rotation, never a token marked on one slot only.
+        before = decoded_scores(await self.redis.zrangebyscore(
+            tokens, f"({now}", "+inf", withscores=True))
+        for token_id, expires_at in before.items():
+            await self._mark_everywhere(token_id, int(expires_at) - now + REVOCATION_MARGIN_S)
+        live = await self._take_tokens(
+            keys=[tokens], args=[now, REVOCATION_MARGIN_S, self._agent_revoked_prefix(agent_id)])
+        for token_id, expires_at in zip(live[::2], live[1::2], strict=True):
+            if decoded(token_id) not in before:  # noted meanwhile
+                await self._mark_everywhere(decoded(token_id), int(float(expires_at)) - now
+                                            + REVOCATION_MARGIN_S)
+        return len(live) // 2
+
+    async def _mark_everywhere(
+        self, token_id: str, ttl_s: int, agent_id: str | None = None
+    ) -> None:
+        """Write ``token_id``'s revocation mark and, on a cluster, its copies in every
+        table bucket (and on ``agent_id``'s slot): answered once all are written."""
+        mark = self._revoked_key(token_id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in (mark, *self.keys.bucket_copies(mark)):
+                pipe.set(key, "1", ex=ttl_s)
+            if agent_id is not None and self.keys.cluster:
+                pipe.set(self._agent_revoked_prefix(agent_id) + token_id, "1", ex=ttl_s)
+            await pipe.execute()
+
     async def add_scopes(self, agent_id: str, *scopes: str) -> AgentRecord:
         """Grant ``scopes`` (``game:<name>`` ...) to ``agent_id``; returns the new record.
 
         :raises AgentNotFound: when there is no such agent.
         """
-        key = self._agent_key(agent_id)
+        key = self.agent_key(agent_id)
         # WATCH makes the read-modify-write safe against a concurrent grant.
         async with self.redis.pipeline(transaction=True) as pipe:
             while True:
@@ -367,13 +438,16 @@ class AuthStore:
 
     # revocation --------------------------------------------------------------
 
-    async def revoke(self, token_id: str, *, expires_at: int) -> None:
-        """Remember that ``token_id`` is revoked until ``expires_at`` (the token's ``exp``)."""
+    async def revoke(
+        self, token_id: str, *, expires_at: int, agent_id: str
+    ) -> None:
+        """Remember that ``token_id`` (issued to ``agent_id``) is revoked until ``expires_at``
+        (the token's ``exp``)."""
         remaining = expires_at - int(time.time())
         if remaining <= 0:
             return  # already expired: verification refuses it anyway
         # The margin keeps the mark a little longer than the token can live.
-        await self.redis.set(self._revoked_key(token_id), "1", ex=remaining + REVOCATION_MARGIN_S)
+        await self._mark_everywhere(token_id, remaining + REVOCATION_MARGIN_S, agent_id)
 
     async def is_revoked(self, token_id: str) -> bool:
         """True when ``token_id`` was revoked and has not expired yet."""

@@ -2,7 +2,17 @@
 
 Keys live under a namespace (``ac`` by default; tests use one per test) and
 keys that belong to one table share a hash tag, so a Redis Cluster keeps a
-table on one slot: ``<ns>:t:{<table_id>}:state``.
+table on one slot: ``<ns>:t:{<table_id>}:state`` on a single Redis.
+
+On a Redis Cluster (:func:`is_cluster_url`) the keys are laid out by slot
+buckets (see docs/operations.md, "Redis Cluster"): each table belongs to one
+of :data:`CLUSTER_BUCKETS` buckets chosen from its id (:meth:`Keys.bucket_of`),
+and the hash tag of its keys is the bucket's, ``<ns>:t:{b07}:<table_id>:state``.
+The global indexes (clock, house bots, public and open listings) are split
+into one key per bucket (``<ns>:{b07}:clock``), so the commit script writes
+the table and its index entries on one slot, and every worker scans every
+bucket. A token's revocation mark is copied into every bucket
+(:meth:`Keys.near_table`), so the commit script checks it on the table's slot.
 
 :func:`round_trip`, the path of every table read, commit and held wait, sends
 several commands in one write on a connection of redis-py's pool and reads
@@ -22,10 +32,12 @@ from __future__ import annotations
 import asyncio
 import time
 import weakref
+import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import AbstractConnection, ConnectionPool
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
@@ -33,6 +45,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import EncodableT
 
 __all__ = [
+    "CLUSTER_BUCKETS",
     "BoundedPool",
     "Keys",
     "RedisClient",
@@ -40,49 +53,137 @@ __all__ = [
     "decoded",
     "decoded_members",
     "decoded_scores",
+    "is_cluster_url",
     "round_trip",
     "run_idle_closer",
     "stream_entries",
 ]
 
-RedisClient = aioredis.Redis
-"""The asyncio client type, for annotations outside the store (which must not import redis)."""
+RedisClient = aioredis.Redis | RedisCluster
+"""The asyncio client types (one Redis, or a Redis Cluster), for annotations outside the
+store (which must not import redis)."""
+
+CLUSTER_BUCKETS = 64
+"""How many slot buckets tables and global indexes are spread over on a Redis Cluster.
+Fixed: a table's bucket is part of its keys' names, so changing it strands every
+table. 64 buckets spread evenly enough over up to ~16 primaries; every sweep and
+listing reads each bucket once (pipelined per node)."""
+
+CLUSTER_NODE_CONNECTIONS = 10_000
+"""A worker's connections to one cluster node at most. Held waits hold no connection
+(:mod:`gateway.store.waits`), so this is a ceiling on concurrent requests per node, far
+above what a worker reaches; redis-py's cluster pool refuses (rather than queues) past
+it, so it is not the :class:`BoundedPool` bound of one Redis."""
+
+CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
+"""URL schemes that name a Redis Cluster (``redis+cluster://host:port``: any node)."""
+
+
+def is_cluster_url(url: str) -> bool:
+    """True when ``url`` names a Redis Cluster (``redis+cluster://`` or ``rediss+cluster://``)."""
+    return url.split("://", 1)[0].lower() in CLUSTER_SCHEMES
 
 
 class Keys:
-    """Builds every Redis key of one namespace."""
+    """Builds every Redis key of one namespace.
 
-    def __init__(self, namespace: str) -> None:
+    ``cluster``: the slot-bucket layout of a Redis Cluster (see the module's
+    docstring); else one Redis' layout, unchanged since before clusters.
+    """
+
+    def __init__(self, namespace: str, *, cluster: bool = False) -> None:
         self.namespace = namespace
+        self.cluster = cluster
+
+    @classmethod
+    def for_url(cls, namespace: str, url: str) -> Keys:
+        """The keys of ``namespace`` on the Redis ``url`` names (a cluster's layout for a
+        ``redis+cluster://`` URL)."""
+        return cls(namespace, cluster=is_cluster_url(url))
+
+    def bucket_of(self, table_id: str) -> int:
+        """The bucket of ``table_id`` (0 on one Redis: a single bucket)."""
+        if not self.cluster:
+            return 0
+        return zlib.crc32(table_id.encode()) % CLUSTER_BUCKETS
+
+    def buckets(self) -> range:
+        """Every bucket, the ones a sweep or a listing reads."""
+        return range(CLUSTER_BUCKETS if self.cluster else 1)
 
     def table(self, table_id: str, part: str) -> str:
         """A key of one table (``state``, ``events``, ``seen:<key>``, ...)."""
+        if self.cluster:
+            return f"{self.namespace}:t:{{b{self.bucket_of(table_id):02d}}}:{table_id}:{part}"
         return f"{self.namespace}:t:{{{table_id}}}:{part}"
 
     def global_(self, *parts: str) -> str:
-        """A key outside any table (``tables:open``, ``clock``, ``agent:<id>`` ...)."""
+        """A key outside any table (``creates:<agent>:<key>``, ``agent:<id>`` ...): one
+        key, on whatever slot its name hashes to."""
         return ":".join((self.namespace, *parts))
+
+    def indexed(self, bucket: int, *parts: str) -> str:
+        """A bucket's share of a global index (``clock``, ``bots``, ``tables:open``...):
+        on one Redis the one global key, on a cluster ``<ns>:{b07}:<parts>``, on the
+        slot of that bucket's tables."""
+        if not self.cluster:
+            return self.global_(*parts)
+        return ":".join((self.namespace, f"{{b{bucket:02d}}}", *parts))
+
+    def near_table(self, table_id: str, key: str) -> str:
+        """``key`` (a global key of this namespace, such as a revocation mark) as copied
+        into ``table_id``'s bucket; ``key`` itself on one Redis."""
+        return self.near_bucket(self.bucket_of(table_id), key)
+
+    def near_bucket(self, bucket: int, key: str) -> str:
+        """``key``'s copy in ``bucket`` (see :meth:`near_table`)."""
+        if not self.cluster:
+            return key
+        prefix = self.namespace + ":"
+        if not key.startswith(prefix):
+            raise ValueError(f"{key!r} is not a key of namespace {self.namespace!r}")
+        return f"{prefix}{{b{bucket:02d}}}:{key[len(prefix):]}"
+
+    def bucket_copies(self, key: str) -> list[str]:
+        """``key``'s copies in every bucket (none on one Redis: ``key`` itself serves)."""
+        if not self.cluster:
+            return []
+        return [self.near_bucket(bucket, key) for bucket in self.buckets()]
 
 
 def connect(
-    url: str, *, max_connections: int | None = None, pool_timeout_s: float = 10.0,
-    client_name: str | None = None,
-) -> aioredis.Redis:
-    """An asyncio Redis client for ``url`` (responses as bytes; callers decode).
+    url: str, *, cluster: bool = False, max_connections: int | None = None,
+    pool_timeout_s: float = 10.0, client_name: str | None = None,
+) -> RedisClient:
+    """An asyncio client for ``url`` (responses as bytes; callers decode): a
+    ``RedisCluster`` when the URL names a cluster (:func:`is_cluster_url`) or ``cluster``.
 
-    With ``max_connections`` (a gateway worker's client) it holds at most that
-    many connections (a :class:`BoundedPool`: a caller waits up to
+    On one Redis, with ``max_connections`` (a gateway worker's client) it holds at
+    most that many connections (a :class:`BoundedPool`: a caller waits up to
     ``pool_timeout_s`` for a free one), each named ``client_name`` in ``CLIENT
     LIST``; :func:`round_trip` goes through that pool too. Without it, redis-py's
     own unbounded pool (tools, tests and benches).
+
+    On a cluster the bound is not a :class:`BoundedPool` (redis-py's cluster client
+    keeps one pool per node and takes no pool class): each node's pool holds up to
+    :data:`CLUSTER_NODE_CONNECTIONS`, and the idle closer leaves it alone. Held
+    waits take no connection while they wait (:mod:`gateway.store.waits`), so what a
+    worker holds per node is its concurrent requests, not its waiting agents.
     """
+    # socket_timeout=None: redis-py 6+ defaults to 5 s, which would cut the keyspace
+    # reader's pub/sub connection and any long command.
+    if cluster or is_cluster_url(url):
+        plain = url
+        if is_cluster_url(url):
+            scheme, rest = url.split("://", 1)
+            plain = ("rediss" if scheme.lower().startswith("rediss") else "redis") + "://" + rest
+        return RedisCluster.from_url(plain, socket_timeout=None,
+                                     max_connections=CLUSTER_NODE_CONNECTIONS)
     if max_connections is not None:
         pool = BoundedPool.from_url(
             url, max_connections=max_connections, timeout=pool_timeout_s,
             health_check_interval=30, socket_timeout=None, client_name=client_name)
         return aioredis.Redis.from_pool(pool)  # the client owns it: aclose closes it
-    # socket_timeout=None: redis-py 6+ defaults to 5 s, which breaks every blocking XREAD
-    # (long-poll waits up to long_poll_max_wait_s, SSE blocks 15 s between keep-alives).
     return aioredis.Redis.from_url(url, health_check_interval=30, socket_timeout=None)
 
 
@@ -161,7 +262,10 @@ class BoundedPool(ConnectionPool):
 
 async def run_idle_closer(client: RedisClient, idle_s: float) -> None:
     """Close ``client``'s idle connections (:meth:`BoundedPool.close_idle`) for ever,
-    checking a few times per ``idle_s``; nothing to do for another kind of pool."""
+    checking a few times per ``idle_s``; nothing to do for another kind of pool, nor
+    for a Redis Cluster client (one redis-py pool per node, unbounded by us)."""
+    if isinstance(client, RedisCluster):
+        return
     pool = client.connection_pool
     if not isinstance(pool, BoundedPool):
         return
@@ -181,7 +285,9 @@ def decoded(raw: bytes | str) -> str:
     return raw.decode() if isinstance(raw, bytes) else raw
 
 
-async def round_trip(client: RedisClient, *commands: Sequence[EncodableT]) -> list[Any]:
+async def round_trip(
+    client: RedisClient, *commands: Sequence[EncodableT], key: str | None = None
+) -> list[Any]:
     """Send ``commands`` in one write and read their raw replies: one round trip.
 
     A non-transactional pipeline without its response callbacks, for the
@@ -189,6 +295,12 @@ async def round_trip(client: RedisClient, *commands: Sequence[EncodableT]) -> li
     held wait), on a connection of the client's own pool. Replies are as the
     connection's protocol sends them (RESP3 from :func:`connect`'s client):
     ``HGETALL`` a dict, ``XREAD`` a map (see :func:`stream_entries`).
+
+    On a Redis Cluster every command must touch ``key``'s slot (say a table's
+    bucket): they go on one connection to the primary serving that slot, so
+    a ``WAIT`` among them waits for the writes before it. A ``MOVED`` reply
+    (a slot that moved, a replica promoted) refreshes the client's view of the
+    cluster and the whole round trip is sent again, as a dropped connection is.
 
     An error reply (say ``NOSCRIPT``) comes back as the exception redis-py
     raises for it (``NoScriptError``), in its place, and the other replies
@@ -202,6 +314,10 @@ async def round_trip(client: RedisClient, *commands: Sequence[EncodableT]) -> li
     """
     if not commands:
         return []
+    if isinstance(client, RedisCluster):
+        if key is None:
+            raise ValueError("a round trip on a Redis Cluster needs the key naming its slot")
+        return await _cluster_round_trip(client, commands, key)
     pool = client.connection_pool
     for attempt in range(2):
         connection = await pool.get_connection()  # type: ignore[no-untyped-call]  # unannotated in redis-py
@@ -220,6 +336,47 @@ async def round_trip(client: RedisClient, *commands: Sequence[EncodableT]) -> li
         finally:
             await pool.release(connection)
     raise AssertionError("unreachable: the second attempt returns or raises")
+
+
+_CLUSTER_ATTEMPTS = 8
+"""Round trips a cluster command is sent in before giving up: a failover takes about
+two node timeouts, and each failed attempt waits a little longer (see below)."""
+
+
+async def _cluster_round_trip(
+    client: RedisCluster, commands: Sequence[Sequence[EncodableT]], key: str
+) -> list[Any]:
+    """:func:`round_trip` on the primary serving ``key``'s slot (see there)."""
+    for attempt in range(_CLUSTER_ATTEMPTS):
+        last = attempt == _CLUSTER_ATTEMPTS - 1
+        await client.initialize()
+        node = client.get_node_from_key(key)
+        if node is None:
+            raise RedisConnectionError(f"no node serves the slot of {key!r}")
+        connection = node.acquire_connection()
+        moved = False
+        try:
+            await connection.send_packed_command(connection.pack_commands(commands))
+            replies: list[Any] = []
+            for _command in commands:
+                try:
+                    replies.append(await connection.read_response())
+                except ResponseError as error:
+                    moved = moved or str(error).startswith(("MOVED", "CLUSTERDOWN", "TRYAGAIN"))
+                    replies.append(error)
+            if not moved or last:
+                return replies
+        except (RedisConnectionError, RedisTimeoutError, OSError):
+            await connection.disconnect()
+            if last:
+                raise
+        finally:
+            node.release(connection)
+        # The slot moved or its node is gone: learn the cluster's layout again (a
+        # replica may have been promoted meanwhile) and resend.
+        await asyncio.sleep(0.1 * (attempt + 1))
+        await client.nodes_manager.initialize()
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def _member(raw: object) -> str:

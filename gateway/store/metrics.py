@@ -10,10 +10,9 @@ sample (see :mod:`gateway.metrics` for why totals live in Redis).
 
 from __future__ import annotations
 
-import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from gateway.store.connection import Keys, decoded
+from gateway.store.connection import Keys, RedisClient, decoded
 
 __all__ = ["MetricsStore", "ping"]
 
@@ -21,7 +20,7 @@ __all__ = ["MetricsStore", "ping"]
 class MetricsStore:
     """The cluster-wide metric totals of one namespace."""
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
+    def __init__(self, redis: RedisClient, keys: Keys) -> None:
         self.redis = redis
         self.key = keys.global_("metrics")
 
@@ -38,7 +37,7 @@ class MetricsStore:
         return {decoded(field): float(value) for field, value in raw.items()}
 
 
-async def ping(redis: aioredis.Redis) -> bool:
+async def ping(redis: RedisClient) -> bool:
     """True when Redis answers ``PING``; False on any connection or server error."""
     try:
         return bool(await redis.ping())

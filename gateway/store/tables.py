@@ -38,8 +38,10 @@ A change to a table is one read (:meth:`TableStore.load`) plus one call of the
 compare-and-set script (:meth:`TableStore.commit`), or the script alone when
 the worker remembers the table (:mod:`gateway.services.known_tables`). The
 script also updates the ``clock`` and ``bots`` indexes, and may check the
-caller's revocation key: global keys, named as the script's ``KEYS``, which
-one Redis serves as they are (Redis Cluster would need them per slot). The
+caller's revocation key. On a Redis Cluster those are the table's bucket's
+share of each index and the bucket's copy of the revocation mark
+(:class:`gateway.store.connection.Keys`), so the script touches one slot; the
+sweepers and listings read every bucket. The
 workers that drain the indexes re-check the table hash, so a stale index
 entry is harmless. The values it returns, and how
 they are encoded in fields and stream entries, live in
@@ -51,13 +53,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from gateway.store.connection import Keys, decoded, decoded_members, round_trip, stream_entries
+from gateway.store.connection import (
+    Keys,
+    RedisClient,
+    decoded,
+    decoded_scores,
+    round_trip,
+    stream_entries,
+)
 from gateway.store.table_rows import (
     SNAPSHOT_FIELDS,
     CommitResult,
@@ -76,6 +85,7 @@ from gateway.store.table_rows import (
 __all__ = [
     "CommitResult",
     "IdempotencyRecord",
+    "ReplicasBehind",
     "StoredEvent",
     "TableSnapshot",
     "TableStore",
@@ -259,9 +269,15 @@ _NO_REVOCATION = "revoked:-"
 class TableStore:
     """Every Redis operation on tables (one instance per app, shared by requests)."""
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
+    def __init__(
+        self, redis: RedisClient, keys: Keys, *, replica_wait: tuple[int, int] | None = None
+    ) -> None:
+        """``replica_wait``: ``(replicas, timeout_ms)``: a commit is answered only once that
+        many replicas have it (``WAIT``, on the commit's own connection), else it raises
+        :class:`ReplicasBehind` (a 503: the retry with the same key gets the stored answer)."""
         self.redis = redis
         self.keys = keys
+        self.replica_wait = replica_wait
         self._claim = redis.register_script(_CLAIM_LUA)
         self._release = redis.register_script(_RELEASE_LUA)
         self._prune_unwritten = redis.register_script(_PRUNE_UNWRITTEN_LUA)
@@ -295,21 +311,21 @@ class TableStore:
     def _seen(self, table_id: str, scope: str) -> str:
         return self.keys.table(table_id, f"seen:{scope}")
 
-    @property
-    def _public_index(self) -> str:
-        return self.keys.global_("tables", "public")
+    def _public_index(self, bucket: int) -> str:
+        return self.keys.indexed(bucket, "tables", "public")
 
-    @property
-    def _open_index(self) -> str:
-        return self.keys.global_("tables", "open")
+    def _open_index(self, bucket: int) -> str:
+        return self.keys.indexed(bucket, "tables", "open")
 
-    @property
-    def _clock_index(self) -> str:
-        return self.keys.global_("clock")
+    def _clock_index(self, bucket: int) -> str:
+        return self.keys.indexed(bucket, "clock")
 
-    @property
-    def _bots_index(self) -> str:
-        return self.keys.global_("bots")
+    def _bots_index(self, bucket: int) -> str:
+        return self.keys.indexed(bucket, "bots")
+
+    def _near(self, table_id: str, revoked_key: str | None) -> str | None:
+        """The copy of a revocation mark on ``table_id``'s slot (itself on one Redis)."""
+        return None if revoked_key is None else self.keys.near_table(table_id, revoked_key)
 
     # -- reads --------------------------------------------------------------
 
@@ -334,12 +350,13 @@ class TableStore:
     ) -> tuple[TableSnapshot | None, IdempotencyRecord | None, bool]:
         """The table, its stored idempotent answer for ``idempotency_scope`` (when given)
         and whether ``revoked_key`` exists (when given): one round trip."""
+        revoked_key = self._near(table_id, revoked_key)
         commands: list[tuple[str, ...]] = [("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS)]
         if idempotency_scope is not None:
             commands.append(("GET", self._seen(table_id, idempotency_scope)))
         if revoked_key is not None:
             commands.append(("EXISTS", revoked_key))
-        replies = no_errors(await round_trip(self.redis, *commands))
+        replies = no_errors(await round_trip(self.redis, *commands, key=self._hash(table_id)))
         row = replies[0]
         seen = replies[1] if idempotency_scope is not None else None
         revoked = bool(replies[-1]) if revoked_key is not None else False
@@ -383,13 +400,16 @@ class TableStore:
         self, table_id: str, stream: str, after: str, revoked_key: str | None = None,
     ) -> tuple[bool, Any, TableSnapshot | None]:
         """An ``XREAD`` on ``stream`` after the id ``after``, then whether ``revoked_key``
-        exists (when given), then the table's ``HMGET``, in one round trip."""
+        exists (when given; its copy in the table's bucket on a cluster), then the
+        table's ``HMGET``, in one round trip."""
+        revoked_key = self._near(table_id, revoked_key)
         commands: list[tuple[str | int, ...]] = [
             ("XREAD", "COUNT", 500, "STREAMS", stream, after)]
         if revoked_key is not None:
             commands.append(("EXISTS", revoked_key))
         commands.append(("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS))
-        reply, *revoked, row = no_errors(await round_trip(self.redis, *commands))
+        reply, *revoked, row = no_errors(
+            await round_trip(self.redis, *commands, key=self._hash(table_id)))
         return bool(revoked and revoked[0]), reply, snapshot_from_row(table_id, row)
 
     async def checked_events_after(
@@ -400,7 +420,7 @@ class TableStore:
         came."""
         reply, revoked = no_errors(await round_trip(
             self.redis, ("XREAD", "COUNT", 500, "STREAMS", self._events(table_id), f"{after}-0"),
-            ("EXISTS", revoked_key),
+            ("EXISTS", self.keys.near_table(table_id, revoked_key)), key=self._hash(table_id),
         ))
         return bool(revoked), stored_events(reply)
 
@@ -436,6 +456,7 @@ class TableStore:
             self.redis,
             ("LRANGE", self._log(table_id), -log_entries, -1),
             ("XREVRANGE", stream, "+", "-", "COUNT", events),
+            key=self._hash(table_id),
         ))
         return ([json.loads(entry) for entry in log or []],
                 stored_events([[stream, list(reversed(newest_first or []))]]))
@@ -534,9 +555,11 @@ class TableStore:
         seen_key = self._seen(table_id, idempotency_scope or _NO_IDEMPOTENCY)
         if idempotency is not None and idempotency_scope is None:
             raise ValueError("an idempotency record needs its scope")
+        bucket = self.keys.bucket_of(table_id)
         keys = [self._hash(table_id), self._events(table_id), self._log(table_id), seen_key,
-                self._turns(table_id), revoked_key or self.keys.table(table_id, _NO_REVOCATION),
-                self._clock_index, self._bots_index]
+                self._turns(table_id),
+                self._near(table_id, revoked_key) or self.keys.table(table_id, _NO_REVOCATION),
+                self._clock_index(bucket), self._bots_index(bucket)]
         reply = await self._run_commit(keys, argv)
         outcome = int(reply[0])
         if outcome == 1:
@@ -556,35 +579,49 @@ class TableStore:
         script ran then, so it is loaded and sent again.
         """
         command: Sequence[str | int | bytes] = ("EVALSHA", _COMMIT_SHA, len(keys), *keys, *argv)
+        commands: list[Sequence[str | int | bytes]] = [command]
+        if self.replica_wait is not None:
+            commands.append(("WAIT", *self.replica_wait))
         for _attempt in range(2):
-            reply = (await round_trip(self.redis, command))[0]
+            reply, *waited = await round_trip(self.redis, *commands, key=keys[0])
             if isinstance(reply, NoScriptError) or (
                 isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT")
             ):
-                await self.redis.script_load(_COMMIT_LUA)
+                await self._load_commit_script(keys[0])
                 continue
             if isinstance(reply, Exception):
                 raise reply
+            if waited and self.replica_wait is not None and int(reply[0]) == 1:
+                if isinstance(waited[0], Exception):
+                    raise waited[0]
+                if int(waited[0]) < self.replica_wait[0]:
+                    raise ReplicasBehind(
+                        f"{int(waited[0])} of {self.replica_wait[0]} replicas have the commit")
             return reply
         raise RuntimeError("the commit script could not be loaded")
+
+    async def _load_commit_script(self, key: str) -> None:
+        """Load the commit script where ``key`` lives (on a cluster: that slot's primary)."""
+        no_errors(await round_trip(self.redis, ("SCRIPT", "LOAD", _COMMIT_LUA), key=key))
 
     async def bench_get_set(self) -> int:
         """One GET and one SET of a counter: the benchmark's baseline request."""
         key = self.keys.global_("bench", "baseline")
         # Through round_trip, like the table reads and commits it is compared with.
-        current, = no_errors(await round_trip(self.redis, ("GET", key)))
+        current, = no_errors(await round_trip(self.redis, ("GET", key), key=key))
         value = int(current or 0) + 1
-        no_errors(await round_trip(self.redis, ("SET", key, value)))
+        no_errors(await round_trip(self.redis, ("SET", key, value), key=key))
         return value
 
     # -- indexes --------------------------------------------------------------
 
     async def index_public(self, table_id: str, created_at: float, *, open_: bool) -> None:
         """List a table in the public index, and in the open index while it has free seats."""
+        bucket = self.keys.bucket_of(table_id)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(self._public_index, {table_id: created_at})
+            pipe.zadd(self._public_index(bucket), {table_id: created_at})
             if open_:
-                pipe.zadd(self._open_index, {table_id: created_at})
+                pipe.zadd(self._open_index(bucket), {table_id: created_at})
             await pipe.execute()
 
     async def claim_create(
@@ -603,19 +640,27 @@ class TableStore:
         return str(stored["table_id"]), str(stored["fingerprint"])
 
     async def listed_before(self, created_before: float, limit: int) -> list[str]:
-        """The oldest listed table ids created before ``created_before`` (at most ``limit``)."""
-        ids = await self.redis.zrangebyscore(
-            self._public_index, "-inf", repr(created_before), start=0, num=limit)
-        return decoded_members(ids)
+        """The oldest listed table ids created before ``created_before`` (at most ``limit``),
+        over every bucket."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for bucket in self.keys.buckets():
+                pipe.zrangebyscore(self._public_index(bucket), "-inf", repr(created_before),
+                                   start=0, num=limit, withscores=True)
+            shares = await pipe.execute()
+        return _merged(shares, limit, newest_first=False)
 
     async def prune_unwritten(self, table_ids: Sequence[str], indexed_before: float) -> int:
         """Drop ``table_ids`` (found listed without a table) from the listing indexes when
         they were indexed before ``indexed_before``; returns how many went."""
-        if not table_ids:
-            return 0
-        dropped = await self._prune_unwritten(
-            keys=[self._public_index, self._open_index], args=[repr(indexed_before), *table_ids])
-        return int(dropped)
+        by_bucket: dict[int, list[str]] = {}
+        for table_id in table_ids:
+            by_bucket.setdefault(self.keys.bucket_of(table_id), []).append(table_id)
+        dropped = 0
+        for bucket, ids in sorted(by_bucket.items()):
+            dropped += int(await self._prune_unwritten(
+                keys=[self._public_index(bucket), self._open_index(bucket)],
+                args=[repr(indexed_before), *ids]))
+        return dropped
 
     async def cached_replay(self, table_id: str) -> bytes | None:
         """A finished table's replay as first built, if it was."""
@@ -628,23 +673,28 @@ class TableStore:
 
     async def unindex_open(self, table_id: str) -> None:
         """Take a table that started out of the open index (idempotent)."""
-        await self.redis.zrem(self._open_index, table_id)
+        await self.redis.zrem(self._open_index(self.keys.bucket_of(table_id)), table_id)
 
     async def public_table_ids(
         self, *, offset: int = 0, limit: int = 50, open_only: bool = False
     ) -> list[str]:
-        """Listed table ids (all, or only those still open), newest first."""
-        index = self._open_index if open_only else self._public_index
-        ids = await self.redis.zrevrange(index, offset, offset + limit - 1)
-        return decoded_members(ids)
+        """Listed table ids (all, or only those still open), newest first, over every
+        bucket (each bucket's newest ``offset + limit``, merged)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for bucket in self.keys.buckets():
+                index = self._open_index(bucket) if open_only else self._public_index(bucket)
+                pipe.zrevrange(index, 0, offset + limit - 1, withscores=True)
+            shares = await pipe.execute()
+        return _merged(shares, offset + limit, newest_first=True)[offset:]
 
     async def schedule_clock(self, table_id: str, deadline: float) -> None:
         """Index a table's turn-clock deadline (the sweeper re-checks the table)."""
-        await self.redis.zadd(self._clock_index, {table_id: deadline})
+        await self.redis.zadd(self._clock_index(self.keys.bucket_of(table_id)),
+                              {table_id: deadline})
 
     async def schedule_bots(self, table_id: str, due: float) -> None:
         """Index a table where a house bot must act at ``due``."""
-        await self.redis.zadd(self._bots_index, {table_id: due})
+        await self.redis.zadd(self._bots_index(self.keys.bucket_of(table_id)), {table_id: due})
 
     async def claim_clocks(self, now: float, lease_end: float, limit: int = 20) -> list[str]:
         """Claim tables whose clock ran out (one worker each until ``lease_end``)."""
@@ -656,15 +706,29 @@ class TableStore:
 
     async def release_clock(self, table_id: str, lease_end: float, next_due: float | None) -> bool:
         """Release a clock claim, re-indexing at ``next_due`` (``None``: remove)."""
-        return await self._release_claim(self._clock_index, table_id, lease_end, next_due)
+        return await self._release_claim(
+            self._clock_index(self.keys.bucket_of(table_id)), table_id, lease_end, next_due)
 
     async def release_bots(self, table_id: str, lease_end: float, next_due: float | None) -> bool:
         """Release a house-bot claim, re-indexing at ``next_due`` (``None``: remove)."""
-        return await self._release_claim(self._bots_index, table_id, lease_end, next_due)
+        return await self._release_claim(
+            self._bots_index(self.keys.bucket_of(table_id)), table_id, lease_end, next_due)
 
-    async def _claim_due(self, index: str, now: float, lease_end: float, limit: int) -> list[str]:
-        claimed = await self._claim(keys=[index], args=[repr(now), repr(lease_end), limit])
-        return [decoded(member) for member in claimed]
+    async def _claim_due(
+        self, index: Callable[[int], str], now: float, lease_end: float, limit: int
+    ) -> list[str]:
+        """Claim due members of every bucket's share of ``index``: at most ``limit`` over
+        one bucket, ``limit`` split over the buckets of a cluster (at least one each),
+        all buckets asked at once."""
+        buckets = self.keys.buckets()
+        each = max(1, -(-limit // len(buckets)))
+        # EVAL, not EVALSHA, in one pipeline (one round trip per primary): a short script,
+        # and no script cache to fill on each primary first.
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for bucket in buckets:
+                pipe.eval(_CLAIM_LUA, 1, index(bucket), repr(now), repr(lease_end), each)
+            shares = await pipe.execute()
+        return [decoded(member) for claimed in shares for member in claimed]
 
     async def _release_claim(
         self, index: str, table_id: str, lease_end: float, next_due: float | None
@@ -674,3 +738,18 @@ class TableStore:
             args=[table_id, repr(lease_end), "" if next_due is None else repr(next_due)],
         )
         return bool(released)
+
+
+class ReplicasBehind(RedisTimeoutError):
+    """A commit was written on the primary but fewer replicas than asked had it within the
+    replica-wait timeout: not acknowledged (an outage answer, 503); a retry with the same
+    idempotency key is told the stored answer once it applied."""
+
+
+def _merged(shares: Sequence[Any], limit: int, *, newest_first: bool) -> list[str]:
+    """Members of several ``withscores`` sorted-set reads, merged by score, at most ``limit``."""
+    rows: list[tuple[float, str]] = []
+    for share in shares:
+        rows += [(score, member) for member, score in decoded_scores(share).items()]
+    rows.sort(key=lambda row: (row[0], row[1]), reverse=newest_first)
+    return [member for _score, member in rows[:limit]]

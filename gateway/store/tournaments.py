@@ -26,6 +26,15 @@ agent of the tables it must play); ``ladder:{<game>}:results`` and
 ``ladder:pending`` (sorted set: ``<game> <table id>`` of rated ordinary tables not
 on their ladder yet -> when to look at the table again, or a sweeping worker's
 lease end).
+
+On a Redis Cluster (:attr:`gateway.store.connection.Keys.cluster`) the creation
+script writes the tournament's keys and the three ``tournaments:*`` indexes
+together, so there every tournament key and those indexes share the one fixed
+hash tag ``{tn}`` (``<ns>:{tn}:tn:<id>:meta``, ``<ns>:{tn}:tournaments:active``):
+one slot for all tournament state, which is small and written per table, not
+per move. The other scripts already touch one slot each: ``ladder:pending``
+(one key), a game's two ladder keys (tag ``{<game>}``), an agent's assignment
+stream (tag ``{<agent_id>}``). One Redis keeps the layout above.
 """
 
 from __future__ import annotations
@@ -34,12 +43,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import redis.asyncio as aioredis
-
-from gateway.store.connection import Keys, decoded, decoded_members, stream_entries
+from gateway.store.connection import Keys, RedisClient, decoded, decoded_members, stream_entries
 from gateway.store.tables import _CLAIM_LUA, _RELEASE_LUA
 
 __all__ = ["Assignment", "TournamentMeta", "TournamentStore"]
+
+_CLUSTER_TAG = "{tn}"
+"""The hash tag of every tournament key and ``tournaments:*`` index on a cluster."""
 
 # Creates a tournament once.
 #
@@ -141,7 +151,7 @@ class Assignment:
 class TournamentStore:
     """Every Redis operation on tournaments (cheap to build: a client and the key builder)."""
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
+    def __init__(self, redis: RedisClient, keys: Keys) -> None:
         self.redis = redis
         self.keys = keys
         self._create = redis.register_script(_CREATE_LUA)
@@ -154,19 +164,27 @@ class TournamentStore:
     # -- keys ---------------------------------------------------------------
 
     def _key(self, tournament_id: str, part: str) -> str:
+        if self.keys.cluster:
+            return self.keys.global_(_CLUSTER_TAG, "tn", tournament_id, part)
         return self.keys.global_("tn", f"{{{tournament_id}}}", part)
+
+    def _index(self, name: str) -> str:
+        """A ``tournaments:<name>`` index (on the cluster's tournament slot)."""
+        if self.keys.cluster:
+            return self.keys.global_(_CLUSTER_TAG, "tournaments", name)
+        return self.keys.global_("tournaments", name)
 
     @property
     def _all(self) -> str:
-        return self.keys.global_("tournaments", "all")
+        return self._index("all")
 
     @property
     def _listed(self) -> str:
-        return self.keys.global_("tournaments", "listed")
+        return self._index("listed")
 
     @property
     def _active(self) -> str:
-        return self.keys.global_("tournaments", "active")
+        return self._index("active")
 
     def _assignments(self, agent_id: str) -> str:
         return self.keys.global_("assignments", f"{{{agent_id}}}")

@@ -50,7 +50,11 @@ reader per primary node: each key is held on the node that serves its slot
 whose confirmations wake their waiters to read again. Connections then grow
 with workers times nodes, never with waiters. Sharded pub/sub (``SSUBSCRIBE``
 with a publish in the commit script) would be the fallback where keyspace
-notifications are not allowed.
+notifications are not allowed. That per-node reader is not built yet: on a
+cluster client :meth:`KeyspaceReader.start` opens no connection and leaves
+:attr:`KeyspaceReader.notified` False, so held waits there read again every
+second (:data:`gateway.services.waiters.UNNOTIFIED_POLL_S`), as where
+``CONFIG`` is refused: a wake comes up to a second late, never wrong.
 
 Subscriptions are reference-counted per key and linger (:data:`LINGER_S`)
 after their last waiter leaves, so a bot that observes once per turn does not
@@ -67,7 +71,10 @@ from collections.abc import Callable
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError, ResponseError
+
+from gateway.store.connection import RedisClient
 
 __all__ = ["LINGER_S", "NOTIFY_FLAGS", "KeyspaceReader", "enable_notifications"]
 
@@ -128,15 +135,17 @@ class KeyspaceReader:
     """
 
     def __init__(
-        self, redis: aioredis.Redis, *, on_change: Callable[[str], None], sentinel: str,
+        self, redis: RedisClient, *, on_change: Callable[[str], None], sentinel: str,
         linger_s: float = LINGER_S,
     ) -> None:
         self.redis = redis
+        self.single: aioredis.Redis | None = None if isinstance(redis, RedisCluster) else redis
+        """The client the reader uses; None on a cluster (no reader there yet)."""
         self.on_change = on_change
         self.sentinel = sentinel
         """A channel always subscribed (a pub/sub connection reads only while subscribed)."""
         self.linger_s = linger_s
-        db = redis.connection_pool.connection_kwargs.get("db", 0)
+        db = 0 if self.single is None else self.single.connection_pool.connection_kwargs.get("db", 0)
         self.prefix = f"__keyspace@{db}__:"
         self.notified = False
         """Whether Redis sends the notifications (False: waiters poll, see the module doc)."""
@@ -151,10 +160,14 @@ class KeyspaceReader:
 
     async def start(self) -> None:
         """Turn notifications on (when allowed) and start reading. A Redis that does not
-        answer now does not stop the worker: the reader asks again when it connects."""
+        answer now does not stop the worker: the reader asks again when it connects.
+        On a Redis Cluster it does nothing: waiters poll (see the module doc)."""
+        if self.single is None:
+            self.notified = False
+            return
         with contextlib.suppress(RedisError, OSError):
-            self.notified = await enable_notifications(self.redis)
-        self._tasks = [asyncio.create_task(self._run(), name="keyspace-reader")]
+            self.notified = await enable_notifications(self.single)
+        self._tasks = [asyncio.create_task(self._run(self.single), name="keyspace-reader")]
 
     async def aclose(self) -> None:
         """Stop reading and give the connection back to the pool."""
@@ -193,11 +206,11 @@ class KeyspaceReader:
 
     # -- the two tasks -----------------------------------------------------------
 
-    async def _run(self) -> None:
+    async def _run(self, redis: aioredis.Redis) -> None:
         """Open the connection, subscribe and read, again after every failure."""
         failures = 0
         while True:
-            pubsub = self.redis.pubsub()
+            pubsub = redis.pubsub()
             tasks: list[asyncio.Task[None]] = []
             delay = RECONNECT_DELAY_S[min(failures, len(RECONNECT_DELAY_S) - 1)]
             try:
@@ -261,8 +274,10 @@ class KeyspaceReader:
     async def _after_reconnect(self) -> None:
         """Turn notifications on again (a restarted Redis forgot them), then wake every
         waiter: a write made while they were off went unnoticed."""
+        if self.single is None:
+            return
         with contextlib.suppress(RedisError, OSError):
-            self.notified = await enable_notifications(self.redis)
+            self.notified = await enable_notifications(self.single)
         if self._connections:
             for key in list(self._subscriptions):
                 self.on_change(key)

@@ -11,6 +11,8 @@ from engine.core import Outcome
 from engine.registry import all_games, get_game
 from gateway.services.actions import finished_text
 
+pytestmark = pytest.mark.redis_cluster
+
 
 @pytest.mark.parametrize("game_name", sorted(all_games()))
 def test_a_structured_action_is_applied_like_its_id(

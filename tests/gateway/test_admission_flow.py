@@ -12,22 +12,23 @@ from fastapi.testclient import TestClient
 from gateway.services.admission import AdmissionSettings
 from quiz import all_banks, get_bank
 from quiz.model import IssuedChallenge
+from tests.conftest import sync_client
 from tests.fake_clock import FakeClock
 
 GAME = "market-fortune"
 CHALLENGES = "/v1/admission/challenges"
 
+pytestmark = pytest.mark.redis_cluster
+
 
 def stored_challenge(client: TestClient, challenge_id: str) -> IssuedChallenge:
     """The server-side challenge (expected answers included), read from Redis as the service stored it."""
-    import redis  # only to peek at the server's own record in this test
-
     from gateway.services.admission import StoredChallenge
 
     app = client.app
     assert isinstance(app, FastAPI)
     settings = app.state.settings
-    with redis.Redis.from_url(settings.redis_url) as peek:
+    with sync_client(settings.redis_url) as peek:
         raw = peek.hget(app.state.keys.global_("admission", "challenge", challenge_id), "payload")
     assert raw is not None
     return StoredChallenge.model_validate_json(raw).issued

@@ -11,12 +11,14 @@ from gateway.store.admission import AdmissionStore
 from gateway.store.connection import Keys, connect
 from tests.fake_clock import FakeClock
 
+pytestmark = pytest.mark.redis_cluster
+
 
 def test_concurrent_claims_grade_exactly_once(redis_url: str, redis_namespace: str) -> None:
     async def scenario() -> list[str]:
         redis = connect(redis_url)
         try:
-            store = AdmissionStore(redis, Keys(redis_namespace))
+            store = AdmissionStore(redis, Keys.for_url(redis_namespace, redis_url))
             await store.save_challenge("chl_race", '{"x": 1}', expires_at=time.time() + 60, keep_s=60)
             claims = await asyncio.gather(*(store.claim_challenge("chl_race") for _ in range(20)))
             assert [c.payload for c in claims if c.status == "ok"] == ['{"x": 1}']
@@ -33,7 +35,7 @@ def test_missing_late_and_window_expiry(redis_url: str, redis_namespace: str) ->
         redis = connect(redis_url)
         try:
             clock = FakeClock()
-            store = AdmissionStore(redis, Keys(redis_namespace), clock)
+            store = AdmissionStore(redis, Keys.for_url(redis_namespace, redis_url), clock)
             assert (await store.claim_challenge("chl_none")).status == "missing"
             now = clock()
             await store.save_challenge("chl_late", "{}", expires_at=now + 5, keep_s=60)
@@ -42,7 +44,7 @@ def test_missing_late_and_window_expiry(redis_url: str, redis_namespace: str) ->
             # a late claim does not use the challenge up, and the key lives past the expiry
             clock.now = now + 1
             assert (await store.claim_challenge("chl_late")).status == "ok"
-            ttl = await redis.pttl(Keys(redis_namespace).global_("admission", "challenge", "chl_late"))
+            ttl = await redis.pttl(Keys.for_url(redis_namespace, redis_url).global_("admission", "challenge", "chl_late"))
             assert 60_000 < ttl <= 65_000
             clock.now = 1_000_000.0
             hits = [await store.hit("b", "s", limit=2, window_s=30) for _ in range(3)]

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import jwt
 import pytest
-import redis as sync_redis
 from fastapi.testclient import TestClient
 
 from gateway.config import Settings
@@ -25,11 +24,14 @@ from gateway.store.auth import (
     secret_matches,
 )
 from gateway.store.connection import Keys, RedisClient, connect
+from tests.conftest import sync_client
 
 from .conftest import ORGANISER_KEY, MintToken
 
 MINT = "/v1/auth/organiser/tokens"
 Auth = Callable[[str], dict[str, str]]
+
+pytestmark = pytest.mark.redis_cluster
 
 
 def test_organiser_mints_a_token_by_header_or_bearer(client: TestClient, auth: Auth) -> None:
@@ -97,7 +99,7 @@ def test_revocation_is_remembered_exactly_as_long_as_the_token_lives(
     token = mint_token(ttl_s=120)
     jti = jwt.decode(token, options={"verify_signature": False})["jti"]
     client.post("/v1/auth/revoke", headers=auth(token))
-    raw = sync_redis.Redis.from_url(redis_url)
+    raw = sync_client(redis_url)
     try:
         ttl = raw.ttl(f"{settings.redis_namespace}:revoked:{jti}")
     finally:
@@ -142,7 +144,7 @@ def test_production_never_generates_keys(tmp_path: Path) -> None:
 def test_agent_store(redis_url: str, redis_namespace: str) -> None:
     async def scenario() -> None:
         client = connect(redis_url)
-        store = AuthStore(client, Keys(redis_namespace))
+        store = AuthStore(client, Keys.for_url(redis_namespace, redis_url))
         try:
             record, secret = await store.create_agent(name="Carol", scopes=["game:hab-und-gut"])
             assert secret.startswith("acs_")
@@ -153,7 +155,7 @@ def test_agent_store(redis_url: str, redis_namespace: str) -> None:
             assert await store.verify_secret(record.agent_id, secret) == record
             assert await store.verify_secret(record.agent_id, secret + "x") is None
             assert await store.verify_secret("agt_unknown", secret) is None
-            stored = await client.hget(f"{redis_namespace}:agent:{record.agent_id}", "secret")
+            stored = await client.hget(store.agent_key(record.agent_id), "secret")
             assert stored is not None and secret.encode() not in stored
             assert secret_matches(secret, stored.decode())
             rotated = (await store.rotate_secret(record.agent_id)).secret
@@ -166,8 +168,10 @@ def test_agent_store(redis_url: str, redis_namespace: str) -> None:
                 await store.add_scopes("agt_unknown", "game:x")
             with pytest.raises(AgentNotFound):
                 await store.rotate_secret("agt_unknown")
-            await store.revoke("jti-1", expires_at=int(time.time()) + 60)
-            await store.revoke("jti-2", expires_at=int(time.time()) - 1)  # already expired
+            await store.revoke("jti-1", expires_at=int(time.time()) + 60,
+                               agent_id=record.agent_id)
+            await store.revoke("jti-2", expires_at=int(time.time()) - 1,  # already expired
+                               agent_id=record.agent_id)
             assert await store.is_revoked("jti-1")
             assert not await store.is_revoked("jti-2")
         finally:
@@ -256,7 +260,7 @@ def _with_store(
     async def main() -> None:
         client = connect(redis_url)
         try:
-            await scenario(AuthStore(client, Keys(namespace)), client)
+            await scenario(AuthStore(client, Keys.for_url(namespace, redis_url)), client)
         finally:
             await client.aclose()
 
@@ -277,7 +281,7 @@ def test_a_rotation_revokes_every_live_token_issued_before(
             record.agent_id, secret + "x", lambda _: _token("never", 600)) is None
         assert await store.note_issued(record.agent_id, _token("c", 600))
         assert await store.note_issued(record.agent_id, _token("dead", -10))
-        tokens_key = f"{redis_namespace}:agent-tokens:{record.agent_id}"
+        tokens_key = store.tokens_key(record.agent_id)
         assert 0 < await client.ttl(tokens_key) <= 600 + 300  # gone with its last token
         rotation = await store.rotate_secret(record.agent_id)
         assert rotation.revoked_tokens == 3
@@ -296,18 +300,18 @@ def test_no_token_outlives_a_rotation_that_races_its_issue(
 ) -> None:
     async def scenario(store: AuthStore, client: RedisClient) -> None:
         record, secret = await store.create_agent(name="Heidi")
-        agent_key = f"{redis_namespace}:agent:{record.agent_id}"
+        agent_key = store.agent_key(record.agent_id)
 
         def rotated_while_signing(agent: AgentRecord) -> IssuedToken:
             # The secret changes after it was verified and before the token is noted.
-            with sync_redis.Redis.from_url(redis_url) as other_worker:
+            with sync_client(redis_url) as other_worker:
                 other_worker.hset(agent_key, "secret", hash_secret("acs_rotated"))
             return _token("late", 600)
 
         assert await store.exchange_secret(record.agent_id, secret, rotated_while_signing) is None
-        assert not await client.exists(f"{redis_namespace}:agent-tokens:{record.agent_id}")
+        assert not await client.exists(store.tokens_key(record.agent_id))
         # A token asked for with a token revoked meanwhile is not noted either.
-        await store.revoke("asker", expires_at=int(time.time()) + 60)
+        await store.revoke("asker", expires_at=int(time.time()) + 60, agent_id=record.agent_id)
         assert not await store.note_issued(record.agent_id, _token("x", 600), asked_with="asker")
         assert await store.note_issued(record.agent_id, _token("y", 600), asked_with="fine")
         assert (await store.rotate_secret(record.agent_id)).revoked_tokens == 1

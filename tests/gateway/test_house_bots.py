@@ -11,6 +11,8 @@ from fastapi.testclient import TestClient
 from engine.bots import available_bots
 from engine.registry import all_games, get_game
 
+pytestmark = pytest.mark.redis_cluster
+
 
 @pytest.mark.parametrize("game_name", sorted(all_games()))
 def test_one_agent_against_three_house_bots_plays_to_the_end(

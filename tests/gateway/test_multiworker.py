@@ -27,7 +27,6 @@ from typing import Any
 
 import httpx
 import pytest
-import redis
 
 from agents_club_cli.serve import wait_until_ready
 from engine.core import replay as engine_replay
@@ -35,6 +34,8 @@ from engine.registry import get_game
 from gateway.config import Settings
 from gateway.embedded_redis import free_port
 from gateway.security import TokenService
+from gateway.store.connection import Keys
+from tests.conftest import drop_namespace, sync_client
 
 GAME = "hab-und-gut"
 ORGANISER_KEY = "multiworker-organiser-key-0123456789abcdef"
@@ -57,9 +58,10 @@ class Cluster:
 
     def record(self, table_id: str) -> dict[str, Any]:
         """The table's stored record (with its seed), read from Redis."""
-        client = redis.Redis.from_url(self.settings.redis_url or "")
+        client = sync_client(self.settings.redis_url or "")
         try:
-            key = f"{self.settings.redis_namespace}:t:{{{table_id}}}:table"
+            key = Keys.for_url(self.settings.redis_namespace,
+                               self.settings.redis_url or "").table(table_id, "table")
             raw = client.hget(key, "record")
             assert raw is not None
             stored: dict[str, Any] = json.loads(raw)
@@ -69,9 +71,10 @@ class Cluster:
 
     def log(self, table_id: str) -> list[dict[str, Any]]:
         """The table's action log, read from Redis."""
-        client = redis.Redis.from_url(self.settings.redis_url or "")
+        client = sync_client(self.settings.redis_url or "")
         try:
-            key = f"{self.settings.redis_namespace}:t:{{{table_id}}}:log"
+            key = Keys.for_url(self.settings.redis_namespace,
+                               self.settings.redis_url or "").table(table_id, "log")
             return [json.loads(entry) for entry in client.lrange(key, 0, -1)]
         finally:
             client.close()
@@ -117,11 +120,7 @@ def cluster(redis_url: str, signing_key_pem: str, tmp_path_factory: pytest.TempP
             process.terminate()
         for process in processes:
             process.wait(timeout=15)
-        client = redis.Redis.from_url(redis_url)
-        keys = list(client.scan_iter(match=f"{namespace}:*", count=1000))
-        if keys:
-            client.delete(*keys)
-        client.close()
+        drop_namespace(redis_url, namespace)
 
 
 def new_table(cluster: Cluster, agents: list[str], **fields: Any) -> str:
@@ -212,6 +211,7 @@ def test_concurrent_submissions_for_one_turn_apply_exactly_once(cluster: Cluster
     assert len(cluster.log(table_id)) == 2
 
 
+@pytest.mark.redis_cluster  # clocks swept by two workers over every bucket
 def test_a_turn_clock_applies_the_default_action_once_with_two_workers(cluster: Cluster) -> None:
     timeout = 0.6
     tables = [

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from httpx import Response
@@ -19,6 +20,8 @@ from tests.gateway.test_admission_flow import register
 
 GAME = "market-fortune"
 CHALLENGES = "/v1/admission/challenges"
+
+pytestmark = pytest.mark.redis_cluster
 
 
 def ask(client: TestClient, name: str) -> Response:

@@ -18,6 +18,8 @@ PROBLEM = "application/problem+json"
 
 Headers = dict[str, str]
 
+pytestmark = pytest.mark.redis_cluster
+
 
 @pytest.fixture()
 def players(mint_token: Callable[..., str], auth: Callable[[str], Headers]) -> list[Headers]:

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gateway.embedded_redis import EmbeddedRedis
+from gateway.store.auth import AuthStore, revoked_key
 from gateway.store.connection import Keys, connect
 from gateway.store.tables import IdempotencyRecord, TableSnapshot, TableStore
+
+pytestmark = pytest.mark.redis_cluster
 
 
 def run(factory: Callable[[TableStore], Coroutine[Any, Any, None]], url: str, ns: str) -> None:
@@ -18,7 +24,7 @@ def run(factory: Callable[[TableStore], Coroutine[Any, Any, None]], url: str, ns
     async def scenario() -> None:
         client = connect(url)
         try:
-            await factory(TableStore(client, Keys(ns)))
+            await factory(TableStore(client, Keys.for_url(ns, url)))
         finally:
             await client.aclose()
 
@@ -125,10 +131,11 @@ def test_the_events_and_the_table_are_read_in_one_round_trip(
 def test_a_table_read_can_carry_the_revocation_check(redis_url: str, redis_namespace: str) -> None:
     async def scenario(store: TableStore) -> None:
         await store.commit("t1", expected_version=-1, record={}, state="{}")
-        mark = store.keys.global_("revoked", "jti-1")
+        mark = revoked_key(store.keys, "jti-1")
         snapshot, revoked = await store.load_checked("t1", mark)
         assert snapshot is not None and not revoked
-        await store.redis.set(mark, "1")
+        await AuthStore(store.redis, store.keys).revoke(
+            "jti-1", expires_at=int(time.time()) + 60, agent_id="agent-1")
         assert (await store.load_checked("t1", mark))[1] is True
         assert (await store.load_checked("missing", mark)) == (None, True)
         assert (await store.load_checked("t1", None))[1] is False

@@ -9,8 +9,11 @@ the normal interval on the first success.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
+from typing import NoReturn
 
 __all__ = ["Backoff"]
 
@@ -53,3 +56,17 @@ class Backoff:
             self.failures = 0
         self.pause = self.interval_s
         return self.pause
+
+    async def run_rounds(self, one_round: Callable[[], Awaitable[object]]) -> NoReturn:
+        """Run ``one_round`` until cancelled: ``interval_s`` after a round that worked, the
+        backed-off pause after one that failed (cancellation always goes through)."""
+        while True:
+            try:
+                await one_round()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                pause = self.failed(error)
+            else:
+                pause = self.succeeded()
+            await asyncio.sleep(pause)

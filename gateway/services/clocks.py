@@ -11,7 +11,6 @@ recorded with a public ``turn.timeout`` event.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from gateway.errors import ProblemError
@@ -80,13 +79,4 @@ async def run_clock_sweeper(ctx: TableContext) -> None:
     """Sweep due clocks every ``sweeper_interval_s`` until cancelled (backing off while
     sweeps fail, as they do through a Redis outage)."""
     backoff = Backoff("turn-clock sweep", log, interval_s=ctx.settings.sweeper_interval_s)
-    while True:
-        try:
-            await sweep_clocks(ctx)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            pause = backoff.failed(error)
-        else:
-            pause = backoff.succeeded()
-        await asyncio.sleep(pause)
+    await backoff.run_rounds(lambda: sweep_clocks(ctx))

@@ -207,16 +207,7 @@ async def run_tournaments(ctx: TableContext) -> None:
     """Advance due tournaments every ``sweeper_interval_s`` until cancelled (backing off
     while rounds fail, as they do through a Redis outage)."""
     backoff = Backoff("tournament drive", log, interval_s=ctx.settings.sweeper_interval_s)
-    while True:
-        try:
-            await drive_tournaments(ctx)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            pause = backoff.failed(error)
-        else:
-            pause = backoff.succeeded()
-        await asyncio.sleep(pause)
+    await backoff.run_rounds(lambda: drive_tournaments(ctx))
 
 
 async def note_finished(ctx: TableContext, record: TableRecord) -> None:

@@ -28,6 +28,7 @@ from gateway.app import create_app
 from gateway.local_cluster import LocalCluster, cluster_tools_missing
 from gateway.store.connection import Keys, connect
 from gateway.store.tables import TableStore
+from tests.conftest import CLUSTER_TESTS
 from tests.gateway.conftest import make_settings
 from tests.gateway.tables_helpers import GAME, organiser_auth
 
@@ -92,6 +93,7 @@ def _observe(client: TestClient, table_id: str, seat: dict[str, str]) -> dict[st
     raise AssertionError("the table was never readable again")
 
 
+@pytest.mark.skipif(not CLUSTER_TESTS, reason="NO REDIS CLUSTER TESTS: set AGENTS_CLUB_CLUSTER_TESTS=1")
 def test_acknowledged_actions_survive_the_primary_s_death(
     redis_namespace: str, signing_key_pem: str, tmp_path: Path
 ) -> None:

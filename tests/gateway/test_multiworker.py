@@ -17,25 +17,21 @@ import itertools
 import json
 import os
 import random
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from agents_club_cli.serve import wait_until_ready
 from engine.core import replay as engine_replay
 from engine.registry import get_game
 from gateway.config import Settings
-from gateway.embedded_redis import free_port
 from gateway.security import TokenService
 from gateway.store.connection import Keys
 from tests.conftest import drop_namespace, sync_client
+from tests.gateway.tables_helpers import uvicorn_workers
 
 GAME = "hab-und-gut"
 ORGANISER_KEY = "multiworker-organiser-key-0123456789abcdef"
@@ -101,25 +97,10 @@ def cluster(redis_url: str, signing_key_pem: str, tmp_path_factory: pytest.TempP
         "AGENTS_CLUB_LOG_FORMAT": "text",
         "AGENTS_CLUB_LOG_LEVEL": "WARNING",
     }
-    ports = [free_port(), free_port()]
-    processes = [
-        subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "gateway.app:create_app", "--factory",
-             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-            env=env, cwd=Path(__file__).resolve().parents[2],
-        )
-        for port in ports
-    ]
-    urls = [f"http://127.0.0.1:{port}" for port in ports]
     try:
-        for url, process in zip(urls, processes, strict=True):
-            wait_until_ready(url, process, 30)
-        yield Cluster(urls, settings)
+        with uvicorn_workers(env) as (urls, _processes):
+            yield Cluster(urls, settings)
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            process.wait(timeout=15)
         drop_namespace(redis_url, namespace)
 
 

@@ -11,7 +11,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -22,8 +21,7 @@ import httpx
 import pytest
 import redis
 
-from agents_club_cli.serve import wait_until_ready
-from gateway.embedded_redis import free_port
+from tests.gateway.tables_helpers import uvicorn_workers
 
 ORGANISER_KEY = "tournament-faults-organiser-key-0123456789ab"
 
@@ -44,26 +42,10 @@ def workers(redis_url: str, signing_key_pem: str, tmp_path: Path) -> Iterator[tu
         "AGENTS_CLUB_LOG_FORMAT": "text",
         "AGENTS_CLUB_LOG_LEVEL": "WARNING",
     }
-    ports = [free_port(), free_port()]
-    processes = [
-        subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "gateway.app:create_app", "--factory",
-             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-            env=env, cwd=Path(__file__).resolve().parents[2],
-        )
-        for port in ports
-    ]
-    urls = [f"http://127.0.0.1:{port}" for port in ports]
     try:
-        for url, process in zip(urls, processes, strict=True):
-            wait_until_ready(url, process, 30)
-        yield urls, processes, namespace
+        with uvicorn_workers(env) as (urls, processes):
+            yield urls, processes, namespace
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.terminate()
-        for process in processes:
-            process.wait(timeout=15)
         client = redis.Redis.from_url(redis_url)
         keys = list(client.scan_iter(match=f"{namespace}:*", count=1000))
         if keys:

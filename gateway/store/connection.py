@@ -30,6 +30,7 @@ they wait, so the pool's size does not depend on how many agents wait.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import weakref
 import zlib
@@ -40,7 +41,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import AbstractConnection, ConnectionPool
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
+from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import EncodableT
 
@@ -49,6 +50,7 @@ __all__ = [
     "BoundedPool",
     "Keys",
     "RedisClient",
+    "close_client",
     "connect",
     "decoded",
     "decoded_members",
@@ -185,6 +187,27 @@ def connect(
             health_check_interval=30, socket_timeout=None, client_name=client_name)
         return aioredis.Redis.from_pool(pool)  # the client owns it: aclose closes it
     return aioredis.Redis.from_url(url, health_check_interval=30, socket_timeout=None)
+
+
+async def close_client(client: RedisClient) -> None:
+    """Close every connection ``client`` holds: what its owner calls at the end, rather
+    than ``client.aclose()``.
+
+    On one Redis that is ``aclose()``. redis-py's ``RedisCluster.aclose()`` closes only
+    a client it counts as initialised, and a command that met a connection error (a
+    node killed, a failover, a dropped connection) leaves it counting itself
+    uninitialised until its next command: an ``aclose()`` then closes nothing, and
+    the connections to every other node stay open until the collector finds them
+    (a ``ResourceWarning`` in whatever runs then). The flag means both "not yet
+    initialised" and "closed" (redis/redis-py#3846, and #4069 which proposed to
+    split it). ``initialize()`` first makes the close real: it learns the layout
+    again (one ``CLUSTER SLOTS``) and the ``aclose()`` then closes every node; if
+    no node answers, ``initialize()`` closes them all itself before it raises.
+    """
+    if isinstance(client, RedisCluster):
+        with contextlib.suppress(RedisError, OSError):
+            await client.initialize()
+    await client.aclose()
 
 
 class BoundedPool(ConnectionPool):

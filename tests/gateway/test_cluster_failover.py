@@ -16,6 +16,7 @@ import asyncio
 import functools
 import gc
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -94,6 +95,36 @@ def _observe(client: TestClient, table_id: str, seat: dict[str, str]) -> dict[st
     raise AssertionError("the table was never readable again")
 
 
+def _held_waits_follow_the_failover(client: TestClient, reader: Any, table_id: str,
+                                    seats: list[dict[str, str]], promoted: str, dead: str) -> None:
+    """The worker's keyspace reader has a link to the promoted primary (the layout read
+    again when the dead node's link failed), and a held observation of the table wakes
+    as promptly as before the failover."""
+    give_up = time.monotonic() + 30
+    while not (reader.links.get(promoted) and reader.notified and dead not in reader.links):
+        assert time.monotonic() < give_up, (reader.links, promoted, dead)
+        time.sleep(0.1)
+    path = f"/v1/tables/{table_id}/observation"
+    before = client.get(path).json()
+    answered: list[tuple[int, float]] = []
+    spectator = threading.Thread(target=lambda: answered.append(
+        (client.get(path, params={"wait": 20}).json()["version"], time.monotonic())))
+    spectator.start()
+    time.sleep(0.3)
+    for seat in seats:
+        observation = _observe(client, table_id, seat)
+        if observation["legal_actions"]:
+            break
+    action = observation["legal_actions"][0]["id"]
+    assert _act(client, table_id, seat, f"{table_id}-after-failover", observation["version"],
+                action) is not None
+    moved_at = time.monotonic()
+    spectator.join(timeout=25)
+    version, at = answered[0]
+    assert version > before["version"]
+    assert at - moved_at < 0.5  # woken by the promoted primary's notification, not a re-read
+
+
 @pytest.mark.skipif(not CLUSTER_TESTS, reason=CLUSTER_OFF)
 def test_acknowledged_actions_survive_the_primary_s_death(
     redis_namespace: str, signing_key_pem: str, tmp_path: Path
@@ -146,6 +177,8 @@ def test_acknowledged_actions_survive_the_primary_s_death(
                     cluster.start_node(dead)
                     restarted = True
             assert killed and len(acknowledged) > ACTIONS_BEFORE
+            _held_waits_follow_the_failover(client, app.state.waiters.reader, table_id, seats,
+                                            f"127.0.0.1:{cluster.primary_of(slot)}", f"127.0.0.1:{dead}")
 
         async def log() -> list[dict[str, Any]]:
             client = connect(cluster.url)

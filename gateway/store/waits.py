@@ -360,7 +360,14 @@ class KeyspaceReader:
 
     def _pubsub(self, link: _Link) -> Any:
         if self.cluster is not None:
-            return self.cluster.pubsub(node=link.node)
+            # A node the client no longer knows (a dead primary, dropped at the last
+            # layout refresh) would make redis-py's ClusterPubSub raise half-built, and
+            # its __del__ then fails on the missing connection: ask first.
+            node = self.cluster.get_node(node_name=link.name)
+            if node is None:
+                raise RedisClusterException(f"{link.name} left the cluster")
+            link.node = node
+            return self.cluster.pubsub(node=node)
         assert isinstance(self.redis, aioredis.Redis)
         return self.redis.pubsub()
 

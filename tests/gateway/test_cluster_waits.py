@@ -6,8 +6,8 @@ connection per primary and subscribes each key on the node serving its slot
 keys of every primary wakes at once on a write of any of them; over HTTP a held
 observation and a long-poll are answered a fraction of a second after the move
 that concerns them (the fallback re-read would take a second), and a revocation
-cuts a held observation as promptly; and many concurrent held waits leave each
-node's connections within the worker's bound.
+cuts a held observation as promptly; and many concurrent held waits, woken at
+once, leave each node's connections within the worker's bound.
 """
 
 from __future__ import annotations
@@ -21,11 +21,19 @@ from pathlib import Path
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from redis.asyncio.cluster import RedisCluster
 
 from gateway.app import create_app
 from gateway.local_cluster import LocalCluster
 from gateway.services.waiters import Waiters
-from gateway.store.connection import Keys, RedisClient, close_client, connect
+from gateway.store.connection import (
+    BoundedCluster,
+    Keys,
+    RedisClient,
+    close_client,
+    connect,
+    round_trip,
+)
 from tests.conftest import drop_namespace
 
 from .conftest import make_settings
@@ -164,3 +172,66 @@ def test_a_revocation_cuts_a_held_observation_promptly(
     response, at = answered[0]
     assert response.status_code == 401 and response.json()["code"] == "auth/revoked"
     assert at - revoked_at < PROMPTLY_S
+
+
+def test_many_waits_and_their_reads_stay_within_each_node_s_bound(
+    cluster_url: str, namespace: str
+) -> None:
+    """300 held waits, all woken at once and each reading Redis (a round trip and a
+    command): no node sees more than the worker's ``max_connections`` (4: two turns of
+    the gate, the reader's link, a spare), and once idle they are closed."""
+    name = f"bound-test:{uuid.uuid4().hex[:8]}"
+
+    async def per_node(lister: RedisClient) -> dict[str, int]:
+        assert isinstance(lister, RedisCluster)
+        counts: dict[str, int] = {}
+        for node in lister.get_nodes():
+            rows = await lister.client_list(target_nodes=node)
+            counts[node.name] = sum(1 for row in rows if row.get("name") == name)
+        return counts
+
+    async def scenario() -> None:
+        client = connect(cluster_url, max_connections=4, pool_timeout_s=10, client_name=name)
+        lister = connect(cluster_url)
+        waiters = Waiters(client, sentinel=f"{namespace}:waits")
+        keys = Keys.for_url(namespace, cluster_url)
+        streams = [keys.table(f"tbl_{index}", "events") for index in range(60)]
+        most: dict[str, int] = {}
+        woken = 0
+
+        async def wait_then_read(index: int) -> None:
+            nonlocal woken
+            stream = streams[index % len(streams)]
+            async with waiters.watch(stream) as watch:
+                if await watch.changed(20):
+                    woken += 1
+                    await round_trip(client, ("XRANGE", stream, "-", "+"), key=stream)
+                    await client.get(keys.table(f"tbl_{index % len(streams)}", "table"))
+
+        try:
+            assert isinstance(client, BoundedCluster)
+            await waiters.start()
+            tasks = [asyncio.create_task(wait_then_read(index)) for index in range(300)]
+            give_up = time.monotonic() + 20
+            while waiters.waiting < 300 or not waiters.reader.notified:
+                assert time.monotonic() < give_up
+                await asyncio.sleep(0.05)
+            for stream in streams:
+                await lister.xadd(stream, {"event": "{}"})
+            while not all(task.done() for task in tasks):
+                for node, count in (await per_node(lister)).items():
+                    most[node] = max(most.get(node, 0), count)
+                await asyncio.sleep(0.01)
+            await asyncio.gather(*tasks)
+            assert woken == 300
+            assert most and max(most.values()) <= 4, most  # per node, whatever the waiters
+            await asyncio.sleep(0.3)
+            assert await client.close_idle(0.2) == len(client.get_nodes())
+            after = await per_node(lister)
+            assert max(after.values()) <= 1, after  # the reader's link to each primary
+        finally:
+            await waiters.aclose()
+            await close_client(lister)
+            await close_client(client)
+
+    asyncio.run(scenario())

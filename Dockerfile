@@ -8,7 +8,7 @@
 # REDIS_URL the image starts its own redis-server (AOF in the /data volume).
 #
 # Two stages: the first builds the wheels from the sources (the server's, the
-# SDK's from sdk/ and the engine's from engine-dist/: three distributions), the
+# SDK's from sdk/ and the engine's from engine/: three distributions), the
 # second installs them as any user would (pip install *.whl), so the image holds
 # no source tree, and runs what tests/test_wheel_install.py tests.
 
@@ -27,8 +27,8 @@ COPY quiz ./quiz
 COPY agents_club_cli ./agents_club_cli
 COPY tournament ./tournament
 COPY sdk ./sdk
-COPY engine-dist ./engine-dist
-RUN pip wheel --no-deps --wheel-dir /wheels . ./sdk ./engine-dist
+COPY engine ./engine
+RUN pip wheel --no-deps --wheel-dir /wheels . ./sdk ./engine
 
 
 FROM python:3.11-slim

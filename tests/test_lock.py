@@ -5,7 +5,7 @@ pyproject.toml without ``./run lock`` would be missing (or outside its new
 bounds) everywhere but on the machine of whoever added it.
 
 The repository holds three distributions: the server (the root), the SDK
-(``sdk/``) and the engine (``engine-dist/``). The lock pins what each of them
+(``sdk/``) and the engine (``engine/``). The lock pins what each of them
 needs, and never the repository's own ones: those are on no package index, so
 the lock leaves them out and they are installed from their folders (an index's
 ``agents-club-sdk`` would be someone else's).

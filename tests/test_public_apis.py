@@ -28,7 +28,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {  # import name: its folder (the SDK and the engine are distributions one folder down)
     "gateway": ROOT / "gateway",
-    "engine": ROOT / "engine-dist" / "engine",
+    "engine": ROOT / "engine",
     "agents": ROOT / "sdk" / "agents",
     "agents_club_cli": ROOT / "agents_club_cli",
     "quiz": ROOT / "quiz",

@@ -2,7 +2,7 @@
 
 The test builds the wheel of every distribution in the repository (the root's
 ``pyproject.toml``, the server; and any one folder down: the SDK in ``sdk/``,
-the engine in ``engine-dist/``) in a temporary folder, installs them together
+the engine in ``engine/``) in a temporary folder, installs them together
 into a new virtual environment outside the checkout and runs the
 installed ``agents-club`` there, from a working directory outside the checkout:
 ``simulate`` for every game, then ``serve`` on the embedded Redis, whose
@@ -240,7 +240,7 @@ def test_the_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> Non
                 rulebook = client.get(f"/v1/games/{game}/rulebook")
                 assert rulebook.status_code == 200, rulebook.text
                 # The packaged file (as served: maintainers' comments may be left out).
-                source = ROOT / "engine-dist" / "engine" / game.replace("-", "_") / "rulebook.md"
+                source = ROOT / "engine" / game.replace("-", "_") / "rulebook.md"
                 headings = re.findall(r"^#+ .+$", source.read_text(encoding="utf-8"), re.MULTILINE)
                 assert len(headings) > 10, headings
                 assert [line for line in rulebook.text.splitlines() if line in headings] == headings

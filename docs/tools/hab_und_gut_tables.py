@@ -26,7 +26,7 @@ from engine.hab_und_gut.components import (
 )
 
 # The rulebook is package data of the game (the gateway serves it); this tool edits the source copy.
-RULEBOOK = Path(__file__).resolve().parents[2] / "engine-dist" / "engine" / "hab_und_gut" / "rulebook.md"
+RULEBOOK = Path(__file__).resolve().parents[2] / "engine" / "hab_und_gut" / "rulebook.md"
 
 
 def track_table() -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 from engine.market_fortune.cards import CATALOGUE, StrategyKind
 
 # The rulebook is package data of the game (the gateway serves it); this tool edits the source copy.
-RULEBOOK = Path(__file__).resolve().parents[2] / "engine-dist" / "engine" / "market_fortune" / "rulebook.md"
+RULEBOOK = Path(__file__).resolve().parents[2] / "engine" / "market_fortune" / "rulebook.md"
 
 SECTION_START = "## 12 Our card catalogue"
 NEXT_SECTION = re.compile(r"^## 13 ", re.MULTILINE)

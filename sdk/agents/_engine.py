@@ -34,6 +34,6 @@ def raise_engine_missing(feature: str, missing: ModuleNotFoundError) -> NoReturn
     raise ImportError(
         f"{feature} needs the game engine, which the Agents Club SDK installs only with its "
         f"engine extra: pip install '{ENGINE_EXTRA}' (from a checkout of the repository: "
-        "pip install ./engine-dist './sdk[engine]')",
+        "pip install ./engine './sdk[engine]')",
         name="engine",
     ) from missing

@@ -1,6 +1,6 @@
 """The SDK as users install it on its own: ``agents-club-sdk``, in a fresh virtual environment.
 
-The wheels of ``sdk/`` and ``engine-dist/`` are built from a copy of those folders
+The wheels of ``sdk/`` and ``engine/`` are built from a copy of those folders
 and installed into new virtual environments (no system site-packages: nothing of
 this test's own environment, where the server is installed, is visible there).
 Their dependencies come as in tests/test_wheel_install.py: what the SDK wheel
@@ -63,7 +63,7 @@ def test_the_sdk_declares_httpx_and_pydantic_and_the_engine_only_as_its_extra() 
     # Each distribution's wheel carries the project's licence (a copy: a build sees only its folder).
     licence = (ROOT / "LICENSE").read_bytes()
     assert (ROOT / "sdk" / "LICENSE").read_bytes() == licence
-    assert (ROOT / "engine-dist" / "LICENSE").read_bytes() == licence
+    assert (ROOT / "engine" / "LICENSE").read_bytes() == licence
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def _wheels(scratch: Path) -> dict[str, Path]:
     """The SDK's and the engine's wheels, by distribution name, built from a copy of
     their folders (setuptools writes ``build/`` into the folder it builds)."""
     folders = []
-    for name in ("sdk", "engine-dist"):
+    for name in ("sdk", "engine"):
         shutil.copytree(ROOT / name, scratch / "source" / name, ignore=NOT_SOURCE)
         folders.append(scratch / "source" / name)
     wheels = scratch / "wheels"

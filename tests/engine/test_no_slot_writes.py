@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ENGINE = Path(__file__).resolve().parents[2] / "engine-dist" / "engine"
+ENGINE = Path(__file__).resolve().parents[2] / "engine"
 
 FORBIDDEN = re.compile(
     r"object\.__setattr__|object\.__new__|\.__set__\b|__pydantic_(?:fields_set|extra|private|fields)__|_object_setattr"

@@ -13,7 +13,7 @@ import pytest
 from quiz import MAX_GUESS_CHANCE, IssuedQuestion, generate, get_bank
 from tests.quiz.market_fortune_oracle import ENGINE_ANSWERS, RULEBOOK_FACTS, rule_answer
 
-RULEBOOK = Path(__file__).resolve().parents[2] / "engine-dist" / "engine" / "market_fortune" / "rulebook.md"
+RULEBOOK = Path(__file__).resolve().parents[2] / "engine" / "market_fortune" / "rulebook.md"
 CHALLENGES = 1_000
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from quiz import get_bank
 from quiz.questions import render
 
-RULEBOOK = Path(__file__).resolve().parents[2] / "engine-dist" / "engine" / "market_fortune" / "rulebook.md"
+RULEBOOK = Path(__file__).resolve().parents[2] / "engine" / "market_fortune" / "rulebook.md"
 CATEGORIES = {
     "setup", "turn_actions", "investments", "die", "strategies",
     "combat", "victory", "modes", "market_terms", "cards",

@@ -23,7 +23,7 @@ from engine.hab_und_gut.state import HabConfig, HabState
 from quiz import MAX_GUESS_CHANCE, IssuedQuestion, PassRule, generate, get_bank, grade
 
 ROOT = Path(__file__).resolve().parents[3]
-RULEBOOK = ROOT / "engine-dist" / "engine" / "hab_und_gut" / "rulebook.md"
+RULEBOOK = ROOT / "engine" / "hab_und_gut" / "rulebook.md"
 BANK = get_bank("hab-und-gut")
 CHALLENGES = 300
 

@@ -11,7 +11,7 @@ from engine.hab_und_gut import GAME
 from engine.hab_und_gut.components import MARKET_CARDS, TRACK
 
 ROOT = Path(__file__).resolve().parents[3]
-RULEBOOK = ROOT / "engine-dist" / "engine" / "hab_und_gut" / "rulebook.md"
+RULEBOOK = ROOT / "engine" / "hab_und_gut" / "rulebook.md"
 
 
 def _tables_tool() -> ModuleType:
@@ -39,7 +39,7 @@ def test_the_rulebook_tables_equal_the_engine_data() -> None:
 
 
 def test_every_section_the_engine_cites_exists() -> None:
-    sources = (ROOT / "engine-dist" / "engine" / "hab_und_gut").glob("*.py")
+    sources = (ROOT / "engine" / "hab_und_gut").glob("*.py")
     cited = {rule for path in sources for rule in re.findall(r'rule="([0-9.]+)"', path.read_text())}
     assert {"4.2", "4.3", "4.5", "5.1", "5.2"} <= cited
     assert cited <= _headings()

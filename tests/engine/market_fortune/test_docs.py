@@ -16,8 +16,8 @@ import pytest
 from engine.market_fortune.cards import CATALOGUE
 
 ROOT = Path(__file__).resolve().parents[3]
-RULEBOOK = ROOT / "engine-dist" / "engine" / "market_fortune" / "rulebook.md"
-ENGINE = ROOT / "engine-dist" / "engine" / "market_fortune"
+RULEBOOK = ROOT / "engine" / "market_fortune" / "rulebook.md"
+ENGINE = ROOT / "engine" / "market_fortune"
 
 FIXED_SECTIONS: dict[int, int] = {
     1: 5, 2: 3, 3: 7, 4: 3, 5: 3, 6: 6, 7: 4, 8: 4, 9: 3, 10: 3, 11: 3, 12: 27, 13: 4, 14: 1,

@@ -114,15 +114,20 @@ class Settings(BaseSettings):
     max_header_count: int = Field(default=100, ge=16)
     """Most request headers read; more is answered 431 ``request/headers_too_large``."""
     max_header_bytes: int = Field(default=16 * 1024, ge=4096)
-    """Most bytes of header names and values together (431 beyond); ``serve`` also hands it
-    to uvicorn's h11 parser as the largest head it buffers before the end of the head."""
+    """Most bytes of header names and values together (431 beyond); with 8 KB more for the
+    request line, also the most a head may take while it arrives (``serve``'s protocol,
+    either parser, answers 431 and closes beyond)."""
     body_timeout_s: float = Field(default=10.0, gt=0)
     """Seconds a request body may take to arrive in full (408 ``request/timeout`` after):
     a client trickling bytes no longer holds a request open for ever."""
+    head_timeout_s: float = Field(default=10.0, gt=0)
+    """Seconds a request head (its line and headers) may take to arrive, from the
+    connection's opening or the request's first byte: 408 ``request/timeout`` and the
+    connection closed after (``serve``'s protocol, either parser: ``gateway.http_protocol``),
+    so a client trickling a head no longer holds a connection for ever."""
     http_parser: Literal["auto", "h11"] = "auto"
     """``auto``: the fastest parser installed (httptools). ``h11``: uvicorn's pure-Python
-    parser, slower, but the only one that bounds a request head still arriving (at
-    ``max_header_bytes``); use it when no reverse proxy bounds heads in front."""
+    parser, slower. Both are bounded alike (``head_timeout_s``, ``max_header_bytes``)."""
     keep_alive_timeout_s: float = Field(default=5.0, gt=0)
     """Seconds an idle keep-alive connection stays open between requests (``serve``)."""
     finished_table_ttl_s: int = Field(default=30 * 24 * 3600, ge=60)

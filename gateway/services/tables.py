@@ -61,6 +61,7 @@ from gateway.store.admission import AdmissionStore
 from gateway.store.tables import CommitResult, IdempotencyRecord, TableSnapshot, TurnEntry
 
 __all__ = [
+    "build_replay",
     "close_table",
     "create_table",
     "get_table",
@@ -789,7 +790,7 @@ def _observation(
 async def replay(ctx: TableContext, table_id: str, principal: Principal | None) -> ReplayOut:
     """Seed, configuration, full log, every event and the final state: only once the table
     is over (a private table's only for its people)."""
-    return await _build_replay(ctx, await _finished_visible(ctx, table_id, principal))
+    return await build_replay(ctx, await _finished_visible(ctx, table_id, principal))
 
 
 async def limit_anonymous_replays(
@@ -832,7 +833,7 @@ async def replay_json(
     cached = await ctx.store.cached_replay(table_id)
     if cached is not None:
         return zlib.decompress(cached)
-    built = (await _build_replay(ctx, loaded)).model_dump_json().encode()
+    built = (await build_replay(ctx, loaded)).model_dump_json().encode()
     # Compressed: kept as long as the table, and JSON of repeated event shapes shrinks ~8x.
     await ctx.store.cache_replay(table_id, zlib.compress(built, 6), ctx.settings.finished_table_ttl_s)
     return built
@@ -853,8 +854,15 @@ async def _finished_visible(
     return loaded
 
 
-async def _build_replay(ctx: TableContext, loaded: LoadedTable) -> ReplayOut:
+async def build_replay(ctx: TableContext, loaded: LoadedTable) -> ReplayOut:
+    """The replay of ``loaded``, with none of :func:`replay`'s gates on who reads it: for a
+    caller that checked them another way (a tournament's published boards).
+
+    :raises ProblemError: ``table/not_finished``: a replay tells the seed and every hand.
+    """
     record = loaded.record
+    if record.status != "finished":
+        raise problem("table/not_finished", "The replay opens when the table ends.")
     table_id = record.id
     log = await ctx.store.action_log(table_id)
     events = await ctx.store.events_after(table_id, 0, count=max(loaded.snapshot.seq, 1))

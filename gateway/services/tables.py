@@ -306,9 +306,7 @@ async def create_table(
     if not record.private:  # listed first: a lost reply to the write leaves no orphan
         await ctx.store.index_public(table_id, now, open_=record.status == "open")
     if record.rated:  # before the write: the ladder's sweep must know every rated table
-        from gateway.services.tournaments import note_rated_table
-
-        await note_rated_table(ctx, table_id, record.game)
+        await ctx.tournaments.note_rated_table(ctx, table_id, record.game)
     result = await ctx.store.commit(
         table_id, expected_version=-1, record=record.model_dump(mode="json"),
         state=state.model_dump_json(), deadline=deadline, events=events,
@@ -848,9 +846,7 @@ async def _finished_visible(
         raise problem("table/not_finished", "The replay opens when the table ends.")
     record = loaded.record
     if record.tournament is not None:  # its board's other tables may still be played
-        from gateway.services.tournaments import require_published
-
-        await require_published(ctx, record, principal)
+        await ctx.tournaments.require_published(ctx, record, principal)
     return loaded
 
 

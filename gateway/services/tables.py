@@ -66,6 +66,7 @@ __all__ = [
     "create_table",
     "get_table",
     "join_table",
+    "keep_caps",
     "leave_table",
     "limit_anonymous_replays",
     "list_tables",
@@ -139,7 +140,7 @@ _SET_BY_REQUEST = frozenset({"mode", "seats", "variants"})
 """Configuration fields the request names itself (``options`` naming one is refused)."""
 
 
-def _keep_caps(game: Game[Any, Any, Any], config: Any, options: dict[str, Any]) -> None:
+def keep_caps(game: Game[Any, Any, Any], config: Any, options: dict[str, Any]) -> None:
     """Options may lower a game's numeric caps (turn limits, match targets), never raise
     them past the rulebook's values (the config's defaults): a table of house bots with
     a cap of 10**30 played on for ever, at the server's expense."""
@@ -225,7 +226,7 @@ async def create_table(
             f"The table configuration does not fit this game ({where}: {first['msg']}).",
             errors=errors,
         ) from None
-    _keep_caps(game, config, request.options)
+    keep_caps(game, config, request.options)
     seated: list[SeatRecord | None] = [None] * request.seats
     for house_bot in request.house_bots:
         if house_bot.seat >= request.seats or seated[house_bot.seat] is not None:

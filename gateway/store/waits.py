@@ -168,6 +168,8 @@ class KeyspaceReader:
         self._tasks: list[asyncio.Task[None]] = []
         self.reconnects = 0
         """How many times the connection was opened again (for tests and logs)."""
+        self.connected = False
+        """Whether the reader is subscribed on a connection now (False while it reconnects)."""
         self._connections = 0  # confirmed subscriptions of the sentinel so far
         self._config_check: asyncio.Task[None] | None = None
 
@@ -229,6 +231,7 @@ class KeyspaceReader:
             try:
                 await pubsub.subscribe(self.sentinel)  # connects: the sender must not race it
                 self._heard_at = time.monotonic()
+                self.connected = True
                 failures = 0
                 tasks = [asyncio.create_task(self._read(pubsub), name="keyspace-reader-read"),
                          asyncio.create_task(self._send(pubsub), name="keyspace-reader-send")]
@@ -240,6 +243,7 @@ class KeyspaceReader:
                 log.warning("keyspace reader lost its connection (%s); again in %.1f s",
                             failure, delay)
             finally:
+                self.connected = False
                 for task in tasks:
                     task.cancel()
                 for task in tasks:

@@ -173,7 +173,7 @@ def test_the_keyspace_reader_notices_a_silent_redis_and_comes_back(
                     raise_server_exceptions=False) as client:
         reader = client.app.state.waiters.reader  # type: ignore[attr-defined]
         deadline = time.monotonic() + 5
-        while not reader.notified:
+        while not (reader.notified and reader.connected):
             assert time.monotonic() < deadline, "the reader never started"
             time.sleep(0.05)
         before = reader.reconnects
@@ -190,6 +190,10 @@ def test_the_keyspace_reader_notices_a_silent_redis_and_comes_back(
             assert time.monotonic() < deadline, "never ready again"
             time.sleep(0.1)
         assert client.post("/v1/tables", headers=agent, json=BODY).status_code == 201
+        deadline = time.monotonic() + 10  # the reader may be in its back-off pause
+        while not reader.connected:
+            assert time.monotonic() < deadline, "the reader never connected again"
+            time.sleep(0.05)
         reconnected = reader.reconnects
         time.sleep(4 * ping_s)  # a Redis that answers its pings is not left
-        assert reader.reconnects == reconnected
+        assert reader.reconnects == reconnected and reader.connected

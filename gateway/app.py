@@ -407,9 +407,11 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
         redis = connect(
             settings.redis_url, cluster=cluster, max_connections=settings.redis_max_connections,
             pool_timeout_s=settings.redis_pool_timeout_s,
-            client_name=f"agents-club:{settings.redis_namespace}:{os.getpid()}")
+            client_name=f"agents-club:{settings.redis_namespace}:{os.getpid()}",
+            socket_timeout_s=settings.redis_socket_timeout_s)
         app.state.redis = redis
-        waiters = Waiters(redis, sentinel=keys.global_("waits"))
+        waiters = Waiters(redis, sentinel=keys.global_("waits"),
+                          ping_interval_s=settings.redis_socket_timeout_s)
         app.state.waiters = waiters
         tasks: list[asyncio.Task[Any]] = []
         try:

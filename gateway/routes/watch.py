@@ -31,7 +31,7 @@ from gateway.services import tables as tables_service
 from gateway.services import tournaments as tournaments_service
 from gateway.services.context import TableContext
 from gateway.services.records import game_or_problem, problem
-from gateway.services.replay_positions import replay_positions, replay_reader
+from gateway.services.replay_positions import opened_by_its_tournament, replay_positions
 from gateway.services.runtime import table_context
 
 __all__ = ["router"]
@@ -126,7 +126,7 @@ async def watch_replay(request: Request, table_id: str) -> HTMLResponse:
     tournament can be replayed here once its board is published, though it could not
     be watched live."""
     ctx = _ctx(request)
-    if await replay_reader(ctx, table_id, None) is None:
+    if not await opened_by_its_tournament(ctx, table_id, None):
         await _require_watchable(request, table_id)
     return _page()
 

@@ -42,6 +42,12 @@ confirmation, including the re-subscriptions after a reconnect, is handed to
 reconnect the flags are checked again (a restarted Redis forgets a ``CONFIG
 SET``) and every waiter is woken once more.
 
+A Redis that stops answering without closing the connection (stalled, or a
+half-open connection after a network fault) is noticed by the reader's own
+``PING`` every :data:`PING_INTERVAL_S`: when nothing came for two intervals the
+reader connects again, backing off (:data:`RECONNECT_DELAY_S`), and its new
+connection's handshake is bounded by the client's socket timeout.
+
 Redis Cluster (issue 16): keyspace notifications are node-local (a node
 publishes them only to its own subscribers), so the design extends as one
 reader per primary node: each key is held on the node that serves its slot
@@ -73,10 +79,11 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from gateway.store.connection import RedisClient
 
-__all__ = ["LINGER_S", "NOTIFY_FLAGS", "KeyspaceReader", "enable_notifications"]
+__all__ = ["LINGER_S", "NOTIFY_FLAGS", "PING_INTERVAL_S", "KeyspaceReader", "enable_notifications"]
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +92,10 @@ NOTIFY_FLAGS = "Kt$"
 
 LINGER_S = 30.0
 """How long a key stays subscribed after its last waiter left."""
+
+PING_INTERVAL_S = 5.0
+"""How often the reader pings Redis on its pub/sub connection (the gateway passes
+``AGENTS_CLUB_REDIS_SOCKET_TIMEOUT_S``)."""
 
 RECONNECT_DELAY_S = (0.1, 0.5, 1.0, 2.0, 5.0)
 """Back-off between attempts to re-open the reader's connection."""
@@ -136,7 +147,7 @@ class KeyspaceReader:
 
     def __init__(
         self, redis: RedisClient, *, on_change: Callable[[str], None], sentinel: str,
-        linger_s: float = LINGER_S,
+        linger_s: float = LINGER_S, ping_interval_s: float = PING_INTERVAL_S,
     ) -> None:
         self.redis = redis
         self.single: aioredis.Redis | None = None if isinstance(redis, RedisCluster) else redis
@@ -145,6 +156,8 @@ class KeyspaceReader:
         self.sentinel = sentinel
         """A channel always subscribed (a pub/sub connection reads only while subscribed)."""
         self.linger_s = linger_s
+        self.ping_interval_s = ping_interval_s
+        self._heard_at = 0.0  # when the current connection last brought anything (a PONG too)
         db = 0 if self.single is None else self.single.connection_pool.connection_kwargs.get("db", 0)
         self.prefix = f"__keyspace@{db}__:"
         self.notified = False
@@ -155,6 +168,8 @@ class KeyspaceReader:
         self._tasks: list[asyncio.Task[None]] = []
         self.reconnects = 0
         """How many times the connection was opened again (for tests and logs)."""
+        self.connected = False
+        """Whether the reader is subscribed on a connection now (False while it reconnects)."""
         self._connections = 0  # confirmed subscriptions of the sentinel so far
         self._config_check: asyncio.Task[None] | None = None
 
@@ -215,6 +230,8 @@ class KeyspaceReader:
             delay = RECONNECT_DELAY_S[min(failures, len(RECONNECT_DELAY_S) - 1)]
             try:
                 await pubsub.subscribe(self.sentinel)  # connects: the sender must not race it
+                self._heard_at = time.monotonic()
+                self.connected = True
                 failures = 0
                 tasks = [asyncio.create_task(self._read(pubsub), name="keyspace-reader-read"),
                          asyncio.create_task(self._send(pubsub), name="keyspace-reader-send")]
@@ -226,6 +243,7 @@ class KeyspaceReader:
                 log.warning("keyspace reader lost its connection (%s); again in %.1f s",
                             failure, delay)
             finally:
+                self.connected = False
                 for task in tasks:
                     task.cancel()
                 for task in tasks:
@@ -242,20 +260,39 @@ class KeyspaceReader:
 
     async def _read(self, pubsub: Any) -> None:
         while True:
-            message = await pubsub.get_message(timeout=None)
+            message = await pubsub.get_message(timeout=None)  # no socket timeout: see _send
+            self._heard_at = time.monotonic()
             if message is not None:
                 self._handle(message)
 
     async def _send(self, pubsub: Any) -> None:
-        """Send what changed since the last batch: new keys, and keys that lingered out."""
-        next_sweep = time.monotonic() + self.linger_s
+        """Send what changed since the last batch: new keys, and keys that lingered out;
+        and a ``PING`` every :attr:`ping_interval_s`.
+
+        The read waits for messages without a timeout (a quiet connection is normal), so
+        a Redis that stops answering (a stalled server, a half-open connection) would
+        hold it for ever: when nothing, not even the last ``PONG``, came for two ping
+        intervals, this raises and :meth:`_run` connects again (backing off).
+
+        :raises redis.exceptions.TimeoutError: Redis went silent.
+        """
+        now = time.monotonic()
+        next_sweep = now + self.linger_s
+        next_ping = now + self.ping_interval_s
         self._to_send.set()  # a new connection: every held key is to subscribe
         while True:
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(max(0.0, next_sweep - time.monotonic())):
+                async with asyncio.timeout(max(0.0, min(next_sweep, next_ping) - time.monotonic())):
                     await self._to_send.wait()
             self._to_send.clear()
             now = time.monotonic()
+            if now >= next_ping:
+                silent_s = now - self._heard_at
+                if silent_s >= 2 * self.ping_interval_s:
+                    raise RedisTimeoutError(f"Redis sent nothing for {silent_s:.1f} s, not "
+                                            "even a PONG")
+                await pubsub.ping()
+                next_ping = now + self.ping_interval_s
             if now >= next_sweep:
                 next_sweep = now + self.linger_s / 2
                 gone = [key for key, subscription in self._subscriptions.items()

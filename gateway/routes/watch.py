@@ -24,7 +24,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from gateway.deps import OptionalPrincipal
+from gateway.deps import OPTIONAL_BEARER_SECURITY, OptionalPrincipal
 from gateway.openapi_docs import problem_responses
 from gateway.schemas.watch import ReplayPositions
 from gateway.services import tables as tables_service
@@ -139,6 +139,7 @@ async def watch_replay(request: Request, table_id: str) -> HTMLResponse:
     responses=problem_responses(
         "auth/invalid", "auth/expired", "auth/revoked", "table/not_found", "table/not_finished",
         "replay/embargoed", "rate/limited"),
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def get_replay_positions(request: Request, table_id: str, principal: OptionalPrincipal) -> ReplayPositions:
     """The replay (seed and log) played through the engine: step 0 is the deal, step k

@@ -7,9 +7,10 @@
 # compose.yaml runs it next to a Redis with append-only persistence. Without
 # REDIS_URL the image starts its own redis-server (AOF in the /data volume).
 #
-# Two stages: the first builds the wheel from the sources, the second installs
-# that wheel as any user would (pip install agents_club-*.whl), so the image
-# holds no source tree, and runs what tests/test_wheel_install.py tests.
+# Two stages: the first builds the wheels from the sources (the server's, the
+# SDK's from sdk/ and the engine's from engine/: three distributions), the
+# second installs them as any user would (pip install *.whl), so the image holds
+# no source tree, and runs what tests/test_wheel_install.py tests.
 
 FROM python:3.11-slim AS wheel
 
@@ -17,17 +18,17 @@ ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /src
-# What the wheel is built from: the project file, the files it names and the
-# packages (a distribution added in its own folder, such as the SDK, is copied
-# and listed on the pip wheel line too).
+# What the wheels are built from: each project file, the files it names and its
+# packages (a distribution in its own folder is copied whole and listed on the
+# pip wheel line).
 COPY pyproject.toml README.md LICENSE ./
-COPY engine ./engine
 COPY gateway ./gateway
 COPY quiz ./quiz
-COPY agents ./agents
 COPY agents_club_cli ./agents_club_cli
 COPY tournament ./tournament
-RUN pip wheel --no-deps --wheel-dir /wheels .
+COPY sdk ./sdk
+COPY engine ./engine
+RUN pip wheel --no-deps --wheel-dir /wheels . ./sdk ./engine
 
 
 FROM python:3.11-slim
@@ -45,7 +46,8 @@ RUN apt-get update \
     && useradd --system --uid 10001 --gid agents --home-dir /app --shell /usr/sbin/nologin agents
 
 # The locked runtime dependencies first (every file hash checked), in their own
-# layer; then the built wheel alone (--no-deps: the lock already installed them).
+# layer; then the built wheels alone (--no-deps: the lock already installed what
+# they need; pip check confirms the server's wheel found the SDK and engine ones).
 COPY requirements/main.txt /tmp/requirements.txt
 RUN pip install --require-hashes -r /tmp/requirements.txt && rm /tmp/requirements.txt
 COPY --from=wheel /wheels /tmp/wheels

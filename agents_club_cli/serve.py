@@ -103,9 +103,10 @@ def run(args: argparse.Namespace) -> int:
             "factory": True,
             "host": args.host,
             "port": args.port,
-            # httptools on uvloop when installed; with TCP_NODELAY on every connection
-            # (with several workers uvicorn leaves Nagle on: each answer would wait ~40 ms).
-            **server_options(),
+            # httptools on uvloop when installed (or h11 when asked); the gateway's protocol:
+            # TCP_NODELAY on every connection (with several workers uvicorn leaves Nagle on:
+            # each answer would wait ~40 ms) and a head bounded in time and bytes.
+            **server_options(settings.http_parser),
             "log_config": None,  # our scrubbing handler (gateway.logging_config) owns the output
             "access_log": False,  # gateway.access logs requests without query strings
             # Forwarded headers only from the proxies the operator names (none by
@@ -114,12 +115,11 @@ def run(args: argparse.Namespace) -> int:
             "proxy_headers": bool(settings.forwarded_allow_ips.strip()),
             "forwarded_allow_ips": settings.forwarded_allow_ips.strip(),
             "timeout_graceful_shutdown": 10,
-            # Limits of the server itself (gateway.request_limits guards what ASGI shows).
+            # Limits of the server itself (gateway.request_limits guards what ASGI shows,
+            # gateway.http_protocol the head before it).
             "h11_max_incomplete_event_size": settings.max_header_bytes,
             "timeout_keep_alive": settings.keep_alive_timeout_s,
         }
-        if settings.http_parser == "h11":
-            config["http"] = "h11"
         if args.workers > 1 and workers.supported():
             # A listening socket per worker: connections spread evenly (see workers).
             return workers.run_workers(config, args.workers)

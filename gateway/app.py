@@ -41,7 +41,7 @@ from starlette.routing import BaseRoute, Match, Route
 from gateway.body_limit import BodyLimitMiddleware
 from gateway.clock import Clock, wall_clock
 from gateway.config import Settings, get_settings
-from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError
+from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError, redis_unavailable
 from gateway.head_middleware import HeadAsGetMiddleware
 from gateway.logging_config import configure_logging
 from gateway.mcp_server import mcp_lifespan, mcp_route
@@ -195,9 +195,6 @@ async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse
     return _problem_response(request, error)
 
 
-REDIS_RETRY_AFTER_S = 2
-"""``Retry-After`` of a 503 answered while Redis does not answer."""
-
 REDIS_OUTAGE_LOG_EVERY_S = 10.0
 """At most one log line per worker in this many seconds for requests refused by an outage."""
 
@@ -212,10 +209,7 @@ async def _on_redis_unavailable(request: Request, exc: Exception) -> JSONRespons
         _outage_logged_at[0] = now
         log.warning("Redis unavailable (%s): answering 503 (logged at most every %.0f s)",
                     type(exc).__name__, REDIS_OUTAGE_LOG_EVERY_S)
-    error = ProblemError(503, "server/unavailable", "Service unavailable",
-                         "Redis does not answer; retry in a moment.",
-                         headers={"Retry-After": str(REDIS_RETRY_AFTER_S)})
-    return _problem_response(request, error)
+    return _problem_response(request, redis_unavailable())
 
 
 async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
@@ -407,9 +401,11 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
         redis = connect(
             settings.redis_url, cluster=cluster, max_connections=settings.redis_max_connections,
             pool_timeout_s=settings.redis_pool_timeout_s,
-            client_name=f"agents-club:{settings.redis_namespace}:{os.getpid()}")
+            client_name=f"agents-club:{settings.redis_namespace}:{os.getpid()}",
+            socket_timeout_s=settings.redis_socket_timeout_s)
         app.state.redis = redis
-        waiters = Waiters(redis, sentinel=keys.global_("waits"))
+        waiters = Waiters(redis, sentinel=keys.global_("waits"),
+                          ping_interval_s=settings.redis_socket_timeout_s)
         app.state.waiters = waiters
         tasks: list[asyncio.Task[Any]] = []
         try:

@@ -20,6 +20,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 __all__ = [
     "KNOWN_DEFAULT_SECRETS",
     "MIN_ORGANISER_KEY_LENGTH",
+    "REPLICA_WAIT_MARGIN_MS",
     "Settings",
     "SettingsRefused",
     "get_settings",
@@ -34,6 +35,10 @@ KNOWN_DEFAULT_SECRETS = frozenset(
 
 MIN_ORGANISER_KEY_LENGTH = 32
 """Shorter organiser keys are refused in production (brute-force margin)."""
+
+REPLICA_WAIT_MARGIN_MS = 500
+"""How much longer than a commit's ``WAIT`` for replicas its read may take (the commit
+itself, the network) before the socket timeout cuts it."""
 
 
 class Settings(BaseSettings):
@@ -66,6 +71,13 @@ class Settings(BaseSettings):
     """How long a request waits for a free Redis connection of the pool before failing."""
     redis_idle_timeout_s: float = Field(default=60.0, gt=0)
     """A pooled Redis connection idle this long is closed (it opens again when needed)."""
+    redis_socket_timeout_s: float = Field(default=5.0, gt=0)
+    """Longest wait for Redis to accept a connection or to answer a command (and the keyspace
+    reader's ping interval): a Redis that accepts but never answers is answered 503
+    ``server/unavailable`` after about twice this, instead of holding the request. No command
+    of the gateway blocks in Redis (held waits use keyspace notifications), so the one that
+    may take long is a commit's ``WAIT``: this must exceed ``redis_replica_wait_timeout_ms`` by
+    :data:`REPLICA_WAIT_MARGIN_MS`."""
     data_dir: Path = Path(".data")
 
     public_url: str = "http://127.0.0.1:8000"
@@ -103,15 +115,20 @@ class Settings(BaseSettings):
     max_header_count: int = Field(default=100, ge=16)
     """Most request headers read; more is answered 431 ``request/headers_too_large``."""
     max_header_bytes: int = Field(default=16 * 1024, ge=4096)
-    """Most bytes of header names and values together (431 beyond); ``serve`` also hands it
-    to uvicorn's h11 parser as the largest head it buffers before the end of the head."""
+    """Most bytes of header names and values together (431 beyond); with 8 KB more for the
+    request line, also the most a head may take while it arrives (``serve``'s protocol,
+    either parser, answers 431 and closes beyond)."""
     body_timeout_s: float = Field(default=10.0, gt=0)
     """Seconds a request body may take to arrive in full (408 ``request/timeout`` after):
     a client trickling bytes no longer holds a request open for ever."""
+    head_timeout_s: float = Field(default=10.0, gt=0)
+    """Seconds a request head (its line and headers) may take to arrive, from the
+    connection's opening or the request's first byte: 408 ``request/timeout`` and the
+    connection closed after (``serve``'s protocol, either parser: ``gateway.http_protocol``),
+    so a client trickling a head no longer holds a connection for ever."""
     http_parser: Literal["auto", "h11"] = "auto"
     """``auto``: the fastest parser installed (httptools). ``h11``: uvicorn's pure-Python
-    parser, slower, but the only one that bounds a request head still arriving (at
-    ``max_header_bytes``); use it when no reverse proxy bounds heads in front."""
+    parser, slower. Both are bounded alike (``head_timeout_s``, ``max_header_bytes``)."""
     keep_alive_timeout_s: float = Field(default=5.0, gt=0)
     """Seconds an idle keep-alive connection stays open between requests (``serve``)."""
     finished_table_ttl_s: int = Field(default=30 * 24 * 3600, ge=60)
@@ -138,6 +155,21 @@ class Settings(BaseSettings):
     def generates_secrets(self) -> bool:
         """True when missing keys may be generated into ``data_dir`` (development and test)."""
         return self.environment in ("development", "test")
+
+    @model_validator(mode="after")
+    def socket_timeout_covers_replica_wait(self) -> Settings:
+        """A commit's ``WAIT`` for replicas must end before its read times out, or every
+        commit that waits its full time would be cut and answered 503 ``server/unavailable``.
+
+        :raises ValueError: naming both settings.
+        """
+        if (self.redis_replica_wait > 0 and self.redis_socket_timeout_s * 1000
+                < self.redis_replica_wait_timeout_ms + REPLICA_WAIT_MARGIN_MS):
+            raise ValueError(
+                "AGENTS_CLUB_REDIS_SOCKET_TIMEOUT_S must exceed "
+                f"AGENTS_CLUB_REDIS_REPLICA_WAIT_TIMEOUT_MS by {REPLICA_WAIT_MARGIN_MS} ms at "
+                "least (a commit's WAIT would time out)")
+        return self
 
     @model_validator(mode="after")
     def refuse_default_secrets(self) -> Settings:

@@ -209,6 +209,12 @@ nothing (the empty requirement). Generators and schemathesis read a plain
 derives from the dependency; the document builder drops the repeated entry."""
 
 
+OPTIONAL_CALLER_SECURITY: dict[str, Any] = {
+    "security": [{"HTTPBearer": []}, {"APIKeyHeader": []}, {}]}
+"""``openapi_extra`` of a route whose caller is an :data:`OptionalCaller`: a token, the
+organiser key, or nothing (see :data:`OPTIONAL_BEARER_SECURITY`)."""
+
+
 async def _table_caller(request: Request) -> PendingRevocation:
     pending = _pending(request, _bearer_of(request))
     if pending is None:

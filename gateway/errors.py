@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["PROBLEM_CONTENT_TYPE", "ProblemError"]
+__all__ = ["PROBLEM_CONTENT_TYPE", "REDIS_RETRY_AFTER_S", "ProblemError", "redis_unavailable"]
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
@@ -55,3 +55,15 @@ class ProblemError(Exception):
             body["instance"] = instance
         body.update(self.extra)
         return body
+
+
+REDIS_RETRY_AFTER_S = 2
+"""``Retry-After`` of a 503 answered while Redis does not answer."""
+
+
+def redis_unavailable() -> ProblemError:
+    """The answer while Redis is down, refusing or silent: 503 ``server/unavailable`` with
+    ``Retry-After``. It names no address or error text of the store (HTTP and MCP alike)."""
+    return ProblemError(503, "server/unavailable", "Service unavailable",
+                        "Redis does not answer; retry in a moment.",
+                        headers={"Retry-After": str(REDIS_RETRY_AFTER_S)})

@@ -48,7 +48,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from engine.registry import all_games
-from gateway.errors import ProblemError
+from gateway.errors import ProblemError, redis_unavailable
 from gateway.principal import Principal
 from gateway.schemas.admission import AnswersRequest, ChallengeRequest
 from gateway.schemas.tables import ActionRequest, CreateTableRequest
@@ -64,6 +64,7 @@ from gateway.services.rulebooks import find_sections, rulebook_text, section
 from gateway.services.runtime import table_context
 from gateway.store.admission import AdmissionStore
 from gateway.store.auth import AuthStore, revoked_key
+from gateway.store.outage import REDIS_UNAVAILABLE
 
 __all__ = ["MAX_OBSERVE_WAIT_S", "MCP_PATH", "GatewayTokenVerifier", "build_mcp_server", "mcp_lifespan",
            "mcp_route"]
@@ -117,11 +118,15 @@ def _problem_text(error: ProblemError) -> str:
 
 
 async def _answer(work: Awaitable[_T]) -> _T:
-    """Run a service call; its ``ProblemError`` becomes a tool error the model reads."""
+    """Run a service call; its ``ProblemError`` becomes a tool error the model reads, and a
+    Redis outage the same ``server/unavailable`` problem HTTP answers (never the store's
+    own error text, which names its address)."""
     try:
         return await work
     except ProblemError as error:
         raise ToolError(_problem_text(error)) from None
+    except REDIS_UNAVAILABLE:
+        raise ToolError(_problem_text(redis_unavailable())) from None
 
 
 def _checked(model: type[BaseModel], fields: dict[str, Any]) -> Any:
@@ -149,7 +154,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
 
     def auth_store() -> AuthStore:
         if state.redis is None:
-            raise ToolError(_problem_text(problem("server/unavailable", "Redis is not connected.")))
+            raise ToolError(_problem_text(redis_unavailable()))
         return AuthStore(state.redis, state.keys)
 
     def sent_token(ctx: Context) -> str | None:
@@ -200,12 +205,12 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
 
     def admission_store() -> AdmissionStore:
         if state.redis is None:
-            raise ToolError(_problem_text(problem("server/unavailable", "Redis is not connected.")))
+            raise ToolError(_problem_text(redis_unavailable()))
         return AdmissionStore(state.redis, state.keys)
 
     def ctx_tables() -> Any:
         if state.redis is None:
-            raise ToolError(_problem_text(problem("server/unavailable", "Redis is not connected.")))
+            raise ToolError(_problem_text(redis_unavailable()))
         return table_context(app)
 
     @server.tool()

@@ -14,9 +14,9 @@ what ASGI shows, so it holds whichever parser the server uses:
   connection is closed.
 
 What ASGI cannot show, a head that never ends or trickles in, is bounded by the
-server (``serve`` passes ``h11_max_incomplete_event_size`` and keep-alive
-timeouts to uvicorn) and, in production, by the reverse proxy in front
-(``docs/deploy.md``).
+server's protocol (:mod:`gateway.http_protocol`: 408 after ``head_timeout_s``,
+431 beyond ``max_header_bytes`` and the request line, under either parser) and,
+in production, also by the reverse proxy in front (``docs/deploy.md``).
 
 Requests without a body, and everything after a body is complete (a long-poll or
 an event stream waiting for the client to leave), pass through untouched.
@@ -34,7 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.errors import ProblemError
 
-__all__ = ["RequestLimitsMiddleware", "headers_too_large", "too_slow"]
+__all__ = ["RequestLimitsMiddleware", "head_too_slow", "headers_too_large", "too_slow"]
 
 
 def headers_too_large(max_count: int, max_bytes: int) -> ProblemError:
@@ -51,6 +51,15 @@ def too_slow(timeout_s: float) -> ProblemError:
     return ProblemError(
         408, "request/timeout", "Request too slow",
         f"The request body did not arrive within {timeout_s:g} seconds; send it at once.",
+    )
+
+
+def head_too_slow(timeout_s: float) -> ProblemError:
+    """The problem a request head still incomplete after ``timeout_s`` seconds is answered
+    with (by the server's protocol: no app saw the request)."""
+    return ProblemError(
+        408, "request/timeout", "Request too slow",
+        f"The request head did not arrive within {timeout_s:g} seconds; send it at once.",
     )
 
 

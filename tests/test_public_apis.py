@@ -26,7 +26,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("gateway", "engine", "agents", "agents_club_cli", "quiz", "bench", "tournament")
+PACKAGES = {  # import name: its folder (the SDK and the engine are distributions one folder down)
+    "gateway": ROOT / "gateway",
+    "engine": ROOT / "engine",
+    "agents": ROOT / "sdk" / "agents",
+    "agents_club_cli": ROOT / "agents_club_cli",
+    "quiz": ROOT / "quiz",
+    "bench": ROOT / "bench",
+    "tournament": ROOT / "tournament",
+}
 PROJECT_MODULES = frozenset(PACKAGES) | {"tests", "bench_loadgen"}
 # pydantic's documented hook for dataclasses and TypedDicts; every other
 # ``__pydantic_*__`` name is its internal state.
@@ -41,10 +49,9 @@ PENDING: dict[tuple[str, str], str] = {}
 
 
 def _sources() -> list[Path]:
-    return sorted(
-        path for package in PACKAGES if (ROOT / package).is_dir()
-        for path in (ROOT / package).rglob("*.py")
-    )
+    moved = [f"{name}: {folder}" for name, folder in PACKAGES.items() if not folder.is_dir()]
+    assert not moved, f"a package moved: scan its new folder (PACKAGES), {moved}"
+    return sorted(path for folder in PACKAGES.values() for path in folder.rglob("*.py"))
 
 
 def _is_private(name: str) -> bool:

@@ -1,6 +1,8 @@
 """One release version, set in one place (``version`` in pyproject.toml), reported by
 ``agents-club --version`` and ``/healthz`` (tests/gateway/test_platform.py), and
-described in CHANGELOG.md."""
+described in CHANGELOG.md. The SDK (``sdk/``) and the engine (``engine/``) are
+released with the server: their own pyproject.toml carries the same version, and the
+server requires exactly that one of each."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 from agents_club_cli.main import main
 from gateway import __version__
@@ -42,3 +45,27 @@ def test_the_changelog_has_unreleased_and_the_current_version() -> None:
     # Keep a Changelog: a released section carries its ISO date.
     dated = re.findall(r"^## \[([^\]]+)\] - \d{4}-\d{2}-\d{2}$", changelog, re.MULTILINE)
     assert dated == versions[1:]
+
+
+def test_the_sdk_and_the_engine_are_released_with_the_server() -> None:
+    version = _pyproject_version()
+    projects = {folder: tomllib.loads((ROOT / folder / "pyproject.toml").read_text(encoding="utf-8"))
+                for folder in ("", "sdk", "engine")}  # fmt: skip
+    assert {folder: project["project"]["version"] for folder, project in projects.items()} == {
+        "": version, "sdk": version, "engine": version}
+    requirements = [Requirement(spec) for spec in [
+        *projects[""]["project"]["dependencies"],
+        *projects["sdk"]["project"]["optional-dependencies"]["engine"],
+    ]]
+    pinned = {(r.name, str(r.specifier)) for r in requirements if r.name.startswith("agents-club")}
+    assert pinned == {("agents-club-sdk", f"=={version}"), ("agents-club-engine", f"=={version}")}
+
+
+def test_the_engine_distribution_lists_every_package_of_its_folder() -> None:
+    # engine/pyproject.toml maps the package onto its own folder and lists the
+    # subpackages by hand: a new game's package must be listed, or its wheel lacks it.
+    project = tomllib.loads((ROOT / "engine" / "pyproject.toml").read_text(encoding="utf-8"))
+    listed = set(project["tool"]["setuptools"]["packages"])
+    folders = {".".join(("engine", *init.parent.relative_to(ROOT / "engine").parts))
+               for init in (ROOT / "engine").rglob("__init__.py")}
+    assert listed == folders

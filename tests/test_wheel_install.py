@@ -1,9 +1,9 @@
 """The project as users install it: the built wheel, in a fresh virtual environment.
 
 The test builds the wheel of every distribution in the repository (the root's
-``pyproject.toml``, and any one folder down: an SDK split into its own
-distribution is built and installed the same way) in a temporary folder,
-installs it into a new virtual environment outside the checkout and runs the
+``pyproject.toml``, the server; and any one folder down: the SDK in ``sdk/``,
+the engine in ``engine/``) in a temporary folder, installs them together
+into a new virtual environment outside the checkout and runs the
 installed ``agents-club`` there, from a working directory outside the checkout:
 ``simulate`` for every game, then ``serve`` on the embedded Redis, whose
 rulebooks, spectator page and admission must answer, and where ``play`` sits a
@@ -51,6 +51,9 @@ from gateway.embedded_redis import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
+DISTRIBUTIONS = ("agents-club", "agents-club-sdk", "agents-club-engine")
+"""The server, the SDK and the engine: the server's wheel needs the other two."""
+
 EXTRAS = {"agents-club": ("embedded",)}
 """Extras installed with each distribution, as a user running the server installs it."""
 
@@ -89,6 +92,7 @@ def _build_wheels(scratch: Path) -> list[Path]:
           *_projects(source)], timeout=240)  # fmt: skip
     built = sorted(wheels.glob("*.whl"))
     assert len(built) == len(_projects(source)), built
+    assert {_wheel_metadata(wheel)[0] for wheel in built} >= set(DISTRIBUTIONS), built
     assert "gateway" in _packages(built) and not _packages(built) & NOT_SHIPPED, _packages(built)
     return built
 

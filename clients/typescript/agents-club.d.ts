@@ -2965,7 +2965,7 @@ export interface operations {
                 after?: string;
             };
             header?: {
-                /** @description Resume after this id (sent by EventSource). */
+                /** @description Resume after this id (sent by EventSource): an assignment's `id:`. */
                 "Last-Event-ID"?: string;
             };
             path?: never;

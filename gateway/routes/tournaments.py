@@ -7,7 +7,6 @@ Thin on purpose: each route checks its inputs, calls one function of
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Annotated, Any, Literal
 
@@ -15,6 +14,7 @@ from fastapi import APIRouter, Body, Header, Query, Request
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 
 from gateway.deps import (
+    OPTIONAL_CALLER_SECURITY,
     CurrentToken,
     OptionalCaller,
     OrganiserPrincipal,
@@ -98,6 +98,7 @@ async def create_tournament(
     summary="List tournaments, newest first",
     response_model=TournamentList,
     responses=problem_responses(*_SPECTATOR_AUTH, "request/invalid"),
+    openapi_extra=OPTIONAL_CALLER_SECURITY,
 )
 async def list_tournaments(
     request: Request,
@@ -115,6 +116,7 @@ async def list_tournaments(
     summary="A tournament's progress, standings and live ratings",
     response_model=TournamentOut,
     responses=problem_responses(*_SPECTATOR_AUTH, "tournament/not_found"),
+    openapi_extra=OPTIONAL_CALLER_SECURITY,
 )
 async def get_tournament(
     request: Request, tournament_id: str, principal: OptionalCaller
@@ -152,6 +154,7 @@ async def cancel_tournament(
               "description": "JSON, or CSV with `?format=csv` (one row per seat per table)."},
         **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found", "request/invalid"),
     },
+    openapi_extra=OPTIONAL_CALLER_SECURITY,
 )
 async def get_tournament_results(
     request: Request,
@@ -179,6 +182,7 @@ async def get_tournament_results(
               "description": "One row per seat per table."},
         **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found"),
     },
+    openapi_extra=OPTIONAL_CALLER_SECURITY,
 )
 async def get_tournament_results_csv(
     request: Request, tournament_id: str, principal: OptionalCaller
@@ -205,6 +209,7 @@ _JSONL_EXAMPLE = '{"tournament_id": "tn_0a1b2c3d4e5f6a7b", "result": {}, "replay
               "(`application/jsonl`; `text/plain` when the request's Accept names only that)."},
         **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found"),
     },
+    openapi_extra=OPTIONAL_CALLER_SECURITY,
 )
 async def get_tournament_replays(
     request: Request, tournament_id: str, principal: OptionalCaller
@@ -227,6 +232,7 @@ async def get_tournament_replays(
               "description": "The report of the `tournament` package (`report_json`)."},
         **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found", "tournament/not_finished"),
     },
+    openapi_extra=OPTIONAL_CALLER_SECURITY,
 )
 async def get_tournament_report(
     request: Request, tournament_id: str, principal: OptionalCaller
@@ -281,14 +287,13 @@ async def stream_assignments(
     tokens: TokenServiceDep,
     after: Annotated[str, Query(pattern=_STREAM_ID, description="Start after this id.")] = "0",
     last_event_id: Annotated[str | None, Header(
-        alias="Last-Event-ID", description="Resume after this id (sent by EventSource).")] = None,
+        alias="Last-Event-ID", pattern=_STREAM_ID,
+        description="Resume after this id (sent by EventSource): an assignment's `id:`.")] = None,
 ) -> Response:
     """Resume with ``Last-Event-ID`` (or ``after``). The stream closes when the token it
     was opened with expires; reconnect with a fresh one and ``Last-Event-ID``."""
     start = after
     if last_event_id is not None:
-        if not re.fullmatch(_STREAM_ID, last_event_id):
-            raise problem("request/invalid", "Last-Event-ID must be an assignment id.")
         start = last_event_id
     frames = service.stream_assignments(
         _ctx(request), token.principal, after=start, until=tokens.valid_until(token),

@@ -24,14 +24,14 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from gateway.deps import OptionalPrincipal
+from gateway.deps import OPTIONAL_BEARER_SECURITY, OptionalPrincipal
 from gateway.openapi_docs import problem_responses
 from gateway.schemas.watch import ReplayPositions
 from gateway.services import tables as tables_service
 from gateway.services import tournaments as tournaments_service
 from gateway.services.context import TableContext
 from gateway.services.records import game_or_problem, problem
-from gateway.services.replay_positions import replay_positions, replay_reader
+from gateway.services.replay_positions import opened_by_its_tournament, replay_positions
 from gateway.services.runtime import table_context
 
 __all__ = ["router"]
@@ -126,7 +126,7 @@ async def watch_replay(request: Request, table_id: str) -> HTMLResponse:
     tournament can be replayed here once its board is published, though it could not
     be watched live."""
     ctx = _ctx(request)
-    if await replay_reader(ctx, table_id, None) is None:
+    if not await opened_by_its_tournament(ctx, table_id, None):
         await _require_watchable(request, table_id)
     return _page()
 
@@ -139,6 +139,7 @@ async def watch_replay(request: Request, table_id: str) -> HTMLResponse:
     responses=problem_responses(
         "auth/invalid", "auth/expired", "auth/revoked", "table/not_found", "table/not_finished",
         "replay/embargoed", "rate/limited"),
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def get_replay_positions(request: Request, table_id: str, principal: OptionalPrincipal) -> ReplayPositions:
     """The replay (seed and log) played through the engine: step 0 is the deal, step k

@@ -269,9 +269,7 @@ async def commit_step(
     if result.applied and step.record.status == "finished":
         await quotas.release(ctx, step.record)  # the table no longer counts against its creator
         if step.record.rated or step.record.tournament is not None:
-            from gateway.services.tournaments import note_finished
-
-            await note_finished(ctx, step.record)
+            await ctx.tournaments.note_finished(ctx, step.record)
     return result
 
 
@@ -405,9 +403,7 @@ async def submit(
             raise _engine_problem(error, game.legal_actions(loaded.state, seat)) from None
     except ProblemError:
         if record.tournament is not None:  # the tournament's report counts refusals
-            from gateway.services.tournaments import note_refused
-
-            await note_refused(ctx, record, principal.agent_id)
+            await ctx.tournaments.note_refused(ctx, record, principal.agent_id)
         raise
     answer, committed = await _commit_answered(ctx, loaded, step, seat, action, scope, fingerprint)
     if answer is not None:

@@ -9,6 +9,7 @@ from gateway.clock import Clock, wall_clock
 from gateway.config import Settings
 from gateway.services.known_tables import KnownTables
 from gateway.services.parsed_states import ParsedStates
+from gateway.services.table_hooks import TableHooks
 from gateway.services.waiters import Waiters
 from gateway.store.active_tables import ActiveTableStore
 from gateway.store.tables import TableStore
@@ -31,6 +32,8 @@ class TableContext:
     """Each agent's unfinished tables (the per-agent table cap)."""
     waiters: Waiters
     """This worker's held waits (observe, long-poll, SSE) and the reader that wakes them."""
+    tournaments: TableHooks
+    """What tables tell and ask the tournaments (:mod:`gateway.services.table_hooks`)."""
     bots_due: asyncio.Event = field(default_factory=asyncio.Event)
     parsed_states: ParsedStates = field(default_factory=ParsedStates)
     """States this worker parsed or wrote lately (saves parsing the same JSON again)."""

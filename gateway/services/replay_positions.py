@@ -27,7 +27,6 @@ from typing import Any
 
 from engine.core import Game
 from engine.registry import get_game
-from gateway.errors import ProblemError
 from gateway.principal import Principal
 from gateway.schemas.tables import ReplayOut
 from gateway.schemas.watch import ReplayEventOut, ReplayPositions, ReplayStepOut
@@ -38,7 +37,7 @@ from gateway.services.actions import load_table
 from gateway.services.context import TableContext
 from gateway.services.records import TableRecord
 
-__all__ = ["published_in_public_tournament", "replay_positions", "replay_reader", "seat_extras"]
+__all__ = ["opened_by_its_tournament", "replay_positions", "seat_extras"]
 
 
 def seat_extras(game: Game[Any, Any, Any], state: Any, spectator: dict[str, Any], seats: int) -> list[dict[str, Any]]:
@@ -55,29 +54,15 @@ def seat_extras(game: Game[Any, Any, Any], state: Any, spectator: dict[str, Any]
     return extras
 
 
-_TOURNAMENT_READER = Principal(agent_id="organiser", name="organiser", kind="organiser")
-"""Reads a published table of a public tournament, as ``replays.jsonl`` does."""
+async def opened_by_its_tournament(ctx: TableContext, table_id: str,
+                                   principal: Principal | None) -> bool:
+    """True when ``principal`` may not see the table, yet a public tournament shows it to
+    anyone (its board is published): then its replay is anyone's too."""
+    return await _opened(ctx, (await load_table(ctx, table_id)).record, principal)
 
 
-async def published_in_public_tournament(ctx: TableContext, record: TableRecord) -> bool:
-    """True when a public tournament lists ``record``'s table as finished to anyone (its board
-    is published): exactly the tables it shows a caller without a token."""
-    if record.tournament is None:
-        return False
-    try:
-        shown = await tournaments_service.get_tournament(ctx, record.tournament, None)
-    except ProblemError:
-        return False  # a private (or vanished) tournament shows nothing to anyone
-    return any(table.table_id == record.id and table.status == "finished" for table in shown.tables)
-
-
-async def replay_reader(ctx: TableContext, table_id: str, principal: Principal | None) -> Principal | None:
-    """Who reads the replay for ``principal``: itself, or for a published table of a public
-    tournament that it may not see otherwise, the tournament's own reader."""
-    record = (await load_table(ctx, table_id)).record
-    if may_see(record, principal) or not await published_in_public_tournament(ctx, record):
-        return principal
-    return _TOURNAMENT_READER
+async def _opened(ctx: TableContext, record: TableRecord, principal: Principal | None) -> bool:
+    return not may_see(record, principal) and await tournaments_service.shown_to_anyone(ctx, record)
 
 
 _MEMO: OrderedDict[tuple[str, str, int, int], ReplayPositions] = OrderedDict()
@@ -115,12 +100,15 @@ def _positions(replay: ReplayOut, record: TableRecord) -> ReplayPositions:
 
 async def replay_positions(ctx: TableContext, table_id: str, principal: Principal | None) -> ReplayPositions:
     """Step 0 is the deal; step ``k`` the position after the ``k``-th logged action."""
-    replay = await tables_service.replay(ctx, table_id, await replay_reader(ctx, table_id, principal))
+    loaded = await load_table(ctx, table_id)
+    if await _opened(ctx, loaded.record, principal):
+        replay = await tables_service.build_replay(ctx, loaded)
+    else:
+        replay = await tables_service.replay(ctx, table_id, principal)  # and its gates
     key = (ctx.settings.redis_namespace, table_id, replay.seed, len(replay.log))
     made = _MEMO.get(key)
     if made is None:
-        record = (await load_table(ctx, table_id)).record
-        made = await asyncio.to_thread(_positions, replay, record)
+        made = await asyncio.to_thread(_positions, replay, loaded.record)
         _MEMO[key] = made
         while len(_MEMO) > _MEMO_SIZE:
             _MEMO.popitem(last=False)

@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from gateway.config import Settings
+from gateway.services import tournaments as tournaments_service
 from gateway.services.clocks import run_clock_sweeper
 from gateway.services.context import TableContext
 from gateway.services.house_bots import run_house_bots
@@ -43,6 +44,7 @@ def table_context(app: FastAPI) -> TableContext:
             active_tables=ActiveTableStore(app.state.redis, app.state.keys),
             clock=app.state.clock,
             waiters=app.state.waiters,
+            tournaments=tournaments_service,
         )
         app.state.table_context = context
     return context

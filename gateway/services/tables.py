@@ -61,10 +61,12 @@ from gateway.store.admission import AdmissionStore
 from gateway.store.tables import CommitResult, IdempotencyRecord, TableSnapshot, TurnEntry
 
 __all__ = [
+    "build_replay",
     "close_table",
     "create_table",
     "get_table",
     "join_table",
+    "keep_caps",
     "leave_table",
     "limit_anonymous_replays",
     "list_tables",
@@ -138,7 +140,7 @@ _SET_BY_REQUEST = frozenset({"mode", "seats", "variants"})
 """Configuration fields the request names itself (``options`` naming one is refused)."""
 
 
-def _keep_caps(game: Game[Any, Any, Any], config: Any, options: dict[str, Any]) -> None:
+def keep_caps(game: Game[Any, Any, Any], config: Any, options: dict[str, Any]) -> None:
     """Options may lower a game's numeric caps (turn limits, match targets), never raise
     them past the rulebook's values (the config's defaults): a table of house bots with
     a cap of 10**30 played on for ever, at the server's expense."""
@@ -224,7 +226,7 @@ async def create_table(
             f"The table configuration does not fit this game ({where}: {first['msg']}).",
             errors=errors,
         ) from None
-    _keep_caps(game, config, request.options)
+    keep_caps(game, config, request.options)
     seated: list[SeatRecord | None] = [None] * request.seats
     for house_bot in request.house_bots:
         if house_bot.seat >= request.seats or seated[house_bot.seat] is not None:
@@ -305,9 +307,7 @@ async def create_table(
     if not record.private:  # listed first: a lost reply to the write leaves no orphan
         await ctx.store.index_public(table_id, now, open_=record.status == "open")
     if record.rated:  # before the write: the ladder's sweep must know every rated table
-        from gateway.services.tournaments import note_rated_table
-
-        await note_rated_table(ctx, table_id, record.game)
+        await ctx.tournaments.note_rated_table(ctx, table_id, record.game)
     result = await ctx.store.commit(
         table_id, expected_version=-1, record=record.model_dump(mode="json"),
         state=state.model_dump_json(), deadline=deadline, events=events,
@@ -789,7 +789,7 @@ def _observation(
 async def replay(ctx: TableContext, table_id: str, principal: Principal | None) -> ReplayOut:
     """Seed, configuration, full log, every event and the final state: only once the table
     is over (a private table's only for its people)."""
-    return await _build_replay(ctx, await _finished_visible(ctx, table_id, principal))
+    return await build_replay(ctx, await _finished_visible(ctx, table_id, principal))
 
 
 async def limit_anonymous_replays(
@@ -832,7 +832,7 @@ async def replay_json(
     cached = await ctx.store.cached_replay(table_id)
     if cached is not None:
         return zlib.decompress(cached)
-    built = (await _build_replay(ctx, loaded)).model_dump_json().encode()
+    built = (await build_replay(ctx, loaded)).model_dump_json().encode()
     # Compressed: kept as long as the table, and JSON of repeated event shapes shrinks ~8x.
     await ctx.store.cache_replay(table_id, zlib.compress(built, 6), ctx.settings.finished_table_ttl_s)
     return built
@@ -847,14 +847,19 @@ async def _finished_visible(
         raise problem("table/not_finished", "The replay opens when the table ends.")
     record = loaded.record
     if record.tournament is not None:  # its board's other tables may still be played
-        from gateway.services.tournaments import require_published
-
-        await require_published(ctx, record, principal)
+        await ctx.tournaments.require_published(ctx, record, principal)
     return loaded
 
 
-async def _build_replay(ctx: TableContext, loaded: LoadedTable) -> ReplayOut:
+async def build_replay(ctx: TableContext, loaded: LoadedTable) -> ReplayOut:
+    """The replay of ``loaded``, with none of :func:`replay`'s gates on who reads it: for a
+    caller that checked them another way (a tournament's published boards).
+
+    :raises ProblemError: ``table/not_finished``: a replay tells the seed and every hand.
+    """
     record = loaded.record
+    if record.status != "finished":
+        raise problem("table/not_finished", "The replay opens when the table ends.")
     table_id = record.id
     log = await ctx.store.action_log(table_id)
     events = await ctx.store.events_after(table_id, 0, count=max(loaded.snapshot.seq, 1))

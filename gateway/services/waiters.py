@@ -30,7 +30,7 @@ import time
 from collections.abc import AsyncIterator
 
 from gateway.store.connection import RedisClient
-from gateway.store.waits import KeyspaceReader
+from gateway.store.waits import PING_INTERVAL_S, KeyspaceReader
 
 __all__ = ["READY_TIMEOUT_S", "UNNOTIFIED_POLL_S", "Waiters", "Watch"]
 
@@ -78,9 +78,12 @@ class Watch:
 class Waiters:
     """This worker's held waits by key, and the reader that wakes them."""
 
-    def __init__(self, redis: RedisClient, *, sentinel: str) -> None:
+    def __init__(
+        self, redis: RedisClient, *, sentinel: str, ping_interval_s: float = PING_INTERVAL_S
+    ) -> None:
         self._by_key: dict[str, set[Watch]] = {}
-        self.reader = KeyspaceReader(redis, on_change=self._wake, sentinel=sentinel)
+        self.reader = KeyspaceReader(redis, on_change=self._wake, sentinel=sentinel,
+                                     ping_interval_s=ping_interval_s)
 
     async def start(self) -> None:
         """Start the reader (at the worker's start)."""

@@ -164,6 +164,7 @@ class Keys:
 def connect(
     url: str, *, cluster: bool = False, max_connections: int | None = None,
     pool_timeout_s: float = 10.0, client_name: str | None = None,
+    socket_timeout_s: float | None = None,
 ) -> RedisClient:
     """An asyncio client for ``url`` (responses as bytes; callers decode): a
     ``RedisCluster`` when the URL names a cluster (:func:`is_cluster_url`) or ``cluster``.
@@ -176,26 +177,36 @@ def connect(
     node, so ``nodes x max_connections`` in all (the nodes it talks to: the
     primaries, and the replicas only for the reader's ``CONFIG``). Without it,
     redis-py's own pools (tools, tests and benches).
+
+    ``socket_timeout_s`` bounds connecting and every read of a reply (a gateway
+    worker's client: ``AGENTS_CLUB_REDIS_SOCKET_TIMEOUT_S``), so a Redis that accepts
+    connections but never answers raises ``redis.exceptions.TimeoutError`` (answered
+    503) instead of holding the caller for ever. None (tools, tests, benches): no
+    bound. Nothing the gateway sends blocks in Redis; the keyspace reader's pub/sub
+    read waits for messages without this bound (redis-py reads a subscription without
+    a timeout) and notices a silent Redis by its own pings (:mod:`gateway.store.waits`).
     """
-    # socket_timeout=None: redis-py 6+ defaults to 5 s, which would cut the keyspace
-    # reader's pub/sub connection and any long command.
+    # An explicit None: redis-py 6+ would otherwise default to 5 s for the tools too.
+    timeouts: dict[str, Any] = {"socket_timeout": socket_timeout_s,
+                                "socket_connect_timeout": socket_timeout_s}
     if cluster or is_cluster_url(url):
         plain = url
         if is_cluster_url(url):
             scheme, rest = url.split("://", 1)
             plain = ("rediss" if scheme.lower().startswith("rediss") else "redis") + "://" + rest
         if max_connections is None:
-            return RedisCluster.from_url(plain, socket_timeout=None)
+            return RedisCluster.from_url(plain, **timeouts)
         per_node = max(max_connections, CLUSTER_SPARE_CONNECTIONS + 1)
         return BoundedCluster.from_url(
-            plain, socket_timeout=None, max_connections=per_node, client_name=client_name,
-            gate=RequestGate(per_node - CLUSTER_SPARE_CONNECTIONS, timeout=pool_timeout_s))
+            plain, max_connections=per_node, client_name=client_name,
+            gate=RequestGate(per_node - CLUSTER_SPARE_CONNECTIONS, timeout=pool_timeout_s),
+            **timeouts)
     if max_connections is not None:
         pool = BoundedPool.from_url(
             url, max_connections=max_connections, timeout=pool_timeout_s,
-            health_check_interval=30, socket_timeout=None, client_name=client_name)
+            health_check_interval=30, client_name=client_name, **timeouts)
         return aioredis.Redis.from_pool(pool)  # the client owns it: aclose closes it
-    return aioredis.Redis.from_url(url, health_check_interval=30, socket_timeout=None)
+    return aioredis.Redis.from_url(url, health_check_interval=30, **timeouts)
 
 
 _IN_GATE: contextvars.ContextVar[bool] = contextvars.ContextVar("agents_club_in_gate",

@@ -67,6 +67,7 @@ from gateway.store.connection import (
     round_trip,
     stream_entries,
 )
+from gateway.store.leases import CLAIM_DUE_LUA, RELEASE_CLAIM_LUA
 from gateway.store.table_rows import (
     SNAPSHOT_FIELDS,
     CommitResult,
@@ -195,12 +196,6 @@ return {1, version, seq}
 
 _COMMIT_SHA = hashlib.sha1(_COMMIT_LUA.encode()).hexdigest()  # the name Redis caches it under
 
-# Claims the due members of an index (clock or bots) for one worker: each due
-# member's score moves to the lease end, so other workers skip it until then.
-#
-# KEYS[1]  the sorted set
-# ARGV[1]  now (epoch seconds); ARGV[2] lease end; ARGV[3] at most this many
-# Returns the claimed members.
 # Drops listed ids whose table was never written (a create that stopped between
 # indexing its table and writing it), once they are older than a create can take.
 #
@@ -233,32 +228,6 @@ redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[2]))
 return false
 """
 
-_CLAIM_LUA = """
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
-for _, member in ipairs(due) do
-  redis.call('ZADD', KEYS[1], ARGV[2], member)
-end
-return due
-"""
-
-# Releases a claim: only if nobody re-scheduled the member since (its score is
-# still our lease end), set it to the next due time or remove it.
-#
-# KEYS[1]  the sorted set
-# ARGV[1]  member; ARGV[2] our lease end; ARGV[3] next due time, "" to remove
-# Returns 1 when released, 0 when someone else re-scheduled it meanwhile.
-_RELEASE_LUA = """
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not score or tonumber(score) ~= tonumber(ARGV[2]) then
-  return 0
-end
-if ARGV[3] == '' then
-  redis.call('ZREM', KEYS[1], ARGV[1])
-else
-  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-end
-return 1
-"""
 
 # Never-written keys in the table's slot, for commits without an idempotency key
 # and for commits that do not ask about a token's revocation.
@@ -278,8 +247,8 @@ class TableStore:
         self.redis = redis
         self.keys = keys
         self.replica_wait = replica_wait
-        self._claim = redis.register_script(_CLAIM_LUA)
-        self._release = redis.register_script(_RELEASE_LUA)
+        self._claim = redis.register_script(CLAIM_DUE_LUA)
+        self._release = redis.register_script(RELEASE_CLAIM_LUA)
         self._prune_unwritten = redis.register_script(_PRUNE_UNWRITTEN_LUA)
         self._claim_create = redis.register_script(_CLAIM_CREATE_LUA)
 
@@ -726,7 +695,7 @@ class TableStore:
         # and no script cache to fill on each primary first.
         async with self.redis.pipeline(transaction=False) as pipe:
             for bucket in buckets:
-                pipe.eval(_CLAIM_LUA, 1, index(bucket), repr(now), repr(lease_end), each)
+                pipe.eval(CLAIM_DUE_LUA, 1, index(bucket), repr(now), repr(lease_end), each)
             shares = await pipe.execute()
         return [decoded(member) for claimed in shares for member in claimed]
 

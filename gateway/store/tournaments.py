@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gateway.store.connection import Keys, RedisClient, decoded, decoded_members, stream_entries
-from gateway.store.tables import _CLAIM_LUA, _RELEASE_LUA
+from gateway.store.leases import CLAIM_DUE_LUA, RELEASE_CLAIM_LUA
 
 __all__ = ["Assignment", "TournamentMeta", "TournamentStore"]
 
@@ -158,8 +158,8 @@ class TournamentStore:
         self._add_round = redis.register_script(_ADD_ROUND_LUA)
         self._record_result = redis.register_script(_RECORD_RESULT_LUA)
         self._end = redis.register_script(_END_LUA)
-        self._claim = redis.register_script(_CLAIM_LUA)
-        self._release = redis.register_script(_RELEASE_LUA)
+        self._claim = redis.register_script(CLAIM_DUE_LUA)
+        self._release = redis.register_script(RELEASE_CLAIM_LUA)
 
     # -- keys ---------------------------------------------------------------
 

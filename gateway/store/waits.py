@@ -43,6 +43,13 @@ reconnect or after a key's slot moved to another node, is handed to
 reconnect the flags are checked again (a restarted Redis forgets a ``CONFIG
 SET``) and every waiter of that connection is woken once more.
 
+A Redis that stops answering without closing the connection (stalled, or a
+half-open connection after a network fault) is noticed by the reader's own
+``PING`` every :data:`PING_INTERVAL_S` on each connection: when nothing came
+for two intervals the reader connects again, backing off
+(:data:`RECONNECT_DELAY_S`), and its new connection's handshake is bounded by
+the client's socket timeout.
+
 **Redis Cluster.** Keyspace notifications are node-local: a node publishes
 them only to its own subscribers, for the keys of its own slots. So the reader
 keeps one pub/sub connection per primary (a :class:`_Link`, opened with
@@ -74,10 +81,18 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.exceptions import RedisClusterException, RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from gateway.store.connection import RedisClient
 
-__all__ = ["LINGER_S", "NOTIFY_FLAGS", "TOPOLOGY_CHECK_S", "KeyspaceReader", "enable_notifications"]
+__all__ = [
+    "LINGER_S",
+    "NOTIFY_FLAGS",
+    "PING_INTERVAL_S",
+    "TOPOLOGY_CHECK_S",
+    "KeyspaceReader",
+    "enable_notifications",
+]
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +101,10 @@ NOTIFY_FLAGS = "Kt$"
 
 LINGER_S = 30.0
 """How long a key stays subscribed after its last waiter left."""
+
+PING_INTERVAL_S = 5.0
+"""How often the reader pings Redis on each pub/sub connection (the gateway passes
+``AGENTS_CLUB_REDIS_SOCKET_TIMEOUT_S``)."""
 
 RECONNECT_DELAY_S = (0.1, 0.5, 1.0, 2.0, 5.0)
 """Back-off between attempts to re-open a link's connection."""
@@ -162,6 +181,8 @@ class _Link:
         """Whether the connection is open and its sentinel subscription confirmed."""
         self.connections = 0
         """Confirmed subscriptions of the sentinel so far (one per connection opened)."""
+        self.heard_at = 0.0
+        """When the current connection last brought anything (a ``PONG`` too)."""
         self.task: asyncio.Task[None] | None = None
 
     def served(self) -> set[str]:
@@ -192,6 +213,7 @@ class KeyspaceReader:
     def __init__(
         self, redis: RedisClient, *, on_change: Callable[[str], None], sentinel: str,
         linger_s: float = LINGER_S, topology_check_s: float = TOPOLOGY_CHECK_S,
+        ping_interval_s: float = PING_INTERVAL_S,
     ) -> None:
         self.redis = redis
         self.cluster: RedisCluster | None = redis if isinstance(redis, RedisCluster) else None
@@ -200,6 +222,7 @@ class KeyspaceReader:
         """A channel always subscribed (a pub/sub connection reads only while subscribed)."""
         self.linger_s = linger_s
         self.topology_check_s = topology_check_s
+        self.ping_interval_s = ping_interval_s
         db = redis.connection_pool.connection_kwargs.get("db", 0) if isinstance(
             redis, aioredis.Redis) else 0
         self.prefix = f"__keyspace@{db}__:"
@@ -218,6 +241,12 @@ class KeyspaceReader:
         every second, the safety net where ``CONFIG`` is refused and while a link to a
         newly found primary is being opened; see the module doc)."""
         return bool(self._links) and all(link.notified for link in self._links.values())
+
+    @property
+    def connected(self) -> bool:
+        """Whether every link is subscribed on a connection now (False while one
+        reconnects)."""
+        return bool(self._links) and all(link.up for link in self._links.values())
 
     @property
     def links(self) -> dict[str, bool]:
@@ -381,6 +410,7 @@ class KeyspaceReader:
             try:
                 pubsub = self._pubsub(link)
                 await pubsub.subscribe(self.sentinel)  # connects: the sender must not race it
+                link.heard_at = time.monotonic()
                 failures = 0
                 tasks = [asyncio.create_task(self._read(link, pubsub), name="keyspace-reader-read"),
                          asyncio.create_task(self._send(link, pubsub), name="keyspace-reader-send")]
@@ -416,16 +446,37 @@ class KeyspaceReader:
 
     async def _read(self, link: _Link, pubsub: Any) -> None:
         while True:
-            message = await pubsub.get_message(timeout=None)
+            message = await pubsub.get_message(timeout=None)  # no socket timeout: see _send
+            link.heard_at = time.monotonic()
             if message is not None:
                 self._handle(link, message)
 
     async def _send(self, link: _Link, pubsub: Any) -> None:
-        """Send what changed since the last batch: new keys, and keys that went."""
+        """Send what changed since the last batch: new keys, and keys that went; and a
+        ``PING`` every :attr:`ping_interval_s`.
+
+        The read waits for messages without a timeout (a quiet connection is normal), so
+        a Redis that stops answering (a stalled server, a half-open connection) would
+        hold it for ever: when nothing, not even the last ``PONG``, came for two ping
+        intervals, this raises and :meth:`_run` connects again (backing off).
+
+        :raises redis.exceptions.TimeoutError: Redis went silent.
+        """
         link.wake.set()  # a new connection: every key of the link is to subscribe
+        next_ping = time.monotonic() + self.ping_interval_s
         while True:
-            await link.wake.wait()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(max(0.0, next_ping - time.monotonic())):
+                    await link.wake.wait()
             link.wake.clear()
+            now = time.monotonic()
+            if now >= next_ping:
+                silent_s = now - link.heard_at
+                if silent_s >= 2 * self.ping_interval_s:
+                    raise RedisTimeoutError(f"Redis sent nothing for {silent_s:.1f} s, not "
+                                            "even a PONG")
+                await pubsub.ping()
+                next_ping = now + self.ping_interval_s
             gone, link.to_unsubscribe = link.to_unsubscribe, set()
             if gone:
                 link.sent.difference_update(gone)

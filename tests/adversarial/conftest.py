@@ -4,8 +4,10 @@ loopback only, and each module is bounded in time (60 s per test).
 
 * ``test_seed_prediction`` — an agent choosing or guessing the seed of a shared table;
 * ``test_redis_outage`` — Redis not listening, then stopped and started again;
+* ``test_silent_redis`` — a Redis that accepts connections but never answers, a reply that
+  never comes, a keyspace reader whose Redis went silent;
 * ``test_request_limits`` — huge and many headers, trickling bodies, idle connections,
-  heads that never end (raw sockets against ``serve``);
+  heads that trickle in or never end, under both parsers (raw sockets against ``serve``);
 * ``test_lost_reply`` — Redis's reply to a create or join lost by a proxy;
 * ``test_forwarded_for`` — ``X-Forwarded-For`` spoofing from loopback;
 * ``test_organiser_key_rotation`` — organiser tokens after a key rotation;

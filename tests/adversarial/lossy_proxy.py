@@ -1,5 +1,7 @@
 """A TCP proxy on loopback that loses Redis's reply to one chosen command: the command
-reaches Redis and is applied, its reply never comes back (the connection drops instead)."""
+reaches Redis and is applied, its reply never comes back (the connection drops instead,
+or, with :meth:`LossyProxy.stall_reply_to`, stays open and silent); or that goes silent
+altogether (:meth:`LossyProxy.go_silent`: connections accepted, nothing answered)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,10 @@ class LossyProxy:
         self.port = 0
         self.lost = 0
         self._marker: bytes | None = None
+        self._stall: tuple[bytes, ...] | None = None
+        self.stalled = 0
+        self.silent = False
+        """True: every connection, open or new, forwards nothing either way."""
         self._lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -28,6 +34,25 @@ class LossyProxy:
         """The next command containing ``marker`` reaches Redis; its reply is lost."""
         with self._lock:
             self._marker = marker
+
+    def stall_reply_to(self, *markers: bytes) -> None:
+        """The next command containing every one of ``markers`` reaches Redis; its reply
+        (and anything after it on that connection) never comes back, and the connection
+        stays open: the client's socket timeout has to notice."""
+        with self._lock:
+            self._stall = markers
+
+    def go_silent(self, silent: bool = True) -> None:
+        """Accept connections but answer nothing (``False``: forward again)."""
+        self.silent = silent
+
+    def _take_stall(self, chunk: bytes) -> bool:
+        with self._lock:
+            if self._stall is not None and all(marker in chunk for marker in self._stall):
+                self._stall = None
+                self.stalled += 1
+                return True
+        return False
 
     def _take(self, chunk: bytes) -> bool:
         with self._lock:
@@ -49,9 +74,14 @@ class LossyProxy:
     async def _serve(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
         upstream_r, upstream_w = await asyncio.open_connection(*self.upstream)
         cut = asyncio.Event()
+        muted = asyncio.Event()  # this connection answers nothing more, and stays open
 
         async def to_redis() -> None:
             while chunk := await client_r.read(65536):
+                if self.silent:
+                    continue
+                if self._take_stall(chunk):
+                    muted.set()
                 losing = self._take(chunk)
                 if losing:
                     cut.set()  # from now on nothing goes back to the client
@@ -65,6 +95,8 @@ class LossyProxy:
             while chunk := await upstream_r.read(65536):
                 if cut.is_set():
                     return
+                if muted.is_set() or self.silent:
+                    continue
                 client_w.write(chunk)
                 await client_w.drain()
 

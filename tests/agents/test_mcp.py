@@ -11,7 +11,7 @@ import json
 import re
 import uuid
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx2
 import pytest
@@ -19,12 +19,12 @@ from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from engine.registry import get_game
+from gateway.app import create_app
+from gateway.embedded_redis import EmbeddedRedis
 from gateway.services.records import TableRecord
 from gateway.store.connection import Keys, connect
 from gateway.store.tables import TableStore
-
-if TYPE_CHECKING:
-    from conftest import RunningGateway
+from tests.agents.conftest import RunningGateway, sdk_settings, serve_app
 
 _TOKEN = re.compile(r"[A-Za-z0-9.+_\-]+")
 GAME = "market-fortune"
@@ -239,3 +239,29 @@ def test_an_entrant_finds_its_tournament_tables_through_mcp(gateway: RunningGate
             assert seen["seat"] in (0, 1) and seen["status"] in ("playing", "finished")
 
     asyncio.run(run())
+
+
+def test_a_redis_outage_is_the_same_problem_through_mcp_and_names_no_address(tmp_path: Any) -> None:
+    # With Redis stopped, a tool answers the 503 problem HTTP answers: server/unavailable,
+    # not redis-py's own message (which names the store's host and port). (An agent's
+    # token check needs Redis too: its request is answered 503 over HTTP, before MCP.)
+    (tmp_path / "redis").mkdir()
+    server = EmbeddedRedis(tmp_path / "redis", persistent=False).start()
+    try:
+        settings = sdk_settings(server.url, f"test-mcp-{uuid.uuid4().hex[:8]}", tmp_path)
+        app = create_app(settings)
+        with serve_app(app) as base_url:
+            gateway = RunningGateway(base_url=base_url, app=app, settings=settings)
+
+            async def run() -> None:
+                async with mcp_client(gateway) as client:
+                    assert payload(await client.call_tool("list_tables", {})) is not None
+                    server.stop()
+                    refused = await client.call_tool("list_tables", {})
+                    assert problem_of(refused)["code"] == "server/unavailable"
+                    assert str(server.port) not in text_of(refused)
+                    assert "Error" not in text_of(refused).split(":", 1)[1]
+
+            asyncio.run(run())
+    finally:
+        server.stop()

@@ -60,7 +60,7 @@ def test_every_operation_of_the_document_has_an_sdk_request() -> None:
     }
     made = _sdk_requests()
     missing = sorted(operation_id for key, operation_id in wanted.items() if key not in made)
-    assert not missing, f"the SDK has no method for {missing} (add it to agents/_endpoints.py)"
+    assert not missing, f"the SDK has no method for {missing} (add it to sdk/agents/_endpoints.py)"
     assert set(made) <= set(wanted), "the SDK calls paths the document does not have"
 
 

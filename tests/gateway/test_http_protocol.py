@@ -2,7 +2,7 @@
 
 Each protocol, handed a real accepted TCP connection, switches Nagle's
 algorithm off on it; a real uvicorn server with
-:class:`gateway.http_protocol.NoDelayHttpToolsProtocol` still streams, and
+:class:`gateway.http_protocol.GatewayHttpToolsProtocol` still streams, and
 answers HEAD and pipelined requests in order.
 """
 
@@ -22,7 +22,7 @@ pytest.importorskip("httptools")
 import uvicorn
 
 from gateway.embedded_redis import free_port
-from gateway.http_protocol import NoDelayH11Protocol, NoDelayHttpToolsProtocol
+from gateway.http_protocol import GatewayH11Protocol, GatewayHttpToolsProtocol
 
 
 class AcceptedTransport:
@@ -75,7 +75,7 @@ async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 @pytest.fixture(scope="module")
 def port() -> Iterator[int]:
     chosen = free_port()
-    config = uvicorn.Config(_app, host="127.0.0.1", port=chosen, http=NoDelayHttpToolsProtocol,
+    config = uvicorn.Config(_app, host="127.0.0.1", port=chosen, http=GatewayHttpToolsProtocol,
                             loop="asyncio", log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -104,7 +104,7 @@ def _read_until(connection: socket.socket, needle: bytes, count: int = 1) -> byt
     return data
 
 
-@pytest.mark.parametrize("protocol_class", [NoDelayHttpToolsProtocol, NoDelayH11Protocol])
+@pytest.mark.parametrize("protocol_class", [GatewayHttpToolsProtocol, GatewayH11Protocol])
 def test_each_accepted_connection_gets_tcp_nodelay(protocol_class: type[Any]) -> None:
     """As uvicorn's workers accept with ``--workers`` above 1: asyncio left the option off."""
 

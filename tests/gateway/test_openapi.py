@@ -119,9 +119,12 @@ def test_the_busiest_routes_are_matched_first_and_no_other_route_shares_their_pa
 
 ANONYMOUS_OPERATIONS = {
     "list_tables", "get_table", "observe_table", "poll_events", "stream_events", "get_replay",
-    "create_admission_challenge",
+    "create_admission_challenge", "get_replay_positions", "list_tournaments", "get_tournament",
+    "get_tournament_results", "get_tournament_results_csv", "get_tournament_replays",
+    "get_tournament_report",
 }
-"""The operations that also answer callers without a token."""
+"""The operations that also answer callers without a token (the tournaments' public pages
+read them too)."""
 
 
 def test_schema_names_are_readable_and_no_game_shapes_the_wire(document: dict[str, Any]) -> None:
@@ -162,6 +165,11 @@ def test_anonymous_operations_answer_without_a_token(client: TestClient) -> None
     challenge = client.post("/v1/admission/challenges",
                             json={"agent_name": "anonymous-bot", "game": "no-such-game"})
     assert challenge.json()["code"] == "game/not_found"
+    assert client.get("/v1/tables/no-such-table/replay/positions").json()["code"] == "table/not_found"
+    assert client.get("/v1/tournaments").status_code == 200
+    for path in ("", "/results", "/results.csv", "/replays.jsonl", "/report"):
+        response = client.get(f"/v1/tournaments/no-such-tournament{path}")
+        assert response.json()["code"] == "tournament/not_found", path
 
 
 def test_a_body_that_is_not_utf8_is_a_documented_400(

@@ -268,3 +268,11 @@ def test_a_new_latency_series_exposes_every_bucket_from_its_first_request() -> N
     }
     assert sorted(bounds) == list(LATENCY_BUCKETS_S)
     assert all(count == (1 if bound >= 0.3 else 0) for bound, count in bounds.items())
+
+
+def test_the_redis_socket_timeout_must_outlast_a_commits_replica_wait() -> None:
+    with pytest.raises(ValueError, match="REDIS_SOCKET_TIMEOUT_S must exceed"):
+        Settings(redis_replica_wait=1, redis_replica_wait_timeout_ms=5000)
+    waits = Settings(redis_replica_wait=1, redis_replica_wait_timeout_ms=4500)
+    assert waits.redis_socket_timeout_s == 5.0
+    assert Settings(redis_replica_wait_timeout_ms=60_000).redis_replica_wait == 0  # no WAIT sent

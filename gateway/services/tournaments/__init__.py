@@ -31,6 +31,7 @@ from gateway.services.tournaments.exports import (
     require_published,
     results,
     results_csv_text,
+    shown_to_anyone,
 )
 from gateway.services.tournaments.ladder import (
     LADDER_RECHECK_S,
@@ -107,6 +108,7 @@ __all__ = [
     "results",
     "results_csv_text",
     "run_tournaments",
+    "shown_to_anyone",
     "store_of",
     "stream_assignments",
     "sweep_ladder",

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from gateway.errors import ProblemError
 from gateway.principal import Principal
 from gateway.schemas.tournaments import (
     TableResultOut,
@@ -37,6 +38,7 @@ __all__ = [
     "require_published",
     "results",
     "results_csv_text",
+    "shown_to_anyone",
 ]
 
 
@@ -85,9 +87,8 @@ async def replays_jsonl(
     shown = snapshot.published()
 
     async def lines() -> AsyncIterator[str]:
-        reader = Principal(agent_id="organiser", name="organiser", kind="organiser")
-        for result in shown:
-            replay = await tables_service.replay(ctx, result.table_id, reader)
+        for result in shown:  # published boards of a tournament the caller may see
+            replay = await tables_service.build_replay(ctx, await load_table(ctx, result.table_id))
             line = {"tournament_id": tournament_id, "result": result.to_json(),
                     "replay": replay.model_dump(mode="json")}
             yield json.dumps(line) + "\n"
@@ -149,16 +150,45 @@ async def report(
     return made
 
 
+async def _tournament_of(
+    ctx: TableContext, record: TableRecord
+) -> tuple[TournamentSnapshot, int] | None:
+    """``record``'s tournament and the table's index in its plan; None for a table that is
+    no tournament's."""
+    if record.tournament is None:
+        return None
+    index = await store_of(ctx).index_of_table(record.tournament, record.id)
+    if index is None:
+        return None
+    return await load_snapshot(ctx, record.tournament), index
+
+
+async def shown_to_anyone(ctx: TableContext, record: TableRecord) -> bool:
+    """Whether a public tournament shows ``record``'s table to anyone, as
+    ``GET /v1/tournaments/{id}`` lists it and ``replays.jsonl`` serves its replay: its
+    result is in and its board published. (The table itself stays private: no one
+    watches it live.)"""
+    found = await _tournament_of(ctx, record)
+    if found is None:
+        return False
+    snapshot, index = found
+    try:
+        require_visible_to(snapshot, None)
+    except ProblemError:
+        return False
+    return (any(result.index == index for result in snapshot.results)
+            and snapshot.board_complete(snapshot.plans[index].board))
+
+
 async def require_published(ctx: TableContext, record: TableRecord, principal: Principal | None) -> None:
     """Refuse a tournament table's replay (``replay/embargoed``) while its board is still
     being played elsewhere; the organiser may always read it."""
-    if record.tournament is None or is_organiser(principal):
+    if is_organiser(principal):
         return
-    store = store_of(ctx)
-    index = await store.index_of_table(record.tournament, record.id)
-    if index is None:
+    found = await _tournament_of(ctx, record)
+    if found is None:
         return
-    snapshot = await load_snapshot(ctx, record.tournament)
+    snapshot, index = found
     if not snapshot.board_complete(snapshot.plans[index].board):
         raise problem("replay/embargoed",
                       "This table's board is still being played at other tables; its replay "

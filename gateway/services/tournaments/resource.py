@@ -73,7 +73,7 @@ def _config(request: CreateTournamentRequest) -> dict[str, Any]:
     except InvalidConfig as error:
         raise problem("tournament/invalid", error.message) from None
     try:
-        tables_service._keep_caps(game, config, request.options)
+        tables_service.keep_caps(game, config, request.options)
     except ProblemError as error:
         raise problem("tournament/invalid", error.detail) from None
     dumped: dict[str, Any] = config.model_dump(mode="json")

@@ -10,6 +10,10 @@ Network trouble never ends a game early: the client already retries each
 request; when the server stays away longer, the runner waits and resumes from
 a fresh observation (an action that may or may not have arrived is resent
 with the same idempotency key, so it is applied once).
+
+The runner needs no engine. Where it is installed (the SDK's ``[engine]``
+extra), the events that open a turn are printed before the move that came
+with them, as the game tells them; without it, after.
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from agents._client import Client
+from agents._engine import is_the_engine
 from agents._exceptions import (
     ActionError,
     InvalidRequest,
@@ -32,10 +37,9 @@ from agents._exceptions import (
 )
 from agents._models import EventOut, ObservationOut, OutcomeOut
 from agents.bot import Bot
-from engine.core import Event
-from engine.registry import UnknownGame, get_game
-from engine.simulation import PlayoutProbe, probe_for
-from engine.text import counted
+
+if TYPE_CHECKING:
+    from engine.simulation import PlayoutProbe
 
 __all__ = ["GameResult", "Runner"]
 
@@ -222,6 +226,8 @@ def _opening_events(observation: ObservationOut, events: list[EventOut]) -> int:
     turn = view.get("turn") if isinstance(view, Mapping) else getattr(view, "turn", None)
     if probe is None or not isinstance(turn, int):
         return 0
+    from engine.core import Event  # installed: the probe came from it
+
     count = 0
     for event in events:
         as_engine_event = Event(kind=event.kind, text=event.text, audience=None, data=event.data)
@@ -232,7 +238,15 @@ def _opening_events(observation: ObservationOut, events: list[EventOut]) -> int:
 
 
 def _probe(game_name: str) -> PlayoutProbe | None:
-    """The game's event probe, or ``None`` when this client does not have the game installed."""
+    """The game's event probe, or ``None`` when this client does not have the game installed
+    (or has no engine at all: the SDK without its ``[engine]`` extra)."""
+    try:
+        from engine.registry import UnknownGame, get_game
+        from engine.simulation import probe_for
+    except ModuleNotFoundError as missing:
+        if not is_the_engine(missing):
+            raise
+        return None
     try:
         return probe_for(get_game(game_name))
     except UnknownGame:
@@ -248,5 +262,5 @@ def _result_line(result: GameResult) -> str:
     text = f" — {outcome.text}" if outcome.text else ""
     return (
         f"table {result.table_id} finished ({outcome.reason}): winners {winners}; "
-        f"seat {result.seat} {verdict} after {counted(result.actions, 'action')}{text}"
+        f"seat {result.seat} {verdict} after {result.actions} action{'' if result.actions == 1 else 's'}{text}"
     )

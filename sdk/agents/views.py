@@ -1,10 +1,13 @@
-"""Typed per-game views: the optional helper that needs the engine installed.
+"""Typed per-game views: the optional helper that needs the engine (the ``[engine]`` extra).
 
 On the wire an observation's ``view`` is a plain JSON object, and the SDK
 keeps it as a mapping, so a client never breaks when the server gains a game
 or a view gains a member. Where the engine is installed, :func:`typed_view`
 validates that mapping with the game's own ``view_model``, for a bot that
 wants attribute access and the engine's types (the house bots do).
+
+Importing this module without the engine raises :class:`ImportError` naming
+what to install: ``pip install 'agents-club-sdk[engine]'``.
 """
 
 from __future__ import annotations
@@ -12,9 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agents._engine import raise_engine_missing
 from agents._models import ObservationOut
-from engine.core import View
-from engine.registry import get_game
+
+try:
+    from engine.core import View
+    from engine.registry import get_game
+except ModuleNotFoundError as missing:
+    raise_engine_missing("agents.views (typed per-game views)", missing)
 
 __all__ = ["typed_view"]
 

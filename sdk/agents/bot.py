@@ -10,7 +10,8 @@ action::
 
 :func:`load_bot` turns the ``--bot`` argument of ``agents-club play`` into a
 bot: ``random`` and ``greedy`` are the house bots of :mod:`engine.bots`, played
-from the observation alone; ``package.module:ClassName`` is your own class.
+from the observation alone (they need the engine: ``pip install
+'agents-club-sdk[engine]'``); ``package.module:ClassName`` is your own class.
 """
 
 from __future__ import annotations
@@ -20,9 +21,7 @@ import importlib
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
-from agents.views import typed_view
-from engine import bots as house_bots
-from engine.registry import get_game
+from agents._engine import raise_engine_missing
 
 if TYPE_CHECKING:
     from agents._models import Observation
@@ -51,13 +50,24 @@ class HouseBot(Bot):
     The house bot sees exactly what the server sent: the seat's view and its
     legal actions, parsed back into the game's action objects. Its chance comes
     from a hash of the table, version and seat, so a rerun decides the same way.
+
+    It runs the game's own code: without the engine (the SDK's ``[engine]``
+    extra) constructing one raises :class:`ImportError` saying what to install.
     """
 
     def __init__(self, name: str) -> None:
+        try:
+            importlib.import_module("engine.bots")  # the games' house bots
+        except ModuleNotFoundError as missing:
+            raise_engine_missing(f"the house bot {name!r} (agents.HouseBot)", missing)
         self.name = name
 
     def choose(self, observation: Observation) -> str:
         """The house bot's choice for this observation, as an action id."""
+        from agents.views import typed_view
+        from engine import bots as house_bots
+        from engine.registry import get_game
+
         view = typed_view(observation)
         game = get_game(observation.game)
         bot = house_bots.get_bot(game.info.name, self.name)

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agents._wire.tools import ACTION_TOOL, openai_tools
 from agents.bot import Bot
 from agents.llm._chat import ChatClient, ChatError, ChatMessage, ChatReply, ToolsRefused
 from agents.llm.parsing import parse_action_reply
 from agents.llm.prompts import retry_message, rules_digest, system_message, turn_message
 from agents.llm.transcript import Transcript
-from gateway.schemas.tools import ACTION_TOOL, openai_tools
 
 if TYPE_CHECKING:
     from agents._models import Observation

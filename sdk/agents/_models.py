@@ -1,13 +1,14 @@
-"""The typed models the SDK returns: the gateway's own wire schemas, re-exported.
+"""The typed models the SDK returns: the wire contract of :mod:`agents._wire`, re-exported.
 
-They are plain pydantic (``gateway.schemas`` imports no FastAPI), so the SDK
-and the server can never disagree about a field. ``Observation`` and friends
+They are plain pydantic, defined once in the SDK; the gateway's own
+``gateway.schemas`` re-exports the same classes, so the SDK and the server can
+never disagree about a field. ``Observation`` and friends
 are short aliases for the names an agent author types most.
 """
 
 from __future__ import annotations
 
-from gateway.schemas.admission import (
+from agents._wire.admission import (
     AdmissionPassed,
     ChallengeCreated,
     PassRuleInfo,
@@ -15,12 +16,10 @@ from gateway.schemas.admission import (
     SecretRotated,
     TokenIssued,
 )
-
-# The auth models live in the platform's route module for now (it imports FastAPI);
-# when they move to gateway/schemas/auth.py only this import changes.
-from gateway.schemas.auth import AccessToken, AgentProfile, Jwks, Revoked
-from gateway.schemas.games import GameList, GameOut, ModeOut, VariantOut
-from gateway.schemas.tables import (
+from agents._wire.auth import AccessToken, AgentProfile, Jwks, Revoked
+from agents._wire.games import GameList, GameOut, ModeOut, VariantOut
+from agents._wire.quiz import Choice, Puzzle, Question
+from agents._wire.tables import (
     ActionRequest,
     ActionResult,
     CreateTableRequest,
@@ -37,7 +36,7 @@ from gateway.schemas.tables import (
     TableOut,
     TableStatus,
 )
-from gateway.schemas.tournaments import (
+from agents._wire.tournaments import (
     AssignmentOut,
     AssignmentsPage,
     CreateTournamentRequest,
@@ -49,7 +48,6 @@ from gateway.schemas.tournaments import (
     TournamentOut,
     TournamentResults,
 )
-from quiz.model import Choice, Puzzle, Question
 
 __all__ = [
     "AccessToken",

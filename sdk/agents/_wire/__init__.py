@@ -1,0 +1,27 @@
+"""The wire contract, one module per resource: the request and answer bodies of the HTTP API.
+
+Defined here, in the SDK, and nowhere else: the gateway's ``gateway.schemas``
+re-exports these very classes, so client and server cannot disagree about a
+field. Pure pydantic (no FastAPI, no engine). Request models forbid unknown
+fields and coerce nothing; answer models ignore members they do not know.
+Private to the SDK: users import the models from :mod:`agents`.
+"""
+
+from typing import Annotated
+
+from pydantic import BeforeValidator
+
+__all__ = ["WholeNumber"]
+
+
+def _integral(value: object) -> object:
+    """JSON Schema counts ``7.0`` as an integer, and so may a client's JSON encoder; strict
+    pydantic does not. A float without a fraction becomes the int it is; anything else
+    (``7.5``, ``"7"``, ``true``) is left for strict validation to refuse."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+WholeNumber = Annotated[int, BeforeValidator(_integral)]
+"""A request's integer: what the document calls an integer, the server takes."""

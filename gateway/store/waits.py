@@ -376,8 +376,9 @@ class KeyspaceReader:
                     failed = True
             self._failed.clear()
             try:
-                await self._follow_topology(refresh=failed or not all(
-                    link.up for link in self._links.values()))
+                # Refresh too while a link is down or none exists (the cluster did not
+                # answer at the start): the client's own layout may be stale or empty.
+                await self._follow_topology(refresh=failed or not self.connected)
                 failures = 0
             except (RedisError, RedisClusterException, OSError) as failure:
                 failures += 1

@@ -7,7 +7,10 @@ it is answered; the primary serving the table's slot is SIGKILLed midway.
 Afterwards every action an agent was told was applied is in the table's log,
 once. Until the dead node is back (as the new primary's replica) ``WAIT 1``
 cannot be met: those actions are answered 503, and their retries with the same
-key are answered from the idempotency record, not applied again.
+key are answered from the idempotency record, not applied again. Then the
+worker's keyspace reader has followed the failover (a link to the promoted
+primary, none to the dead node) and a held observation wakes as promptly as
+before.
 """
 
 from __future__ import annotations

@@ -20,7 +20,13 @@ misses the action p99 target or has errors (unless ``--keep-going``), and
 prints the largest step held:
 
     .venv/bin/python bench/capacity.py [--steps 1000,2000,3000,4000] [--seconds 30]
-        [--ramp 10] [--settle 8] [--max-connections 16] [--keep-going]
+        [--ramp 10] [--settle 8] [--max-connections 16] [--keep-going] [--cluster]
+
+``--cluster``: after the run on one Redis, the same steps against a local Redis
+Cluster (3 primaries, 3 replicas, started by :class:`gateway.local_cluster.LocalCluster`),
+then the ratios cluster / single of the largest step held and of the actions per
+second at each step both ran (target: cluster >= 0.8 x single). The Redis
+connections are then counted on every node of the cluster.
 
 Targets (issue 15), on this 2-core machine with the load client sharing it:
 at least 3,000 concurrent agents, at most 64 Redis connections in all, at
@@ -56,6 +62,7 @@ from bench.held_waits import gateway_process, redis_connections, rss_mb  # noqa:
 from bench.loadgen import LeanConnection  # noqa: E402
 from gateway.config import Settings  # noqa: E402
 from gateway.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
+from gateway.local_cluster import LocalCluster  # noqa: E402
 from gateway.security import TokenService  # noqa: E402
 
 GAME = "market-fortune"
@@ -65,6 +72,8 @@ P99_TARGET_MS = 100.0
 AGENTS_TARGET = 3000
 REDIS_CONNECTIONS_TARGET = 64
 RSS_TARGET_MB = 300.0
+CLUSTER_RATIO_TARGET = 0.8
+"""On a 3-primary local cluster against one Redis (the scale-out issue)."""
 ORGANISER_KEY = "capacity-organiser-key-" + uuid.uuid4().hex
 
 
@@ -300,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
                              "Redis connections and RSS at the larger sizes too)")
     parser.add_argument("--server-root", type=Path, default=None,
                         help="serve another checkout's code (with its .venv), to compare")
+    parser.add_argument("--cluster", action="store_true",
+                        help="then the same on a local 3-primary Redis Cluster, and the ratios")
     args = parser.parse_args(argv)
     signing_key = Ed25519PrivateKey.generate().private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
@@ -312,40 +323,78 @@ def main(argv: list[str] | None = None) -> int:
         if not redis_url:
             embedded = EmbeddedRedis(data_dir / "redis", persistent=False).start()
             redis_url = embedded.url
-        env = {
-            "AGENTS_CLUB_ENVIRONMENT": "test", "REDIS_URL": redis_url,
-            "AGENTS_CLUB_REDIS_NAMESPACE": namespace, "AGENTS_CLUB_DATA_DIR": str(data_dir),
-            "AGENTS_CLUB_SIGNING_KEY_PEM": signing_key, "AGENTS_CLUB_ORGANISER_KEY": ORGANISER_KEY,
-            "AGENTS_CLUB_REDIS_MAX_CONNECTIONS": str(args.max_connections),
-            "AGENTS_CLUB_LOG_LEVEL": "WARNING",
-        }
-        settings = Settings.model_validate({
-            "environment": "test", "redis_url": redis_url, "redis_namespace": namespace,
-            "data_dir": data_dir, "signing_key_pem": signing_key, "organiser_key": ORGANISER_KEY,
-        })
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
         try:
-            with gateway_process(port, env, workers=2, log_path=data_dir / "gateway.log",
-                                 root=args.server_root) as server:
-                steps = _run(measure(url, TokenService(settings), args, redis_url, namespace,
-                                     server.pid))
+            single = _capacity(args, redis_url, namespace, data_dir, signing_key)
         finally:
             if embedded is not None:
                 embedded.stop()
-    held = [step for step in steps if step.held]
-    best = max(held, key=lambda step: step.agents) if held else None
+        _summary(single)
+        if not args.cluster:
+            return 0
+        with LocalCluster(data_dir / "cluster") as cluster:
+            print(f"\n-- the same on a local Redis Cluster ({cluster.primaries} primaries)",
+                  flush=True)
+            on_cluster = _capacity(args, cluster.url, namespace + "-c", data_dir, signing_key)
+        _summary(on_cluster)
+    _ratios(single, on_cluster)
+    return 0
+
+
+def _capacity(args: argparse.Namespace, redis_url: str, namespace: str, data_dir: Path,
+              signing_key: str) -> list[Step]:
+    """Every step against a fresh 2-worker gateway on ``redis_url``."""
+    env = {
+        "AGENTS_CLUB_ENVIRONMENT": "test", "REDIS_URL": redis_url,
+        "AGENTS_CLUB_REDIS_NAMESPACE": namespace, "AGENTS_CLUB_DATA_DIR": str(data_dir),
+        "AGENTS_CLUB_SIGNING_KEY_PEM": signing_key, "AGENTS_CLUB_ORGANISER_KEY": ORGANISER_KEY,
+        "AGENTS_CLUB_REDIS_MAX_CONNECTIONS": str(args.max_connections),
+        "AGENTS_CLUB_LOG_LEVEL": "WARNING",
+    }
+    settings = Settings.model_validate({
+        "environment": "test", "redis_url": redis_url, "redis_namespace": namespace,
+        "data_dir": data_dir, "signing_key_pem": signing_key, "organiser_key": ORGANISER_KEY,
+    })
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with gateway_process(port, env, workers=2, log_path=data_dir / f"gateway-{namespace}.log",
+                         root=args.server_root) as server:
+        return _run(measure(url, TokenService(settings), args, redis_url, namespace, server.pid))
+
+
+def _largest_held(steps: list[Step]) -> int:
+    return max((step.agents for step in steps if step.held), default=0)
+
+
+def _summary(steps: list[Step]) -> None:
+    best = _largest_held(steps)
     print()
     print(f"largest step held (action p99 <= {P99_TARGET_MS:.0f} ms, no errors): "
-          f"{best.agents if best else 0} agents   target >= {AGENTS_TARGET}: "
-          f"{verdict(bool(best) and best is not None and best.agents >= AGENTS_TARGET)}")
+          f"{best} agents   target >= {AGENTS_TARGET}: {verdict(best >= AGENTS_TARGET)}")
     most_redis = max((step.redis_connections for step in steps), default=0)
     print(f"Redis connections in use (most seen, both workers): {most_redis}   "
           f"target <= {REDIS_CONNECTIONS_TARGET}: {verdict(most_redis <= REDIS_CONNECTIONS_TARGET)}")
     most_rss = max((rss for step in steps for rss in step.rss_mb.values()), default=0.0)
     print(f"worker RSS (most seen): {most_rss:.0f} MB   target <= {RSS_TARGET_MB:.0f} MB: "
-          f"{verdict(most_rss <= RSS_TARGET_MB)}")
-    return 0
+          f"{verdict(most_rss <= RSS_TARGET_MB)}", flush=True)
+
+
+def _ratios(single: list[Step], on_cluster: list[Step]) -> None:
+    """Cluster against one Redis: the largest step held, and actions/s per step."""
+    print()
+    held_single, held_cluster = _largest_held(single), _largest_held(on_cluster)
+    if held_single:
+        ratio = held_cluster / held_single
+        print(f"cluster / single largest step held: {held_cluster} / {held_single} = {ratio:.2f}"
+              f"   target >= {CLUSTER_RATIO_TARGET}: {verdict(ratio >= CLUSTER_RATIO_TARGET)}")
+    by_agents = {step.agents: step for step in single}
+    for step in on_cluster:
+        alone = by_agents.get(step.agents)
+        if alone is None or not alone.actions:
+            continue
+        ratio = step.actions / alone.actions  # the same measured seconds
+        print(f"  {step.agents:>6} agents: actions {step.actions} / {alone.actions} = {ratio:.2f}, "
+              f"action p99 {step.p(0.99):.1f} / {alone.p(0.99):.1f} ms, Redis connections "
+              f"{step.redis_connections} / {alone.redis_connections}", flush=True)
 
 
 def _run(main: Any) -> list[Step]:

@@ -23,6 +23,7 @@ import redis
 
 from agents_club_cli.serve import wait_until_ready
 from bench.loadgen import Answer, LeanConnection
+from gateway.store.connection import is_cluster_url
 
 __all__ = [
     "SseStream",
@@ -44,18 +45,32 @@ def client_name_prefix(namespace: str) -> str:
 
 
 def redis_connections(redis_url: str, namespace: str) -> dict[str, int]:
-    """The gateway's Redis connections of ``namespace`` now, by worker (the name's pid)."""
-    client = redis.Redis.from_url(redis_url)
+    """The gateway's Redis connections of ``namespace`` now, by worker (the name's pid);
+    on a Redis Cluster (a ``redis+cluster://`` URL) summed over every node."""
+    prefix = client_name_prefix(namespace)
+    counts: dict[str, int] = {}
+    for client in _node_clients(redis_url):
+        try:
+            for row in client.client_list():
+                name = str(row.get("name", ""))
+                if name.startswith(prefix):
+                    counts[name[len(prefix):]] = counts.get(name[len(prefix):], 0) + 1
+        finally:
+            client.close()
+    return counts
+
+
+def _node_clients(redis_url: str) -> list[redis.Redis]:
+    """A client of the one Redis, or one of each node of the cluster ``redis_url`` names."""
+    if not is_cluster_url(redis_url):
+        return [redis.Redis.from_url(redis_url)]
+    seed = urlsplit(redis_url)
+    cluster = redis.RedisCluster(host=seed.hostname or "127.0.0.1", port=seed.port or 6379)
     try:
-        prefix = client_name_prefix(namespace)
-        counts: dict[str, int] = {}
-        for row in client.client_list():
-            name = str(row.get("name", ""))
-            if name.startswith(prefix):
-                counts[name[len(prefix):]] = counts.get(name[len(prefix):], 0) + 1
-        return counts
+        nodes = cluster.get_nodes()  # type: ignore[no-untyped-call]  # unannotated in redis-py
+        return [redis.Redis(host=node.host, port=int(node.port)) for node in nodes]
     finally:
-        client.close()
+        cluster.close()
 
 
 def rss_mb(pid: int) -> float:

@@ -51,7 +51,7 @@ from gateway.openapi_docs import PROBLEM_CATALOGUE, problem_example
 from gateway.request_limits import RequestLimitsMiddleware
 from gateway.security import TokenService
 from gateway.services.waiters import Waiters
-from gateway.store.connection import Keys, connect, is_cluster_url, run_idle_closer
+from gateway.store.connection import Keys, close_client, connect, is_cluster_url, run_idle_closer
 from gateway.store.metrics import MetricsStore
 from gateway.store.outage import REDIS_UNAVAILABLE
 
@@ -436,7 +436,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
             await waiters.aclose()
             app.state.redis = None
             app.state.waiters = None
-            await redis.aclose()
+            await close_client(redis)
 
     app = FastAPI(
         title="Agents Club",

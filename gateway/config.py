@@ -64,8 +64,9 @@ class Settings(BaseSettings):
     redis_namespace: str = "ac"
     redis_max_connections: int = Field(default=16, ge=2, le=1000)
     """Redis connections one worker may hold, whatever the number of waiting agents (held
-    waits share one of them: see ``gateway.store.waits``). Each worker's connections are
-    named ``agents-club:<namespace>:<pid>`` in ``CLIENT LIST``."""
+    waits share one of them: see ``gateway.store.waits``); on a Redis Cluster, per node
+    (docs/operations.md). Each worker's connections are named
+    ``agents-club:<namespace>:<pid>`` in ``CLIENT LIST``."""
     redis_pool_timeout_s: float = Field(default=10.0, gt=0)
     """How long a request waits for a free Redis connection of the pool before failing."""
     redis_idle_timeout_s: float = Field(default=60.0, gt=0)

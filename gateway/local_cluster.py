@@ -10,12 +10,15 @@ primary's replica is promoted within about a second.
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
 import time
 from pathlib import Path
 from types import TracebackType
+
+from gateway.embedded_redis import dies_with
 
 __all__ = ["LocalCluster", "cluster_tools_missing"]
 
@@ -80,6 +83,7 @@ class LocalCluster:
              "--appendonly", "no", "--save", "", "--dir", str(node_dir),
              "--logfile", str(node_dir / "redis.log")],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=dies_with(os.getpid()),  # a killed test run leaves no node behind
         )
 
     def __enter__(self) -> LocalCluster:

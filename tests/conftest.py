@@ -6,25 +6,31 @@ starts a private ``redis-server`` (see :mod:`gateway.embedded_redis`) for the
 session. Each test gets its own key namespace, removed afterwards, so test
 runs (even concurrent ones) never see each other's keys.
 
-Redis Cluster: a module marked ``pytestmark = pytest.mark.redis_cluster`` runs each
-of its tests that use ``redis_url`` twice: on the single Redis, and on a local
-cluster of 3 primaries and 3 replicas (``redis_cluster``, started once per session
-on free ports by :class:`gateway.local_cluster.LocalCluster`; the cluster runs are
-skipped, loudly, when redis-server or redis-cli is missing).
-
-The cluster runs are opt-in for now (``AGENTS_CLUB_CLUSTER_TESTS=1``): redis-py's
-asyncio ``RedisCluster`` leaves a socket to a node unclosed now and then, and the
-``ResourceWarning`` surfaces, under ``filterwarnings = error``, in whichever later test
-the garbage collector happens to run in. Until that is found, CI does not run them.
+Redis Cluster: a test (or module) marked ``pytest.mark.redis_cluster`` that uses
+``redis_url`` runs twice: on the single Redis, and on a local cluster of 3 primaries
+and 3 replicas (``redis_cluster``, started once per session on free ports by
+:class:`gateway.local_cluster.LocalCluster`; each test's keys live in its own
+namespace, deleted afterwards, so one cluster serves them all). The cluster runs
+are on by default; ``AGENTS_CLUB_CLUSTER_TESTS=0`` turns them off (a quick local
+run), and they are skipped, loudly, when redis-server or redis-cli is missing.
+Each cluster run ends with a garbage collection, so a connection left open shows
+as a ``ResourceWarning`` (an error here) in the test that left it, not in whichever
+test the collector happens to run in later. Mark what touches Redis in a way no
+other cluster run covers: the slot test (``test_cluster_slots.py``) already runs
+every script and one-round-trip read on the cluster, so the doubled HTTP tests are
+a few per area (tables, actions, clocks, house bots, admission, rate limits,
+tournaments, held waits), not whole modules of them.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import redis
@@ -39,8 +45,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "redis_cluster: run the module's Redis tests on a local Redis Cluster too")
 
 
-CLUSTER_TESTS = os.environ.get("AGENTS_CLUB_CLUSTER_TESTS") == "1"
+CLUSTER_TESTS = os.environ.get("AGENTS_CLUB_CLUSTER_TESTS", "1") != "0"
 """Whether the Redis Cluster runs are on (see the module docstring)."""
+
+CLUSTER_OFF = "NO REDIS CLUSTER TESTS: AGENTS_CLUB_CLUSTER_TESTS=0 turned them off"
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -58,11 +66,21 @@ def redis_backend(request: pytest.FixtureRequest) -> str:
     return backend
 
 
+@pytest.fixture(autouse=True)
+def _collect_after_a_cluster_run(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A cluster run ends with a full collection (see the module docstring)."""
+    yield
+    if "redis_cluster" in request.fixturenames or (
+            "redis_backend" in request.fixturenames
+            and request.getfixturevalue("redis_backend") == "cluster"):
+        gc.collect()
+
+
 @pytest.fixture(scope="session")
 def redis_cluster() -> Iterator[LocalCluster]:
     """A local Redis Cluster (3 primaries, 3 replicas, node timeout 1 s) for the session."""
     if not CLUSTER_TESTS:
-        pytest.skip("NO REDIS CLUSTER TESTS: set AGENTS_CLUB_CLUSTER_TESTS=1 (see tests/conftest.py)")
+        pytest.skip(CLUSTER_OFF)
     missing = cluster_tools_missing()
     if missing is not None:
         pytest.skip(f"NO REDIS CLUSTER TESTS: {missing}")
@@ -119,7 +137,7 @@ def drop_namespace(url: str, namespace: str) -> None:
 
 def _drop_cluster_namespace(url: str, namespace: str) -> None:
     """Delete a test namespace's keys on every primary of a cluster."""
-    cluster = redis.RedisCluster.from_url("redis://" + url.split("://", 1)[1])
+    cluster = _sync_cluster(url)
     try:
         for node in cluster.get_primaries():
             keys = list(cluster.scan_iter(match=f"{namespace}:*", count=1000, target_nodes=node))
@@ -133,5 +151,16 @@ def sync_client(url: str) -> redis.Redis | redis.RedisCluster:
     """A blocking client for ``url`` (a ``RedisCluster`` for a ``redis+cluster://`` URL),
     for a test to peek at or poke the server as another process would."""
     if is_cluster_url(url):
-        return redis.RedisCluster.from_url("redis://" + url.split("://", 1)[1])
+        return _sync_cluster(url)
     return redis.Redis.from_url(url)
+
+
+def _sync_cluster(url: str) -> redis.RedisCluster:
+    """A blocking cluster client whose ``close()`` closes its connections.
+
+    Not ``RedisCluster.from_url``: that one hands each node's ``Redis`` a pool it
+    made itself, which ``close()`` then leaves open (a ``Redis`` closes only a pool
+    it created: redis/redis-py#2901), so the sockets waited for the collector.
+    """
+    node = urlsplit(url)
+    return redis.RedisCluster(host=node.hostname or "127.0.0.1", port=node.port or 6379)

@@ -14,7 +14,7 @@ token's revocation mark, an agent's assignment stream) through
 last call (or since the watch began: the watch subscribes before it returns,
 so a write between the first read and the first wait is not missed). Waiting
 holds no Redis connection: :class:`gateway.store.waits.KeyspaceReader` reads all
-of this worker's notifications on one.
+of this worker's notifications on one (one per primary of a Redis Cluster).
 
 A wake is only a hint to read again, which is what keeps every guarantee of
 the reads themselves: a revoked token is refused by the read that follows
@@ -39,7 +39,8 @@ READY_TIMEOUT_S = 5.0
 (a wake may then come late; the read itself is never wrong)."""
 
 UNNOTIFIED_POLL_S = 1.0
-"""Without keyspace notifications (``CONFIG`` refused), waiters read again this often."""
+"""Without keyspace notifications (``CONFIG`` refused, or a link to a newly found cluster
+primary not open yet), waiters read again this often."""
 
 
 class Watch:

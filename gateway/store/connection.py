@@ -19,36 +19,46 @@ several commands in one write on a connection of redis-py's pool and reads
 their raw replies.
 
 A gateway worker's client (:func:`connect` with ``max_connections``) is
-bounded: a :class:`BoundedPool` of at most that many connections,
+bounded: on one Redis a :class:`BoundedPool` of at most that many connections,
 shared by every request, background loop and the worker's one keyspace
-reader (:mod:`gateway.store.waits`); a caller waits for a free connection (up
-to ``pool_timeout_s``) rather than failing, and connections left idle longer
-than ``AGENTS_CLUB_REDIS_IDLE_TIMEOUT_S`` are closed. Held waits take no connection at all while
-they wait, so the pool's size does not depend on how many agents wait.
+reader (:mod:`gateway.store.waits`); on a cluster a :class:`BoundedCluster`,
+whose :class:`RequestGate` lets that many operations at a time reach the
+nodes, each node's pool holding at most ``max_connections`` (the operations,
+the reader's pub/sub connection to that node and one spare). Either way a
+caller waits for its turn (up to ``pool_timeout_s``) rather than failing, and
+idle connections are closed after ``AGENTS_CLUB_REDIS_IDLE_TIMEOUT_S``. Held
+waits take no connection at all while they wait, so the bound does not
+depend on how many agents wait.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import time
 import weakref
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.asyncio.connection import AbstractConnection, ConnectionPool
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
+from redis.exceptions import RedisClusterException, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import EncodableT
 
 __all__ = [
     "CLUSTER_BUCKETS",
+    "CLUSTER_SPARE_CONNECTIONS",
+    "BoundedCluster",
     "BoundedPool",
     "Keys",
     "RedisClient",
+    "RequestGate",
+    "close_client",
     "connect",
     "decoded",
     "decoded_members",
@@ -69,11 +79,11 @@ Fixed: a table's bucket is part of its keys' names, so changing it strands every
 table. 64 buckets spread evenly enough over up to ~16 primaries; every sweep and
 listing reads each bucket once (pipelined per node)."""
 
-CLUSTER_NODE_CONNECTIONS = 10_000
-"""A worker's connections to one cluster node at most. Held waits hold no connection
-(:mod:`gateway.store.waits`), so this is a ceiling on concurrent requests per node, far
-above what a worker reaches; redis-py's cluster pool refuses (rather than queues) past
-it, so it is not the :class:`BoundedPool` bound of one Redis."""
+CLUSTER_SPARE_CONNECTIONS = 2
+"""Of a bounded cluster client's ``max_connections`` per node, the ones its requests
+leave free: the keyspace reader's pub/sub connection to a primary, and one for
+redis-py's own layout discovery (``CLUSTER SLOTS``) and a connection being
+recycled after a layout change."""
 
 CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
 """URL schemes that name a Redis Cluster (``redis+cluster://host:port``: any node)."""
@@ -159,17 +169,14 @@ def connect(
     """An asyncio client for ``url`` (responses as bytes; callers decode): a
     ``RedisCluster`` when the URL names a cluster (:func:`is_cluster_url`) or ``cluster``.
 
-    On one Redis, with ``max_connections`` (a gateway worker's client) it holds at
-    most that many connections (a :class:`BoundedPool`: a caller waits up to
-    ``pool_timeout_s`` for a free one), each named ``client_name`` in ``CLIENT
-    LIST``; :func:`round_trip` goes through that pool too. Without it, redis-py's
-    own unbounded pool (tools, tests and benches).
-
-    On a cluster the bound is not a :class:`BoundedPool` (redis-py's cluster client
-    keeps one pool per node and takes no pool class): each node's pool holds up to
-    :data:`CLUSTER_NODE_CONNECTIONS`, and the idle closer leaves it alone. Held
-    waits take no connection while they wait (:mod:`gateway.store.waits`), so what a
-    worker holds per node is its concurrent requests, not its waiting agents.
+    With ``max_connections`` (a gateway worker's client) it is bounded, its
+    connections named ``client_name`` in ``CLIENT LIST``; a caller waits up to
+    ``pool_timeout_s`` for its turn. On one Redis that is a :class:`BoundedPool`
+    of at most ``max_connections``; :func:`round_trip` goes through that pool too.
+    On a cluster it is a :class:`BoundedCluster`: at most ``max_connections`` per
+    node, so ``nodes x max_connections`` in all (the nodes it talks to: the
+    primaries, and the replicas only for the reader's ``CONFIG``). Without it,
+    redis-py's own pools (tools, tests and benches).
 
     ``socket_timeout_s`` bounds connecting and every read of a reply (a gateway
     worker's client: ``AGENTS_CLUB_REDIS_SOCKET_TIMEOUT_S``), so a Redis that accepts
@@ -187,13 +194,181 @@ def connect(
         if is_cluster_url(url):
             scheme, rest = url.split("://", 1)
             plain = ("rediss" if scheme.lower().startswith("rediss") else "redis") + "://" + rest
-        return RedisCluster.from_url(plain, max_connections=CLUSTER_NODE_CONNECTIONS, **timeouts)
+        if max_connections is None:
+            return RedisCluster.from_url(plain, **timeouts)
+        per_node = max(max_connections, CLUSTER_SPARE_CONNECTIONS + 1)
+        return BoundedCluster.from_url(
+            plain, max_connections=per_node, client_name=client_name,
+            gate=RequestGate(per_node - CLUSTER_SPARE_CONNECTIONS, timeout=pool_timeout_s),
+            **timeouts)
     if max_connections is not None:
         pool = BoundedPool.from_url(
             url, max_connections=max_connections, timeout=pool_timeout_s,
             health_check_interval=30, client_name=client_name, **timeouts)
         return aioredis.Redis.from_pool(pool)  # the client owns it: aclose closes it
     return aioredis.Redis.from_url(url, health_check_interval=30, **timeouts)
+
+
+_IN_GATE: contextvars.ContextVar[bool] = contextvars.ContextVar("agents_club_in_gate",
+                                                                default=False)
+"""Whether the running task already holds a :class:`RequestGate` turn (a pipeline that
+redis-py retries command by command, a round trip that learns the layout again)."""
+
+
+class RequestGate:
+    """At most ``size`` Redis operations of a worker at a time on a cluster: each holds
+    at most one connection per node while it runs, so no node's pool grows past
+    ``size`` (plus :data:`CLUSTER_SPARE_CONNECTIONS`, see :class:`BoundedCluster`).
+
+    redis-py's cluster pool refuses a command past its ``max_connections``
+    (``MaxConnectionsError``) rather than queueing it; the gate queues instead,
+    as :class:`BoundedPool` does on one Redis. A turn is re-entrant within a task.
+    """
+
+    def __init__(self, size: int, *, timeout: float = 10.0) -> None:
+        self.size = size
+        self.timeout = timeout
+        self.turns = asyncio.Semaphore(size)
+        self.in_flight = 0
+        """Operations inside the gate or waiting at it."""
+        self.last_used = time.monotonic()
+        """When an operation last entered or left."""
+        self.paused: asyncio.Future[None] | None = None
+        """Set while idle connections are being closed: newcomers wait for it."""
+
+    @contextlib.asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        """Hold a turn for the block.
+
+        :raises redis.exceptions.ConnectionError: no turn came free within ``timeout``.
+        """
+        if _IN_GATE.get():
+            yield
+            return
+        self.in_flight += 1
+        self.last_used = time.monotonic()
+        try:
+            try:
+                async with asyncio.timeout(self.timeout):
+                    while self.paused is not None:
+                        await asyncio.shield(self.paused)
+                    await self.turns.acquire()
+            except TimeoutError as waited_too_long:
+                raise RedisConnectionError("No connection available.") from waited_too_long
+            entered = _IN_GATE.set(True)
+            try:
+                yield
+            finally:
+                _IN_GATE.reset(entered)
+                self.turns.release()
+        finally:
+            self.in_flight -= 1
+            self.last_used = time.monotonic()
+
+
+class BoundedCluster(RedisCluster):
+    """redis-py's ``RedisCluster`` whose commands, pipelines and round trips (:func:`round_trip`)
+    take a turn of its :class:`RequestGate` (``gate``), so each node's connections
+    stay within its ``max_connections``: the gate's size plus
+    :data:`CLUSTER_SPARE_CONNECTIONS`. Idle connections are closed by
+    :func:`run_idle_closer` (:meth:`close_idle`).
+
+    Through public methods only: ``execute_command`` (every command method ends
+    there), ``pipeline`` (a :class:`GatedPipeline`); the keyspace reader's pub/sub
+    connections (one per primary) are outside the gate, counted in the spare.
+    """
+
+    def __init__(self, *args: Any, gate: RequestGate, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.gate = gate
+
+    async def execute_command(self, *args: EncodableT, **kwargs: Any) -> Any:
+        async with self.gate.turn():
+            return await super().execute_command(*args, **kwargs)
+
+    def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> ClusterPipeline:
+        if shard_hint:
+            raise RedisClusterException("shard_hint is deprecated in cluster mode")
+        # redis-py's own pipeline() builds the same way (its class is not typed concrete)
+        return GatedPipeline(self, transaction)  # type: ignore[abstract]
+
+    async def close_idle(self, idle_s: float) -> int:
+        """When no operation entered or left the gate for ``idle_s``, close every node's
+        free connections (they open again when next used); how many nodes it did.
+
+        redis-py's cluster pool tells no connection's idle time through its public
+        API, so the worker as a whole must be idle: newcomers wait (the gate is
+        paused) while the closing runs, so no connection is closed under a command.
+        """
+        gate = self.gate
+        if gate.in_flight or gate.paused is not None or time.monotonic() - gate.last_used < idle_s:
+            return 0
+        gate.paused = asyncio.get_running_loop().create_future()
+        try:
+            nodes = self.get_nodes()
+            # The seed nodes are objects of their own (redis-py asks them for the
+            # layout, CLUSTER SLOTS), each with its own connection.
+            seeds = [node for node in self.nodes_manager.startup_nodes.values()
+                     if not any(node is known for known in nodes)]
+            for node in [*nodes, *seeds]:
+                await node.disconnect_free_connections()
+            return len(nodes)
+        finally:
+            gate.paused.set_result(None)
+            gate.paused = None
+
+
+class GatedPipeline(ClusterPipeline):
+    """A ``ClusterPipeline`` that holds a turn of its client's gate from ``async with``
+    to its end (a ``WATCH`` holds its connection in between), or while it executes."""
+
+    def __init__(self, client: BoundedCluster, transaction: Any | None = None) -> None:
+        super().__init__(client, transaction)
+        self.gate = client.gate
+        self.held: contextlib.AbstractAsyncContextManager[None] | None = None
+
+    async def __aenter__(self) -> GatedPipeline:
+        self.held = self.gate.turn()
+        await self.held.__aenter__()
+        try:
+            await super().__aenter__()
+        except BaseException:
+            await self.held.__aexit__(None, None, None)
+            raise
+        return self
+
+    async def __aexit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> None:
+        try:
+            await super().__aexit__(exc_type, exc_value, traceback)
+        finally:
+            if self.held is not None:
+                held, self.held = self.held, None
+                await held.__aexit__(exc_type, exc_value, traceback)
+
+    async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> list[Any]:
+        async with self.gate.turn():
+            return await super().execute(raise_on_error, allow_redirections)
+
+
+async def close_client(client: RedisClient) -> None:
+    """Close every connection ``client`` holds: what its owner calls at the end, rather
+    than ``client.aclose()``.
+
+    On one Redis that is ``aclose()``. redis-py's ``RedisCluster.aclose()`` closes only
+    a client it counts as initialised, and a command that met a connection error (a
+    node killed, a failover, a dropped connection) leaves it counting itself
+    uninitialised until its next command: an ``aclose()`` then closes nothing, and
+    the connections to every other node stay open until the collector finds them
+    (a ``ResourceWarning`` in whatever runs then). The flag means both "not yet
+    initialised" and "closed" (redis/redis-py#3846, and #4069 which proposed to
+    split it). ``initialize()`` first makes the close real: it learns the layout
+    again (one ``CLUSTER SLOTS``) and the ``aclose()`` then closes every node; if
+    no node answers, ``initialize()`` closes them all itself before it raises.
+    """
+    if isinstance(client, RedisCluster):
+        with contextlib.suppress(RedisError, OSError):
+            await client.initialize()
+    await client.aclose()
 
 
 class BoundedPool(ConnectionPool):
@@ -270,17 +445,18 @@ class BoundedPool(ConnectionPool):
 
 
 async def run_idle_closer(client: RedisClient, idle_s: float) -> None:
-    """Close ``client``'s idle connections (:meth:`BoundedPool.close_idle`) for ever,
-    checking a few times per ``idle_s``; nothing to do for another kind of pool, nor
-    for a Redis Cluster client (one redis-py pool per node, unbounded by us)."""
-    if isinstance(client, RedisCluster):
-        return
-    pool = client.connection_pool
-    if not isinstance(pool, BoundedPool):
+    """Close ``client``'s idle connections (:meth:`BoundedPool.close_idle`,
+    :meth:`BoundedCluster.close_idle`) for ever, checking a few times per ``idle_s``;
+    nothing to do for another kind of client."""
+    if isinstance(client, BoundedCluster):
+        close_idle = client.close_idle
+    elif isinstance(client, aioredis.Redis) and isinstance(client.connection_pool, BoundedPool):
+        close_idle = client.connection_pool.close_idle
+    else:
         return
     while True:
         await asyncio.sleep(max(0.05, idle_s / 4))
-        await pool.close_idle(idle_s)
+        await close_idle(idle_s)
 
 
 # Reply helpers. redis-py types a reply as what any client configuration could
@@ -326,6 +502,9 @@ async def round_trip(
     if isinstance(client, RedisCluster):
         if key is None:
             raise ValueError("a round trip on a Redis Cluster needs the key naming its slot")
+        if isinstance(client, BoundedCluster):
+            async with client.gate.turn():
+                return await _cluster_round_trip(client, commands, key)
         return await _cluster_round_trip(client, commands, key)
     pool = client.connection_pool
     for attempt in range(2):

@@ -18,8 +18,6 @@ from tests.fake_clock import FakeClock
 GAME = "market-fortune"
 CHALLENGES = "/v1/admission/challenges"
 
-pytestmark = pytest.mark.redis_cluster
-
 
 def stored_challenge(client: TestClient, challenge_id: str) -> IssuedChallenge:
     """The server-side challenge (expected answers included), read from Redis as the service stored it."""
@@ -96,6 +94,7 @@ def ask(client: TestClient, name: str, headers: dict[str, str] | None = None) ->
     return body
 
 
+@pytest.mark.redis_cluster
 def test_pass_registers_the_agent_with_a_scoped_token_and_a_one_time_secret(
     admission_client: TestClient, auth: Callable[[str], dict[str, str]]
 ) -> None:
@@ -157,6 +156,7 @@ def test_fail_returns_the_score_and_missed_categories_never_the_answers(
     ).status_code == 201
 
 
+@pytest.mark.redis_cluster
 def test_one_submission_per_challenge(admission_client: TestClient) -> None:
     challenge = ask(admission_client, "carol-bot")
     body = right_answers(stored_challenge(admission_client, challenge["challenge_id"]))
@@ -189,6 +189,7 @@ def test_late_answers_fail_with_their_own_code(app: FastAPI) -> None:
         assert late.json()["code"] == "admission/expired"
 
 
+@pytest.mark.redis_cluster
 def test_renewal_rotation_and_revocation(
     admission_client: TestClient, auth: Callable[[str], dict[str, str]]
 ) -> None:
@@ -333,6 +334,7 @@ def test_names_are_validated(admission_client: TestClient, name: str, status: in
     assert response.json()["code"] == code
 
 
+@pytest.mark.redis_cluster
 def test_names_are_unique_case_insensitively(admission_client: TestClient) -> None:
     register(admission_client, "ivan-bot")
     taken = admission_client.post(CHALLENGES, json={"agent_name": "IVAN-bot", "game": GAME})

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from gateway.store.admission import AdmissionStore
-from gateway.store.connection import Keys, connect
+from gateway.store.connection import Keys, close_client, connect
 from tests.fake_clock import FakeClock
 
 pytestmark = pytest.mark.redis_cluster
@@ -24,7 +24,7 @@ def test_concurrent_claims_grade_exactly_once(redis_url: str, redis_namespace: s
             assert [c.payload for c in claims if c.status == "ok"] == ['{"x": 1}']
             return sorted(c.status for c in claims)
         finally:
-            await redis.aclose()
+            await close_client(redis)
 
     statuses = asyncio.run(scenario())
     assert statuses == ["answered"] * 19 + ["ok"]
@@ -54,7 +54,7 @@ def test_missing_late_and_window_expiry(redis_url: str, redis_namespace: str) ->
             later = await store.hit("b", "s", limit=2, window_s=30)
             assert later.allowed and later.count == 1
         finally:
-            await redis.aclose()
+            await close_client(redis)
 
     asyncio.run(scenario())
 

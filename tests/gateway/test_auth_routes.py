@@ -23,15 +23,13 @@ from gateway.store.auth import (
     hash_secret,
     secret_matches,
 )
-from gateway.store.connection import Keys, RedisClient, connect
+from gateway.store.connection import Keys, RedisClient, close_client, connect
 from tests.conftest import sync_client
 
 from .conftest import ORGANISER_KEY, MintToken
 
 MINT = "/v1/auth/organiser/tokens"
 Auth = Callable[[str], dict[str, str]]
-
-pytestmark = pytest.mark.redis_cluster
 
 
 def test_organiser_mints_a_token_by_header_or_bearer(client: TestClient, auth: Auth) -> None:
@@ -73,6 +71,7 @@ def test_minting_refuses_wrong_keys_agents_and_bad_bodies(
         assert (invalid.status_code, invalid.json()["code"]) == (422, "request/invalid"), body
 
 
+@pytest.mark.redis_cluster
 def test_only_the_organiser_revokes_other_agents_tokens(
     client: TestClient, mint_token: MintToken, auth: Auth
 ) -> None:
@@ -93,6 +92,7 @@ def test_only_the_organiser_revokes_other_agents_tokens(
     assert garbage.json()["code"] == "request/invalid"
 
 
+@pytest.mark.redis_cluster
 def test_revocation_is_remembered_exactly_as_long_as_the_token_lives(
     client: TestClient, mint_token: MintToken, auth: Auth, settings: Settings, redis_url: str
 ) -> None:
@@ -141,6 +141,7 @@ def test_production_never_generates_keys(tmp_path: Path) -> None:
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.redis_cluster
 def test_agent_store(redis_url: str, redis_namespace: str) -> None:
     async def scenario() -> None:
         client = connect(redis_url)
@@ -175,7 +176,7 @@ def test_agent_store(redis_url: str, redis_namespace: str) -> None:
             assert await store.is_revoked("jti-1")
             assert not await store.is_revoked("jti-2")
         finally:
-            await client.aclose()
+            await close_client(client)
 
     asyncio.run(scenario())
 
@@ -191,6 +192,7 @@ def test_workers_starting_together_end_up_with_one_key(tmp_path: Path) -> None:
     assert sorted(path.name for path in tmp_path.iterdir()) == [ORGANISER_KEY_FILE, SIGNING_KEY_FILE]
 
 
+@pytest.mark.redis_cluster
 def test_a_revoked_token_is_refused_where_the_check_rides_on_the_table_read(
     client: TestClient, mint_token: MintToken, auth: Auth
 ) -> None:
@@ -262,11 +264,12 @@ def _with_store(
         try:
             await scenario(AuthStore(client, Keys.for_url(namespace, redis_url)), client)
         finally:
-            await client.aclose()
+            await close_client(client)
 
     asyncio.run(main())
 
 
+@pytest.mark.redis_cluster
 def test_a_rotation_revokes_every_live_token_issued_before(
     redis_url: str, redis_namespace: str
 ) -> None:
@@ -295,6 +298,7 @@ def test_a_rotation_revokes_every_live_token_issued_before(
     _with_store(redis_url, redis_namespace, scenario)
 
 
+@pytest.mark.redis_cluster
 def test_no_token_outlives_a_rotation_that_races_its_issue(
     redis_url: str, redis_namespace: str
 ) -> None:

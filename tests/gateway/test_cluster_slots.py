@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine
+import uuid
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
 import pytest
@@ -22,9 +23,17 @@ from gateway.security import IssuedToken
 from gateway.store.active_tables import ActiveTableStore
 from gateway.store.admission import AdmissionStore
 from gateway.store.auth import AuthStore, revoked_key
-from gateway.store.connection import CLUSTER_BUCKETS, Keys, RedisClient, connect, round_trip
+from gateway.store.connection import (
+    CLUSTER_BUCKETS,
+    Keys,
+    RedisClient,
+    close_client,
+    connect,
+    round_trip,
+)
 from gateway.store.tables import IdempotencyRecord, ReplicasBehind, TableStore
 from gateway.store.tournaments import TournamentStore
+from tests.conftest import drop_namespace
 
 Scenario = Callable[[RedisClient, Keys], Coroutine[Any, Any, None]]
 
@@ -35,7 +44,7 @@ def run(url: str, namespace: str, scenario: Scenario) -> None:
         try:
             await scenario(client, Keys.for_url(namespace, url))
         finally:
-            await client.aclose()
+            await close_client(client)
 
     asyncio.run(main())
 
@@ -43,6 +52,15 @@ def run(url: str, namespace: str, scenario: Scenario) -> None:
 @pytest.fixture()
 def cluster_url(redis_cluster: LocalCluster) -> str:
     return redis_cluster.url
+
+
+@pytest.fixture()
+def redis_namespace(cluster_url: str) -> Iterator[str]:
+    """A fresh namespace on the cluster, its keys deleted afterwards (these tests use
+    the cluster only)."""
+    namespace = f"test-{uuid.uuid4().hex[:12]}"
+    yield namespace
+    drop_namespace(cluster_url, namespace)
 
 
 def test_the_cluster_refuses_a_script_across_slots(cluster_url: str, redis_namespace: str) -> None:

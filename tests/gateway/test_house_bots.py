@@ -11,8 +11,6 @@ from fastapi.testclient import TestClient
 from engine.bots import available_bots
 from engine.registry import all_games, get_game
 
-pytestmark = pytest.mark.redis_cluster
-
 
 @pytest.mark.parametrize("game_name", sorted(all_games()))
 def test_one_agent_against_three_house_bots_plays_to_the_end(
@@ -76,3 +74,26 @@ def test_house_bot_moves_are_reproducible_from_the_seed(
         replay = client.get(f"/v1/tables/{table['id']}/replay").json()
         logs.append([(entry["seat"], entry["action"]) for entry in replay["log"]])
     assert logs[0] == logs[1] and len(logs[0]) > 10
+
+
+@pytest.mark.redis_cluster
+def test_house_bots_take_their_turns_on_their_own(
+    client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    """A few turns of a table of house bots (the whole games above are single-Redis only:
+    the bots' index, its claim and the bots' commits are the same few paths each turn)."""
+    organiser = auth(mint_token(agent_id="org", name="org", kind="organiser"))
+    table = client.post("/v1/tables", headers=organiser, json={
+        "game": "hab-und-gut", "mode": "standard", "seats": 3, "seed": 5, "join": False,
+        "house_bots": [{"seat": s, "bot": "random"} for s in range(3)],
+    }).json()
+    assert table["status"] == "playing"
+    movers: set[int] = set()
+    give_up = time.monotonic() + 30
+    while movers != {0, 1, 2} and time.monotonic() < give_up:
+        events = client.get(f"/v1/tables/{table['id']}/events",
+                            params={"after": 0, "wait": 0}).json()["events"]
+        movers = {event["data"]["seat"] for event in events
+                  if "seat" in event["data"] and not event["kind"].startswith("seat.")}
+        time.sleep(0.05)
+    assert movers == {0, 1, 2}  # each bot has played

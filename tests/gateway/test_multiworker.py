@@ -192,7 +192,6 @@ def test_concurrent_submissions_for_one_turn_apply_exactly_once(cluster: Cluster
     assert len(cluster.log(table_id)) == 2
 
 
-@pytest.mark.redis_cluster  # clocks swept by two workers over every bucket
 def test_a_turn_clock_applies_the_default_action_once_with_two_workers(cluster: Cluster) -> None:
     timeout = 0.6
     tables = [

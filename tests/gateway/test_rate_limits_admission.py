@@ -21,8 +21,6 @@ from tests.gateway.test_admission_flow import register
 GAME = "market-fortune"
 CHALLENGES = "/v1/admission/challenges"
 
-pytestmark = pytest.mark.redis_cluster
-
 
 def ask(client: TestClient, name: str) -> Response:
     return client.post(CHALLENGES, json={"agent_name": name, "game": GAME})
@@ -48,6 +46,7 @@ def assert_limited(response: Response, window_s: int = 2) -> int:
     return retry_after
 
 
+@pytest.mark.redis_cluster
 def test_challenges_per_agent_name(app: FastAPI) -> None:
     app.state.admission_settings = AdmissionSettings(challenges_per_name=2, challenge_window_s=2)
     clock = fresh_window(app, 2)
@@ -71,6 +70,7 @@ def test_challenges_per_client_address(app: FastAPI) -> None:
         assert ask(client, "m4-bot").status_code == 201
 
 
+@pytest.mark.redis_cluster
 def test_token_requests_per_agent(app: FastAPI) -> None:
     app.state.admission_settings = AdmissionSettings(token_requests_per_agent=3, token_window_s=3)
     clock = fresh_window(app, 3)

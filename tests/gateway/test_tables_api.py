@@ -18,8 +18,6 @@ PROBLEM = "application/problem+json"
 
 Headers = dict[str, str]
 
-pytestmark = pytest.mark.redis_cluster
-
 
 @pytest.fixture()
 def players(mint_token: Callable[..., str], auth: Callable[[str], Headers]) -> list[Headers]:
@@ -72,6 +70,7 @@ def play_out(client: TestClient, table_id: str, seats: dict[int, Headers], limit
     raise AssertionError("the table did not finish")
 
 
+@pytest.mark.redis_cluster
 def test_create_join_start_and_observe(client: TestClient, players: list[Headers]) -> None:
     table = create(client, players[0])
     assert table["status"] == "open" and table["your_seat"] == 0 and table["version"] == 0
@@ -95,6 +94,7 @@ def test_create_join_start_and_observe(client: TestClient, players: list[Headers
     assert client.get("/v1/tables", params={"status": "open"}).json()["tables"] == []
 
 
+@pytest.mark.redis_cluster
 def test_the_open_listing_holds_joinable_tables_only(
     client: TestClient, players: list[Headers]
 ) -> None:
@@ -111,6 +111,7 @@ def test_the_open_listing_holds_joinable_tables_only(
     assert [t["id"] for t in everything] == [t["id"] for t in reversed(tables)]
 
 
+@pytest.mark.redis_cluster
 def test_leave_before_start_and_private_tables_are_not_listed(
     client: TestClient, players: list[Headers]
 ) -> None:
@@ -213,6 +214,7 @@ def wait_for_my_turn(client: TestClient, table_id: str, headers: Headers) -> dic
     raise AssertionError("never my turn")
 
 
+@pytest.mark.redis_cluster
 def test_idempotent_retry_is_applied_once_and_a_reused_key_is_refused(
     client: TestClient, players: list[Headers]
 ) -> None:
@@ -279,6 +281,7 @@ def test_game_scope_is_checked(
                    "auth/wrong_scope")
 
 
+@pytest.mark.redis_cluster
 def test_racing_for_the_last_seat_seats_exactly_one(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
 ) -> None:

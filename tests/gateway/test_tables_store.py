@@ -12,7 +12,7 @@ import pytest
 
 from gateway.embedded_redis import EmbeddedRedis
 from gateway.store.auth import AuthStore, revoked_key
-from gateway.store.connection import Keys, connect
+from gateway.store.connection import Keys, close_client, connect
 from gateway.store.tables import IdempotencyRecord, TableSnapshot, TableStore
 
 pytestmark = pytest.mark.redis_cluster
@@ -26,7 +26,7 @@ def run(factory: Callable[[TableStore], Coroutine[Any, Any, None]], url: str, ns
         try:
             await factory(TableStore(client, Keys.for_url(ns, url)))
         finally:
-            await client.aclose()
+            await close_client(client)
 
     asyncio.run(scenario())
 

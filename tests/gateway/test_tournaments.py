@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 from engine.registry import get_game
 from gateway.config import Settings
 from gateway.store.auth import AuthStore
-from gateway.store.connection import Keys, connect
+from gateway.store.connection import Keys, close_client, connect
 from tests.gateway.conftest import MintToken
 from tournament.results import placements
 
@@ -49,11 +49,11 @@ def _register(settings: Settings, *names: str) -> list[str]:
     async def scenario() -> list[str]:
         client = connect(settings.redis_url or "")
         try:
-            store = AuthStore(client, Keys(settings.redis_namespace))
+            store = AuthStore(client, Keys.for_url(settings.redis_namespace, settings.redis_url or ""))
             return [(await store.create_agent(name=name, scopes=[f"game:{GAME}"]))[0].agent_id
                     for name in names]
         finally:
-            await client.aclose()
+            await close_client(client)
 
     return asyncio.run(scenario())
 
@@ -81,6 +81,7 @@ def _outcome_of_replay(replay: dict[str, Any]) -> tuple[int, ...]:
     return placements(outcome.winners, outcome.scores, config.seats)
 
 
+@pytest.mark.redis_cluster
 def test_a_duplicate_tournament_of_bots_finishes_and_its_exports_agree(
     client: TestClient, organiser_headers: dict[str, str]
 ) -> None:
@@ -265,6 +266,7 @@ def test_absent_agents_lose_only_their_turns_and_boards_stay_secret_until_played
     assert f"id: {everything['last_id']}" in frames
 
 
+@pytest.mark.redis_cluster
 def test_cancel_closes_running_tables_and_nobody_wins(
     client: TestClient, settings: Settings, organiser_headers: dict[str, str],
     mint_token: MintToken, auth: Callable[[str], dict[str, str]],
@@ -360,7 +362,7 @@ def test_the_ladder_sweep_rates_a_table_whose_finisher_died_once(
             assert await redis_client.zscore(pending, f"{GAME} {table_id}") is not None
             await redis_client.zadd(pending, {f"{GAME} {table_id}": 0})
         finally:
-            await redis_client.aclose()
+            await close_client(redis_client)
 
     asyncio.run(lose_the_ladder_write_and_make_the_sweep_due())
     give_up = time.monotonic() + 5

@@ -23,6 +23,7 @@ from tests.gateway.tables_helpers import agents, organiser_auth
 TIMEOUT_S = 60
 
 
+@pytest.mark.redis_cluster
 def test_a_turn_runs_out_when_the_app_s_clock_passes_its_deadline(
     app: FastAPI, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]]
 ) -> None:

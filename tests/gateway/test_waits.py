@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 import redis.asyncio as aioredis
 
 from gateway.services.waiters import Waiters
-from gateway.store.connection import BoundedPool, connect
+from gateway.store.connection import BoundedPool, close_client, connect
 
 
 def run(scenario: Callable[[aioredis.Redis, str, str], Awaitable[None]], redis_url: str,
@@ -32,7 +32,7 @@ def run(scenario: Callable[[aioredis.Redis, str, str], Awaitable[None]], redis_u
         try:
             await scenario(client, namespace, name)
         finally:
-            await client.aclose()
+            await close_client(client)
 
     asyncio.run(main())
 

@@ -109,6 +109,11 @@ class Settings(BaseSettings):
     sweeper_interval_s: float = Field(default=0.2, gt=0)
     house_bot_delay_s: float = Field(default=0.0, ge=0)
     long_poll_max_wait_s: float = Field(default=30.0, gt=0)
+    assignment_stream_max_s: float = Field(default=3600.0, gt=0)
+    """Longest an entrant's assignments stream stays open
+    (``AGENTS_CLUB_ASSIGNMENT_STREAM_MAX_S``): it then closes, and the client reconnects
+    with ``Last-Event-ID`` (as EventSource and the SDK do), so no connection outlives a
+    rolling restart's drain by hours."""
     max_request_body_bytes: int = Field(default=64 * 1024, ge=1024)
     """Largest request body read: a longer one is refused with 413 ``request/too_large``
     before it is parsed (the largest real body, an admission answer, is a few KB)."""

@@ -2651,6 +2651,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `admission/name_mismatch` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `game/not_found`; `admission/no_quiz` */
             404: {
                 headers: {
@@ -2687,7 +2696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `agent/name_reserved`; `admission/name_mismatch`; `request/invalid` */
+            /** @description `agent/name_reserved`; `request/invalid` */
             422: {
                 headers: {
                     [name: string]: unknown;

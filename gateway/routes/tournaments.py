@@ -296,7 +296,9 @@ async def stream_assignments(
     if last_event_id is not None:
         start = last_event_id
     frames = service.stream_assignments(
-        _ctx(request), token.principal, after=start, until=tokens.valid_until(token),
+        _ctx(request), token.principal, after=start,
+        until=min(tokens.valid_until(token),
+                  time.time() + request.app.state.settings.assignment_stream_max_s),
         revoked_key=revoked_key(request.app.state.keys, token.principal.token_id))
     return StreamingResponse(frames, media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -71,7 +71,7 @@ for _code, _status, _title, _detail in (
      "2 of 3 questions right; puzzle not solved. Missed: combat, puzzle."),
     ("admission/no_quiz", 404, "No admission for this game", "That game has no quiz yet."),
     ("admission/already_admitted", 409, "Already admitted", "This agent may already play that game."),
-    ("admission/name_mismatch", 422, "Name does not match the token",
+    ("admission/name_mismatch", 403, "Name does not match the token",
      "With a bearer token, agent_name must be the token's agent name."),
     ("agent/name_reserved", 422, "Agent name reserved", "That name is reserved."),
     ("auth/invalid_credentials", 401, "Invalid agent credentials", "Unknown agent id or wrong secret."),
@@ -178,11 +178,11 @@ async def create_challenge(
     asked_with: str | None = None
     if principal is not None:
         if principal.kind != "agent" or principal.name.casefold() != agent_name.casefold():
-            raise ProblemError(422, "admission/name_mismatch", "Name does not match the token",
+            raise ProblemError(403, "admission/name_mismatch", "Name does not match the token",
                                "With a bearer token, agent_name must be that agent's name.")
         record = await agents.get_agent(principal.agent_id)
         if record is None:
-            raise ProblemError(422, "admission/name_mismatch", "Name does not match the token",
+            raise ProblemError(403, "admission/name_mismatch", "Name does not match the token",
                                "The token's agent is not registered; register without a token.")
         if game_scope(game) in record.scopes:
             raise ProblemError(409, "admission/already_admitted", "Already admitted",

@@ -312,7 +312,7 @@ def test_passing_a_second_game_adds_its_scope(
     mismatch = admission_client.post(
         CHALLENGES, json={"agent_name": "someone-else", "game": GAME}, headers=auth(token)
     )
-    assert mismatch.status_code == 422 and mismatch.json()["code"] == "admission/name_mismatch"
+    assert mismatch.status_code == 403 and mismatch.json()["code"] == "admission/name_mismatch"
 
 
 @pytest.mark.parametrize(

@@ -170,6 +170,15 @@ def test_creation_is_for_the_organiser_and_strict(
         assert stream.status_code in (200, 401)  # 401 once the token has run out already
         list(stream.iter_lines())
     assert time.monotonic() - started < 5
+    # A stream closes at its longest life too, however long its token lives.
+    client.app.state.settings = client.app.state.settings.model_copy(  # type: ignore[attr-defined]
+        update={"assignment_stream_max_s": 0.5})
+    started = time.monotonic()
+    with client.stream("GET", "/v1/agents/me/assignments/stream",
+                       headers=auth(mint_token(games=[GAME]))) as stream:
+        assert stream.status_code == 200
+        list(stream.iter_lines())
+    assert time.monotonic() - started < 5
     bad_after = client.get("/v1/agents/me/assignments", params={"after": "x"},
                            headers=auth(mint_token(games=[GAME])))
     assert (bad_after.status_code, bad_after.json()["code"]) == (422, "request/invalid")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from engine.assembly import assemble
+from engine.assembly import AssembledGame, assemble
 from engine.core import Event, MalformedAction, Seat, TableConfig
 from engine.registry import all_games, get_game
 from engine.testing import check_game
@@ -42,6 +42,12 @@ def test_every_registered_game_passes_the_kit(name: str) -> None:
     assert report.games == len(_configs(name)) and report.steps > 100
     assert report.refusals > 50 and report.ids_seen > 10
     assert report.finished >= 1
+
+
+@pytest.mark.parametrize("name", sorted(all_games()))
+def test_every_registered_game_is_assembled_as_data(name: str) -> None:
+    # One way to make a game (docs/new-game.md): its rule functions, no forwarding class.
+    assert isinstance(get_game(name), AssembledGame)
 
 
 def test_the_toy_game_passes_the_kit() -> None:

@@ -129,12 +129,16 @@ class Outcome(EngineModel):
 
     ``winners`` may hold several seats (a shared win); ``reason`` is a stable
     machine word (``victory``, ``turn_limit``, ...); ``scores`` is per seat.
+    ``eliminated`` are seats put out of the running before the winner was decided
+    (Hab & Gut's least generous donors): they finish after every other seat,
+    whatever their score.
     """
 
     winners: tuple[Seat, ...]
     reason: str
     scores: tuple[float, ...] = ()
     text: str = ""
+    eliminated: tuple[Seat, ...] = ()
 
 
 class ModeInfo(EngineModel):

@@ -792,4 +792,5 @@ def outcome(state: HabState) -> Outcome | None:
         reason="richest",
         scores=tuple(float(m) for m in state.money),
         text=text,
+        eliminated=state.eliminated,
     )

@@ -20,11 +20,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import UnionType
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, Generic, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from engine.core import Action, Event, GameInfo, MalformedAction, NotYourTurn, Outcome, Seat, View
+from engine.core import (
+    Action,
+    Event,
+    GameInfo,
+    MalformedAction,
+    NotYourTurn,
+    Outcome,
+    Seat,
+    TableConfig,
+    View,
+)
 
 __all__ = ["AssembledGame", "GenericAction", "assemble", "generic_parser"]
 
@@ -78,27 +88,38 @@ def generic_parser(action_type: Any) -> Callable[[str], Any]:
     return parse
 
 
-class AssembledGame:
-    """A :class:`engine.core.Game` made of functions; build it with :func:`assemble`."""
+ConfigT = TypeVar("ConfigT", bound=TableConfig)
+StateT = TypeVar("StateT")
+ActionT = TypeVar("ActionT", bound=Action)
+
+
+class AssembledGame(Generic[ConfigT, StateT, ActionT]):
+    """A :class:`engine.core.Game` made of functions; build it with :func:`assemble`.
+
+    The rule functions become attributes of the instance as they are, so a
+    call such as ``game.apply(...)`` is the rule function itself, with no
+    method forwarding to it. The type parameters follow from the functions
+    given, so ``GAME.apply`` of a typed game returns that game's state type.
+    """
 
     def __init__(
         self,
         *,
         info: GameInfo,
-        config_model: type[Any],
-        state_model: type[Any],
+        config_model: type[ConfigT],
+        state_model: type[StateT],
         view_model: type[View],
         action_type: Any,
-        new_table: Callable[[Any, int], Any],
-        to_act: Callable[[Any], list[Seat]],
-        legal_actions: Callable[[Any, Seat], list[Any]],
-        apply: Callable[[Any, Seat, Any], tuple[Any, list[Event]]],
-        view: Callable[[Any, Seat | None], View],
-        outcome: Callable[[Any], Outcome | None],
-        hidden_from: Callable[[Any, Seat | None], frozenset[str]],
-        default_action: Callable[[Any, Seat], Any] | None = None,
-        parse_action: Callable[[str], Any] | None = None,
-        summary: Callable[[Any, Seat | None], str] | None = None,
+        new_table: Callable[[ConfigT, int], StateT],
+        to_act: Callable[[StateT], list[Seat]],
+        legal_actions: Callable[[StateT, Seat], list[ActionT]],
+        apply: Callable[[StateT, Seat, ActionT], tuple[StateT, list[Event]]],
+        view: Callable[[StateT, Seat | None], View],
+        outcome: Callable[[StateT], Outcome | None],
+        hidden_from: Callable[[StateT, Seat | None], frozenset[str]],
+        default_action: Callable[[StateT, Seat], ActionT] | None = None,
+        parse_action: Callable[[str], ActionT] | None = None,
+        summary: Callable[[StateT, Seat | None], str] | None = None,
         rulebook: str = "",
     ) -> None:
         self.info = info
@@ -114,15 +135,18 @@ class AssembledGame:
         self.outcome = outcome
         self.hidden_from = hidden_from
         self.default_action = default_action or self._first_legal
-        self.parse_action = parse_action or generic_parser(action_type)
-        self.summary = summary or (lambda state, seat: self.view(state, seat).model_dump_json())
+        self.parse_action: Callable[[str], ActionT] = parse_action or generic_parser(action_type)
+        self.summary = summary or self._view_json
         self._rulebook = rulebook
 
-    def _first_legal(self, state: Any, seat: Seat) -> Any:
+    def _first_legal(self, state: StateT, seat: Seat) -> ActionT:
         options = self.legal_actions(state, seat)
         if not options:
             raise NotYourTurn(f"Seat {seat} has nothing to decide now.")
         return options[0]
+
+    def _view_json(self, state: StateT, seat: Seat | None) -> str:
+        return self.view(state, seat).model_dump_json()
 
     def rulebook(self) -> str:
         """The game's rulebook text."""

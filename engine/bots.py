@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import pkgutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
 
-import engine
 from engine.chance import draw_below
 from engine.core import Action, Game, Seat, View
+from engine.registry import UnknownGame, package_of
 
 __all__ = [
     "RANDOM",
@@ -132,32 +131,19 @@ def decide(bot: Bot, game: Game[Any, Any, Any], state: Any, seat: Seat, rng_seed
     return choice
 
 
-@cache
-def _game_packages() -> dict[str, str]:
-    """Game API name -> engine subpackage name (``market-fortune`` -> ``market_fortune``)."""
-    packages: dict[str, str] = {}
-    for module_info in pkgutil.iter_modules(engine.__path__):
-        if not module_info.ispkg:
-            continue
-        module = importlib.import_module(f"engine.{module_info.name}")
-        game = getattr(module, "GAME", None)
-        if game is not None:
-            packages[game.info.name] = module_info.name
-    return packages
-
-
 def game_bots_module(game_name: str) -> ModuleType | None:
     """The ``engine/<game package>/bots.py`` module of ``game_name``, if it has one.
 
     :raises UnknownBot: if no game of that name is installed.
     """
-    package = _game_packages().get(game_name)
-    if package is None:
-        raise UnknownBot(f"no game named {game_name!r}")
     try:
-        return importlib.import_module(f"engine.{package}.bots")
+        module_name = f"{package_of(game_name)}.bots"
+    except UnknownGame:
+        raise UnknownBot(f"no game named {game_name!r}") from None
+    try:
+        return importlib.import_module(module_name)
     except ModuleNotFoundError as missing:
-        if missing.name != f"engine.{package}.bots":
+        if missing.name != module_name:
             raise
         return None
 

@@ -95,6 +95,7 @@ def play_plans(*, game: str, mode: str, plans: Sequence[TablePlan], seed: int,
         results.append(TableResult(
             index=plan.index, board=plan.board, round=plan.round,
             table_id=f"local_{plan.index}", seating=plan.seating,
-            placements=placements(outcome.winners, outcome.scores, len(plan.seating)),
+            placements=placements(outcome.winners, outcome.scores, len(plan.seating),
+                                  outcome.eliminated),
             scores=tuple(outcome.scores), reason=outcome.reason, finished_at=float(plan.index)))
     return results

@@ -21,16 +21,19 @@ from typing import Any
 __all__ = ["TableResult", "placements"]
 
 
-def placements(winners: Sequence[int], scores: Sequence[float], seats: int) -> tuple[int, ...]:
+def placements(winners: Sequence[int], scores: Sequence[float], seats: int,
+               eliminated: Sequence[int] = ()) -> tuple[int, ...]:
     """The place of every seat: winners share place 1, the rest follow by score.
 
     Non-winners are ordered by score, highest first; equal scores tie and share
     the better place (``1, 1, 3, 4``). Empty ``scores`` count as zeros, so every
     non-winner then shares the place after the winners. With no winners at all
-    the table is ordered by score alone.
+    the table is ordered by score alone. ``eliminated`` seats (out of the running
+    before the winner was decided) come after every other seat, by score among
+    themselves.
 
-    :raises ValueError: if ``seats`` < 1, a winner is not a seat, or ``scores``
-        is neither empty nor one per seat.
+    :raises ValueError: if ``seats`` < 1, a winner or an eliminated seat is not a
+        seat, a winner is eliminated, or ``scores`` is neither empty nor one per seat.
     """
     if seats < 1:
         raise ValueError(f"a table has at least one seat, got {seats}")
@@ -38,16 +41,23 @@ def placements(winners: Sequence[int], scores: Sequence[float], seats: int) -> t
         raise ValueError(f"{seats} seats need {seats} scores (or none), got {len(scores)}")
     if any(not 0 <= seat < seats for seat in winners):
         raise ValueError(f"winners {tuple(winners)} are not all seats of a {seats}-seat table")
+    if any(not 0 <= seat < seats for seat in eliminated):
+        raise ValueError(f"eliminated {tuple(eliminated)} are not all seats of a {seats}-seat table")
+    won, out = set(winners), set(eliminated)
+    if won & out:
+        raise ValueError(f"seats {sorted(won & out)} both won and were eliminated")
     points = [float(score) for score in scores] if scores else [0.0] * seats
-    won = set(winners)
     places: list[int] = []
     for seat in range(seats):
         if seat in won:
             places.append(1)
-        else:
-            better = sum(1 for other in range(seats)
-                         if other not in won and points[other] > points[seat])
-            places.append(len(won) + better + 1)
+            continue
+        # Everyone still in the running finishes ahead of an eliminated seat.
+        ahead = len(won) + (seats - len(won) - len(out) if seat in out else 0)
+        better = sum(1 for other in range(seats)
+                     if other not in won and (other in out) == (seat in out)
+                     and points[other] > points[seat])
+        places.append(ahead + better + 1)
     return tuple(places)
 
 

@@ -1751,6 +1751,11 @@ export interface components {
          * @description How a finished table ended.
          */
         OutcomeOut: {
+            /**
+             * Eliminated
+             * @description Seats put out of the running before the winner was decided (Hab & Gut's least generous donors): they place after every other seat, whatever their score.
+             */
+            eliminated?: number[];
             /** Reason */
             reason: string;
             /** Scores */

@@ -59,7 +59,7 @@ LAST_TURN = ROUNDS * TURNS_PER_ROUND
 def _event(
     *, kind: str, text: str, data: dict[str, Any], audience: tuple[Seat, ...] | None = None
 ) -> Event:
-    """An event built without validating again: the engine only passes plain JSON values."""
+    """:func:`engine.core.new_event` with keyword arguments."""
     return new_event(kind, text, audience, data)
 
 
@@ -792,4 +792,5 @@ def outcome(state: HabState) -> Outcome | None:
         reason="richest",
         scores=tuple(float(m) for m in state.money),
         text=text,
+        eliminated=state.eliminated,
     )

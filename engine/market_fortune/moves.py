@@ -52,11 +52,7 @@ def event(
     audience: tuple[int, ...] | None = None,
     **data: object,
 ) -> Event:
-    """An event; ``audience=None`` is public.
-
-    Built without re-validation: the engine makes many events per step and
-    only ever passes plain JSON values.
-    """
+    """An event; ``audience=None`` is public (:func:`engine.core.new_event`)."""
     return event_of(kind, text, audience, data)
 
 

@@ -18,7 +18,7 @@ import pytest
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from engine.registry import get_game
+from engine.registry import get_game, package_of
 from gateway.app import create_app
 from gateway.embedded_redis import EmbeddedRedis
 from gateway.services.records import TableRecord
@@ -120,8 +120,7 @@ the scan must be the state every reader observes)."""
 
 def audit_of(game: str) -> Any:
     """The game's ``audit`` module: its independent statement of what a seat may not see."""
-    package = type(get_game(game)).__module__.split(".")[1]
-    return importlib.import_module(f"engine.{package}.audit")
+    return importlib.import_module(f"{package_of(game)}.audit")
 
 
 @pytest.mark.parametrize(("game", "table_fields"), WHOLE_GAMES, ids=[game for game, _ in WHOLE_GAMES])

@@ -9,13 +9,14 @@ lets a seat act out of turn.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import pytest
 
-from engine.assembly import assemble
+from engine.assembly import AssembledGame, assemble
 from engine.core import Event, MalformedAction, Seat, TableConfig
-from engine.registry import all_games, get_game
+from engine.registry import all_games, get_game, package_of
 from engine.testing import check_game
 from tests.engine import toy_game
 from tests.engine.toy_game import GAME as HIGH_CARD
@@ -42,6 +43,13 @@ def test_every_registered_game_passes_the_kit(name: str) -> None:
     assert report.games == len(_configs(name)) and report.steps > 100
     assert report.refusals > 50 and report.ids_seen > 10
     assert report.finished >= 1
+
+
+@pytest.mark.parametrize("name", sorted(all_games()))
+def test_every_registered_game_is_assembled_as_data(name: str) -> None:
+    # One way to make a game (docs/new-game.md): its rule functions, no forwarding class.
+    assert isinstance(get_game(name), AssembledGame)
+    assert importlib.import_module(package_of(name)).GAME is get_game(name)
 
 
 def test_the_toy_game_passes_the_kit() -> None:

@@ -20,7 +20,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from engine.registry import all_games, get_game
+from engine.registry import all_games, get_game, package_of
 from gateway.config import Settings
 from gateway.services.records import TableRecord
 from gateway.store.connection import Keys, connect
@@ -31,8 +31,7 @@ _TOKEN = re.compile(r"[A-Za-z0-9.+_\-]+")
 
 def audit_of(game_name: str) -> Any:
     """The game's ``audit`` module (its independent statement of what each seat may not see)."""
-    package = type(get_game(game_name)).__module__.split(".")[1]
-    return importlib.import_module(f"engine.{package}.audit")
+    return importlib.import_module(f"{package_of(game_name)}.audit")
 
 
 def read_state(settings: Settings, table_id: str) -> tuple[Any, TableRecord]:

@@ -38,6 +38,21 @@ def test_a_winner_goes_first_even_with_a_lower_score() -> None:
     assert placements([0], [1.0, 50.0, 20.0], 3) == (1, 2, 3)
 
 
+def test_eliminated_seats_finish_after_everyone_still_in_the_running() -> None:
+    # Hab & Gut: the least generous donor is out, however rich.
+    assert placements([1], [300.0, 250.0, 200.0, 100.0], 4, eliminated=[0]) == (4, 1, 2, 3)
+    # Two out: the one left in the running is second; the two out follow by score.
+    assert placements([2], [300.0, 280.0, 250.0, 10.0], 4, eliminated=[0, 1]) == (3, 4, 1, 2)
+    assert placements([2], [5.0, 5.0, 9.0], 3, eliminated=[0, 1]) == (2, 2, 1)
+
+
+def test_a_winner_cannot_be_eliminated() -> None:
+    with pytest.raises(ValueError, match="both won and were eliminated"):
+        placements([0], [1.0, 2.0], 2, eliminated=[0])
+    with pytest.raises(ValueError, match="not all seats"):
+        placements([0], [1.0, 2.0], 2, eliminated=[5])
+
+
 def test_no_winner_orders_by_score_alone() -> None:
     assert placements([], [3.0, 3.0, 7.0], 3) == (2, 2, 1)
 

@@ -217,9 +217,10 @@ def result_of(plan: TablePlan, record: TableRecord) -> TableResult | None:
         return None
     winners = [int(seat) for seat in record.outcome.get("winners", [])]
     scores = [float(score) for score in record.outcome.get("scores", [])]
+    eliminated = [int(seat) for seat in record.outcome.get("eliminated", [])]
     return TableResult(
         index=plan.index, board=plan.board, round=plan.round, table_id=record.id,
-        seating=plan.seating, placements=placements(winners, scores, record.seats),
+        seating=plan.seating, placements=placements(winners, scores, record.seats, eliminated),
         scores=tuple(scores),
         reason=str(record.outcome.get("reason", "")), finished_at=record.finished_at or 0.0)
 

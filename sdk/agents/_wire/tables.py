@@ -150,6 +150,11 @@ class OutcomeOut(_Out):
     reason: str
     scores: list[float]
     text: str
+    eliminated: list[int] = Field(
+        default_factory=list,
+        description="Seats put out of the running before the winner was decided (Hab & Gut's "
+                    "least generous donors): they place after every other seat, whatever "
+                    "their score.")
 
 
 class SeatOut(_Out):

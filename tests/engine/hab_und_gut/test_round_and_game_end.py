@@ -10,6 +10,7 @@ from engine.hab_und_gut.audit import card_locations
 from engine.hab_und_gut.components import SHARE_CARDS
 from engine.hab_und_gut.rules import price_of
 from engine.hab_und_gut.state import HabState
+from tournament.results import placements
 
 
 def _last_market_step(state: HabState, hg) -> tuple[HabState, list]:  # type: ignore[no-untyped-def]
@@ -95,6 +96,9 @@ def test_the_least_donor_is_eliminated_and_the_richest_remaining_wins(table, hg)
     assert state.money[2] == 300 + salt
     assert state.money[0] == 300 + 5 * salt  # cashed in for the score table, but out of the race
     assert outcome.scores[2] == 300 + salt
+    # The richest seat is out: the outcome says so, and a tournament places it last.
+    assert outcome.eliminated == (0,) and outcome.scores[0] > outcome.scores[2]
+    assert placements(outcome.winners, outcome.scores, 4, outcome.eliminated)[0] == 4
 
 
 def test_a_tie_for_least_eliminates_every_tied_seat(table, hg) -> None:  # type: ignore[no-untyped-def]

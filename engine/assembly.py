@@ -19,6 +19,7 @@ and :func:`engine.testing.check_game` take it as they take a class. See
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import resources
 from types import UnionType
 from typing import Annotated, Any, Generic, TypeVar, Union, get_args, get_origin
 
@@ -36,7 +37,7 @@ from engine.core import (
     View,
 )
 
-__all__ = ["AssembledGame", "GenericAction", "assemble", "generic_parser"]
+__all__ = ["AssembledGame", "GenericAction", "assemble", "generic_parser", "packaged_rulebook"]
 
 
 class GenericAction(Action):
@@ -86,6 +87,12 @@ def generic_parser(action_type: Any) -> Callable[[str], Any]:
             raise MalformedAction(f"not an action id: {action_id!r}") from None
 
     return parse
+
+
+def packaged_rulebook(package: str) -> str:
+    """The ``rulebook.md`` of a game's ``package`` (``__name__`` in its ``__init__``), read
+    as package data: an installed wheel has no source tree to take a path from."""
+    return resources.files(package).joinpath("rulebook.md").read_text(encoding="utf-8")
 
 
 ConfigT = TypeVar("ConfigT", bound=TableConfig)

@@ -192,8 +192,12 @@ class HeadGuard:
         self.disarm()
 
 
-class GatewayH11Protocol(H11Protocol):
-    """The h11 protocol with ``TCP_NODELAY`` and a :class:`HeadGuard`."""
+class _HeadGuarded:
+    """What both protocols add the same way: ``TCP_NODELAY``, a :class:`HeadGuard`
+    started with the connection and dropped with it. Listed before uvicorn's
+    protocol class, so ``super()`` is that class."""
+
+    cycle: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -203,17 +207,27 @@ class GatewayH11Protocol(H11Protocol):
         """Whether a response is being written on this connection."""
         return self.cycle is not None and not self.cycle.response_complete
 
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Set ``TCP_NODELAY``, carry on as the parser's protocol does, and start the
+        first head's deadline."""
+        _no_delay(transport)
+        super().connection_made(transport)  # type: ignore[misc]
+        self.head_guard.opened(transport)  # type: ignore[arg-type]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Drop the head's deadline, then carry on as the parser's protocol does."""
+        self.head_guard.closed()
+        super().connection_lost(exc)  # type: ignore[misc]
+
+
+class GatewayH11Protocol(_HeadGuarded, H11Protocol):
+    """The h11 protocol with ``TCP_NODELAY`` and a :class:`HeadGuard`."""
+
     def head_open(self) -> bool:
         """A request head is incomplete: h11 waits for one (``IDLE``) and either some of it
         came or the connection's first one is still due."""
         return self.conn.their_state is h11.IDLE and (
             self.head_guard.timer is not None or bool(self.conn.trailing_data[0]))
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        """Set ``TCP_NODELAY``, carry on as h11 does, and start the first head's deadline."""
-        _no_delay(transport)
-        super().connection_made(transport)  # type: ignore[arg-type]
-        self.head_guard.opened(transport)  # type: ignore[arg-type]
 
     def data_received(self, data: bytes) -> None:
         """Parse as h11 does, then account the chunk to the open head, if any."""
@@ -230,34 +244,19 @@ class GatewayH11Protocol(H11Protocol):
         if self.conn.their_state is h11.IDLE and self.conn.trailing_data[0]:
             self.head_guard.fed(head_open=True, counted=0, began=True)
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        """Drop the head's deadline, then carry on as h11 does."""
-        self.head_guard.closed()
-        super().connection_lost(exc)
 
 
 if importlib.util.find_spec("httptools") is not None:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-    class GatewayHttpToolsProtocol(HttpToolsProtocol):
+    class GatewayHttpToolsProtocol(_HeadGuarded, HttpToolsProtocol):
         """The httptools protocol with ``TCP_NODELAY`` and a :class:`HeadGuard`."""
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            self.head_guard = HeadGuard(head_limits(), self.answering)
-            self.head_is_open = False
-            self.head_began = False
-
-        def answering(self) -> bool:
-            """Whether a response is being written on this connection."""
-            return self.cycle is not None and not self.cycle.response_complete
-
-        def connection_made(self, transport: asyncio.BaseTransport) -> None:
-            """Set ``TCP_NODELAY``, carry on as httptools does, start the first head's deadline."""
-            _no_delay(transport)
-            super().connection_made(transport)  # type: ignore[arg-type]
             self.head_is_open = True
-            self.head_guard.opened(transport)  # type: ignore[arg-type]
+            """A connection's first head is open from its opening."""
+            self.head_began = False
 
         def data_received(self, data: bytes) -> None:
             """Parse as httptools does, then account the chunk to the open head, if any."""
@@ -279,11 +278,6 @@ if importlib.util.find_spec("httptools") is not None:
             """The head's last header: it is closed (the body has its own deadline)."""
             self.head_is_open = False
             super().on_headers_complete()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            """Drop the head's deadline, then carry on as httptools does."""
-            self.head_guard.closed()
-            super().connection_lost(exc)
 
 else:  # pragma: no cover - httptools is a dependency wherever it has wheels
     GatewayHttpToolsProtocol = GatewayH11Protocol  # type: ignore[misc,assignment]

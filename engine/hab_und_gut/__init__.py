@@ -10,9 +10,7 @@ sections the engine's errors cite.
 
 from __future__ import annotations
 
-from importlib import resources
-
-from engine.assembly import assemble
+from engine.assembly import assemble, packaged_rulebook
 from engine.core import GameInfo, ModeInfo
 
 from . import audit, rules
@@ -59,7 +57,6 @@ GAME = assemble(
     default_action=rules.default_action,
     parse_action=parse_action,
     summary=summary,
-    # Package data, not a path beside the source: an installed wheel has no source tree.
-    rulebook=resources.files(__name__).joinpath("rulebook.md").read_text(encoding="utf-8"),
+    rulebook=packaged_rulebook(__name__),
 )
 """The Hab & Gut game, found by :mod:`engine.registry`."""

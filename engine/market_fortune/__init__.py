@@ -18,9 +18,7 @@ its plain-text ``summary``. The package's modules:
 
 from __future__ import annotations
 
-from importlib import resources
-
-from engine.assembly import assemble
+from engine.assembly import assemble, packaged_rulebook
 from engine.core import GameInfo, ModeInfo
 from engine.market_fortune import audit, cards, rules
 from engine.market_fortune.actions import MarketFortuneActionType, parse_action
@@ -29,31 +27,22 @@ from engine.market_fortune.view import MarketFortuneView, summary, view
 
 __all__ = ["GAME", "INFO"]
 
+
+def _mode(name: str, description: str) -> ModeInfo:
+    """A mode of Market Fortune: every mode seats the same numbers."""
+    return ModeInfo(name=name, title=name.title(), min_seats=cards.MIN_SEATS,
+                    max_seats=cards.MAX_SEATS, description=description)
+
+
 INFO = GameInfo(
     name="market-fortune",
     title="Market Fortune",
     modes=(
-        ModeInfo(
-            name="family",
-            title="Family",
-            min_seats=cards.MIN_SEATS,
-            max_seats=cards.MAX_SEATS,
-            description=f"First to form {cards.INVESTMENTS_TO_WIN} investments wins (9.1).",
-        ),
-        ModeInfo(
-            name="fortune",
-            title="Fortune",
-            min_seats=cards.MIN_SEATS,
-            max_seats=cards.MAX_SEATS,
-            description=f"{cards.INVESTMENTS_TO_WIN} investments worth {cards.VICTORY_VALUE}M or more (9.2).",
-        ),
-        ModeInfo(
-            name="championship",
-            title="Championship",
-            min_seats=cards.MIN_SEATS,
-            max_seats=cards.MAX_SEATS,
-            description=f"A match of Fortune games; first to {cards.MATCH_TARGET}M of winning counts (9.3).",
-        ),
+        _mode("family", f"First to form {cards.INVESTMENTS_TO_WIN} investments wins (9.1)."),
+        _mode("fortune", f"{cards.INVESTMENTS_TO_WIN} investments worth {cards.VICTORY_VALUE}M "
+                         "or more (9.2)."),
+        _mode("championship", f"A match of Fortune games; first to {cards.MATCH_TARGET}M of "
+                              "winning counts (9.3)."),
     ),
     variants=dict(rules.VARIANTS),
 )
@@ -75,7 +64,6 @@ GAME = assemble(
     default_action=rules.default_action,
     parse_action=parse_action,
     summary=summary,
-    # Package data, not a path beside the source: an installed wheel has no source tree.
-    rulebook=resources.files(__name__).joinpath("rulebook.md").read_text(encoding="utf-8"),
+    rulebook=packaged_rulebook(__name__),
 )
 """The Market Fortune game, found by :mod:`engine.registry`."""

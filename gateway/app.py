@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import importlib
 import inspect
 import logging
@@ -40,6 +39,7 @@ from starlette.routing import BaseRoute, Match, Route
 
 from gateway.body_limit import BodyLimitMiddleware
 from gateway.clock import Clock, wall_clock
+from gateway.collector import adopt_worker_policy, run_full_collections
 from gateway.config import Settings, get_settings
 from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError, redis_unavailable
 from gateway.head_middleware import HeadAsGetMiddleware
@@ -55,7 +55,7 @@ from gateway.store.connection import Keys, close_client, connect, is_cluster_url
 from gateway.store.metrics import MetricsStore
 from gateway.store.outage import REDIS_UNAVAILABLE
 
-__all__ = ["API_VERSION", "BUSIEST_OPERATIONS", "GC_THRESHOLDS", "ROUTER_MODULES", "create_app"]
+__all__ = ["API_VERSION", "BUSIEST_OPERATIONS", "ROUTER_MODULES", "create_app"]
 
 API_VERSION = "2.0.0"
 """The wire contract's version, ``info.version`` of the document: its major rises with
@@ -71,18 +71,6 @@ ROUTER_MODULES = (
     "gateway.routes.tournaments",
 )
 """Route modules (each exposes ``router``); the ones not written yet are skipped."""
-
-GC_THRESHOLDS = (20_000, 20, 20)
-"""The cycle collector's thresholds in a worker (Python's defaults: 700, 10, 10).
-
-The young generation is collected when container allocations outnumber
-frees by the first number. A worker's long-lived memos (views, parsed
-states, verified tokens) keep that count growing, so the default ran about
-50 young and 5 middle collections a second under ``bench/gateway.py``,
-about 3% of the CPU, with full collections of 10-20 ms in the tail. A
-request's own objects die by reference counting, so a larger first
-threshold mostly skips scans that would free nothing; cyclic garbage waits
-a little longer, which costs a little memory."""
 
 RUNTIME_MODULE = "gateway.services.runtime"
 SHUTDOWN_GRACE_S = 5.0
@@ -421,15 +409,14 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
                     name="metrics-flusher",
                 )
             )
+            tasks.append(asyncio.create_task(
+                run_full_collections(metrics, settings.gc_full_interval_s),
+                name="full-collections"))
             # The MCP transport's session manager runs with the app (started before the
-            # freeze below, so its tool schemas are frozen with everything else).
+            # policy freezes what exists, so its tool schemas are frozen with the routes,
+            # schemas and card tables).
             async with mcp_lifespan(app):
-                # Everything built so far (routes, schemas, card tables) lives as long as
-                # the worker: moving it out of the collector's generations keeps full
-                # collections short, which shows in the tail latency (bench/gateway.py).
-                gc.collect()
-                gc.freeze()
-                gc.set_threshold(*GC_THRESHOLDS)
+                adopt_worker_policy()  # short collector pauses (gateway.collector)
                 yield
         finally:
             await _stop_tasks(tasks)

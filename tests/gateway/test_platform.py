@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import io
 import logging
 import re
@@ -16,7 +15,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from gateway import __version__ as gateway_version
-from gateway.app import GC_THRESHOLDS, create_app
+from gateway.app import create_app
 from gateway.config import MIN_ORGANISER_KEY_LENGTH, Settings, SettingsRefused, load_settings
 from gateway.logging_config import REDACTED, configure_logging, scrub
 from gateway.metrics import LATENCY_BUCKETS_S, Metrics, render_prometheus
@@ -35,20 +34,6 @@ def _closed_port() -> int:
 def test_healthz_and_readyz(client: TestClient) -> None:
     assert client.get("/healthz").json() == {"status": "ok", "version": gateway_version}
     assert client.get("/readyz").json() == {"status": "ok"}
-
-
-def test_a_started_worker_freezes_its_start_up_objects_and_collects_young_ones_less_often(
-    settings: Settings,
-) -> None:
-    defaults = gc.get_threshold()
-    try:
-        gc.set_threshold(700, 10, 10)
-        with TestClient(create_app(settings)) as client:
-            assert client.get("/healthz").status_code == 200
-            assert gc.get_threshold() == GC_THRESHOLDS
-            assert gc.get_freeze_count() > 0  # routes, schemas and card tables left the generations
-    finally:
-        gc.set_threshold(*defaults)
 
 
 def test_readyz_is_a_503_problem_when_redis_is_down(settings: Settings) -> None:

@@ -1,9 +1,13 @@
 """Capacity: how many connected agents with think time 2 workers hold, as LLM agents play.
 
 Each simulated agent plays two-seat Market Fortune tables the way the docs
-advise and an LLM agent behaves: ``observation?wait=30`` (held by the server
-until it must act), then it *thinks* 2-6 s (a uniform random pause, its model
-call), then it acts; a finished table is replaced by a new one. Half the
+advise (README, docs/sdk.md) and the SDK's ``Runner`` plays, as an LLM agent
+behaves: ``observation?wait=30`` (held by the server until it must act), then
+it *thinks* 2-6 s (a uniform random pause, its model call), then it acts;
+while the action's answer shows it still to act, it thinks and acts again from
+that answer, else it holds the next observation; a finished table is replaced
+by a new one (``--observe-after-acting``: it observes after every action, as an
+agent that ignores the action's answer would). Half the
 agents open tables, the other half join them. Every agent keeps one
 keep-alive connection (``bench/loadgen.py``), so most connections are either
 held by the server or idle while their agent thinks.
@@ -21,6 +25,7 @@ prints the largest step held:
 
     .venv/bin/python bench/capacity.py [--steps 1000,2000,3000,4000] [--seconds 30]
         [--ramp 10] [--settle 8] [--max-connections 16] [--keep-going] [--cluster]
+        [--observe-after-acting]
 
 ``--cluster``: after the run on one Redis, the same steps against a local Redis
 Cluster (3 primaries, 3 replicas, started by :class:`gateway.local_cluster.LocalCluster`),
@@ -39,6 +44,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import os
 import random
 import sys
@@ -60,6 +66,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey 
 
 from bench.held_waits import gateway_process, redis_connections, rss_mb  # noqa: E402
 from bench.loadgen import LeanConnection  # noqa: E402
+from gateway.collector import adopt_worker_policy  # noqa: E402
 from gateway.config import Settings  # noqa: E402
 from gateway.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 from gateway.local_cluster import LocalCluster  # noqa: E402
@@ -127,7 +134,7 @@ class Pairing:
 
 
 async def agent(http: LeanConnection, index: int, pair: Pairing, step: Step,
-                stop: asyncio.Event, rng: random.Random) -> None:
+                stop: asyncio.Event, rng: random.Random, *, observe_after_acting: bool) -> None:
     """Play tables until ``stop``: observe (held), think, act."""
     while not stop.is_set():
         try:
@@ -153,30 +160,37 @@ async def agent(http: LeanConnection, index: int, pair: Pairing, step: Step,
                 if joined.status != 200:
                     step.error(f"join {joined.status}")
                     continue
-            await play(http, table_id, step, stop, rng, pair)
+            await play(http, table_id, step, stop, rng, pair,
+                       observe_after_acting=observe_after_acting)
         except (OSError, asyncio.IncompleteReadError) as failure:
             step.error(f"connection: {failure!r}")
             await asyncio.sleep(1)
 
 
 async def play(http: LeanConnection, table_id: str, step: Step, stop: asyncio.Event,
-               rng: random.Random, pair: Pairing) -> None:
+               rng: random.Random, pair: Pairing, *, observe_after_acting: bool) -> None:
+    """One table, as the docs' loop and the SDK's ``Runner`` play it: while the seat is
+    to act it decides from the observation its last action's answer carried; when
+    another seat is, it holds ``observation?wait=30``. ``observe_after_acting``: an
+    agent that ignores the action's answer and observes after every action."""
     base = f"/v1/tables/{table_id}"
+    observation: dict[str, Any] | None = None
     while not stop.is_set():
-        answer = await http.request("GET", f"{base}/observation", params={"wait": 30})
-        if answer.status != 200:
-            step.error(f"observe {answer.status}")
-            return
-        step.observations += 1
-        observation = answer.json()
-        if observation["status"] == "finished":
-            return
-        if not observation["legal_actions"]:
-            continue  # the wait ran out: observe again, held
-        if pair.acted_at is not None:
-            if step.measuring:
-                step.handovers.append(time.perf_counter() - pair.acted_at)
-            pair.acted_at = None
+        if observation is None or not observation["legal_actions"]:
+            answer = await http.request("GET", f"{base}/observation", params={"wait": 30})
+            if answer.status != 200:
+                step.error(f"observe {answer.status}")
+                return
+            step.observations += 1
+            observation = answer.json()
+            if observation["status"] == "finished":
+                return
+            if not observation["legal_actions"]:
+                continue  # the wait ran out: observe again, held
+            if pair.acted_at is not None:
+                if step.measuring:
+                    step.handovers.append(time.perf_counter() - pair.acted_at)
+                pair.acted_at = None
         await asyncio.sleep(rng.uniform(*THINK_S))  # the agent's model thinks
         if stop.is_set():
             return
@@ -186,8 +200,15 @@ async def play(http: LeanConnection, table_id: str, step: Step, stop: asyncio.Ev
             "version": observation["version"], "action": action},
             headers={"Idempotency-Key": uuid.uuid4().hex})
         elapsed = time.perf_counter() - started
+        observation = None
         if acted.status == 200:
-            pair.acted_at = time.perf_counter()
+            following = acted.json()["observation"]
+            if following["status"] == "finished":
+                return
+            if not following["legal_actions"]:
+                pair.acted_at = time.perf_counter()  # the turn passed: to the partner
+            if not observe_after_acting:
+                observation = following
             if step.measuring:
                 step.latencies.append(elapsed)
                 step.actions += 1
@@ -234,7 +255,8 @@ async def run_step(url: str, tokens: TokenService, agents: int, args: argparse.N
     for start in range(0, agents, 2):  # a pair at a time, spread over the ramp
         for i in (start, start + 1):
             tasks.append(asyncio.create_task(
-                agent(connections[i], i, pairs[i // 2], step, stop, random.Random(i))))
+                agent(connections[i], i, pairs[i // 2], step, stop, random.Random(i),
+                      observe_after_acting=args.observe_after_acting)))
         await asyncio.sleep(args.ramp / (agents / 2))
     await asyncio.sleep(args.settle)
     step.measuring = True
@@ -285,6 +307,7 @@ async def measure(url: str, tokens: TokenService, args: argparse.Namespace, redi
                   namespace: str, server_pid: int) -> list[Step]:
     steps = []
     for agents in args.steps:
+        gc.collect()  # the last step's garbage, between the measured spans
         step = await run_step(url, tokens, agents - agents % 2, args, redis_url, namespace,
                               server_pid)
         report(step)
@@ -304,6 +327,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="unmeasured seconds after the ramp")
     parser.add_argument("--max-connections", type=int, default=16,
                         help="AGENTS_CLUB_REDIS_MAX_CONNECTIONS of each worker")
+    parser.add_argument("--observe-after-acting", action="store_true",
+                        help="agents observe again after every action, even while still to "
+                             "act, instead of going on from the action's answer (the loop "
+                             "this script ran before 2026-12-03: more requests per action)")
     parser.add_argument("--keep-going", action="store_true",
                         help="run every step even after one missed the targets (to see the "
                              "Redis connections and RSS at the larger sizes too)")
@@ -399,7 +426,10 @@ def _ratios(single: list[Step], on_cluster: list[Step]) -> None:
 
 def _run(main: Any) -> list[Step]:
     """Run the load generator on uvloop when installed (it shares the machine with the
-    server, so every cycle it saves is the server's)."""
+    server, so every cycle it saves is the server's), under the workers' collector policy:
+    the client holds one request per agent too, and its own collector pauses (full
+    collections of 100-140 ms at 3,000 agents) would be counted as the server's latency."""
+    adopt_worker_policy()
     try:
         import uvloop
     except ImportError:

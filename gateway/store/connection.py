@@ -558,6 +558,12 @@ async def _cluster_round_trip(
             await connection.disconnect()
             if last:
                 raise
+        except AttributeError:
+            # During a failover another request's layout refresh disconnects the old
+            # nodes' connections, this one included, between its connect and its send
+            # (redis-py then finds no writer): a lost connection like any other.
+            if connection.is_connected or last:
+                raise
         finally:
             node.release(connection)
         # The slot moved or its node is gone: learn the cluster's layout again (a

@@ -202,16 +202,16 @@ async def play(http: LeanConnection, table_id: str, step: Step, stop: asyncio.Ev
         elapsed = time.perf_counter() - started
         observation = None
         if acted.status == 200:
+            if step.measuring:
+                step.latencies.append(elapsed)
+                step.actions += 1
             following = acted.json()["observation"]
             if following["status"] == "finished":
-                return
+                return  # (--observe-after-acting's next observation would say so too)
             if not following["legal_actions"]:
                 pair.acted_at = time.perf_counter()  # the turn passed: to the partner
             if not observe_after_acting:
                 observation = following
-            if step.measuring:
-                step.latencies.append(elapsed)
-                step.actions += 1
         elif acted.status == 409:
             step.stale += step.measuring  # a turn clock or a retry got there first
         else:

@@ -28,9 +28,11 @@ scan is a few thousand objects, about a millisecond) and turns the automatic
 full collection off. Full collections then run on a schedule,
 :func:`run_full_collections`, every ``AGENTS_CLUB_GC_FULL_INTERVAL_S`` with
 some jitter so two workers do not pause together. Only cyclic garbage that
-outlived the middle generation waits for one: the gateway makes little (a
-full collection at 3,000 agents frees a few thousand objects, the counters
-below say how many), so the price is a little memory between collections.
+outlived the middle generation waits for one, so the price is some memory
+between collections (``agents_club_gc_collected_objects_total`` says how much
+garbage each found), and a scheduled collection still pauses the worker as
+long as an automatic one did, but once every few minutes instead of every few
+seconds.
 Everything the worker built at its start is frozen out of the generations
 first (``gc.freeze``), so no collection scans it again.
 """

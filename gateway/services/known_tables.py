@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_CAPACITY", "KnownTables"]
 
 DEFAULT_CAPACITY = 256
-"""Tables remembered per worker (they share their parsed states with
+"""Tables remembered by a bare context (tests); a worker remembers
+``AGENTS_CLUB_REMEMBERED_TABLES`` (they share their parsed states with
 :class:`gateway.services.parsed_states.ParsedStates`, which has the same size)."""
 
 

@@ -20,9 +20,9 @@ from gateway.services.records import TableRecord
 __all__ = ["DEFAULT_CAPACITY", "ParsedStates"]
 
 DEFAULT_CAPACITY = 256
-"""Tables remembered per worker: a few MB at most (a Market Fortune state is
-about 5 KB of JSON), enough for every table a worker serves under
-``bench/gateway.py``'s 64 agents."""
+"""Tables remembered by a bare context (tests); a worker remembers
+``AGENTS_CLUB_REMEMBERED_TABLES`` (a Market Fortune state is about 4 KB of JSON
+and 6 KB parsed)."""
 
 
 class ParsedStates:

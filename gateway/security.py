@@ -30,6 +30,7 @@ import hashlib
 import hmac
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
@@ -86,7 +87,11 @@ class IssuedToken(NamedTuple):
 
 
 VERIFIED_CACHE_SIZE = 4096
-"""Tokens whose signature and claims this process already checked (see :meth:`TokenService.authenticate`)."""
+"""Tokens whose signature and claims this process already checked (see
+:meth:`TokenService.authenticate`), least recently used dropped first: every
+worker sees every agent's token once its keep-alive connections come and go, so
+more tokens than this may be live, and only the ones not sent lately are checked
+again."""
 
 _TITLES = {
     "auth/missing": "Authentication required",
@@ -194,7 +199,7 @@ class TokenService:
         # cost about 0.4 ms of CPU per request; an agent sends the same token on
         # every request. Only the stateless checks are cached: expiry is checked
         # again on every hit, revocation is never cached here.
-        self._verified: dict[str, VerifiedToken] = {}
+        self._verified: OrderedDict[str, VerifiedToken] = OrderedDict()
 
     # minting -----------------------------------------------------------------
 
@@ -317,11 +322,14 @@ class TokenService:
         :class:`PendingRevocation`.
         """
         verified = self._verified.get(token)
-        if verified is None or time.time() >= self.valid_until(verified):
-            verified = self.verify_token(token)  # raises for an expired token, as before
-            if len(self._verified) >= VERIFIED_CACHE_SIZE:
-                self._verified.clear()  # crude bound: a burst of new tokens only costs a re-verify
-            self._verified[token] = verified
+        if verified is not None and time.time() < self.valid_until(verified):
+            self._verified.move_to_end(token)
+            return verified
+        verified = self.verify_token(token)  # raises for an expired token, as before
+        self._verified[token] = verified
+        self._verified.move_to_end(token)
+        if len(self._verified) > VERIFIED_CACHE_SIZE:
+            self._verified.popitem(last=False)
         return verified
 
     async def authenticate(self, token: str, revoked: RevocationCheck) -> VerifiedToken:

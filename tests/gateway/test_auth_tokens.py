@@ -220,3 +220,34 @@ def test_tokens_of_a_retired_key_stay_valid_while_its_public_key_is_listed(
     with pytest.raises(Exception) as refused:
         without_old.verify(old_token)
     assert getattr(refused.value, "code", None) == "auth/unknown_key"
+
+
+def test_the_verified_token_cache_drops_the_least_recently_sent_token(
+        settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """More live tokens than the cache holds (every worker sees every agent's token once
+    connections come and go): a token sent lately stays checked, the stalest is checked
+    again; before, a full cache was emptied and every live token checked again."""
+    import gateway.security as security
+
+    monkeypatch.setattr(security, "VERIFIED_CACHE_SIZE", 3)
+    tokens = TokenService(settings)
+    minted = [tokens.mint(agent_id=f"agent-{i}", name=f"a{i}", scopes={"game:market-fortune"})
+              for i in range(4)]
+    checked: list[str] = []
+    verify = tokens.verify_token
+
+    def counting(token: str) -> Any:
+        checked.append(token)
+        return verify(token)
+
+    monkeypatch.setattr(tokens, "verify_token", counting)
+    for token in minted[:3]:
+        tokens.verify_cached(token)
+    tokens.verify_cached(minted[0])  # sent again: now the most recent
+    tokens.verify_cached(minted[3])  # a fourth: drops minted[1], the stalest
+    assert checked == minted
+    tokens.verify_cached(minted[0])
+    tokens.verify_cached(minted[2])
+    assert checked == minted  # both still cached
+    tokens.verify_cached(minted[1])
+    assert checked == [*minted, minted[1]]  # checked again, as it was dropped

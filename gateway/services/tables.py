@@ -58,7 +58,13 @@ from gateway.services.observations import (
 )
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
 from gateway.store.admission import AdmissionStore
-from gateway.store.tables import CommitResult, IdempotencyRecord, TableSnapshot, TurnEntry
+from gateway.store.tables import (
+    CommitResult,
+    IdempotencyRecord,
+    RecentHistory,
+    TableSnapshot,
+    TurnEntry,
+)
 
 __all__ = [
     "build_replay",
@@ -635,6 +641,7 @@ async def observe(
     remembered = (_remembered_waiting_seat(ctx, table_id, caller)
                   if wait >= REMEMBERED_WAIT_MIN_S else None)
     unasked: PendingRevocation | None = None  # a caller whose revocation is still to ask
+    recent: tuple[TableSnapshot, RecentHistory] | None = None  # a read and its history
     if remembered is None:
         loaded, principal = await read_visible(ctx, table_id, caller)
         seat = loaded.record.seat_for(principal)
@@ -654,6 +661,7 @@ async def observe(
         stream = ctx.store.events_key(table_id) if seat is None else ctx.store.turns_key(table_id)
         if not _worth_answering(loaded, seat, first_version) and held_s >= 0.001:
             async with ctx.waiters.watch(stream, asked) as watch:
+                after_wake = False  # a read after a wake usually answers: it reads the history too
                 while True:  # read (the first time: what came before the watch began), wait
                     changed = False
                     if seat is None:  # a spectator: any change is worth answering
@@ -666,8 +674,9 @@ async def observe(
                         if woken:
                             latest, changed = read, True
                     else:  # a seat: only a change of who acts may be
-                        revoked, turns, read = await ctx.store.turns_then_table(
-                            table_id, latest, asked)
+                        revoked, turns, read, history = await ctx.store.turns_then_table(
+                            table_id, latest, asked,
+                            history=(LOG_TAIL, FIRST_READ_EVENTS) if after_wake else None)
                         confirmed = caller.confirm(revoked) if caller is not None else None
                         if unasked is not None:  # started from memory: this was the first read
                             principal, unasked = confirmed, None
@@ -678,6 +687,7 @@ async def observe(
                             break
                         if turns:
                             latest = read
+                            recent = None if history is None else (read, history)
                             changed = not _still_not_to_act(turns[-1], latest, seat)
                     if changed:
                         loaded = _visible(ctx, table_id, latest, principal)
@@ -688,6 +698,7 @@ async def observe(
                     remaining = give_up - time.monotonic()
                     if remaining < 0.001 or not await watch.changed(remaining):
                         break
+                    after_wake = True
         if unasked is not None:  # no wait happened after all: read the table as usual
             loaded, principal = await read_visible(ctx, table_id, unasked)
         elif latest is not loaded.snapshot:  # the wait ran out after changes not parsed yet
@@ -696,7 +707,9 @@ async def observe(
             caller.confirm_still_valid()  # the token may have expired while it waited
         # The seat as of the read told, not as of the first: seats change until the start.
         seat = loaded.record.seat_for(principal)
-    since = await _since_last_move(ctx, table_id, loaded, seat)
+    since = await _since_last_move(
+        ctx, table_id, loaded, seat,
+        recent[1] if recent is not None and recent[0] is loaded.snapshot else None)
     reason: SpectatorReason | None = None
     if seat is None:
         reason = "no_token" if caller is None else "not_seated"
@@ -704,18 +717,20 @@ async def observe(
 
 
 async def _since_last_move(
-    ctx: TableContext, table_id: str, loaded: LoadedTable, seat: int | None
+    ctx: TableContext, table_id: str, loaded: LoadedTable, seat: int | None,
+    recent: RecentHistory | None = None,
 ) -> SinceLastMove | None:
     """The events ``seat`` may see since its last move, read after the table: the log's
-    last entries and the newest events in one lean round trip (usually enough), else
-    the log further back and the events after the move; ``None`` for a spectator and before the start. Events
-    newer than the observed table are left out. More than :data:`RECENT_EVENTS` since
-    the move, or a move older than the log read, tell the newest events only."""
+    last entries and the newest events in one lean round trip (usually enough; ``recent``:
+    already read with the table), else the log further back and the events after the
+    move; ``None`` for a spectator and before the start. Events newer than the observed
+    table are left out. More than :data:`RECENT_EVENTS` since the move, or a move older
+    than the log read, tell the newest events only."""
     if seat is None or loaded.record.status == "open":
         return None
     last = loaded.snapshot.seq
     # One lean round trip usually tells it all: the log's last entries and the newest events.
-    log, events = await ctx.store.recent_history(
+    log, events = recent if recent is not None else await ctx.store.recent_history(
         table_id, log_entries=LOG_TAIL, events=FIRST_READ_EVENTS)
     after = last_move(log, seat, whole_log=len(log) < LOG_TAIL)
     if after is not None and reaches(events, after):

@@ -11,7 +11,8 @@ import json
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import Any, NamedTuple
 
 from gateway.store.connection import decoded, stream_entries
 
@@ -19,9 +20,11 @@ __all__ = [
     "SNAPSHOT_FIELDS",
     "CommitResult",
     "IdempotencyRecord",
+    "RecentHistory",
     "StoredEvent",
     "TableSnapshot",
     "TurnEntry",
+    "TurnsRead",
     "audience_field",
     "no_errors",
     "parse_to_act",
@@ -38,7 +41,15 @@ class StoredEvent:
     seq: int
     audience: tuple[int, ...] | None
     """``None``: public; else the seats allowed to see it."""
-    body: dict[str, Any]
+    raw: bytes | str
+    """The body as stored (JSON)."""
+
+    @cached_property
+    def body(self) -> dict[str, Any]:
+        """The body, parsed when first asked: readers pass over most of the events they
+        read (an observation keeps those since the seat's last move)."""
+        parsed: dict[str, Any] = json.loads(self.raw)
+        return parsed
 
     def visible_to(self, seat: int | None) -> bool:
         """True when ``seat`` (``None``: a spectator) may see this event."""
@@ -59,6 +70,26 @@ class TurnEntry:
     to_act: tuple[int, ...] | None
     """The seats to act after the change (``()``: nobody; ``None``: not known, read
     the table)."""
+
+
+class RecentHistory(NamedTuple):
+    """A table's newest action-log entries and newest events, oldest first."""
+
+    log: list[dict[str, Any]]
+    events: list[StoredEvent]
+
+
+class TurnsRead(NamedTuple):
+    """One read of a waiting seat (:meth:`gateway.store.tables.TableStore.turns_then_table`)."""
+
+    revoked: bool
+    """Whether the caller's revocation mark exists (False when none was asked)."""
+    turns: list[TurnEntry]
+    """The changes of who acts after the read waited from."""
+    table: TableSnapshot | None
+    """The table (``None``: it is gone)."""
+    recent: RecentHistory | None
+    """Its recent history, read just after it, when asked for."""
 
 
 
@@ -224,7 +255,7 @@ def stored_events(reply: Any) -> list[StoredEvent]:
             StoredEvent(
                 seq=int(decoded(entry_id).split("-", 1)[0]),
                 audience=_parse_audience(decoded(fields[b"audience"])),
-                body=json.loads(fields[b"event"]),
+                raw=fields[b"event"],
             )
         )
     return events

@@ -72,9 +72,11 @@ from gateway.store.table_rows import (
     SNAPSHOT_FIELDS,
     CommitResult,
     IdempotencyRecord,
+    RecentHistory,
     StoredEvent,
     TableSnapshot,
     TurnEntry,
+    TurnsRead,
     audience_field,
     no_errors,
     parse_to_act,
@@ -86,11 +88,13 @@ from gateway.store.table_rows import (
 __all__ = [
     "CommitResult",
     "IdempotencyRecord",
+    "RecentHistory",
     "ReplicasBehind",
     "StoredEvent",
     "TableSnapshot",
     "TableStore",
     "TurnEntry",
+    "TurnsRead",
 ]
 
 IDEMPOTENCY_TTL_S = 24 * 3600
@@ -342,44 +346,55 @@ class TableStore:
         (:mod:`gateway.services.waiters`): the revocation is asked before the
         table it read is told, so a token revoked while it waited is refused.
         """
-        revoked, reply, snapshot = await self._read_then_table(
+        revoked, reply, snapshot, _ = await self._read_then_table(
             table_id, self._events(table_id), f"{after}-0", revoked_key)
         return revoked, stored_events(reply), snapshot
 
     async def turns_then_table(
-        self, table_id: str, after: TableSnapshot, revoked_key: str | None = None
-    ) -> tuple[bool, list[TurnEntry], TableSnapshot | None]:
+        self, table_id: str, after: TableSnapshot, revoked_key: str | None = None,
+        *, history: tuple[int, int] | None = None,
+    ) -> TurnsRead:
         """Like :meth:`events_then_table`, but on the turn stream: the changes of who acts
         after the read ``after``, then the table.
 
         A seat waiting for its turn reads the table only when this shows a change
         of who acts. A held observation that starts from the table as its worker
         remembers it learns the answer to its first revocation question here.
+        ``history`` (log entries, events): :meth:`recent_history` too, read just after
+        the table in the same round trip (a woken seat is usually answered from this
+        read, and its answer tells what happened since its last move).
         """
-        revoked, reply, snapshot = await self._read_then_table(
-            table_id, self._turns(table_id), f"{after.seq}-{after.version + 1}", revoked_key)
+        extra = [] if history is None else self._history_commands(table_id, *history)
+        revoked, reply, snapshot, rest = await self._read_then_table(
+            table_id, self._turns(table_id), f"{after.seq}-{after.version + 1}", revoked_key,
+            extra=extra)
         turns = []
         for entry_id, fields in stream_entries(reply):
             seq, version = decoded(entry_id).split("-", 1)
             to_act = parse_to_act(decoded(fields[b"to_act"]))
             turns.append(TurnEntry(int(seq), int(version) - 1, to_act))
-        return revoked, turns, snapshot
+        recent = None if history is None else self._history(table_id, *rest)
+        return TurnsRead(revoked, turns, snapshot, recent)
 
     async def _read_then_table(
         self, table_id: str, stream: str, after: str, revoked_key: str | None = None,
-    ) -> tuple[bool, Any, TableSnapshot | None]:
+        *, extra: Sequence[tuple[str | int, ...]] = (),
+    ) -> tuple[bool, Any, TableSnapshot | None, list[Any]]:
         """An ``XREAD`` on ``stream`` after the id ``after``, then whether ``revoked_key``
         exists (when given; its copy in the table's bucket on a cluster), then the
-        table's ``HMGET``, in one round trip."""
+        table's ``HMGET``, then the ``extra`` commands (their replies last), in one round
+        trip."""
         revoked_key = self._near(table_id, revoked_key)
         commands: list[tuple[str | int, ...]] = [
             ("XREAD", "COUNT", 500, "STREAMS", stream, after)]
         if revoked_key is not None:
             commands.append(("EXISTS", revoked_key))
         commands.append(("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS))
-        reply, *revoked, row = no_errors(
-            await round_trip(self.redis, *commands, key=self._hash(table_id)))
-        return bool(revoked and revoked[0]), reply, snapshot_from_row(table_id, row)
+        commands.extend(extra)
+        replies = no_errors(await round_trip(self.redis, *commands, key=self._hash(table_id)))
+        rest = replies[len(replies) - len(extra):]
+        reply, *revoked, row = replies[:len(replies) - len(extra)]
+        return bool(revoked and revoked[0]), reply, snapshot_from_row(table_id, row), rest
 
     async def checked_events_after(
         self, table_id: str, after: int, *, revoked_key: str
@@ -417,18 +432,26 @@ class TableStore:
 
     async def recent_history(
         self, table_id: str, *, log_entries: int, events: int
-    ) -> tuple[list[dict[str, Any]], list[StoredEvent]]:
+    ) -> RecentHistory:
         """The last ``log_entries`` action-log entries and the last ``events`` events,
         oldest first, in one lean round trip (an observation's "since your last move")."""
-        stream = self._events(table_id)
         log, newest_first = no_errors(await round_trip(
-            self.redis,
-            ("LRANGE", self._log(table_id), -log_entries, -1),
-            ("XREVRANGE", stream, "+", "-", "COUNT", events),
+            self.redis, *self._history_commands(table_id, log_entries, events),
             key=self._hash(table_id),
         ))
-        return ([json.loads(entry) for entry in log or []],
-                stored_events([[stream, list(reversed(newest_first or []))]]))
+        return self._history(table_id, log, newest_first)
+
+    def _history_commands(
+        self, table_id: str, log_entries: int, events: int
+    ) -> list[tuple[str | int, ...]]:
+        """The commands of :meth:`recent_history`; :meth:`_history` reads their replies."""
+        return [("LRANGE", self._log(table_id), -log_entries, -1),
+                ("XREVRANGE", self._events(table_id), "+", "-", "COUNT", events)]
+
+    def _history(self, table_id: str, log: Any, newest_first: Any) -> RecentHistory:
+        stream = self._events(table_id)
+        return RecentHistory([json.loads(entry) for entry in log or []],
+                             stored_events([[stream, list(reversed(newest_first or []))]]))
 
     async def log_tail(self, table_id: str, count: int) -> list[dict[str, Any]]:
         """The last ``count`` action-log entries, oldest first (a seat's last move)."""

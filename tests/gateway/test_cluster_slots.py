@@ -98,7 +98,8 @@ def test_every_table_script_and_read_stays_on_the_table_s_slot(
         assert (await store.checked_events_after("tbl_3", 0, revoked_key=mark))[1]
         assert snapshot.version == 0
         assert (await store.events_then_table("tbl_3", 0, mark))[1]
-        assert (await store.turns_then_table("tbl_3", snapshot, mark))[2] is not None
+        assert (await store.turns_then_table("tbl_3", snapshot, mark)).table is not None
+        assert (await store.turns_then_table("tbl_3", snapshot, mark, history=(5, 5))).recent
         assert (await store.recent_history("tbl_3", log_entries=5, events=5))[1]
         # Sweeps and listings over every bucket.
         claimed = await store.claim_clocks(100.0, 200.0, limit=CLUSTER_BUCKETS * 2)

@@ -78,6 +78,9 @@ def test_a_waiting_seat_is_answered_when_its_turn_comes_and_not_before(
     answer = out["answer"]
     assert answer["version"] == now["version"]
     assert waiter in answer["to_act"] and answer["legal_actions"]
+    # What happened since its last move came with the woken read (the same round trip
+    # as the table): the same as a fresh observation reads on its own.
+    assert answer["since_your_last_move"]
     assert answer == client.get(path, headers=seats[waiter]).json()
 
 

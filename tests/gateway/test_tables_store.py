@@ -204,10 +204,14 @@ def test_the_turn_stream_has_an_entry_only_when_who_acts_may_change(
         assert start is not None
         first = TableSnapshot(table_id="t1", record_json="{}", state="{}", version=-1, seq=0,
                               deadline=None)
-        _, turns, table = await store.turns_then_table("t1", first)
+        _, turns, table, recent = await store.turns_then_table("t1", first)
         assert [(t.seq, t.version, t.to_act) for t in turns] == [
             (1, 0, None), (3, 1, (2, 0)), (4, 4, (1,)), (5, 5, ())]
-        assert table == start
-        assert await store.turns_then_table("t1", start) == (False, [], start)  # none after it
+        assert table == start and recent is None
+        assert await store.turns_then_table("t1", start) == (False, [], start, None)  # none after
+        # The history rides on the same round trip, read just after the table.
+        *_, recent = await store.turns_then_table("t1", start, history=(8, 2))
+        assert recent == await store.recent_history("t1", log_entries=8, events=2)
+        assert [event.body["kind"] for event in recent.events] == ["same seats", "over"]
 
     run(scenario, redis_url, redis_namespace)

@@ -42,9 +42,9 @@ class AcceptedTransport:
     def close(self) -> None:
         self.closed = True
 
-    def get_extra_info(self, name: str) -> Any:
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
         return {"socket": self.socket, "sockname": self.socket.getsockname(),
-                "peername": self.socket.getpeername()}.get(name)
+                "peername": self.socket.getpeername()}.get(name, default)
 
     def pause_reading(self) -> None:
         pass
@@ -147,3 +147,42 @@ def test_head_and_pipelined_requests_are_answered_in_order(port: int) -> None:
         data += _read_until(connection, b'"/b"}') if b'"/b"}' not in data else b""
         assert data.index(b'"/a"}') < data.index(b'"/b"}')
         assert b'"/h"}' not in data  # HEAD: the head alone
+
+
+class RecordingTransport(AcceptedTransport, asyncio.Transport):
+    """:class:`AcceptedTransport` as an asyncio transport (what uvicorn hands a protocol)."""
+
+    def __init__(self, accepted: socket.socket) -> None:
+        asyncio.Transport.__init__(self)
+        AcceptedTransport.__init__(self, accepted)
+
+
+@pytest.mark.parametrize("protocol_class", [GatewayHttpToolsProtocol, GatewayH11Protocol])
+def test_an_answer_leaves_in_one_write(protocol_class: type[Any]) -> None:
+    """uvicorn writes a response's head and body separately: they leave in one send (a
+    system call and a packet less per request), head first, before the next turn ends."""
+
+    async def scenario() -> list[bytes]:
+        with socket.create_server(("127.0.0.1", 0)) as listener:
+            client = socket.create_connection(listener.getsockname())
+            accepted, _address = listener.accept()
+            with client, accepted:
+                config = uvicorn.Config(_app, http=protocol_class, lifespan="off",
+                                        log_level="warning")
+                config.load()
+                protocol = protocol_class(
+                    config=config, server_state=uvicorn.server.ServerState(), app_state={})
+                transport = RecordingTransport(accepted)
+                protocol.connection_made(transport)
+                protocol.data_received(b"GET /one HTTP/1.1\r\nHost: x\r\n\r\n")
+                for _ in range(50):  # the app's task, then the gathered send
+                    await asyncio.sleep(0)
+                    if transport.writes:
+                        break
+                protocol.connection_lost(None)
+                return transport.writes
+
+    writes = asyncio.run(scenario())
+    assert len(writes) == 1, writes
+    head, _, body = writes[0].partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200") and body == b'{"answer": "/one"}'

@@ -326,8 +326,9 @@ class _HeadGuarded:
         (:class:`OneSendPerTurn`), carry on as the parser's protocol does, and start
         the first head's deadline."""
         _no_delay(transport)
-        if isinstance(transport, asyncio.Transport):
-            transport = OneSendPerTurn(transport)
+        # uvloop's transports are asyncio's in all but name (not its subclasses).
+        if callable(getattr(transport, "write", None)):
+            transport = OneSendPerTurn(transport)  # type: ignore[arg-type]
         super().connection_made(transport)  # type: ignore[misc]
         self.head_guard.opened(transport)  # type: ignore[arg-type]
 

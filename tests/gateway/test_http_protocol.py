@@ -22,7 +22,7 @@ pytest.importorskip("httptools")
 import uvicorn
 
 from gateway.embedded_redis import free_port
-from gateway.http_protocol import GatewayH11Protocol, GatewayHttpToolsProtocol
+from gateway.http_protocol import GatewayH11Protocol, GatewayHttpToolsProtocol, OneSendPerTurn
 
 
 class AcceptedTransport:
@@ -157,10 +157,12 @@ class RecordingTransport(AcceptedTransport, asyncio.Transport):
         AcceptedTransport.__init__(self, accepted)
 
 
+@pytest.mark.parametrize("transport_class", [AcceptedTransport, RecordingTransport])
 @pytest.mark.parametrize("protocol_class", [GatewayHttpToolsProtocol, GatewayH11Protocol])
-def test_an_answer_leaves_in_one_write(protocol_class: type[Any]) -> None:
+def test_an_answer_leaves_in_one_write(protocol_class: type[Any], transport_class: type[Any]) -> None:
     """uvicorn writes a response's head and body separately: they leave in one send (a
-    system call and a packet less per request), head first, before the next turn ends."""
+    system call and a packet less per request), head first, before the next turn ends.
+    Whether the transport is an ``asyncio.Transport`` or, like uvloop's, only acts as one."""
 
     async def scenario() -> list[bytes]:
         with socket.create_server(("127.0.0.1", 0)) as listener:
@@ -172,7 +174,7 @@ def test_an_answer_leaves_in_one_write(protocol_class: type[Any]) -> None:
                 config.load()
                 protocol = protocol_class(
                     config=config, server_state=uvicorn.server.ServerState(), app_state={})
-                transport = RecordingTransport(accepted)
+                transport = transport_class(accepted)
                 protocol.connection_made(transport)
                 protocol.data_received(b"GET /one HTTP/1.1\r\nHost: x\r\n\r\n")
                 for _ in range(50):  # the app's task, then the gathered send
@@ -186,3 +188,37 @@ def test_an_answer_leaves_in_one_write(protocol_class: type[Any]) -> None:
     assert len(writes) == 1, writes
     head, _, body = writes[0].partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200") and body == b'{"answer": "/one"}'
+
+
+def test_uvloops_own_connections_send_through_one_send_per_turn() -> None:
+    """On uvloop (what ``serve`` runs), a real connection's transport is wrapped, and
+    answers as before: keep-alive requests, answered in order."""
+    uvloop = pytest.importorskip("uvloop")
+    made: list[Any] = []
+
+    async def scenario() -> bytes:
+        config = uvicorn.Config(_app, http=GatewayHttpToolsProtocol, lifespan="off",
+                                log_level="warning")
+        config.load()
+        state = uvicorn.server.ServerState()
+
+        def factory() -> Any:
+            protocol = GatewayHttpToolsProtocol(config=config, server_state=state, app_state={})
+            made.append(protocol)
+            return protocol
+
+        server = await asyncio.get_running_loop().create_server(factory, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n")
+        data = b""
+        while data.count(b'{"answer"') < 2:
+            data += await asyncio.wait_for(reader.read(65536), 5)
+        writer.close()
+        server.close()
+        await server.wait_closed()
+        return data
+
+    data = uvloop.run(scenario())
+    assert isinstance(made[0].transport, OneSendPerTurn)
+    assert data.index(b'"/a"') < data.index(b'"/b"')

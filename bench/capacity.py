@@ -92,7 +92,8 @@ class Step:
     measuring: bool = False
     latencies: list[float] = field(default_factory=list)
     handovers: list[float] = field(default_factory=list)
-    """From an action's answer to the held observation of the seat it made to act."""
+    """From an action's answer to the held observation of the seat it made to act, both
+    at the version the action made (0 when that observation's answer came first)."""
     actions: int = 0
     stale: int = 0
     observations: int = 0
@@ -125,12 +126,36 @@ class Step:
 
 
 class Pairing:
-    """Hands each opened table to the partner agent that joins it."""
+    """Hands each opened table to the partner agent that joins it, and times its handovers."""
 
     def __init__(self) -> None:
         self.ids: asyncio.Queue[str] = asyncio.Queue()
-        self.acted_at: float | None = None
-        """When one of the pair's actions was last answered (the other may be to act)."""
+        self.passed: tuple[int, float] | None = None
+        """The version an action's answer passed the turn at, and when that answer came."""
+        self.seen: tuple[int, float] | None = None
+        """The version the partner's held observation was answered at (its turn), and when."""
+
+    def turn_passed(self, step: Step, version: int) -> None:
+        """An action's answer came, the turn passed to the partner at ``version``."""
+        now = time.perf_counter()
+        if self.seen is not None and self.seen[0] == version:
+            # The partner's answer was read first (both come to this one client): no wait.
+            self.handover(step, max(0.0, self.seen[1] - now))
+        else:
+            self.passed = (version, now)
+
+    def partner_told(self, step: Step, version: int) -> None:
+        """The partner's held observation came, its turn at ``version``."""
+        now = time.perf_counter()
+        if self.passed is not None and self.passed[0] == version:
+            self.handover(step, now - self.passed[1])
+        else:
+            self.seen = (version, now)
+
+    def handover(self, step: Step, seconds: float) -> None:
+        self.passed = self.seen = None
+        if step.measuring:
+            step.handovers.append(seconds)
 
 
 async def agent(http: LeanConnection, index: int, pair: Pairing, step: Step,
@@ -187,10 +212,7 @@ async def play(http: LeanConnection, table_id: str, step: Step, stop: asyncio.Ev
                 return
             if not observation["legal_actions"]:
                 continue  # the wait ran out: observe again, held
-            if pair.acted_at is not None:
-                if step.measuring:
-                    step.handovers.append(time.perf_counter() - pair.acted_at)
-                pair.acted_at = None
+            pair.partner_told(step, observation["version"])
         await asyncio.sleep(rng.uniform(*THINK_S))  # the agent's model thinks
         if stop.is_set():
             return
@@ -209,7 +231,7 @@ async def play(http: LeanConnection, table_id: str, step: Step, stop: asyncio.Ev
             if following["status"] == "finished":
                 return  # (--observe-after-acting's next observation would say so too)
             if not following["legal_actions"]:
-                pair.acted_at = time.perf_counter()  # the turn passed: to the partner
+                pair.turn_passed(step, following["version"])  # to the partner
             if not observe_after_acting:
                 observation = following
         elif acted.status == 409:

@@ -110,12 +110,13 @@ class Settings(BaseSettings):
     """The turn clock of a table that sets none (``AGENTS_CLUB_DEFAULT_TURN_TIMEOUT_S``):
     five minutes, room for a reasoning model's slow turn (two minutes timed them out)."""
     sweeper_interval_s: float = Field(default=0.2, gt=0)
-    remembered_tables: int = Field(default=4096, ge=0)
-    """Tables each worker remembers parsed (``gateway.services.known_tables``, about 15 KB
-    each): an agent's next request on a remembered table skips parsing its state, and
-    its action skips the table read. It should exceed the tables a worker serves: with
-    think time every worker serves them all (1,500 tables for ``bench/capacity.py``'s
-    3,000 agents), and a table dropped between an agent's turns costs a read and a parse."""
+    remembered_tables: int = Field(default=2048, ge=0)
+    """Tables each worker remembers parsed (``gateway.services.known_tables``; about 25 KB
+    of a worker's memory each, measured): an agent's next request on a remembered table
+    skips parsing its state, and its action skips the table read. Keep it above the
+    tables being played: with think time every worker serves them all (1,500 for
+    ``bench/capacity.py``'s 3,000 agents), and a table dropped between an agent's turns
+    costs a read and a parse."""
     house_bot_delay_s: float = Field(default=0.0, ge=0)
     long_poll_max_wait_s: float = Field(default=30.0, gt=0)
     assignment_stream_max_s: float = Field(default=3600.0, gt=0)

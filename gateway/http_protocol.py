@@ -225,6 +225,11 @@ def refusal(problem: ProblemError) -> bytes:
     return head.encode("ascii") + body
 
 
+def _not_answering() -> bool:
+    """What a closed connection's guard is told: no response is being written."""
+    return False
+
+
 class HeadGuard:
     """One connection's open request head: its deadline and its byte count (see the module).
 
@@ -302,8 +307,16 @@ class HeadGuard:
         transport.close()
 
     def closed(self) -> None:
-        """The connection went: drop the deadline."""
+        """The connection went: drop the deadline, and what ties this guard to it.
+
+        ``answering`` is a method of the protocol that holds this guard: kept, that
+        cycle left each closed connection (its protocol, transport and last request,
+        some 30 objects) to wait for a full collection, minutes away, and a worker
+        serving agents that reconnect after thinking grew by tens of MB a minute.
+        """
         self.disarm()
+        self.transport = None
+        self.answering = _not_answering
 
 
 class _HeadGuarded:

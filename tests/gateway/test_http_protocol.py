@@ -104,6 +104,14 @@ def _read_until(connection: socket.socket, needle: bytes, count: int = 1) -> byt
     return data
 
 
+def _protocol(protocol_class: type[Any]) -> Any:
+    """A fresh instance of ``protocol_class`` serving :func:`_app`, as uvicorn makes one per
+    accepted connection."""
+    config = uvicorn.Config(_app, http=protocol_class, lifespan="off", log_level="warning")
+    config.load()
+    return protocol_class(config=config, server_state=uvicorn.server.ServerState(), app_state={})
+
+
 @pytest.mark.parametrize("protocol_class", [GatewayHttpToolsProtocol, GatewayH11Protocol])
 def test_each_accepted_connection_gets_tcp_nodelay(protocol_class: type[Any]) -> None:
     """As uvicorn's workers accept with ``--workers`` above 1: asyncio left the option off."""
@@ -114,11 +122,7 @@ def test_each_accepted_connection_gets_tcp_nodelay(protocol_class: type[Any]) ->
             accepted, _address = listener.accept()
             with client, accepted:
                 before = accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
-                config = uvicorn.Config(_app, http=protocol_class, lifespan="off",
-                                        log_level="warning")
-                config.load()
-                protocol = protocol_class(
-                    config=config, server_state=uvicorn.server.ServerState(), app_state={})
+                protocol = _protocol(protocol_class)
                 transport = AcceptedTransport(accepted)
                 protocol.connection_made(transport)
                 after = accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
@@ -169,11 +173,7 @@ def test_an_answer_leaves_in_one_write(protocol_class: type[Any], transport_clas
             client = socket.create_connection(listener.getsockname())
             accepted, _address = listener.accept()
             with client, accepted:
-                config = uvicorn.Config(_app, http=protocol_class, lifespan="off",
-                                        log_level="warning")
-                config.load()
-                protocol = protocol_class(
-                    config=config, server_state=uvicorn.server.ServerState(), app_state={})
+                protocol = _protocol(protocol_class)
                 transport = transport_class(accepted)
                 protocol.connection_made(transport)
                 protocol.data_received(b"GET /one HTTP/1.1\r\nHost: x\r\n\r\n")

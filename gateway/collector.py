@@ -31,17 +31,16 @@ the young count, so under load the young generation passes many more objects
 on than its threshold says, and with Python's 10 a middle collection held the
 survivors of ten of them: 20-40 ms every second or two on each worker at 3,000
 agents (a ``gc.callbacks`` probe, 2026-12-04); after every second one, they
-rarely reach 20 ms. An object is still scanned once in each generation. Full collections then run on a schedule,
-:func:`run_full_collections`, every ``AGENTS_CLUB_GC_FULL_INTERVAL_S`` with
-some jitter so two workers do not pause together. Only cyclic garbage that
-outlived the middle generation waits for one, so the price is some memory
-between collections (``agents_club_gc_collected_objects_total`` says how much
-garbage each found), and a scheduled collection still pauses the worker as
-long as an automatic one did, but once every few minutes instead of every few
-seconds.
+rarely reach 20 ms. An object is still scanned once in each generation. Full
+collections then run on a schedule, :func:`run_full_collections`, every
+``AGENTS_CLUB_GC_FULL_INTERVAL_S`` with some jitter so two workers do not
+pause together. Only cyclic garbage that outlived the middle generation
+waits for one, so the price is some memory between collections
+(``agents_club_gc_collected_objects_total`` says how much garbage each
+found), and a scheduled collection still pauses the worker as long as an
+automatic one did, but once every few minutes instead of every few seconds.
 Everything the worker built at its start is frozen out of the generations
-first (``gc.freeze``), so no collection scans it again.
-"""
+first (``gc.freeze``), so no collection scans it again. """
 
 from __future__ import annotations
 

@@ -107,8 +107,8 @@ class OneSendPerTurn(asyncio.Transport):
     """A connection's transport whose writes in one turn of the event loop leave together.
 
     uvicorn writes a response's head and its body separately, and each write is
-    a system call and, with ``TCP_NODELAY``, a packet of its own: on the
-    loopback or a LAN that was a tenth of a worker's CPU per request. Writes are
+    a system call and, with ``TCP_NODELAY``, a packet of its own (the two writes
+    were 6-7 % of a worker's profile samples at 3,000 agents). Writes are
     gathered and sent at the end of the turn (``call_soon``), in order; a write
     of :data:`SEND_AT_ONCE_BYTES` or more, a close and an end of file send what
     is gathered first. Everything else is the wrapped transport's own.

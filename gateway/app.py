@@ -410,7 +410,8 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
                 )
             )
             tasks.append(asyncio.create_task(
-                run_full_collections(metrics, settings.gc_full_interval_s),
+                run_full_collections(metrics, settings.gc_full_interval_s,
+                                     growth_mb=settings.gc_full_rss_growth_mb),
                 name="full-collections"))
             # The MCP transport's session manager runs with the app (started before the
             # policy freezes what exists, so its tool schemas are frozen with the routes,

@@ -102,9 +102,12 @@ class Settings(BaseSettings):
 
     metrics_flush_interval_s: float = Field(default=1.0, gt=0)
     """How often each worker adds its request counters to the shared totals in Redis."""
-    gc_full_interval_s: float = Field(default=300.0, gt=0)
+    gc_full_interval_s: float = Field(default=1800.0, gt=0)
     """About how often each worker runs a full cycle collection (``gateway.collector``:
     the automatic ones are off, since each pauses a busy worker for a few hundred ms)."""
+    gc_full_rss_growth_mb: float = Field(default=256.0, gt=0)
+    """A worker runs its full collection early once its resident memory is this much
+    above what it was after the last one (``gateway.collector``)."""
 
     default_turn_timeout_s: float = Field(default=300.0, gt=0)
     """The turn clock of a table that sets none (``AGENTS_CLUB_DEFAULT_TURN_TIMEOUT_S``):

@@ -6,7 +6,7 @@ import asyncio
 import gc
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from fastapi.testclient import TestClient
@@ -14,9 +14,11 @@ from fastapi.testclient import TestClient
 from gateway.app import create_app
 from gateway.collector import (
     FULL_JITTER,
+    MEMORY_CHECK_S,
     WORKER_THRESHOLDS,
     adopt_worker_policy,
     full_collection,
+    resident_mb,
     run_full_collections,
 )
 from gateway.config import Settings
@@ -101,28 +103,85 @@ def test_a_full_collection_is_counted_in_the_metrics() -> None:
     assert pending["agents_club_gc_full_collection_seconds_total"] == pytest.approx(done.seconds)
 
 
-def test_scheduled_collections_wait_the_interval_give_or_take_the_jitter() -> None:
-    waits: list[float] = []
-    chances = iter([0.0, 0.5, 0.999, 0.25, 0.5])
+class _Enough(Exception):
+    pass
 
-    class Enough(Exception):
-        pass
+
+def _collection_times(
+    monkeypatch: pytest.MonkeyPatch, collections: int, *, interval_s: float,
+    chances: list[float], growth_mb: float = float("inf"),
+    resident: Callable[[float], float | None] = lambda now: 100.0,
+) -> tuple[list[float], Metrics]:
+    """When :func:`run_full_collections` collected, on a fake clock its sleeps move
+    (``resident`` reads the memory at a time), until ``collections`` were done."""
+    clock = [0.0]
+    times: list[float] = []
+    metrics = Metrics()
+
+    def collect(counted: Metrics) -> None:
+        times.append(clock[0])
+        if len(times) == collections:
+            raise _Enough
 
     async def sleep(seconds: float) -> None:
-        if len(waits) == 4:
-            raise Enough
-        waits.append(seconds)
+        assert 0 < seconds <= MEMORY_CHECK_S
+        clock[0] += seconds
 
-    metrics = Metrics()
-    with pytest.raises(Enough):
-        asyncio.run(run_full_collections(metrics, 100.0, sleep=sleep,
-                                         jitter=lambda: next(chances)))
+    monkeypatch.setattr("gateway.collector.full_collection", collect)
+    draws = iter(chances)
+    with pytest.raises(_Enough):
+        asyncio.run(run_full_collections(
+            metrics, interval_s, growth_mb=growth_mb, sleep=sleep,
+            jitter=lambda: next(draws), resident=lambda: resident(clock[0])))
+    return times, metrics
+
+
+def test_scheduled_collections_wait_the_interval_give_or_take_the_jitter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    times, metrics = _collection_times(monkeypatch, 4, interval_s=100.0,
+                                       chances=[0.0, 0.5, 0.999, 0.25])
+    waits = [later - earlier for earlier, later in zip([0.0, *times], times, strict=False)]
     assert waits[0] == pytest.approx(100.0 * (1 - FULL_JITTER))
     assert waits[1] == pytest.approx(100.0)
     assert waits[2] == pytest.approx(100.0 * (1 + FULL_JITTER), rel=1e-3)
     assert waits[3] == pytest.approx(100.0 * (1 - FULL_JITTER / 2))
-    # A collection after each of the four waits (the fifth stopped the loop).
-    assert metrics.take_pending()["agents_club_gc_full_collections_total"] == 4
+    assert "agents_club_gc_early_full_collections_total" not in metrics.take_pending()
+
+
+def test_a_collection_comes_early_when_memory_grew_past_the_allowance(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Memory climbs 10 MB a second from 100 MB; the allowance is 50 MB over the last
+    # collection's reading, and the schedule would wait 1,000 s.
+    times, metrics = _collection_times(
+        monkeypatch, 3, interval_s=1000.0, chances=[0.5] * 3, growth_mb=50.0,
+        resident=lambda now: 100.0 + 10.0 * now)
+    # Read at 0 s (100 MB); 150 MB at 5 s is not over the allowance, 200 MB at 10 s is.
+    # Each collection's reading is the next one's start: every 10 s from then on.
+    assert times == pytest.approx([10.0, 20.0, 30.0])
+    assert metrics.take_pending()["agents_club_gc_early_full_collections_total"] == 3
+
+
+def test_without_a_memory_reading_only_the_schedule_counts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    times, _ = _collection_times(monkeypatch, 2, interval_s=60.0, chances=[0.5, 0.5],
+                                 growth_mb=1.0, resident=lambda now: None)
+    assert times == pytest.approx([60.0, 120.0])
+
+
+def test_the_memory_reading_is_this_process_resident_set() -> None:
+    reading = resident_mb()
+    if reading is None:
+        pytest.skip("no /proc/self/statm on this system")
+    assert 10.0 < reading < 10_000.0
+    ballast = bytearray(64 * 2**20)  # touched, so it is resident
+    for index in range(0, len(ballast), 4096):
+        ballast[index] = 1
+    grown = resident_mb()
+    assert grown is not None and grown - reading > 50.0
+    del ballast
 
 
 def test_a_running_worker_collects_on_its_schedule_and_says_so_in_metrics(

@@ -91,11 +91,18 @@ class RequestLimitsMiddleware:
             await self.app(scope, receive, send)
             return
         headers = scope["headers"]
-        if len(headers) > self.max_header_count or sum(
-            len(name) + len(value) for name, value in headers
-        ) > self.max_header_bytes:
+        size = 0
+        has_body = False
+        for name, value in headers:
+            size += len(name) + len(value)
+            if name == b"transfer-encoding" or (name == b"content-length" and value != b"0"):
+                has_body = True
+        if len(headers) > self.max_header_count or size > self.max_header_bytes:
             await self._refuse(scope, receive, send,
                                headers_too_large(self.max_header_count, self.max_header_bytes))
+            return
+        if not has_body:  # HTTP/1.1: no length and no chunks is no body, nothing to wait for
+            await self.app(scope, receive, send)
             return
         deadline = asyncio.get_running_loop().time() + self.body_timeout_s
         body_done = False

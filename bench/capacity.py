@@ -45,8 +45,11 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import hashlib
+import json
 import os
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -64,7 +67,12 @@ sys.path[:] = [str(_HERE.parent), *(entry for entry in sys.path
 from cryptography.hazmat.primitives import serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
 
-from bench.held_waits import gateway_process, redis_connections, rss_mb  # noqa: E402
+from bench.held_waits import (  # noqa: E402
+    gateway_process,
+    redis_connections,
+    redis_cpu_seconds,
+    rss_mb,
+)
 from bench.loadgen import LeanConnection  # noqa: E402
 from gateway.collector import adopt_worker_policy  # noqa: E402
 from gateway.config import Settings  # noqa: E402
@@ -105,8 +113,13 @@ class Step:
     """Each worker's CPU seconds over the measured span (from ``/proc``)."""
     client_cpu_s: float = 0.0
     """The load client's own CPU seconds over the measured span."""
+    redis_cpu_s: float = 0.0
+    """Redis's CPU seconds over the measured span (``INFO cpu``)."""
     load_average: float = 0.0
     """The machine's 1-minute load average at the end of the span (other work shows here)."""
+    yardstick_ms: tuple[float, float] = (0.0, 0.0)
+    """:func:`yardstick_ms` just before the step's agents started and just after they
+    stopped: how fast the machine itself was, apart from the gateway's code."""
 
     def error(self, what: str) -> None:
         if self.measuring:
@@ -240,6 +253,38 @@ async def play(http: LeanConnection, table_id: str, step: Step, stop: asyncio.Ev
             step.error(f"act {acted.status}")
 
 
+YARDSTICK_OBJECT = {
+    "table_id": "t" * 12, "version": 41, "status": "playing",
+    "seats": [{"seat": seat, "name": f"agent-{seat}", "coins": seat * 7, "hand": list(range(9)),
+               "market": [{"card": f"c{card}", "price": card % 5} for card in range(12)]}
+              for seat in range(4)],
+    "legal_actions": [{"id": f"buy:c{card}", "text": f"Buy card {card}"} for card in range(24)],
+}
+"""Some 4 KB of JSON shaped like an observation: what the yardstick encodes and parses."""
+
+
+def yardstick_ms(rounds: int = 300, repeats: int = 9) -> float:
+    """The CPU milliseconds of a fixed piece of work like the gateway's (encode and parse
+    :data:`YARDSTICK_OBJECT`, hash it), the median of ``repeats``: the machine's own
+    speed, which on a shared VM swings about 2x within minutes for the same code. A
+    step's CPU per request is comparable across runs only with this next to it."""
+    times = []
+    collecting = gc.isenabled()
+    gc.disable()  # the same work whether or not the caller's collector is on
+    try:
+        for _ in range(repeats):
+            started = time.process_time()
+            for _ in range(rounds):
+                text = json.dumps(YARDSTICK_OBJECT, sort_keys=True)
+                hashlib.sha256(text.encode()).hexdigest()
+                json.loads(text)
+            times.append(time.process_time() - started)
+    finally:
+        if collecting:
+            gc.enable()
+    return statistics.median(times) * 1000
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds process ``pid`` used so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -266,6 +311,7 @@ def sample(step: Step, redis_url: str, namespace: str, server_pid: int) -> None:
 async def run_step(url: str, tokens: TokenService, agents: int, args: argparse.Namespace,
                    redis_url: str, namespace: str, server_pid: int) -> Step:
     step = Step(agents)
+    before = yardstick_ms()
     stop = asyncio.Event()
     pairs = [Pairing() for _ in range(agents // 2)]
     connections = [
@@ -285,6 +331,7 @@ async def run_step(url: str, tokens: TokenService, agents: int, args: argparse.N
     measure_until = time.monotonic() + args.seconds
     cpu_before: dict[str, float] = {}
     client_before = time.process_time()
+    redis_before = await asyncio.to_thread(redis_cpu_seconds, redis_url)
     while time.monotonic() < measure_until:
         await asyncio.to_thread(sample, step, redis_url, namespace, server_pid)
         for pid in step.rss_mb:
@@ -293,6 +340,7 @@ async def run_step(url: str, tokens: TokenService, agents: int, args: argparse.N
         await asyncio.sleep(2)
     step.measuring = False
     step.client_cpu_s = time.process_time() - client_before
+    step.redis_cpu_s = await asyncio.to_thread(redis_cpu_seconds, redis_url) - redis_before
     step.load_average = os.getloadavg()[0]
     for pid, before in cpu_before.items():
         step.cpu_s[pid] = cpu_seconds(int(pid)) - before
@@ -302,6 +350,7 @@ async def run_step(url: str, tokens: TokenService, agents: int, args: argparse.N
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     await asyncio.gather(*(connection.close() for connection in connections))
+    step.yardstick_ms = (before, yardstick_ms())
     return step
 
 
@@ -316,8 +365,9 @@ def report(step: Step) -> None:
           f"{step.stale} stale, {len(step.errors)} errors; Redis connections <= "
           f"{step.redis_connections} ({redis_split}); RSS {workers}; workers' CPU "
           f"{cpu:.1f} s ({cpu / max(requests, 1) * 1000:.2f} ms per request), client's CPU "
-          f"{step.client_cpu_s:.1f} s, load average {step.load_average:.1f} on "
-          f"{os.cpu_count()} cores"
+          f"{step.client_cpu_s:.1f} s, Redis's CPU {step.redis_cpu_s:.1f} s, load average {step.load_average:.1f} on "
+          f"{os.cpu_count()} cores; yardstick {step.yardstick_ms[0]:.1f} ms before, "
+          f"{step.yardstick_ms[1]:.1f} after"
           + (f"; first errors: {step.errors[:3]}" if step.errors else ""), flush=True)
 
 

@@ -60,6 +60,19 @@ def redis_connections(redis_url: str, namespace: str) -> dict[str, int]:
     return counts
 
 
+def redis_cpu_seconds(redis_url: str) -> float:
+    """The CPU seconds Redis used so far (``INFO cpu``: user + system of its main process),
+    summed over every node of a cluster."""
+    total = 0.0
+    for client in _node_clients(redis_url):
+        try:
+            info = client.info("cpu")
+            total += float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+        finally:
+            client.close()
+    return total
+
+
 def _node_clients(redis_url: str) -> list[redis.Redis]:
     """A client of the one Redis, or one of each node of the cluster ``redis_url`` names."""
     if not is_cluster_url(redis_url):

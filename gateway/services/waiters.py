@@ -20,6 +20,13 @@ A wake is only a hint to read again, which is what keeps every guarantee of
 the reads themselves: a revoked token is refused by the read that follows
 the wake its revocation mark caused, so a held request ends at once instead
 of when its wait runs out.
+
+The first read may be skipped when the caller already knows what it would
+say, and :meth:`Waiters.marks` is how it knows: marks taken before a command
+(an agent's commit) and found unchanged when the watch begins, but for that
+command's own writes, mean nothing else about those keys reached this worker
+since, so every later write will wake the watch. A seat that just passed its
+turn then waits at once (``gateway.services.tables.observe``).
 """
 
 from __future__ import annotations
@@ -27,12 +34,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, replace
 
 from gateway.store.connection import RedisClient
 from gateway.store.waits import PING_INTERVAL_S, KeyspaceReader
 
-__all__ = ["READY_TIMEOUT_S", "UNNOTIFIED_POLL_S", "Waiters", "Watch"]
+__all__ = ["READY_TIMEOUT_S", "UNNOTIFIED_POLL_S", "Mark", "Marks", "Waiters", "Watch"]
+
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A key's mark, taken before a command (:meth:`Waiters.marks`): its subscription's
+    serial, and how many changes may have been heard under it for nothing else to have
+    been written since (from ``fewest``, its own writes not heard yet, to ``most``)."""
+
+    serial: int
+    fewest: int
+    most: int
+
+    def allowing(self, writes: int) -> Mark:
+        """This mark, with ``writes`` writes of the command itself to be heard too."""
+        return replace(self, most=self.most + writes)
+
+
+Marks = Mapping[str, Mark]
+"""Some keys' marks (:meth:`Waiters.marks`), by key."""
 
 READY_TIMEOUT_S = 5.0
 """How long a watch waits for Redis to confirm its subscriptions before it reads anyway
@@ -92,6 +120,37 @@ class Waiters:
     async def aclose(self) -> None:
         """Stop the reader (at the worker's end)."""
         await self.reader.aclose()
+
+    def marks(self, *keys: str | None) -> Marks | None:
+        """Each of ``keys``' :meth:`~gateway.store.waits.KeyspaceReader.mark` (None keys
+        skipped), taken before a command whose answer a later wait may start from;
+        ``None`` when one of them could go unnoticed now."""
+        marks: dict[str, Mark] = {}
+        for key in keys:
+            if key is not None:
+                mark = self.reader.mark(key)
+                if mark is None:
+                    return None
+                serial, changes = mark
+                marks[key] = Mark(serial, changes, changes)
+        return marks
+
+    def unchanged(self, marks: Marks | None, *keys: str | None) -> bool:
+        """Whether nothing about any of ``keys`` reached this worker since ``marks`` were
+        taken but the writes they allow for (:meth:`Mark.allowing`): then a watch of
+        them that begins now hears of every other write made after the command the
+        marks came before, and may wait at once."""
+        if marks is None:
+            return False
+        for key in keys:
+            if key is None:
+                continue
+            mark, now = marks.get(key), self.reader.mark(key)
+            if mark is None or now is None or now[0] != mark.serial:
+                return False
+            if not mark.fewest <= now[1] <= mark.most:
+                return False
+        return True
 
     @property
     def waiting(self) -> int:

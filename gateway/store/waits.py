@@ -150,13 +150,17 @@ async def enable_notifications(redis: RedisClient, node: ClusterNode | None = No
 
 
 class _Subscription:
-    """One key's subscription: how many waiters hold it, and whether Redis confirmed it."""
+    """One key's subscription: how many waiters hold it, whether Redis confirmed it, and
+    its mark (see :meth:`KeyspaceReader.mark`): a serial, new whenever writes could have
+    gone unheard since, and the changes handed to ``on_change`` under that serial."""
 
-    __slots__ = ("holders", "idle_since", "ready")
+    __slots__ = ("changes", "holders", "idle_since", "ready", "serial")
 
-    def __init__(self) -> None:
+    def __init__(self, serial: int) -> None:
         self.holders = 0
         self.idle_since = 0.0
+        self.serial = serial
+        self.changes = 0
         self.ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
 
@@ -232,6 +236,7 @@ class KeyspaceReader:
         self._tasks: list[asyncio.Task[None]] = []
         self._checks: set[asyncio.Task[None]] = set()  # flag checks after a (re)connect
         self._failed = asyncio.Event()  # a link lost its connection: learn the layout again
+        self._serials = 0  # the last serial given to a subscription
         self.reconnects = 0
         """How many times a connection was opened again (for tests and logs)."""
 
@@ -300,10 +305,30 @@ class KeyspaceReader:
         once Redis confirmed it, from when on no write of ``key`` goes unnoticed."""
         subscription = self._subscriptions.get(key)
         if subscription is None:
-            subscription = self._subscriptions[key] = _Subscription()
+            subscription = self._subscriptions[key] = _Subscription(self._next_serial())
             self._route(key)
         subscription.holders += 1
         return subscription.ready
+
+    def mark(self, key: str) -> tuple[int, int] | None:
+        """Where ``key`` stands: its subscription's serial and the changes handed to
+        ``on_change`` since it was given. The serial is new whenever a write could have
+        gone unheard (a new subscription, a reconnect, the key moved to another node);
+        ``None`` while one could now (not subscribed or not confirmed, notifications off).
+
+        So a caller that marks a key *before* it sends a command, and later finds the
+        same serial and its changes grown only by the writes of that command, knows that
+        any other write Redis ran after the command is still to be handed to
+        ``on_change``: a watch that starts now hears of it (notifications of one
+        connection come in the order Redis ran the writes)."""
+        subscription = self._subscriptions.get(key)
+        if subscription is None or not subscription.ready.done() or not self.notified:
+            return None
+        return subscription.serial, subscription.changes
+
+    def _next_serial(self) -> int:
+        self._serials += 1
+        return self._serials
 
     def release(self, key: str) -> None:
         """A waiter of ``key`` left; its subscription lingers, then goes."""
@@ -334,6 +359,9 @@ class KeyspaceReader:
             return
         if current is not None and current in self._links:
             self._links[current].drop(key)
+        subscription = self._subscriptions.get(key)
+        if current is not None and subscription is not None:  # moving: writes may go unheard
+            subscription.serial = self._next_serial()
         if name is None or name not in self._links:
             self._owner.pop(key, None)
             self._failed.set()  # unknown node: learn the layout
@@ -440,8 +468,10 @@ class KeyspaceReader:
                 link.sent.clear()
                 for key in link.to_subscribe:
                     subscription = self._subscriptions.get(key)
-                    if subscription is not None and subscription.ready.done():
-                        subscription.ready = asyncio.get_running_loop().create_future()
+                    if subscription is not None:
+                        subscription.serial = self._next_serial()  # writes went unheard
+                        if subscription.ready.done():
+                            subscription.ready = asyncio.get_running_loop().create_future()
             self.reconnects += 1
             await asyncio.sleep(delay)
 
@@ -507,9 +537,14 @@ class KeyspaceReader:
             link.notified = await enable_notifications(self.redis, link.node)
         if link.connections:
             for key in link.served():
-                if key in self._subscriptions:
-                    self.on_change(key)
+                subscription = self._subscriptions.get(key)
+                if subscription is not None:
+                    self._changed(key, subscription)
         link.connections += 1
+
+    def _changed(self, key: str, subscription: _Subscription) -> None:
+        subscription.changes += 1
+        self.on_change(key)
 
     def _handle(self, link: _Link, message: dict[str, Any]) -> None:
         kind = message["type"]
@@ -532,4 +567,4 @@ class KeyspaceReader:
             return
         if kind == "subscribe" and not subscription.ready.done():
             subscription.ready.set_result(None)
-        self.on_change(key)
+        self._changed(key, subscription)

@@ -171,3 +171,79 @@ def test_idle_connections_are_closed(redis_url: str, redis_namespace: str) -> No
         assert await client.ping()  # a closed connection opens again when needed
 
     run(scenario, redis_url, redis_namespace)
+
+
+async def _until(condition: Callable[[], bool], timeout_s: float = 5.0) -> bool:
+    give_up = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > give_up:
+            return False
+        await asyncio.sleep(0.01)
+    return True
+
+
+def test_marks_move_with_every_write_reconnect_and_new_subscription(
+    redis_url: str, redis_namespace: str
+) -> None:
+    async def scenario(client: aioredis.Redis, ns: str, name: str) -> None:
+        waiters = Waiters(client, sentinel=f"{ns}:waits")
+        await waiters.start()
+        try:
+            stream, revoked = f"{ns}:t:{{t1}}:turns", f"{ns}:revoked:jti-2"
+            assert waiters.marks(stream) is None  # nobody watches it: a write goes unheard
+            async with waiters.watch(stream):
+                marks = waiters.marks(stream, None)
+                assert marks is not None and set(marks) == {stream}
+                assert waiters.unchanged(marks, stream)
+                assert not waiters.unchanged(marks, stream, revoked)  # not marked: unknown
+                assert not waiters.unchanged(None, stream)
+            # Lingering after its watch left, the subscription still hears every write.
+            assert waiters.unchanged(marks, stream)
+            await client.xadd(stream, {"to_act": "[1]"})
+            assert await _until(lambda: not waiters.unchanged(marks, stream))
+            # A mark that allows for the command's own write: that one write, heard or
+            # not yet, changes nothing; a second one does.
+            marks = waiters.marks(stream)
+            assert marks is not None
+            own = {stream: marks[stream].allowing(1)}
+            await client.xadd(stream, {"to_act": "[0]"})
+            assert waiters.unchanged(own, stream)  # (sent, maybe not heard yet)
+            await asyncio.sleep(0.2)
+            assert waiters.unchanged(own, stream) and not waiters.unchanged(marks, stream)
+            await client.xadd(stream, {"to_act": "[1]"})
+            assert await _until(lambda: not waiters.unchanged(own, stream))
+
+            async with waiters.watch(stream):
+                marks = waiters.marks(stream)
+                subscribed = [row for row in await connections_named(client, name)
+                              if int(row.get("sub", 0)) > 0]
+                await client.execute_command("CLIENT", "KILL", "ID", subscribed[0]["id"])
+                # While it reconnects nothing can be marked; confirmed again, the mark moved.
+                assert await _until(lambda: waiters.marks(stream) is None)
+                assert await _until(lambda: waiters.marks(stream) is not None, 10)
+                assert not waiters.unchanged(marks, stream)
+        finally:
+            await waiters.aclose()
+
+    run(scenario, redis_url, redis_namespace)
+
+
+def test_a_new_subscription_never_takes_an_old_mark(redis_url: str, redis_namespace: str) -> None:
+    async def scenario(client: aioredis.Redis, ns: str, _name: str) -> None:
+        waiters = Waiters(client, sentinel=f"{ns}:waits")
+        waiters.reader.linger_s = 0.2
+        await waiters.start()
+        try:
+            stream = f"{ns}:t:{{t2}}:turns"
+            async with waiters.watch(stream):
+                marks = waiters.marks(stream)
+            # Swept once it lingered out: a write now would go unheard...
+            assert await _until(lambda: waiters.reader.held_keys == 0)
+            await client.xadd(stream, {"to_act": "[0]"})
+            async with waiters.watch(stream):  # ...so the new subscription is not the old one
+                assert waiters.marks(stream) is not None
+                assert not waiters.unchanged(marks, stream)
+        finally:
+            await waiters.aclose()
+
+    run(scenario, redis_url, redis_namespace)

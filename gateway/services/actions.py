@@ -31,6 +31,7 @@ from gateway.services.access import may_see, not_found, require_visible
 from gateway.services.context import TableContext
 from gateway.services.observations import SinceLastMove, observation, outcome_out
 from gateway.services.records import TableRecord, game_or_problem, problem
+from gateway.services.waiters import Marks
 from gateway.store.tables import CommitResult, IdempotencyRecord, TableSnapshot
 
 __all__ = [
@@ -57,6 +58,10 @@ class LoadedTable:
     record: TableRecord
     game: Game[Any, Any, Any]
     state: Any
+    marks: Marks | None = None
+    """For a table this worker wrote: the marks of its turn stream and of the writer's
+    revocation mark, taken before the commit was sent (:meth:`Waiters.marks`). While
+    they hold, the writer's next held wait needs no first read."""
 
     @property
     def version(self) -> int:
@@ -245,6 +250,9 @@ async def commit_step(
     """
     bots_due = step.bots_due and announce_bots
     state_json = step.state.model_dump_json()
+    table_id = loaded.snapshot.table_id
+    # Before the commit is sent: any write Redis runs after it then still changes a mark.
+    marks = ctx.waiters.marks(ctx.store.turns_key(table_id), revoked_key)
     result = await ctx.store.commit(
         loaded.snapshot.table_id,
         expected_version=loaded.version,
@@ -263,7 +271,10 @@ async def commit_step(
     )
     if result.applied:
         ctx.parsed_states.remember(loaded.snapshot.table_id, state_json, step.state)
-        _remember_written(ctx, loaded, step, state_json, result)
+        if marks is not None and result.turn_written:  # its own turn entry is heard too
+            turns = ctx.store.turns_key(table_id)
+            marks = {**marks, turns: marks[turns].allowing(1)}
+        _remember_written(ctx, loaded, step, state_json, result, marks)
     if result.applied and bots_due:
         ctx.bots_due.set()
     if result.applied and step.record.status == "finished":
@@ -274,9 +285,11 @@ async def commit_step(
 
 
 def _remember_written(
-    ctx: TableContext, loaded: LoadedTable, step: Step, state_json: str, result: CommitResult
+    ctx: TableContext, loaded: LoadedTable, step: Step, state_json: str, result: CommitResult,
+    marks: Marks | None,
 ) -> None:
-    """Remember the table as the applied ``step`` left it (the next action may start there).
+    """Remember the table as the applied ``step`` left it (the next action may start there),
+    with the ``marks`` taken before its commit.
 
     Only while its record is unchanged (a change that ends the table writes a
     new record, and no action follows the end).
@@ -290,7 +303,7 @@ def _remember_written(
         deadline=step.deadline, rev=result.rev,
     )
     ctx.known_tables.note(LoadedTable(
-        snapshot=snapshot, record=step.record, game=loaded.game, state=step.state))
+        snapshot=snapshot, record=step.record, game=loaded.game, state=step.state, marks=marks))
 
 
 class IndexUpdates(TypedDict):

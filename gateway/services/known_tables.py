@@ -46,12 +46,17 @@ class KnownTables:
 
         A read replaces whatever was remembered, even a newer write: Redis is
         the truth, and a remembered table that is out of date costs only the
-        round trip it was meant to save.
+        round trip it was meant to save. A read of the very write remembered
+        (the same revision) keeps that write's entry, and so its marks (the
+        other seat's wait, woken by the write, reads it just before the writer
+        waits).
         """
         if loaded.snapshot.rev is None:
             return  # written before revisions: its commit could not check one
         table_id = loaded.snapshot.table_id
-        self._tables[table_id] = loaded
+        known = self._tables.get(table_id)
+        if known is None or known.snapshot.rev != loaded.snapshot.rev or loaded.marks is not None:
+            self._tables[table_id] = loaded
         self._tables.move_to_end(table_id)
         if len(self._tables) > self.capacity:
             self._tables.popitem(last=False)

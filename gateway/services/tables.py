@@ -636,7 +636,12 @@ async def observe(
     ``auth/expired``.
     A seat that, as its worker remembers the table, is not to act skips that
     first read: the first read of its wait asks the revocation and reads the
-    table (:func:`_remembered_waiting_seat`).
+    table (:func:`_remembered_waiting_seat`). When the memory is of the
+    caller's own action and nothing about the turn stream or the caller's
+    revocation mark reached the worker since that commit was sent
+    (:meth:`Waiters.unchanged`), the wait skips its first read too: any later
+    write wakes it, and what it answers still comes from a read that asked
+    the revocation (after the wake, or when the time runs out).
     """
     remembered = (_remembered_waiting_seat(ctx, table_id, caller)
                   if wait >= REMEMBERED_WAIT_MIN_S else None)
@@ -662,9 +667,16 @@ async def observe(
         if not _worth_answering(loaded, seat, first_version) and held_s >= 0.001:
             async with ctx.waiters.watch(stream, asked) as watch:
                 after_wake = False  # a read after a wake usually answers: it reads the history too
+                # Remembered from this caller's own action, with nothing heard of the turn
+                # stream or its revocation mark since the commit was sent: every later write
+                # wakes this watch, so the first read would learn nothing. Wait at once.
+                skip_read = unasked is not None and ctx.waiters.unchanged(
+                    loaded.marks, stream, asked)
                 while True:  # read (the first time: what came before the watch began), wait
                     changed = False
-                    if seat is None:  # a spectator: any change is worth answering
+                    if skip_read:
+                        skip_read = False
+                    elif seat is None:  # a spectator: any change is worth answering
                         revoked, woken, read = await ctx.store.events_then_table(
                             table_id, latest.seq, asked)
                         if caller is not None:

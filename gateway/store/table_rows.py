@@ -192,6 +192,8 @@ class CommitResult:
     """The revision the change wrote (when applied)."""
     revoked: bool = False
     """Nothing was written: the caller's token was revoked (a commit that asked)."""
+    turn_written: bool = False
+    """The change added an entry to the turn stream (who acts changed, or was not known)."""
 
 
 def audience_field(audience: Sequence[int] | None) -> str:

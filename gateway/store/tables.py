@@ -137,7 +137,8 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 # then     the seconds after which KEYS[1], KEYS[2], KEYS[3] and KEYS[5] expire ("": never;
 #          given by the change that finishes the table: the retention of finished tables)
 #
-# Returns {1, new_version, last_seq} when written, {0, current_version} when the
+# Returns {1, new_version, last_seq, 1 if it added a turn entry else 0} when written,
+# {0, current_version} when the
 # version (or revision) moved on, {2, stored idempotency record} when the key was
 # used meanwhile, {3} when the caller's token was revoked.
 _COMMIT_LUA = """
@@ -176,9 +177,11 @@ end
 redis.call('HSET', KEYS[1], 'seq', seq)
 local turn = ARGV[7]
 if turn == '' then turn = '?' end
+local turned = 0
 if turn == '?' or turn ~= redis.call('HGET', KEYS[1], 'to_act') then
   redis.call('XADD', KEYS[5], seq .. '-' .. (version + 1), 'to_act', turn)
   redis.call('HSET', KEYS[1], 'to_act', turn)
+  turned = 1
 end
 local m = tonumber(ARGV[i])
 for j = 1, m do
@@ -195,7 +198,7 @@ if ARGV[5] ~= '' then
 end
 if ARGV[10] ~= '' then redis.call('ZADD', KEYS[7], ARGV[10], ARGV[12]) end
 if ARGV[11] ~= '' then redis.call('ZADD', KEYS[8], ARGV[11], ARGV[12]) end
-return {1, version, seq}
+return {1, version, seq, turned}
 """
 
 _COMMIT_SHA = hashlib.sha1(_COMMIT_LUA.encode()).hexdigest()  # the name Redis caches it under
@@ -556,7 +559,7 @@ class TableStore:
         outcome = int(reply[0])
         if outcome == 1:
             return CommitResult(applied=True, version=int(reply[1]), last_seq=int(reply[2]),
-                                rev=rev)
+                                rev=rev, turn_written=int(reply[3]) == 1)
         if outcome == 3:
             return CommitResult(applied=False, version=-1, revoked=True)
         if outcome == 2:

@@ -242,3 +242,117 @@ def test_a_revoked_token_waiting_from_memory_is_refused_and_told_nothing(
     assert held.status_code == 401 and held.json()["code"] == "auth/revoked"
     assert reads.count == 0  # refused by the wait's own revocation question
     assert not {"view", "legal_actions", "to_act", "version"} & set(held.json())
+
+
+def _play_turn(client: TestClient, table_id: str, headers: Headers,
+               observation: dict[str, Any]) -> dict[str, Any]:
+    """Act from ``observation`` until the seat is no longer to act; the last answer."""
+    while True:
+        answer = _act(client, table_id, headers, observation)
+        assert answer.status_code == 200, answer.text
+        body: dict[str, Any] = answer.json()
+        observation = body["observation"]
+        if not observation["legal_actions"] or body["status"] == "finished":
+            return body
+
+
+def _after_own_turn(client: TestClient, second: tuple[FastAPI, TestClient],
+                    mint_token: Callable[..., str], auth: Callable[[str], Headers],
+                    seed: int) -> tuple[str, Headers, Headers]:
+    """A seat that held a wait through ``client``'s worker (which so hears its table's turn
+    stream and its token's revocation mark), then played its turn there: the table, that
+    seat's headers and the other seat's."""
+    table_id, seats = _seated(client, mint_token, auth, seed=seed)
+    waiter = _waiter(client, table_id, seats)
+    other = next(headers for headers in seats if headers is not waiter)
+    thread, out = in_background(lambda: client.get(
+        f"/v1/tables/{table_id}/observation", headers=waiter, params={"wait": 10}))
+    time.sleep(0.3)
+    _, elsewhere = second
+    _play_turn(elsewhere, table_id, other,
+               elsewhere.get(f"/v1/tables/{table_id}/observation", headers=other).json())
+    thread.join(10)
+    held = out["answer"].json()
+    assert held["legal_actions"], held
+    assert _play_turn(client, table_id, waiter, held)["status"] == "playing"
+    return table_id, waiter, other
+
+
+def test_a_held_wait_after_its_own_action_reads_nothing_until_its_turn(
+    app: FastAPI, client: TestClient, second: tuple[FastAPI, TestClient],
+    mint_token: Callable[..., str], auth: Callable[[str], Headers],
+) -> None:
+    table_id, waiter, other = _after_own_turn(client, second, mint_token, auth, seed=23)
+    reads = Reads(app, "turns_then_table")
+    thread, out = in_background(lambda: client.get(
+        f"/v1/tables/{table_id}/observation", headers=waiter, params={"wait": 10}))
+    time.sleep(0.5)
+    assert thread.is_alive() and reads.count == 0  # held, and nothing read yet
+    _, elsewhere = second
+    _play_turn(elsewhere, table_id, other,
+               elsewhere.get(f"/v1/tables/{table_id}/observation", headers=other).json())
+    thread.join(10)
+    held = out["answer"].json()
+    assert held["legal_actions"]
+    assert reads.count == 1  # the read after the wake, which answered
+    assert held == client.get(f"/v1/tables/{table_id}/observation", headers=waiter).json()
+
+
+def test_a_turn_heard_before_the_wait_began_is_read_and_answered_at_once(
+    app: FastAPI, client: TestClient, second: tuple[FastAPI, TestClient],
+    mint_token: Callable[..., str], auth: Callable[[str], Headers],
+) -> None:
+    table_id, waiter, other = _after_own_turn(client, second, mint_token, auth, seed=29)
+    _, elsewhere = second
+    _play_turn(elsewhere, table_id, other,
+               elsewhere.get(f"/v1/tables/{table_id}/observation", headers=other).json())
+    time.sleep(0.3)  # this worker heard of it, with nobody waiting: only the mark moved
+    reads = Reads(app, "turns_then_table")
+    started = time.monotonic()
+    held = client.get(f"/v1/tables/{table_id}/observation", headers=waiter, params={"wait": 10})
+    assert time.monotonic() - started < 2
+    assert held.json()["legal_actions"]
+    assert reads.count == 1  # the first read the moved mark called for
+
+
+def test_a_token_revoked_after_its_own_action_is_refused_at_once_and_told_nothing(
+    app: FastAPI, client: TestClient, second: tuple[FastAPI, TestClient],
+    mint_token: Callable[..., str], auth: Callable[[str], Headers],
+) -> None:
+    table_id, waiter, _ = _after_own_turn(client, second, mint_token, auth, seed=31)
+    _, elsewhere = second
+    assert elsewhere.post("/v1/auth/revoke", headers=waiter, json={}).status_code == 200
+    time.sleep(0.3)  # this worker heard the revocation mark written
+    started = time.monotonic()
+    held = client.get(f"/v1/tables/{table_id}/observation", headers=waiter, params={"wait": 10})
+    assert time.monotonic() - started < 2
+    assert held.status_code == 401 and held.json()["code"] == "auth/revoked"
+    assert not {"view", "legal_actions", "to_act", "version"} & set(held.json())
+
+
+def test_the_other_seat_reading_the_write_leaves_the_writer_its_quiet_wait(
+    app: FastAPI, client: TestClient, second: tuple[FastAPI, TestClient],
+    mint_token: Callable[..., str], auth: Callable[[str], Headers],
+) -> None:
+    table_id, waiter, other = _after_own_turn(client, second, mint_token, auth, seed=37)
+    _, elsewhere = second
+    # The other seat plays its turn, then waits here; the waiter's turn wakes that wait,
+    # whose read of the waiter's write is the newest thing this worker read of the table.
+    _play_turn(elsewhere, table_id, other,
+               elsewhere.get(f"/v1/tables/{table_id}/observation", headers=other).json())
+    mine = client.get(f"/v1/tables/{table_id}/observation", headers=waiter).json()
+    thread, out = in_background(lambda: client.get(
+        f"/v1/tables/{table_id}/observation", headers=other, params={"wait": 10}))
+    time.sleep(0.3)
+    _play_turn(client, table_id, waiter, mine)
+    thread.join(10)
+    assert out["answer"].json()["legal_actions"]
+    reads = Reads(app, "turns_then_table")
+    held, answer = in_background(lambda: client.get(
+        f"/v1/tables/{table_id}/observation", headers=waiter, params={"wait": 10}))
+    time.sleep(0.5)
+    assert held.is_alive() and reads.count == 0  # waiting from its own write still
+    _play_turn(elsewhere, table_id, other,
+               elsewhere.get(f"/v1/tables/{table_id}/observation", headers=other).json())
+    held.join(10)
+    assert answer["answer"].json()["legal_actions"] and reads.count == 1

@@ -463,9 +463,23 @@ def _capacity(args: argparse.Namespace, redis_url: str, namespace: str, data_dir
     })
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    with gateway_process(port, env, workers=2, log_path=data_dir / f"gateway-{namespace}.log",
+    log_path = data_dir / f"gateway-{namespace}.log"
+    with gateway_process(port, env, workers=2, log_path=log_path,
                          root=args.server_root) as server:
-        return _run(measure(url, TokenService(settings), args, redis_url, namespace, server.pid))
+        steps = _run(measure(url, TokenService(settings), args, redis_url, namespace, server.pid))
+    _tell_log(log_path)
+    return steps
+
+
+def _tell_log(log_path: Path, lines: int = 20) -> None:
+    """Print the last ``lines`` of what the gateway logged (it logs warnings and errors
+    only here): a step that missed may have a reason there."""
+    with contextlib.suppress(OSError):
+        logged = log_path.read_text(errors="replace").splitlines()
+        if logged:
+            print(f"the gateway logged {len(logged)} lines; the last ones:", flush=True)
+            for line in logged[-lines:]:
+                print("  " + line[:300], flush=True)
 
 
 def _largest_held(steps: list[Step]) -> int:

@@ -119,7 +119,7 @@ class Step:
     """The machine's 1-minute load average at the end of the span (other work shows here)."""
     yardstick_ms: tuple[float, float] = (0.0, 0.0)
     """:func:`yardstick_ms` just before the step's agents started and just after they
-    stopped: how fast the machine itself was, apart from the gateway's code."""
+    stopped: roughly how fast the machine was, apart from the gateway's code."""
 
     def error(self, what: str) -> None:
         if self.measuring:
@@ -265,9 +265,10 @@ YARDSTICK_OBJECT = {
 
 def yardstick_ms(rounds: int = 300, repeats: int = 9) -> float:
     """The CPU milliseconds of a fixed piece of work like the gateway's (encode and parse
-    :data:`YARDSTICK_OBJECT`, hash it), the median of ``repeats``: the machine's own
-    speed, which on a shared VM swings about 2x within minutes for the same code. A
-    step's CPU per request is comparable across runs only with this next to it."""
+    :data:`YARDSTICK_OBJECT`, hash it), the median of ``repeats``: a rough gauge of how
+    fast the machine runs just then, which on a shared VM swings severalfold within
+    minutes for the same code (it is taken in this process, whose own state after a
+    step may count too). A step's CPU per request means little without it."""
     times = []
     collecting = gc.isenabled()
     gc.disable()  # the same work whether or not the caller's collector is on

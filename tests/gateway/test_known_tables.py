@@ -256,6 +256,12 @@ def _play_turn(client: TestClient, table_id: str, headers: Headers,
             return body
 
 
+def _plays_turn_there(client: TestClient, table_id: str, headers: Headers) -> dict[str, Any]:
+    """The seat of ``headers`` observes through ``client`` and plays its whole turn there."""
+    observed = client.get(f"/v1/tables/{table_id}/observation", headers=headers).json()
+    return _play_turn(client, table_id, headers, observed)
+
+
 def _after_own_turn(client: TestClient, second: tuple[FastAPI, TestClient],
                     mint_token: Callable[..., str], auth: Callable[[str], Headers],
                     seed: int) -> tuple[str, Headers, Headers]:
@@ -269,8 +275,7 @@ def _after_own_turn(client: TestClient, second: tuple[FastAPI, TestClient],
         f"/v1/tables/{table_id}/observation", headers=waiter, params={"wait": 10}))
     time.sleep(0.3)
     _, elsewhere = second
-    _play_turn(elsewhere, table_id, other,
-               elsewhere.get(f"/v1/tables/{table_id}/observation", headers=other).json())
+    _plays_turn_there(elsewhere, table_id, other)
     thread.join(10)
     held = out["answer"].json()
     assert held["legal_actions"], held
@@ -289,8 +294,7 @@ def test_a_held_wait_after_its_own_action_reads_nothing_until_its_turn(
     time.sleep(0.5)
     assert thread.is_alive() and reads.count == 0  # held, and nothing read yet
     _, elsewhere = second
-    _play_turn(elsewhere, table_id, other,
-               elsewhere.get(f"/v1/tables/{table_id}/observation", headers=other).json())
+    _plays_turn_there(elsewhere, table_id, other)
     thread.join(10)
     held = out["answer"].json()
     assert held["legal_actions"]
@@ -304,8 +308,7 @@ def test_a_turn_heard_before_the_wait_began_is_read_and_answered_at_once(
 ) -> None:
     table_id, waiter, other = _after_own_turn(client, second, mint_token, auth, seed=29)
     _, elsewhere = second
-    _play_turn(elsewhere, table_id, other,
-               elsewhere.get(f"/v1/tables/{table_id}/observation", headers=other).json())
+    _plays_turn_there(elsewhere, table_id, other)
     time.sleep(0.3)  # this worker heard of it, with nobody waiting: only the mark moved
     reads = Reads(app, "turns_then_table")
     started = time.monotonic()
@@ -338,8 +341,7 @@ def test_the_other_seat_reading_the_write_leaves_the_writer_its_quiet_wait(
     _, elsewhere = second
     # The other seat plays its turn, then waits here; the waiter's turn wakes that wait,
     # whose read of the waiter's write is the newest thing this worker read of the table.
-    _play_turn(elsewhere, table_id, other,
-               elsewhere.get(f"/v1/tables/{table_id}/observation", headers=other).json())
+    _plays_turn_there(elsewhere, table_id, other)
     mine = client.get(f"/v1/tables/{table_id}/observation", headers=waiter).json()
     thread, out = in_background(lambda: client.get(
         f"/v1/tables/{table_id}/observation", headers=other, params={"wait": 10}))
@@ -352,7 +354,6 @@ def test_the_other_seat_reading_the_write_leaves_the_writer_its_quiet_wait(
         f"/v1/tables/{table_id}/observation", headers=waiter, params={"wait": 10}))
     time.sleep(0.5)
     assert held.is_alive() and reads.count == 0  # waiting from its own write still
-    _play_turn(elsewhere, table_id, other,
-               elsewhere.get(f"/v1/tables/{table_id}/observation", headers=other).json())
+    _plays_turn_there(elsewhere, table_id, other)
     held.join(10)
     assert answer["answer"].json()["legal_actions"] and reads.count == 1

@@ -251,8 +251,9 @@ async def commit_step(
     bots_due = step.bots_due and announce_bots
     state_json = step.state.model_dump_json()
     table_id = loaded.snapshot.table_id
+    turns = ctx.store.turns_key(table_id)
     # Before the commit is sent: any write Redis runs after it then still changes a mark.
-    marks = ctx.waiters.marks(ctx.store.turns_key(table_id), revoked_key)
+    marks = ctx.waiters.marks(turns, revoked_key)
     result = await ctx.store.commit(
         loaded.snapshot.table_id,
         expected_version=loaded.version,
@@ -270,9 +271,8 @@ async def commit_step(
         **index_updates(ctx, step.deadline, bots_due),
     )
     if result.applied:
-        ctx.parsed_states.remember(loaded.snapshot.table_id, state_json, step.state)
+        ctx.parsed_states.remember(table_id, state_json, step.state)
         if marks is not None and result.turn_written:  # its own turn entry is heard too
-            turns = ctx.store.turns_key(table_id)
             marks = {**marks, turns: marks[turns].allowing(1)}
         _remember_written(ctx, loaded, step, state_json, result, marks)
     if result.applied and bots_due:

@@ -167,7 +167,6 @@ class OneSendPerTurn(asyncio.Transport):
         self.inner.abort()
 
     def can_write_eof(self) -> bool:
-        """As the wrapped transport."""
         return self.inner.can_write_eof()
 
     def get_write_buffer_size(self) -> int:
@@ -175,39 +174,30 @@ class OneSendPerTurn(asyncio.Transport):
         return self.inner.get_write_buffer_size() + self.gathered
 
     def get_write_buffer_limits(self) -> tuple[int, int]:
-        """As the wrapped transport."""
         return self.inner.get_write_buffer_limits()
 
     def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
-        """As the wrapped transport."""
         self.inner.set_write_buffer_limits(high, low)
 
     def get_extra_info(self, name: str, default: Any = None) -> Any:
-        """As the wrapped transport (``socket``, ``peername``, ``sockname``, ...)."""
         return self.inner.get_extra_info(name, default)
 
     def is_closing(self) -> bool:
-        """As the wrapped transport."""
         return self.inner.is_closing()
 
     def is_reading(self) -> bool:
-        """As the wrapped transport."""
         return self.inner.is_reading()
 
     def pause_reading(self) -> None:
-        """As the wrapped transport (flow control)."""
         self.inner.pause_reading()
 
     def resume_reading(self) -> None:
-        """As the wrapped transport (flow control)."""
         self.inner.resume_reading()
 
     def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
-        """As the wrapped transport."""
         self.inner.set_protocol(protocol)
 
     def get_protocol(self) -> asyncio.BaseProtocol:
-        """As the wrapped transport."""
         return self.inner.get_protocol()
 
 

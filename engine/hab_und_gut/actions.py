@@ -48,7 +48,6 @@ class Buy(Action):
 
     @property
     def text(self) -> str:
-        """Plain words for the action."""
         return f"buy one {self.commodity} share at its current price"
 
 
@@ -65,7 +64,6 @@ class Sell(Action):
 
     @property
     def text(self) -> str:
-        """Plain words for the action."""
         return f"sell one of your {self.commodity} shares at its current price"
 
 
@@ -82,7 +80,6 @@ class Donate(Action):
 
     @property
     def text(self) -> str:
-        """Plain words for the action."""
         return f"place one of your {self.commodity} shares face down on your charity board"
 
 
@@ -98,7 +95,6 @@ class EndStock(Action):
 
     @property
     def text(self) -> str:
-        """Plain words for the action."""
         return "finish your stock phase"
 
 
@@ -127,7 +123,6 @@ class Play(_MarketPick):
 
     @property
     def text(self) -> str:
-        """Plain words for the action."""
         return (
             f"play the {self.commodity} {self.value:+d} card from your {self.side} holder "
             f"in full: {self.commodity} moves {counted(self.value, 'space', signed=True)}"
@@ -146,7 +141,6 @@ class Halve(_MarketPick):
 
     @property
     def text(self) -> str:
-        """Plain words for the action."""
         return (
             f"halve the {self.commodity} {self.value:+d} card from your {self.side} holder: "
             f"{self.commodity} moves {counted(self.value // 2, 'space', signed=True)}"

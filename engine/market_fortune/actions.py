@@ -84,7 +84,6 @@ class Build(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         return f"Build: draw from {_SOURCE_TEXT[self.source]}"
 
 
@@ -103,7 +102,6 @@ class Risk(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         return "Risk: roll to invest " + _pair_text(self.stock, self.ret, self.innovation)
 
 
@@ -119,7 +117,6 @@ class Dominate(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         return "Dominate: draw a Strategy (a red drawn lets you play one red; another colour ends your turn)"
 
 
@@ -137,7 +134,6 @@ class Optimise(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         return (
             f"Optimise: put {_name(self.into)} into an investment in place of "
             f"{_name(self.out)}, then discard a building card"
@@ -158,7 +154,6 @@ class Play(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         on = "" if self.target is None else f" on seat {self.target}"
         return f"Play {_name(self.card)}{on}: {cards.kind_of(self.card).effect}"
 
@@ -175,7 +170,6 @@ class EndTurn(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         return "End your turn without playing a red Strategy"
 
 
@@ -192,7 +186,6 @@ class Defend(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         return f"Defend with {_name(self.card)}: {cards.kind_of(self.card).effect}"
 
 
@@ -208,7 +201,6 @@ class Decline(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         return "Do not defend: the attack takes effect on you"
 
 
@@ -224,7 +216,6 @@ class Declare(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         return "Declare victory: flip your investments and count them"
 
 
@@ -241,7 +232,6 @@ class Discard(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         return f"Discard {_name(self.card)}"
 
 
@@ -258,7 +248,6 @@ class Draw(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         return f"Draw a building card from {_SOURCE_TEXT[self.source]}"
 
 
@@ -275,7 +264,6 @@ class ReturnInvestment(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         return f"Return the investment with {_name(self.stock)} to your hand"
 
 
@@ -292,7 +280,6 @@ class Take(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         return f"Take {_name(self.card)}"
 
 
@@ -309,7 +296,6 @@ class Give(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         return f"Give {_name(self.card)}"
 
 
@@ -326,7 +312,6 @@ class Mark(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         bonus = cards.COMPOUND_INTEREST_BONUS
         return f"Mark the investment with {_name(self.stock)}: +{bonus}M at the count"
 
@@ -346,7 +331,6 @@ class Form(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         return "Form without rolling an investment of " + _pair_text(
             self.stock, self.ret, self.innovation
         )
@@ -364,7 +348,6 @@ class NextGame(Action):
 
     @property
     def text(self) -> str:
-        """One line for people and language models."""
         return "Deal the next game of the match"
 
 

@@ -21,17 +21,23 @@ latency, errors (a 5xx, a refused connection, any answer but 200 or a stale
 worker gives its connections: ``agents-club:<namespace>:<pid>``; the most
 seen) and each worker's RSS (the most seen). It stops at the first step that
 misses the action p99 target or has errors (unless ``--keep-going``), and
-prints the largest step held:
+prints how many steps of each size held and the largest size at which every
+step held (so ``--steps 3000,3000,3000 --keep-going`` asks whether 3,000 holds
+three times running):
 
     .venv/bin/python bench/capacity.py [--steps 1000,2000,3000,4000] [--seconds 30]
         [--ramp 10] [--settle 8] [--max-connections 16] [--keep-going] [--cluster]
-        [--observe-after-acting]
+        [--observe-after-acting] [--contend CORES]
 
 ``--cluster``: after the run on one Redis, the same steps against a local Redis
 Cluster (3 primaries, 3 replicas, started by :class:`gateway.local_cluster.LocalCluster`),
 then the ratios cluster / single of the largest step held and of the actions per
 second at each step both ran (target: cluster >= 0.8 x single). The Redis
 connections are then counted on every node of the cluster.
+
+``--contend CORES``: other processes keep that many cores busy for the whole
+run (:mod:`bench.contention`), so a step that still holds shows the headroom
+it had, in cores, whatever the machine's speed that hour.
 
 Targets (issue 15), on this 2-core machine with the load client sharing it:
 at least 3,000 concurrent agents, at most 64 Redis connections in all, at
@@ -67,6 +73,7 @@ sys.path[:] = [str(_HERE.parent), *(entry for entry in sys.path
 from cryptography.hazmat.primitives import serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
 
+from bench.contention import contending  # noqa: E402
 from bench.held_waits import (  # noqa: E402
     gateway_process,
     redis_connections,
@@ -419,7 +426,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="serve another checkout's code (with its .venv), to compare")
     parser.add_argument("--cluster", action="store_true",
                         help="then the same on a local 3-primary Redis Cluster, and the ratios")
+    parser.add_argument("--contend", type=int, default=0, metavar="CORES",
+                        help="keep this many cores busy with other processes throughout "
+                             "(bench/contention.py): the headroom a step has to spare")
     args = parser.parse_args(argv)
+    with contending(args.contend) as busy:
+        if busy:
+            print(f"competing load: {len(busy)} busy process(es), one core each "
+                  f"(pids {', '.join(map(str, busy))})", flush=True)
+        return _both(args)
+
+
+def _both(args: argparse.Namespace) -> int:
+    """On one Redis, then (``--cluster``) on a local cluster, and the ratios."""
     signing_key = Ed25519PrivateKey.generate().private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption()).decode()
@@ -483,15 +502,30 @@ def _tell_log(log_path: Path, lines: int = 20) -> None:
                 print("  " + line[:300], flush=True)
 
 
-def _largest_held(steps: list[Step]) -> int:
-    return max((step.agents for step in steps if step.held), default=0)
+def held_by_size(steps: list[Step]) -> dict[int, tuple[int, int]]:
+    """Agents per step -> (steps of that size held, steps of that size run)."""
+    tally: dict[int, tuple[int, int]] = {}
+    for step in steps:
+        held, ran = tally.get(step.agents, (0, 0))
+        tally[step.agents] = (held + step.held, ran + 1)
+    return tally
+
+
+def largest_held(steps: list[Step]) -> int:
+    """The most agents at which every step run held: a size repeated (``--steps
+    3000,3000,3000``) counts only if none of its steps missed."""
+    return max((agents for agents, (held, ran) in held_by_size(steps).items() if held == ran),
+               default=0)
 
 
 def _summary(steps: list[Step]) -> None:
-    best = _largest_held(steps)
+    best = largest_held(steps)
     print()
-    print(f"largest step held (action p99 <= {P99_TARGET_MS:.0f} ms, no errors): "
-          f"{best} agents   target >= {AGENTS_TARGET}: {verdict(best >= AGENTS_TARGET)}")
+    for agents, (held, ran) in sorted(held_by_size(steps).items()):
+        print(f"  {agents:>6} agents: {held} of {ran} step{'s' if ran > 1 else ''} held")
+    print(f"largest step held (every step of that size: action p99 <= {P99_TARGET_MS:.0f} ms, "
+          f"no errors): {best} agents   target >= {AGENTS_TARGET}: "
+          f"{verdict(best >= AGENTS_TARGET)}")
     most_redis = max((step.redis_connections for step in steps), default=0)
     print(f"Redis connections in use (most seen, both workers): {most_redis}   "
           f"target <= {REDIS_CONNECTIONS_TARGET}: {verdict(most_redis <= REDIS_CONNECTIONS_TARGET)}")
@@ -503,7 +537,7 @@ def _summary(steps: list[Step]) -> None:
 def _ratios(single: list[Step], on_cluster: list[Step]) -> None:
     """Cluster against one Redis: the largest step held, and actions/s per step."""
     print()
-    held_single, held_cluster = _largest_held(single), _largest_held(on_cluster)
+    held_single, held_cluster = largest_held(single), largest_held(on_cluster)
     if held_single:
         ratio = held_cluster / held_single
         print(f"cluster / single largest step held: {held_cluster} / {held_single} = {ratio:.2f}"

@@ -1,0 +1,53 @@
+"""``bench/capacity.py`` judges a size by every step of it, and ``--contend`` takes cores for real."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from bench import capacity
+from bench.contention import contending
+
+
+def _step(agents: int, action_s: float) -> capacity.Step:
+    return capacity.Step(agents=agents, latencies=[action_s] * 100)
+
+
+def test_a_size_counts_as_held_only_when_every_step_of_it_held() -> None:
+    steps = [_step(2000, 0.010), _step(3000, 0.020), _step(3000, 0.150), _step(3000, 0.030)]
+    assert capacity.held_by_size(steps) == {2000: (1, 1), 3000: (2, 3)}
+    assert capacity.largest_held(steps) == 2000
+    assert capacity.largest_held([_step(3000, 0.020), _step(3000, 0.099)]) == 3000
+
+
+def test_a_step_with_errors_is_not_held_whatever_its_latency() -> None:
+    failed = _step(3000, 0.010)
+    failed.measuring = True
+    failed.error("act 500")
+    assert capacity.largest_held([failed]) == 0
+
+
+def _cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_contending_keeps_a_core_busy_and_stops_with_the_block() -> None:
+    with contending(1) as pids:
+        assert len(pids) == 1
+        deadline = time.monotonic() + 30
+        while _cpu_seconds(pids[0]) < 0.3:  # its start-up (imports) comes first
+            assert time.monotonic() < deadline, "the busy process used no CPU"
+            time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{pids[0]}") or _state(pids[0]) == "Z"
+
+
+def _state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0]
+
+
+def test_no_cores_asked_starts_nothing() -> None:
+    with contending(0) as pids:
+        assert pids == []

@@ -46,9 +46,10 @@ SET``) and every waiter of that connection is woken once more.
 A Redis that stops answering without closing the connection (stalled, or a
 half-open connection after a network fault) is noticed by the reader's own
 ``PING`` every :data:`PING_INTERVAL_S` on each connection: when nothing came
-for two intervals the reader connects again, backing off
-(:data:`RECONNECT_DELAY_S`), and its new connection's handshake is bounded by
-the client's socket timeout.
+for two intervals, or the connection's first subscription is still unconfirmed
+after two intervals (its ``SUBSCRIBE`` was lost while the ``PING``s are
+answered), the reader connects again, backing off (:data:`RECONNECT_DELAY_S`),
+and its new connection's handshake is bounded by the client's socket timeout.
 
 **Redis Cluster.** Keyspace notifications are node-local: a node publishes
 them only to its own subscribers, for the keys of its own slots. So the reader
@@ -489,12 +490,16 @@ class KeyspaceReader:
         The read waits for messages without a timeout (a quiet connection is normal), so
         a Redis that stops answering (a stalled server, a half-open connection) would
         hold it for ever: when nothing, not even the last ``PONG``, came for two ping
-        intervals, this raises and :meth:`_run` connects again (backing off).
+        intervals, this raises and :meth:`_run` connects again (backing off). The same
+        when the sentinel's subscription is still unconfirmed after two ping intervals
+        on a connection that answers: its ``SUBSCRIBE`` was lost (a Redis that dropped
+        what it was sent while it stalled), and the link would never be up.
 
-        :raises redis.exceptions.TimeoutError: Redis went silent.
+        :raises redis.exceptions.TimeoutError: Redis went silent, or never confirmed.
         """
         link.wake.set()  # a new connection: every key of the link is to subscribe
-        next_ping = time.monotonic() + self.ping_interval_s
+        opened = time.monotonic()
+        next_ping = opened + self.ping_interval_s
         while True:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(max(0.0, next_ping - time.monotonic())):
@@ -506,6 +511,9 @@ class KeyspaceReader:
                 if silent_s >= 2 * self.ping_interval_s:
                     raise RedisTimeoutError(f"Redis sent nothing for {silent_s:.1f} s, not "
                                             "even a PONG")
+                if not link.up and now - opened >= 2 * self.ping_interval_s:
+                    raise RedisTimeoutError(f"Redis did not confirm the subscription in "
+                                            f"{now - opened:.1f} s")
                 await pubsub.ping()
                 next_ping = now + self.ping_interval_s
             gone, link.to_unsubscribe = link.to_unsubscribe, set()

@@ -1,7 +1,9 @@
 """A TCP proxy on loopback that loses Redis's reply to one chosen command: the command
 reaches Redis and is applied, its reply never comes back (the connection drops instead,
-or, with :meth:`LossyProxy.stall_reply_to`, stays open and silent); or that goes silent
-altogether (:meth:`LossyProxy.go_silent`: connections accepted, nothing answered)."""
+or, with :meth:`LossyProxy.stall_reply_to`, stays open and silent); that loses one chosen
+command on its way (:meth:`LossyProxy.drop_request`: Redis never sees it, the connection
+goes on); or that goes silent altogether (:meth:`LossyProxy.go_silent`: connections
+accepted, nothing answered)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ class LossyProxy:
         self._marker: bytes | None = None
         self._stall: tuple[bytes, ...] | None = None
         self.stalled = 0
+        self._drop: bytes | None = None
+        self.dropped = 0
         self.silent = False
         """True: every connection, open or new, forwards nothing either way."""
         self._lock = threading.Lock()
@@ -41,6 +45,21 @@ class LossyProxy:
         stays open: the client's socket timeout has to notice."""
         with self._lock:
             self._stall = markers
+
+    def drop_request(self, marker: bytes) -> None:
+        """The next bytes from a client that contain ``marker`` never reach Redis; the
+        connection stays open and everything after them is forwarded as usual (what a
+        Redis that lost a command while it stalled, then came back, looks like)."""
+        with self._lock:
+            self._drop = marker
+
+    def _take_drop(self, chunk: bytes) -> bool:
+        with self._lock:
+            if self._drop is not None and self._drop in chunk:
+                self._drop = None
+                self.dropped += 1
+                return True
+        return False
 
     def go_silent(self, silent: bool = True) -> None:
         """Accept connections but answer nothing (``False``: forward again)."""
@@ -69,7 +88,13 @@ class LossyProxy:
         self.port = server.sockets[0].getsockname()[1]
         self._ready.set()
         self._loop.run_forever()
+        # Stopped: end every connection still being served, then close the loop itself.
         server.close()
+        serving = asyncio.all_tasks(self._loop)
+        for task in serving:
+            task.cancel()
+        self._loop.run_until_complete(asyncio.gather(*serving, return_exceptions=True))
+        self._loop.close()
 
     async def _serve(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
         upstream_r, upstream_w = await asyncio.open_connection(*self.upstream)
@@ -78,7 +103,7 @@ class LossyProxy:
 
         async def to_redis() -> None:
             while chunk := await client_r.read(65536):
-                if self.silent:
+                if self.silent or self._take_drop(chunk):
                     continue
                 if self._take_stall(chunk):
                     muted.set()
@@ -101,12 +126,14 @@ class LossyProxy:
                 await client_w.drain()
 
         tasks = [asyncio.ensure_future(to_redis()), asyncio.ensure_future(to_client())]
-        with contextlib.suppress(Exception):
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        for task in tasks:
-            task.cancel()
-        for writer in (client_w, upstream_w):
-            writer.close()
+        try:
+            with contextlib.suppress(Exception):
+                await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:  # also when the proxy stops (cancelled)
+            for task in tasks:
+                task.cancel()
+            for writer in (client_w, upstream_w):
+                writer.close()
 
     @contextmanager
     def running(self) -> Iterator[LossyProxy]:

@@ -3,7 +3,8 @@
 ``AGENTS_CLUB_REDIS_SOCKET_TIMEOUT_S``) instead of holding the request for ever; a commit
 whose reply never comes is "unknown", as a lost reply is (a retry with the same
 ``Idempotency-Key`` finds what applied); and the keyspace reader notices a Redis that went
-silent, connects again, and works once it answers."""
+silent, connects again, and works once it answers, and connects again when its subscription
+is lost on a connection that goes on answering."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from fastapi.testclient import TestClient
 
 from gateway.app import create_app
 from gateway.config import Settings
+from gateway.store.connection import close_client, connect
+from gateway.store.waits import KeyspaceReader
 
 from .lossy_proxy import LossyProxy
 from .test_redis_outage import assert_unavailable, redis_backed_requests
@@ -197,3 +200,32 @@ def test_the_keyspace_reader_notices_a_silent_redis_and_comes_back(
         reconnected = reader.reconnects
         time.sleep(4 * ping_s)  # a Redis that answers its pings is not left
         assert reader.reconnects == reconnected and reader.connected
+
+
+def test_the_keyspace_reader_connects_again_when_its_subscription_is_never_confirmed(
+    proxy: LossyProxy, redis_namespace: str,
+) -> None:
+    """Its first ``SUBSCRIBE`` is lost on the way while the connection lives on (its
+    ``PING``s are answered): unconfirmed after two ping intervals, it connects again."""
+    ping_s = 0.3
+    sentinel = f"{redis_namespace}:waits"
+
+    async def main() -> None:
+        client = connect(f"redis://127.0.0.1:{proxy.port}/0", max_connections=4,
+                         pool_timeout_s=5, client_name=f"{redis_namespace}:reader")
+        reader = KeyspaceReader(client, on_change=lambda key: None, sentinel=sentinel,
+                                ping_interval_s=ping_s)
+        proxy.drop_request(sentinel.encode())
+        await reader.start()
+        try:
+            began = time.monotonic()
+            while not reader.connected:
+                assert time.monotonic() - began < 4 * ping_s + 1.5, (
+                    "the reader waited for a confirmation that was never coming")
+                await asyncio.sleep(0.05)
+            assert proxy.dropped == 1 and reader.reconnects == 1
+        finally:
+            await reader.aclose()
+            await close_client(client)
+
+    asyncio.run(main())

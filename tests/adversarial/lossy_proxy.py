@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -21,12 +22,9 @@ class LossyProxy:
     def __init__(self, upstream_host: str, upstream_port: int) -> None:
         self.upstream = (upstream_host, upstream_port)
         self.port = 0
-        self.lost = 0
-        self._marker: bytes | None = None
-        self._stall: tuple[bytes, ...] | None = None
-        self.stalled = 0
-        self._drop: bytes | None = None
-        self.dropped = 0
+        self._armed: dict[str, tuple[bytes, ...]] = {}
+        """Fault (``lose``, ``stall``, ``drop``) -> the markers of the command it waits for."""
+        self._taken: Counter[str] = Counter()
         self.silent = False
         """True: every connection, open or new, forwards nothing either way."""
         self._lock = threading.Lock()
@@ -36,50 +34,52 @@ class LossyProxy:
 
     def lose_reply_to(self, marker: bytes) -> None:
         """The next command containing ``marker`` reaches Redis; its reply is lost."""
-        with self._lock:
-            self._marker = marker
+        self._arm("lose", marker)
 
     def stall_reply_to(self, *markers: bytes) -> None:
         """The next command containing every one of ``markers`` reaches Redis; its reply
         (and anything after it on that connection) never comes back, and the connection
         stays open: the client's socket timeout has to notice."""
-        with self._lock:
-            self._stall = markers
+        self._arm("stall", *markers)
 
     def drop_request(self, marker: bytes) -> None:
         """The next bytes from a client that contain ``marker`` never reach Redis; the
         connection stays open and everything after them is forwarded as usual (what a
         Redis that lost a command while it stalled, then came back, looks like)."""
-        with self._lock:
-            self._drop = marker
+        self._arm("drop", marker)
 
-    def _take_drop(self, chunk: bytes) -> bool:
-        with self._lock:
-            if self._drop is not None and self._drop in chunk:
-                self._drop = None
-                self.dropped += 1
-                return True
-        return False
+    @property
+    def lost(self) -> int:
+        """Replies lost so far (:meth:`lose_reply_to`)."""
+        return self._taken["lose"]
+
+    @property
+    def stalled(self) -> int:
+        """Replies stalled so far (:meth:`stall_reply_to`)."""
+        return self._taken["stall"]
+
+    @property
+    def dropped(self) -> int:
+        """Commands dropped so far (:meth:`drop_request`)."""
+        return self._taken["drop"]
 
     def go_silent(self, silent: bool = True) -> None:
         """Accept connections but answer nothing (``False``: forward again)."""
         self.silent = silent
 
-    def _take_stall(self, chunk: bytes) -> bool:
+    def _arm(self, fault: str, *markers: bytes) -> None:
         with self._lock:
-            if self._stall is not None and all(marker in chunk for marker in self._stall):
-                self._stall = None
-                self.stalled += 1
-                return True
-        return False
+            self._armed[fault] = markers
 
-    def _take(self, chunk: bytes) -> bool:
+    def _take(self, fault: str, chunk: bytes) -> bool:
+        """Whether ``chunk`` is the command ``fault`` waits for (it is then disarmed)."""
         with self._lock:
-            if self._marker is not None and self._marker in chunk:
-                self._marker = None
-                self.lost += 1
-                return True
-        return False
+            markers = self._armed.get(fault)
+            if markers is None or not all(marker in chunk for marker in markers):
+                return False
+            del self._armed[fault]
+            self._taken[fault] += 1
+            return True
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
@@ -103,11 +103,11 @@ class LossyProxy:
 
         async def to_redis() -> None:
             while chunk := await client_r.read(65536):
-                if self.silent or self._take_drop(chunk):
+                if self.silent or self._take("drop", chunk):
                     continue
-                if self._take_stall(chunk):
+                if self._take("stall", chunk):
                     muted.set()
-                losing = self._take(chunk)
+                losing = self._take("lose", chunk)
                 if losing:
                     cut.set()  # from now on nothing goes back to the client
                 upstream_w.write(chunk)

@@ -183,8 +183,9 @@ def test_the_keyspace_reader_notices_a_silent_redis_and_comes_back(
         proxy.go_silent()
         began = time.monotonic()
         while reader.reconnects == before:
-            # Two silent ping intervals, the next ping's turn, and a little slack.
-            assert time.monotonic() - began < 4 * ping_s + 1.5, "the reader never noticed"
+            # Two silent ping intervals, the next ping's turn, and slack for a machine busy
+            # with the rest of the suite (2.7 s in all was once too little under load).
+            assert time.monotonic() - began < 4 * ping_s + 3.0, "the reader never noticed"
             time.sleep(0.05)
         assert client.get("/v1/tables").status_code == 503
         proxy.go_silent(False)

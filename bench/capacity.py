@@ -51,11 +51,8 @@ import argparse
 import asyncio
 import contextlib
 import gc
-import hashlib
-import json
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -81,6 +78,7 @@ from bench.held_waits import (  # noqa: E402
     rss_mb,
 )
 from bench.loadgen import LeanConnection  # noqa: E402
+from bench.yardstick import yardstick_ms  # noqa: E402
 from gateway.collector import adopt_worker_policy  # noqa: E402
 from gateway.config import Settings  # noqa: E402
 from gateway.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
@@ -125,8 +123,8 @@ class Step:
     load_average: float = 0.0
     """The machine's 1-minute load average at the end of the span (other work shows here)."""
     yardstick_ms: tuple[float, float] = (0.0, 0.0)
-    """:func:`yardstick_ms` just before the step's agents started and just after they
-    stopped: roughly how fast the machine was, apart from the gateway's code."""
+    """:func:`bench.yardstick.yardstick_ms` just before the step's agents started and just
+    after they stopped: roughly how fast the machine was, apart from the gateway's code."""
 
     def error(self, what: str) -> None:
         if self.measuring:
@@ -260,39 +258,6 @@ async def play(http: LeanConnection, table_id: str, step: Step, stop: asyncio.Ev
             step.error(f"act {acted.status}")
 
 
-YARDSTICK_OBJECT = {
-    "table_id": "t" * 12, "version": 41, "status": "playing",
-    "seats": [{"seat": seat, "name": f"agent-{seat}", "coins": seat * 7, "hand": list(range(9)),
-               "market": [{"card": f"c{card}", "price": card % 5} for card in range(12)]}
-              for seat in range(4)],
-    "legal_actions": [{"id": f"buy:c{card}", "text": f"Buy card {card}"} for card in range(24)],
-}
-"""Some 4 KB of JSON shaped like an observation: what the yardstick encodes and parses."""
-
-
-def yardstick_ms(rounds: int = 300, repeats: int = 9) -> float:
-    """The CPU milliseconds of a fixed piece of work like the gateway's (encode and parse
-    :data:`YARDSTICK_OBJECT`, hash it), the median of ``repeats``: a rough gauge of how
-    fast the machine runs just then, which on a shared VM swings severalfold within
-    minutes for the same code (it is taken in this process, whose own state after a
-    step may count too). A step's CPU per request means little without it."""
-    times = []
-    collecting = gc.isenabled()
-    gc.disable()  # the same work whether or not the caller's collector is on
-    try:
-        for _ in range(repeats):
-            started = time.process_time()
-            for _ in range(rounds):
-                text = json.dumps(YARDSTICK_OBJECT, sort_keys=True)
-                hashlib.sha256(text.encode()).hexdigest()
-                json.loads(text)
-            times.append(time.process_time() - started)
-    finally:
-        if collecting:
-            gc.enable()
-    return statistics.median(times) * 1000
-
-
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds process ``pid`` used so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -319,7 +284,7 @@ def sample(step: Step, redis_url: str, namespace: str, server_pid: int) -> None:
 async def run_step(url: str, tokens: TokenService, agents: int, args: argparse.Namespace,
                    redis_url: str, namespace: str, server_pid: int) -> Step:
     step = Step(agents)
-    before = yardstick_ms()
+    yardstick_before = await asyncio.to_thread(yardstick_ms)
     stop = asyncio.Event()
     pairs = [Pairing() for _ in range(agents // 2)]
     connections = [
@@ -350,15 +315,15 @@ async def run_step(url: str, tokens: TokenService, agents: int, args: argparse.N
     step.client_cpu_s = time.process_time() - client_before
     step.redis_cpu_s = await asyncio.to_thread(redis_cpu_seconds, redis_url) - redis_before
     step.load_average = os.getloadavg()[0]
-    for pid, before in cpu_before.items():
-        step.cpu_s[pid] = cpu_seconds(int(pid)) - before
+    for pid, worker_before in cpu_before.items():
+        step.cpu_s[pid] = cpu_seconds(int(pid)) - worker_before
     stop.set()
     await asyncio.wait(tasks, timeout=40)
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     await asyncio.gather(*(connection.close() for connection in connections))
-    step.yardstick_ms = (before, yardstick_ms())
+    step.yardstick_ms = (yardstick_before, await asyncio.to_thread(yardstick_ms))
     return step
 
 

@@ -1,4 +1,5 @@
-"""``bench/capacity.py`` judges a size by every step of it, and ``--contend`` takes cores for real."""
+"""``bench/capacity.py`` judges a size by every step of it, ``--contend`` takes cores for real,
+and the yardstick is measured in a fresh process."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import time
 
 from bench import capacity
 from bench.contention import contending
+from bench.yardstick import yardstick_ms
 
 
 def _step(agents: int, action_s: float) -> capacity.Step:
@@ -51,3 +53,8 @@ def _state(pid: int) -> str:
 def test_no_cores_asked_starts_nothing() -> None:
     with contending(0) as pids:
         assert pids == []
+
+
+def test_the_yardstick_runs_in_a_process_of_its_own() -> None:
+    taken = yardstick_ms()
+    assert 0.1 < taken < 10_000  # milliseconds of real work, not a failure's NaN

@@ -3,12 +3,13 @@ and the yardstick is measured in a fresh process."""
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 
 from bench import capacity
 from bench.contention import contending
-from bench.yardstick import yardstick_ms
+from bench.yardstick import measure_here, yardstick_ms
 
 
 def _step(agents: int, action_s: float) -> capacity.Step:
@@ -58,3 +59,9 @@ def test_no_cores_asked_starts_nothing() -> None:
 def test_the_yardstick_runs_in_a_process_of_its_own() -> None:
     taken = yardstick_ms()
     assert 0.1 < taken < 10_000  # milliseconds of real work, not a failure's NaN
+
+
+def test_measuring_here_leaves_the_collector_as_it_found_it() -> None:
+    assert gc.isenabled()
+    assert measure_here(rounds=3, repeats=1) > 0
+    assert gc.isenabled()

@@ -7,55 +7,57 @@
 # compose.yaml runs it next to a Redis with append-only persistence. Without
 # REDIS_URL the image starts its own redis-server (AOF in the /data volume).
 #
-# Two stages: the first builds the wheels from the sources (the server's, the
-# SDK's from sdk/ and the engine's from engine/: three distributions), the
-# second installs them as any user would (pip install *.whl), so the image holds
-# no source tree, and runs what tests/test_wheel_install.py tests.
+# Two stages: the first installs the uv workspace (the server, the SDK from sdk/ and
+# the engine from engine/: three distributions, none editable) into /opt/venv from
+# uv.lock, every file's hash checked; the second copies that environment alone, so
+# the image holds no source tree.
 
-FROM python:3.11-slim AS wheel
+FROM python:3.11-slim AS build
 
 ENV PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    UV_PROJECT_ENVIRONMENT=/opt/venv \
+    UV_PYTHON_DOWNLOADS=never \
+    UV_COMPILE_BYTECODE=1 \
+    UV_LINK_MODE=copy
+
+# uv, pinned by hash as ./run pins it.
+COPY requirements/uv.txt /tmp/uv.txt
+RUN pip install --require-hashes -r /tmp/uv.txt
 
 WORKDIR /src
-# What the wheels are built from: each project file, the files it names and its
-# packages (a distribution in its own folder is copied whole and listed on the
-# pip wheel line).
-COPY pyproject.toml README.md LICENSE ./
+# The locked runtime dependencies first, in their own layer (they change less often
+# than the sources): the workspace's project files and the lock are all it reads.
+COPY pyproject.toml uv.lock README.md LICENSE ./
+COPY sdk/pyproject.toml sdk/README.md sdk/LICENSE ./sdk/
+COPY engine/pyproject.toml engine/README.md engine/LICENSE ./engine/
+RUN uv sync --locked --no-editable --no-install-workspace
+# Then the three distributions themselves, built from their sources.
 COPY gateway ./gateway
 COPY quiz ./quiz
 COPY agents_club_cli ./agents_club_cli
 COPY tournament ./tournament
 COPY sdk ./sdk
 COPY engine ./engine
-RUN pip wheel --no-deps --wheel-dir /wheels . ./sdk ./engine
+RUN uv sync --locked --no-editable
 
 
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+    PATH=/opt/venv/bin:$PATH
 
 # redis-server only serves the embedded mode (no REDIS_URL); compose uses its own Redis.
 RUN apt-get update \
     && apt-get install --yes --no-install-recommends redis-server \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 agents \
-    && useradd --system --uid 10001 --gid agents --home-dir /app --shell /usr/sbin/nologin agents
-
-# The locked runtime dependencies first (every file hash checked), in their own
-# layer; then the built wheels alone (--no-deps: the lock already installed what
-# they need; pip check confirms the server's wheel found the SDK and engine ones).
-COPY requirements/main.txt /tmp/requirements.txt
-RUN pip install --require-hashes -r /tmp/requirements.txt && rm /tmp/requirements.txt
-COPY --from=wheel /wheels /tmp/wheels
-RUN pip install --no-deps /tmp/wheels/*.whl \
-    && pip check \
-    && rm -rf /tmp/wheels \
+    && useradd --system --uid 10001 --gid agents --home-dir /app --shell /usr/sbin/nologin agents \
     && mkdir -p /app /data \
     && chown agents:agents /app /data
+
+COPY --from=build /opt/venv /opt/venv
 
 USER agents
 WORKDIR /app

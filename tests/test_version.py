@@ -64,8 +64,14 @@ def test_the_sdk_and_the_engine_are_released_with_the_server() -> None:
 def test_the_engine_distribution_lists_every_package_of_its_folder() -> None:
     # engine/pyproject.toml maps the package onto its own folder and lists the
     # subpackages by hand: a new game's package must be listed, or its wheel lacks it.
+    # A package is a folder with an __init__.py inside a package, as Python imports it:
+    # what a build leaves in the folder (engine/build/lib/engine/...) is none.
     project = tomllib.loads((ROOT / "engine" / "pyproject.toml").read_text(encoding="utf-8"))
     listed = set(project["tool"]["setuptools"]["packages"])
-    folders = {".".join(("engine", *init.parent.relative_to(ROOT / "engine").parts))
-               for init in (ROOT / "engine").rglob("__init__.py")}
-    assert listed == folders
+
+    def packages(folder: Path, name: str) -> set[str]:
+        return {name}.union(*(packages(sub, f"{name}.{sub.name}") for sub in folder.iterdir()
+                              if (sub / "__init__.py").is_file()))  # fmt: skip
+
+    assert listed == packages(ROOT / "engine", "engine")
+

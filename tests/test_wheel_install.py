@@ -35,6 +35,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 import venv
 import zipfile
 from email.parser import Parser
@@ -45,9 +46,9 @@ import httpx
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from agents_club_cli.embedded_redis import free_port
 from agents_club_cli.serve import wait_until_ready
 from gateway import __version__
-from gateway.embedded_redis import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -123,18 +124,25 @@ def _applies(requirement: Requirement, extras: tuple[str, ...] | frozenset[str])
 def _installed_dependencies(wheels: list[Path]) -> list[metadata.Distribution] | None:
     """The installed distributions the wheels need, transitively; ``None`` when one is
     missing here, does not fit its requirement, or has no record of its files."""
-    built = {canonicalize_name(_wheel_metadata(wheel)[0]) for wheel in wheels}
     pending: list[tuple[Requirement, tuple[str, ...] | frozenset[str]]] = []
     for wheel in wheels:
         name, requires = _wheel_metadata(wheel)
         pending += [(Requirement(line), EXTRAS.get(name, ())) for line in requires]
+    return _closure(pending, {canonicalize_name(_wheel_metadata(wheel)[0]) for wheel in wheels})
+
+
+def _closure(
+    pending: list[tuple[Requirement, tuple[str, ...] | frozenset[str]]], built: set[str]
+) -> list[metadata.Distribution] | None:
+    """The installed distributions ``pending`` needs, transitively, but the ``built`` ones;
+    ``None`` when one is missing here, does not fit, or has no record of its files."""
     needed: dict[str, metadata.Distribution] = {}
     expanded: set[tuple[str, frozenset[str]]] = set()
     while pending:
         requirement, extras = pending.pop()
         name = canonicalize_name(requirement.name)
         if not _applies(requirement, extras) or name in built:
-            continue  # a built wheel's own requirements are already pending
+            continue  # a built distribution's own requirements are already pending
         try:
             distribution = metadata.distribution(name)
         except metadata.PackageNotFoundError:
@@ -269,3 +277,38 @@ def test_the_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> Non
     assert server.returncode == 0, log_path.read_text(errors="replace")[-3000:]
     finished = time.monotonic()
     print(f"built and installed in {installed - started:.1f} s ({how}); ran in {finished - installed:.1f} s")
+
+
+def test_plain_pip_installs_the_checkout_editable_from_its_folders(tmp_path: Path) -> None:
+    """README's route without uv: ``pip install -e ./engine -e ./sdk -e .`` in a fresh
+    environment. The server requires ``agents-club-sdk`` and ``agents-club-engine``,
+    which are on no index (and an index's would be someone else's): pip must take both
+    from the folders named beside it. Their dependencies are linked from this
+    environment, as above, so pip has nothing else to fetch but the build backend."""
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=NOT_SOURCE, symlinks=True)
+    environment = tmp_path / "env"
+    venv.create(environment, with_pip=False, symlinks=True)
+    python = environment / "bin" / "python"
+    pending: list[tuple[Requirement, tuple[str, ...] | frozenset[str]]] = []
+    for folder in _projects(source):
+        project = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+        pending += [(Requirement(spec), ()) for spec in project["dependencies"]]
+    dependencies = _closure(pending, {canonicalize_name(name) for name in DISTRIBUTIONS})
+    assert dependencies is not None, "this environment holds what the checkout needs"
+    site_packages = Path(_run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"]).stdout.strip())
+    _link(dependencies, site_packages)
+    report = tmp_path / "report.json"
+    _run([sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--report", report,
+          "-e", "./engine", "-e", "./sdk", "-e", "."], cwd=source, timeout=240)  # fmt: skip
+    installed = {item["metadata"]["name"]: item["download_info"]
+                 for item in json.loads(report.read_text(encoding="utf-8"))["install"]}  # fmt: skip
+    assert set(installed) == set(DISTRIBUTIONS), installed
+    for name, download in installed.items():
+        assert download["url"].startswith("file://") and download["dir_info"]["editable"], name
+    _run([sys.executable, "-m", "pip", "--python", python, "check"], timeout=60)
+    shell = _user_environment(environment)
+    engine = _run([python, "-c", "import engine; print(engine.__file__)"], env=shell, cwd=tmp_path)
+    assert Path(engine.stdout.strip()).is_relative_to(source / "engine"), engine.stdout
+    assert _run([environment / "bin" / "agents-club", "--version"], env=shell,
+                cwd=tmp_path).stdout == f"agents-club {__version__}\n"

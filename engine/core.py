@@ -132,6 +132,10 @@ class Outcome(EngineModel):
     ``eliminated`` are seats put out of the running before the winner was decided
     (Hab & Gut's least generous donors): they finish after every other seat,
     whatever their score.
+    ``decided_by`` names the comparisons that picked the winners, in the order they
+    were applied, in the game's words (``("investments", "count")``): a second one
+    means the first left seats tied and the second broke (or confirmed) the tie. The
+    ``text`` says the same in words, so a seat can tell why it lost.
     """
 
     winners: tuple[Seat, ...]
@@ -139,6 +143,7 @@ class Outcome(EngineModel):
     scores: tuple[float, ...] = ()
     text: str = ""
     eliminated: tuple[Seat, ...] = ()
+    decided_by: tuple[str, ...] = ()
 
 
 class ModeInfo(EngineModel):

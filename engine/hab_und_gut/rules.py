@@ -200,6 +200,26 @@ def _may_donate(progress: StockProgress) -> bool:
     return int(progress.donated) < MAX_CHARITY_PER_TURN
 
 
+def _buy_refusal(state: HabState, seat: Seat, commodity: Commodity) -> IllegalAction | None:
+    """Why ``seat`` may not buy a ``commodity`` share in its stock phase now, or ``None``
+    (rulebook 4.2, 4.3): the one statement of buying, which the listing, :func:`illegal_reason`
+    and :func:`apply` all ask."""
+    progress = state.stock
+    if progress.count >= MAX_TRADE:
+        return IllegalAction(f"at most {MAX_TRADE} shares may be traded in one stock phase", rule="4.2")
+    if progress.trade == "sell":
+        return IllegalAction("you sold this stock phase, so you may not also buy", rule="4.2")
+    price = price_of(state, commodity)
+    if price == 0:
+        return IllegalAction(f"{commodity} stands at 0 and cannot be bought", rule="4.3")
+    if _share_index(state.supply, commodity) is None:
+        return IllegalAction(f"the supply has no {commodity} share left", rule="4.3")
+    if state.money[seat] < price:
+        return IllegalAction(
+            f"a {commodity} share costs {price} and you have {state.money[seat]}", rule="4.3")
+    return None
+
+
 def _stock_choices(state: HabState, seat: Seat) -> list[HabAction]:
     """The stock-phase actions allowed now (the same rules :func:`illegal_reason` states)."""
     progress = state.stock
@@ -208,13 +228,8 @@ def _stock_choices(state: HabState, seat: Seat) -> list[HabAction]:
     if _may_donate(progress):
         found += [_DONATE[commodity] for commodity in owned]
     if progress.count < MAX_TRADE:
-        if progress.trade != "sell":
-            in_supply = {SHARE_CARDS[card].commodity for card in state.supply}
-            money = state.money[seat]
-            for index, commodity in enumerate(COMMODITIES):
-                price = TRACK[state.prices[index]]
-                if commodity in in_supply and 0 < price <= money:
-                    found.append(_BUY[commodity])
+        found += [_BUY[commodity] for commodity in COMMODITIES
+                  if _buy_refusal(state, seat, commodity) is None]
         if progress.trade != "buy":
             found += [_SELL[commodity] for commodity in owned]
     return found
@@ -261,28 +276,12 @@ def illegal_reason(state: HabState, seat: Seat, action: HabAction) -> IllegalAct
             if _first_share(state.shares[seat], action.commodity) is None:
                 return IllegalAction(f"you hold no {action.commodity} share", rule="4.5")
             return None
+        if isinstance(action, Buy):
+            return _buy_refusal(state, seat, action.commodity)
         if progress.count >= MAX_TRADE:
             return IllegalAction(
                 f"at most {MAX_TRADE} shares may be traded in one stock phase", rule="4.2"
             )
-        if isinstance(action, Buy):
-            if progress.trade == "sell":
-                return IllegalAction(
-                    "you sold this stock phase, so you may not also buy", rule="4.2"
-                )
-            price = price_of(state, action.commodity)
-            if price == 0:
-                return IllegalAction(
-                    f"{action.commodity} stands at 0 and cannot be bought", rule="4.3"
-                )
-            if _first_share(state.supply, action.commodity) is None:
-                return IllegalAction(f"the supply has no {action.commodity} share left", rule="4.3")
-            if state.money[seat] < price:
-                return IllegalAction(
-                    f"a {action.commodity} share costs {price} and you have {state.money[seat]}",
-                    rule="4.3",
-                )
-            return None
         if progress.trade == "buy":
             return IllegalAction(
                 "you bought this stock phase, so you may not also sell", rule="4.2"
@@ -407,18 +406,15 @@ def _buy(state: HabState, values: dict[str, Any], seat: Seat, action: HabAction)
     commodity = action.commodity
     stock = values["stock"]
     price = TRACK[values["prices"][_COMMODITY_INDEX[commodity]]]
+    if values["phase"] != "stock":
+        raise _refused(state, seat, action)
+    refusal = _buy_refusal(state, seat, commodity)
+    if refusal is not None:
+        raise refusal
     supply = values["supply"]
     at = _share_index(supply, commodity)  # the position, to take the card out
+    assert at is not None  # _buy_refusal found the share
     money = values["money"]
-    if (
-        values["phase"] != "stock"
-        or stock.count >= MAX_TRADE
-        or stock.trade == "sell"
-        or price == 0
-        or at is None
-        or money[seat] < price
-    ):
-        raise _refused(state, seat, action)
     card = supply[at]
     events = _opening(values, stock)
     events.append(
@@ -783,14 +779,19 @@ def outcome(state: HabState) -> Outcome | None:
     )
     if state.eliminated:
         text += (
-            " Eliminated for giving least: "
+            " Eliminated for giving least (7.2): "
             + ", ".join(f"seat {s}" for s in state.eliminated)
-            + "."
+            + "; the richest of the others wins (7.4)."
         )
+    else:
+        text += " Nobody was eliminated (7.2); the richest wins (7.4)."
+    if len(state.winners) > 1:
+        text += " They tie on money and share the win."
     return Outcome(
         winners=state.winners,
         reason="richest",
         scores=tuple(float(m) for m in state.money),
         text=text,
         eliminated=state.eliminated,
+        decided_by=("donations", "money"),
     )

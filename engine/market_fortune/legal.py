@@ -2,7 +2,7 @@
 
 :func:`legal_actions` lists the choices (sections 3-9) from :func:`actions_now`,
 the one definition of what is legal, which
-:func:`engine.market_fortune.rules.apply_general` checks an action against. An
+:func:`engine.market_fortune.rules.apply` checks an action against. An
 :class:`IllegalAction` from :func:`explain_illegal` names the rule broken and
 never a card (11.3).
 """
@@ -261,7 +261,7 @@ def actions_now(state: MarketFortuneState) -> list[MarketFortuneAction]:
 
 def is_listed(state: MarketFortuneState, action: MarketFortuneAction) -> bool:
     """Whether ``action`` is among :func:`actions_now`: the check of
-    :func:`engine.market_fortune.rules.apply_general`. It lists the choices of
+    :func:`engine.market_fortune.rules.apply`. It lists the choices of
     the action's own kind only, from the same definitions, and compares
     canonical ids (the listed actions' ids are remembered, and an action
     parsed from a request is never the listed object itself)."""

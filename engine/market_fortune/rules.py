@@ -7,7 +7,6 @@ the section it enforces.
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import Any
 
 from engine import chance
@@ -54,17 +53,11 @@ from engine.market_fortune.legal import (
     to_act,
 )
 from engine.market_fortune.moves import (
-    DECK_AND_PILE,
-    PILE_OF,
-    announce_discards,
-    can_draw,
     discard,
     draw,
-    draw_events,
     draw_strategy,
     event,
     event_of,
-    is_locked,
     next_chance,
     return_investment,
     roll_plus,
@@ -86,7 +79,6 @@ from engine.text import counted
 __all__ = [
     "VARIANTS",
     "apply",
-    "apply_general",
     "default_action",
     "legal_actions",
     "new_table",
@@ -261,7 +253,8 @@ def _after_forming(state: MarketFortuneState, seat: int, events: list[Event], vi
     """Family wins at a 4th investment (8.3); other modes open the victory window (8.1)."""
     if len(state.seats[seat].investments) >= cards.INVESTMENTS_TO_WIN:
         if state.config.mode == "family":
-            return _finish(state, (seat,), "victory", events, f"Seat {seat} formed its 4th investment and wins (8.3).")
+            return _finish(state, (seat,), "victory", events, f"Seat {seat} formed its 4th investment and wins (8.3).",
+                           decided_by=("investments",))
         events.append(event("victory_window", f"Seat {seat} formed its 4th investment: victory window (8.1).", seat=seat))
         return evolve(state, {"stage": "victory"})
     if via_risk:
@@ -302,7 +295,8 @@ def _declare(state: MarketFortuneState, seat: int, events: list[Event]) -> Marke
         )
     )
     if result.total >= cards.VICTORY_VALUE:
-        return _finish(state, (seat,), "victory", events, f"Seat {seat} counts {result.total}M and wins (8.1, 9.2).", value=result.total)
+        return _finish(state, (seat,), "victory", events, f"Seat {seat} counts {result.total}M and wins (8.1, 9.2).",
+                       value=result.total, decided_by=("count",))
     events.append(event("count_failed", f"Seat {seat} is short of {cards.VICTORY_VALUE}M and must return an investment (8.2).", seat=seat))
     task = Task(seat=seat, step="return", section="8.2")
     return evolve(state, {"stage": "ending", "tasks": (task, *state.tasks)})
@@ -323,31 +317,35 @@ def _finish(
     events: list[Event],
     text: str,
     value: int = 0,
+    decided_by: tuple[str, ...] = (),
 ) -> MarketFortuneState:
     """End the game; in Championship add the count and go on unless the match is decided (9.3)."""
     state = evolve(state, {"tasks": (), "attack": None})
     events.append(event("game_end", text, winners=list(winners), reason=reason))
     if state.config.mode != "championship":
-        result = Outcome(winners=winners, reason=reason, scores=_scores(state), text=text)
+        result = Outcome(winners=winners, reason=reason, scores=_scores(state), text=text, decided_by=decided_by)
         return evolve(state, {"stage": "over", "result": result})
     if reason == "victory":
         for seat in winners:
             state = set_seat(state, seat, match_total=state.seats[seat].match_total + value)
     totals = [seat.match_total for seat in state.seats]
-    game = Outcome(winners=winners, reason=reason, scores=tuple(float(t) for t in totals), text=text)
+    game = Outcome(winners=winners, reason=reason, scores=tuple(float(t) for t in totals), text=text,
+                   decided_by=decided_by)
     target = state.config.match_target
     if max(totals) >= target:
         best = max(totals)
         champions = tuple(i for i, t in enumerate(totals) if t == best)
         done = f"Seat(s) {', '.join(map(str, champions))} reach {best}M and win the match (9.3)."
         events.append(event("match_end", done, winners=list(champions), reason="victory"))
-        return evolve(state, {"stage": "over", "last_game": game, "result": Outcome(winners=champions, reason="victory", scores=game.scores, text=done)})
+        return evolve(state, {"stage": "over", "last_game": game, "result": Outcome(
+            winners=champions, reason="victory", scores=game.scores, text=done, decided_by=("match_total",))})
     if state.game_number >= state.config.match_game_limit:
         best = max(totals)
         champions = tuple(i for i, t in enumerate(totals) if t == best)
         done = f"The match cap of {state.config.match_game_limit} games is reached; highest total {best}M wins (9.3)."
         events.append(event("match_end", done, winners=list(champions), reason="match_limit"))
-        return evolve(state, {"stage": "over", "last_game": game, "result": Outcome(winners=champions, reason="match_limit", scores=game.scores, text=done)})
+        return evolve(state, {"stage": "over", "last_game": game, "result": Outcome(
+            winners=champions, reason="match_limit", scores=game.scores, text=done, decided_by=("match_total",))})
     # 2.3: the winner opens the next game; a game ended by the turn limit has none (9.3).
     opener = winners[0] if reason == "victory" and "open_championship" not in state.config.variants else None
     return evolve(state, {"stage": "between", "last_game": game, "next_opener": opener})
@@ -358,8 +356,19 @@ def _turn_limit(state: MarketFortuneState, events: list[Event]) -> MarketFortune
     ranks = [(len(seat.investments), _count(state, index).total) for index, seat in enumerate(state.seats)]
     best = max(ranks)
     winners = tuple(i for i, rank in enumerate(ranks) if rank == best)
-    text = f"Turn limit of {counted(state.config.turn_limit_per_seat, 'turn')} per seat reached; leader(s): {', '.join(map(str, winners))} (3.7)."
-    return _finish(state, winners, "turn_limit", events, text)
+    leaders = [i for i, rank in enumerate(ranks) if rank[0] == best[0]]
+    text = f"Turn limit of {counted(state.config.turn_limit_per_seat, 'turn')} per seat reached (3.7). "
+    if len(leaders) == 1:
+        text += f"Seat {winners[0]} leads alone with {counted(best[0], 'investment')} and wins."
+        decided_by: tuple[str, ...] = ("investments",)
+    else:
+        counts = ", ".join(f"seat {i} {ranks[i][1]}M" for i in leaders)
+        text += (f"Seats {', '.join(map(str, leaders))} tie for the lead with {counted(best[0], 'investment')}; "
+                 f"the tie-break is the count (8.1): {counts}. ")
+        text += (f"Seat {winners[0]} wins." if len(winners) == 1
+                 else f"Seats {', '.join(map(str, winners))} tie on the count too and share the win.")
+        decided_by = ("investments", "count")
+    return _finish(state, winners, "turn_limit", events, text, decided_by=decided_by)
 
 
 def _pass_turn(values: dict[str, Any], changes: dict[str, object], events: list[Event]) -> bool:
@@ -599,12 +608,12 @@ def _check_turn(state: MarketFortuneState, seat: int) -> None:
         raise NotYourTurn(f"Seat {acting[0]} must decide now, not seat {seat}.", rule="3.1")
 
 
-def apply_general(
-    state: MarketFortuneState, seat: int, action: MarketFortuneAction
-) -> tuple[MarketFortuneState, list[Event]]:
-    """The general path of :func:`apply`: the action is checked against the
-    definition :func:`legal_actions` lists (:func:`~engine.market_fortune.legal.is_listed`),
-    its rule is applied, and the automatic steps run until a seat owes a decision.
+def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> tuple[MarketFortuneState, list[Event]]:
+    """Apply one action of ``seat``; pure.
+
+    The action is checked against the definition :func:`legal_actions` lists
+    (:func:`~engine.market_fortune.legal.is_listed`), its rule is applied, and the
+    automatic steps run until a seat owes a decision.
 
     :raises NotYourTurn: ``seat`` is not the seat in :func:`to_act`.
     :raises IllegalAction: the action is not among :func:`legal_actions` now.
@@ -616,170 +625,6 @@ def apply_general(
     state = _apply_action(state, seat, action, events)
     state = _advance(state, events)
     return state, events
-
-
-def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> tuple[MarketFortuneState, list[Event]]:
-    """Apply one action of ``seat``; pure.
-
-    The three most frequent decisions take a shortcut: a Build and a discard
-    are checked once and, when the turn then simply passes, the next turn's
-    changes are made in the same copy of the state; so is the end of a turn
-    in its red stage. Everything else takes :func:`apply_general`. A test
-    (tests/engine/market_fortune/test_shortcuts.py) and ``bench/shortcuts.py``
-    pin each shortcut to the general path: the same state and events, the
-    same refusal.
-
-    :raises NotYourTurn: ``seat`` is not the seat in :func:`to_act`.
-    :raises IllegalAction: the action is not among :func:`legal_actions` now.
-    """
-    values = state.__dict__
-    stage = values["stage"]
-    tasks = values["tasks"]
-    attack = values["attack"]
-    _check_turn(state, seat)
-    kind = type(action)
-    if kind is Build and stage == "main" and not tasks and attack is None:
-        assert isinstance(action, Build)
-        return _build(state, values, seat, action)
-    if kind is Discard and tasks:
-        assert isinstance(action, Discard)
-        return _discard(state, values, seat, action, tasks)
-    if kind is EndTurn and stage == "red" and not tasks and attack is None:
-        return _end_turn(state, values)
-    return apply_general(state, seat, action)
-
-
-_WHERE: dict[str, str] = {
-    "stock_deck": "the Stock deck",
-    "return_deck": "the Return deck",
-    "stock_pile": "the top of the Stock discard pile",
-    "return_pile": "the top of the Return discard pile",
-}
-"""A draw source as the draw events name it (:func:`engine.market_fortune.moves.draw`)."""
-
-
-def _build(
-    state: MarketFortuneState, values: dict[str, Any], seat: int, action: Build
-) -> tuple[MarketFortuneState, list[Event]]:
-    """Build (3.2) by the active seat in its main stage, in one copy of the state.
-
-    The same state and events as :func:`_apply_main` then :func:`_advance`:
-    :func:`~engine.market_fortune.moves.draw` written out, with the discard the
-    8-card rule then owes (3.2) or, within it, the next turn (4.1) in the same copy.
-    """
-    source = action.source
-    deck_name, pile_name = DECK_AND_PILE[source]
-    pile: tuple[str, ...] = values[pile_name]
-    after: dict[str, object]
-    if source == deck_name:
-        deck: tuple[str, ...] = values[deck_name]
-        if not deck:
-            # The deck must be rebuilt from its pile first (4.3): the general path.
-            if not can_draw(state, source):
-                raise explain_illegal(state, seat, action)
-            events: list[Event] = []
-            return _advance(_apply_main(state, seat, action, events), events), events
-        card = deck[-1]
-        after = {deck_name: deck[:-1], "stage": "ending"}
-        forbid = None
-    else:
-        # Outside Championship nothing lies face down: no need to search the locked cards.
-        if not pile or (values["locked"] and is_locked(state, pile[-1])):
-            raise explain_illegal(state, seat, action)
-        card = forbid = pile[-1]  # 3.2: the card taken from a pile may not go back
-        after = {pile_name: pile[:-1], "stage": "ending"}
-    seats = values["seats"]
-    owner = seats[seat]
-    hand = owner.hand
-    after["seats"] = (*seats[:seat], owner.with_hand((*hand, card)), *seats[seat + 1 :])
-    events = draw_events(seat, source, card, _WHERE[source])
-    if len(hand) + 2 * len(owner.investments) + 1 > cards.BUILDING_TOTAL:
-        # The discard then waits: the hand holds at least the card drawn.
-        tasks = _BUILD_DISCARDS.get((seat, forbid))
-        if tasks is None:
-            tasks = _BUILD_DISCARDS[seat, forbid] = (task_of(seat, "discard", "3.2", forbid=forbid),)
-        after["tasks"] = tasks
-        return evolve(state, after), events
-    # Within the 8-card rule (4.1): the turn ends and passes.
-    if _pass_turn(values, after, events):
-        return evolve(state, after), events
-    return _advance(evolve(state, after), events), events
-
-
-def _end_turn(state: MarketFortuneState, values: dict[str, Any]) -> tuple[MarketFortuneState, list[Event]]:
-    """The active seat ends its turn in the red stage (3.4), in one copy of the state.
-
-    The same state and events as :func:`_apply_action` then :func:`_advance`:
-    the turn closes (4.1) and, within the 8-card rule, passes in the same copy;
-    over it, the discard it owes waits (the seat then holds a card to discard).
-    """
-    events: list[Event] = []
-    return _close_turn(state, values, {"stage": "ending"}, events), events
-
-
-_BUILD_DISCARDS: dict[tuple[int, str | None], tuple[Task, ...]] = {}
-"""The task queue a Build over the 8-card rule owes (3.2), by ``(seat, card that may not
-go back)``: made once per pair (a few hundred at most) instead of on almost every Build."""
-
-
-_DISCARD_FACTS = attrgetter("step", "section", "count", "forbid", "locked")
-
-
-def _discard(
-    state: MarketFortuneState, values: dict[str, Any], seat: int, action: Discard, tasks: tuple[Task, ...]
-) -> tuple[MarketFortuneState, list[Event]]:
-    """A discard owed by the first task, in one copy of the state.
-
-    The same state and events as :func:`_apply_task` then :func:`_advance`:
-    :func:`~engine.market_fortune.moves.discard` written out, with the next turn
-    in the same copy when nothing else is owed and the 8-card rule holds (4.1).
-    """
-    task = tasks[0]
-    # The task's facts read from its slots in one C call (a slots dataclass).
-    step, section, count, forbid, locked = _DISCARD_FACTS(task)
-    card = action.card
-    seats = values["seats"]
-    owner = seats[seat]
-    hand = owner.hand
-    # The discard task's answers (legal._task_actions), checked directly: in hand, and not the card
-    # just taken unless nothing else is left (3.2). Pinned to the general path by test_shortcuts.
-    if step != "discard" or card not in hand or (card == forbid and any(c != card for c in hand)):
-        raise explain_illegal(state, seat, action)
-    remaining = (_one_less(task), *tasks[1:]) if count > 1 else tasks[1:]
-    kept = list(hand)
-    kept.remove(card)
-    pile_name = PILE_OF[card[0]]
-    why = f"rule {section}"
-    after: dict[str, object] = {
-        pile_name: (*values[pile_name], card),
-        "tasks": remaining,
-        "seats": (*seats[:seat], owner.with_hand(tuple(kept)), *seats[seat + 1 :]),
-    }
-    if locked:
-        after["locked"] = (*values["locked"], (card, seat))
-        # The face-down discard's two events (9.3).
-        events: list[Event] = []
-        announce_discards(events, seat, (card,), True, why)
-    else:
-        events = [
-            event_of(
-                "discard",
-                f"Seat {seat} discarded {cards.card_name(card)} ({card}) ({why}).",
-                None,
-                {"seat": seat, "cards": [card]},
-            )
-        ]
-    if (
-        not remaining
-        and values["attack"] is None
-        and values["stage"] == "ending"
-        and seat == values["active"]
-        and len(kept) + 2 * len(owner.investments) <= cards.BUILDING_TOTAL
-        # Nothing else is owed and the 8-card rule holds (4.1): the turn passes.
-        and _pass_turn(values, after, events)
-    ):
-        return evolve(state, after), events
-    return _advance(evolve(state, after), events), events
 
 
 def outcome(state: MarketFortuneState) -> Outcome | None:

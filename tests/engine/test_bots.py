@@ -9,6 +9,7 @@ import pytest
 
 from engine.bots import RANDOM, NoLegalAction, UnknownBot, bot_seed, get_bot
 from engine.core import Action, View
+from engine.registry import get_game
 
 
 class Pick(Action):
@@ -26,17 +27,19 @@ class Pick(Action):
 
 LEGAL = [Pick(number=n) for n in range(5)]
 VIEW = View(game="none", seat=0)
+ANY_GAME = get_game("market-fortune")
+"""The random bot reads no game: any will do."""
 
 
 def test_random_is_deterministic_per_seed() -> None:
-    first = [RANDOM.choose(None, VIEW, LEGAL, 0, seed) for seed in range(200)]  # type: ignore[arg-type]
-    again = [RANDOM.choose(None, VIEW, LEGAL, 0, seed) for seed in range(200)]  # type: ignore[arg-type]
+    first = [RANDOM.choose(ANY_GAME, VIEW, LEGAL, 0, seed) for seed in range(200)]
+    again = [RANDOM.choose(ANY_GAME, VIEW, LEGAL, 0, seed) for seed in range(200)]
     assert first == again
 
 
 def test_random_is_roughly_uniform_over_legal_actions() -> None:
     picks = Counter(
-        RANDOM.choose(None, VIEW, LEGAL, 0, bot_seed(1, step, 0)).id  # type: ignore[arg-type]
+        RANDOM.choose(ANY_GAME, VIEW, LEGAL, 0, bot_seed(1, step, 0)).id
         for step in range(5000)
     )
     assert set(picks) == {action.id for action in LEGAL}
@@ -46,7 +49,7 @@ def test_random_is_roughly_uniform_over_legal_actions() -> None:
 
 def test_random_refuses_an_empty_list() -> None:
     with pytest.raises(NoLegalAction):
-        RANDOM.choose(None, VIEW, [], 0, 1)  # type: ignore[arg-type]
+        RANDOM.choose(ANY_GAME, VIEW, [], 0, 1)
 
 
 def test_bot_seeds_differ_by_table_step_and_seat() -> None:

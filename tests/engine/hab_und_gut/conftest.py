@@ -100,8 +100,12 @@ class Helpers:
     play_turns = staticmethod(play_turns)
 
 
+HG = type[Helpers]
+"""The type of the ``hg`` fixture, for the tests' signatures."""
+
+
 @pytest.fixture()
-def hg() -> type[Helpers]:
+def hg() -> HG:
     """The scenario helpers (a fixture, because test modules import no siblings)."""
     return Helpers
 

@@ -6,9 +6,10 @@ from engine.core import events_for
 from engine.hab_und_gut import GAME
 from engine.hab_und_gut.audit import card_locations, hidden_from
 from engine.hab_und_gut.view import HabView
+from tests.engine.hab_und_gut.conftest import HG, TableBuilder
 
 
-def test_a_seat_sees_its_two_holders_and_no_other(table) -> None:  # type: ignore[no-untyped-def]
+def test_a_seat_sees_its_two_holders_and_no_other(table: TableBuilder) -> None:
     state = table(seats=5)
     for seat in range(5):
         seen = GAME.view(state, seat)
@@ -23,7 +24,7 @@ def test_a_seat_sees_its_two_holders_and_no_other(table) -> None:  # type: ignor
         assert not any(card in text for card in state.deck)
 
 
-def test_a_spectator_sees_no_holder_and_no_share_ids(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_a_spectator_sees_no_holder_and_no_share_ids(table: TableBuilder, hg: HG) -> None:
     state = hg.give_shares(table(), 0, "coal")
     seen = GAME.view(state, None)
     text = seen.model_dump_json()
@@ -33,7 +34,7 @@ def test_a_spectator_sees_no_holder_and_no_share_ids(table, hg) -> None:  # type
     assert str(state.seed) not in GAME.summary(state, None)
 
 
-def test_others_see_how_many_shares_a_seat_holds_not_which(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_others_see_how_many_shares_a_seat_holds_not_which(table: TableBuilder, hg: HG) -> None:
     state = hg.give_shares(table(), 0, "coal", "salt")
     state = hg.give_shares(state, 0, "tea", charity=True)
     mine = GAME.view(state, 0)
@@ -47,7 +48,7 @@ def test_others_see_how_many_shares_a_seat_holds_not_which(table, hg) -> None:  
         assert not any(card in text for card in hidden_from(state, seat))
 
 
-def test_a_face_down_donation_names_its_commodity_only_to_its_owner(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_a_face_down_donation_names_its_commodity_only_to_its_owner(table: TableBuilder, hg: HG) -> None:
     state = hg.give_shares(table(), 0, "rubber")
     _, events = hg.act(state, 0, "donate:rubber")
     for seat in (1, 2, 3, None):
@@ -55,13 +56,13 @@ def test_a_face_down_donation_names_its_commodity_only_to_its_owner(table, hg) -
     assert any("rubber" in e.text for e in events_for(events, 0))
 
 
-def test_the_view_names_the_game_for_the_gateway_union(table) -> None:  # type: ignore[no-untyped-def]
+def test_the_view_names_the_game_for_the_gateway_union(table: TableBuilder) -> None:
     seen = GAME.view(table(), 2)
     assert isinstance(seen, HabView) and seen.game == "hab-und-gut"
     assert HabView.model_fields["game"].annotation is not str
 
 
-def test_audit_places_every_card_once_and_hides_the_deck_from_everybody(table) -> None:  # type: ignore[no-untyped-def]
+def test_audit_places_every_card_once_and_hides_the_deck_from_everybody(table: TableBuilder) -> None:
     state = table(seats=3)
     places = card_locations(state)
     assert len(places) == 114
@@ -71,7 +72,7 @@ def test_audit_places_every_card_once_and_hides_the_deck_from_everybody(table) -
     assert not set(state.holders[0]) & hidden_from(state, 0)
 
 
-def test_the_summary_describes_the_seats_own_situation(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_the_summary_describes_the_seats_own_situation(table: TableBuilder, hg: HG) -> None:
     state = hg.give_shares(table(), 1, "wheat")
     text = GAME.summary(state, 1)
     assert "You are seat 1" in text and "Your shares: wheat" in text
@@ -79,7 +80,7 @@ def test_the_summary_describes_the_seats_own_situation(table, hg) -> None:  # ty
     assert "Seat 0 decides now" in text
 
 
-def test_states_and_views_survive_a_json_round_trip(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_states_and_views_survive_a_json_round_trip(table: TableBuilder, hg: HG) -> None:
     state = hg.give_shares(table(), 0, "coal")
     state, _ = hg.act(state, 0, "buy:tea", "donate:coal")
     for _ in range(3):

@@ -8,9 +8,10 @@ from engine.core import IllegalAction
 from engine.hab_und_gut import GAME
 from engine.hab_und_gut.components import TRACK
 from engine.hab_und_gut.state import HabState
+from tests.engine.hab_und_gut.conftest import HG, TableBuilder
 
 
-def _market_state(table, hg, seats: int = 4) -> HabState:  # type: ignore[no-untyped-def]
+def _market_state(table: TableBuilder, hg: HG, seats: int = 4) -> HabState:
     state = table(seats=seats)
     # Seat 0's left holder is holder 0, its right holder is the last one.
     state = hg.set_holder(state, 0, "M.salt.+6.a", "M.coal.+2.a", "M.coal.+2.b")
@@ -24,7 +25,7 @@ def _price(state: HabState, commodity: str) -> int:
     ]
 
 
-def test_a_seat_plays_one_card_in_full_and_halves_one_from_the_other_holder(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_a_seat_plays_one_card_in_full_and_halves_one_from_the_other_holder(table: TableBuilder, hg: HG) -> None:
     state = _market_state(table, hg)
     assert [a.id for a in GAME.legal_actions(state, 0)] == [
         "play:left:coal+2", "play:left:salt+6", "play:right:coffee+6", "play:right:tea-4",
@@ -42,14 +43,14 @@ def test_a_seat_plays_one_card_in_full_and_halves_one_from_the_other_holder(tabl
     assert state.actor == 1
 
 
-def test_both_cards_may_not_come_from_the_same_holder(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_both_cards_may_not_come_from_the_same_holder(table: TableBuilder, hg: HG) -> None:
     state, _ = hg.act(_market_state(table, hg), 0, "play:left:salt+6")
     with pytest.raises(IllegalAction) as caught:
         GAME.apply(state, 0, GAME.parse_action("halve:left:coal+2"))
     assert caught.value.rule == "5.1"
 
 
-def test_the_full_card_comes_first(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_the_full_card_comes_first(table: TableBuilder, hg: HG) -> None:
     state = _market_state(table, hg)
     with pytest.raises(IllegalAction) as caught:
         GAME.apply(state, 0, GAME.parse_action("halve:right:tea-4"))
@@ -60,31 +61,31 @@ def test_the_full_card_comes_first(table, hg) -> None:  # type: ignore[no-untype
     assert caught.value.rule == "5.2"
 
 
-def test_a_card_that_is_not_in_the_holder_cannot_be_picked(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_a_card_that_is_not_in_the_holder_cannot_be_picked(table: TableBuilder, hg: HG) -> None:
     with pytest.raises(IllegalAction) as caught:
         GAME.apply(_market_state(table, hg), 0, GAME.parse_action("play:left:wheat+6"))
     assert caught.value.rule == "5.1"
 
 
-def test_negative_cards_halve_towards_zero_spaces(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_negative_cards_halve_towards_zero_spaces(table: TableBuilder, hg: HG) -> None:
     state, _ = hg.act(_market_state(table, hg), 0, "play:left:coal+2", "halve:right:tea-4")
     assert _price(state, "tea") == TRACK[8 - 2]
     assert _price(state, "coal") == TRACK[8 + 2]
 
 
-def test_a_duplicate_face_removes_the_lowest_id(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_a_duplicate_face_removes_the_lowest_id(table: TableBuilder, hg: HG) -> None:
     state, _ = hg.act(_market_state(table, hg), 0, "play:left:coal+2")
     assert "M.coal.+2.a" in state.discards and "M.coal.+2.b" in state.holders[0]
 
 
-def test_prices_stop_at_the_ends_of_the_track(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_prices_stop_at_the_ends_of_the_track(table: TableBuilder, hg: HG) -> None:
     state = hg.with_prices(_market_state(table, hg), salt=235, tea=5)
     state, _ = hg.act(state, 0, "play:left:salt+6", "halve:right:tea-4")
     assert _price(state, "salt") == 250
     assert _price(state, "tea") == 0
 
 
-def test_each_seat_uses_its_own_left_and_right_holders(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_each_seat_uses_its_own_left_and_right_holders(table: TableBuilder, hg: HG) -> None:
     state = hg.set_holder(table(seats=3), 1, "M.wheat.+4.a")
     state = hg.finish_stock_phase(state)
     state, _ = hg.act(state, 0, GAME.legal_actions(state, 0)[0].id)
@@ -94,7 +95,7 @@ def test_each_seat_uses_its_own_left_and_right_holders(table, hg) -> None:  # ty
     assert all(h.holder in (1, 0) for h in GAME.view(state, 1).holders)
 
 
-def test_every_holder_loses_exactly_two_cards_a_turn(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_every_holder_loses_exactly_two_cards_a_turn(table: TableBuilder, hg: HG) -> None:
     for seats in (3, 4, 5):
         state = table(seats=seats)
         for turn in range(1, 5):
@@ -104,8 +105,8 @@ def test_every_holder_loses_exactly_two_cards_a_turn(table, hg) -> None:  # type
 
 
 def test_the_market_runs_clockwise_from_the_first_player_who_moves_left_each_turn(
-    table, hg
-) -> None:  # type: ignore[no-untyped-def]
+    table: TableBuilder, hg: HG
+) -> None:
     state = table(seats=3)
     openers = []
     for _ in range(8):
@@ -121,7 +122,7 @@ def test_the_market_runs_clockwise_from_the_first_player_who_moves_left_each_tur
     assert openers == [0, 1, 2, 0, 1, 2, 0, 1]
 
 
-def test_the_default_action_picks_a_legal_card(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_the_default_action_picks_a_legal_card(table: TableBuilder, hg: HG) -> None:
     state = _market_state(table, hg)
     first = GAME.default_action(state, 0)
     assert first.id == "play:left:coal+2"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine.core import IllegalAction
@@ -10,10 +12,13 @@ from engine.hab_und_gut.audit import card_locations
 from engine.hab_und_gut.components import SHARE_CARDS
 from engine.hab_und_gut.rules import price_of
 from engine.hab_und_gut.state import HabState
+from tests.engine.hab_und_gut.conftest import HG, TableBuilder
 from tournament.results import placements
 
+RULEBOOK = Path(__file__).resolve().parents[3] / "engine" / "hab_und_gut" / "rulebook.md"
 
-def _last_market_step(state: HabState, hg) -> tuple[HabState, list]:  # type: ignore[no-untyped-def]
+
+def _last_market_step(state: HabState, hg: HG) -> tuple[HabState, list]:
     """Play the current turn up to its very last market pick and return that pick's events."""
     state = hg.finish_stock_phase(state)
     events: list = []
@@ -25,7 +30,7 @@ def _last_market_step(state: HabState, hg) -> tuple[HabState, list]:  # type: ig
     return state, events
 
 
-def test_round_one_ends_after_four_turns_with_charity_sold_and_a_new_deal(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_round_one_ends_after_four_turns_with_charity_sold_and_a_new_deal(table: TableBuilder, hg: HG) -> None:
     state = hg.play_turns(table(seats=4), 3)
     state = hg.give_shares(state, 1, "salt", "tea", charity=True)
     state = hg.give_shares(state, 2, "salt")
@@ -52,7 +57,7 @@ def _price_now(state: HabState, commodity: str) -> int:
     return price_of(state, commodity)  # type: ignore[arg-type]
 
 
-def test_prices_carry_over_into_round_two(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_prices_carry_over_into_round_two(table: TableBuilder, hg: HG) -> None:
     state = hg.play_turns(table(seats=3), 3)
     state, _ = _last_market_step(state, hg)
     before = state.prices
@@ -60,7 +65,7 @@ def test_prices_carry_over_into_round_two(table, hg) -> None:  # type: ignore[no
     assert before == state.prices
 
 
-def test_the_second_deal_reshuffles_all_54_cards(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_the_second_deal_reshuffles_all_54_cards(table: TableBuilder, hg: HG) -> None:
     first = table(seats=5, seed=3)
     second = hg.play_turns(first, 4)
     assert second.turn == 5
@@ -70,7 +75,7 @@ def test_the_second_deal_reshuffles_all_54_cards(table, hg) -> None:  # type: ig
     assert len(second.deck) == 54 - 40
 
 
-def _ending(table, hg, donations: dict[int, list[str]], shares: dict[int, list[str]]) -> HabState:  # type: ignore[no-untyped-def]
+def _ending(table: TableBuilder, hg: HG, donations: dict[int, list[str]], shares: dict[int, list[str]]) -> HabState:
     state = hg.play_turns(table(seats=4), 7)
     for seat, goods in donations.items():
         state = hg.give_shares(state, seat, *goods, charity=True)
@@ -81,7 +86,7 @@ def _ending(table, hg, donations: dict[int, list[str]], shares: dict[int, list[s
     return state
 
 
-def test_the_least_donor_is_eliminated_and_the_richest_remaining_wins(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_the_least_donor_is_eliminated_and_the_richest_remaining_wins(table: TableBuilder, hg: HG) -> None:
     state = _ending(
         table,
         hg,
@@ -101,21 +106,24 @@ def test_the_least_donor_is_eliminated_and_the_richest_remaining_wins(table, hg)
     assert placements(outcome.winners, outcome.scores, 4, outcome.eliminated)[0] == 4
 
 
-def test_a_tie_for_least_eliminates_every_tied_seat(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_a_tie_for_least_eliminates_every_tied_seat(table: TableBuilder, hg: HG) -> None:
     state = _ending(table, hg, donations={2: ["coal"], 3: ["coal"]}, shares={})
     assert state.eliminated == (0, 1)
     assert state.winners == (2, 3)  # equal money: a shared win
 
 
-def test_when_everybody_ties_nobody_is_eliminated(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_when_everybody_ties_nobody_is_eliminated(table: TableBuilder, hg: HG) -> None:
+    # 7.2 (ours, against the print: the print puts every tied seat out, even a tie of all).
     state = _ending(table, hg, donations={}, shares={1: ["coal"]})
     assert state.eliminated == ()
     richest = max(state.money)
     assert state.winners == tuple(s for s in range(4) if state.money[s] == richest)
     assert 1 in state.winners
+    section = RULEBOOK.read_text(encoding="utf-8").split("### 7.2 ", 1)[1].split("### 7.3 ", 1)[0]
+    assert "**Ours, against the print:**" in section
 
 
-def test_the_compared_total_is_both_rounds_of_charity(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_the_compared_total_is_both_rounds_of_charity(table: TableBuilder, hg: HG) -> None:
     state = hg.play_turns(table(seats=4), 7)
     state = state.model_copy(update={"charity_money": (100, 0, 0, 0)})
     state = hg.give_shares(state, 1, "coal", charity=True)
@@ -125,7 +133,7 @@ def test_the_compared_total_is_both_rounds_of_charity(table, hg) -> None:  # typ
     assert state.eliminated == (2, 3)
 
 
-def test_charity_money_goes_back_to_the_bank_and_every_share_to_the_supply(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_charity_money_goes_back_to_the_bank_and_every_share_to_the_supply(table: TableBuilder, hg: HG) -> None:
     state = _ending(table, hg, donations={0: ["tea"]}, shares={1: ["tea", "coal"]})
     assert state.charity_money == (0, 0, 0, 0)
     assert len(state.supply) == 60
@@ -134,7 +142,7 @@ def test_charity_money_goes_back_to_the_bank_and_every_share_to_the_supply(table
     assert total == 4 * 300 + state.bank_paid_out - state.bank_paid_in
 
 
-def test_a_finished_table_takes_no_action(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_a_finished_table_takes_no_action(table: TableBuilder, hg: HG) -> None:
     state = _ending(table, hg, donations={}, shares={})
     assert GAME.to_act(state) == []
     assert GAME.legal_actions(state, 0) == []

@@ -14,6 +14,7 @@ from engine.hab_und_gut.audit import card_locations
 from engine.hab_und_gut.components import TRACK
 from engine.hab_und_gut.state import HabConfig
 from engine.registry import get_game
+from tests.engine.hab_und_gut.conftest import HG, TableBuilder
 
 
 def test_the_game_is_registered_and_satisfies_the_contract() -> None:
@@ -55,7 +56,7 @@ def test_the_deal_depends_only_on_the_seed() -> None:
     assert GAME.new_table(HabConfig(seats=4), 6).holders != first.holders
 
 
-def test_only_the_seat_to_act_may_act(table) -> None:  # type: ignore[no-untyped-def]
+def test_only_the_seat_to_act_may_act(table: TableBuilder) -> None:
     state = table()
     assert GAME.legal_actions(state, 1) == []
     with pytest.raises(NotYourTurn) as caught:
@@ -63,7 +64,7 @@ def test_only_the_seat_to_act_may_act(table) -> None:  # type: ignore[no-untyped
     assert caught.value.rule == "3.2"
 
 
-def test_every_listed_action_round_trips_through_its_id(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_every_listed_action_round_trips_through_its_id(table: TableBuilder, hg: HG) -> None:
     state = hg.give_shares(table(), 0, "coal", "tea")
     adapter = TypeAdapter(GAME.action_type)
     seen = set()
@@ -81,7 +82,7 @@ def test_every_listed_action_round_trips_through_its_id(table, hg) -> None:  # t
     assert seen == {"buy", "sell", "donate", "end", "play", "halve"}
 
 
-def test_action_lists_are_sorted_by_id(table, hg) -> None:  # type: ignore[no-untyped-def]
+def test_action_lists_are_sorted_by_id(table: TableBuilder, hg: HG) -> None:
     state = hg.give_shares(table(), 0, "salt")
     ids = [a.id for a in GAME.legal_actions(state, 0)]
     assert ids == sorted(ids)

@@ -21,6 +21,7 @@ from engine.market_fortune.state import (
     Investment,
     MarketFortuneConfig,
     MarketFortuneState,
+    Mode,
     SeatState,
 )
 
@@ -35,7 +36,7 @@ class Helpers:
     @staticmethod
     def build(
         *,
-        mode: str = "fortune",
+        mode: Mode = "fortune",
         seats: int = 4,
         variants: Sequence[str] = (),
         hands: Mapping[int, Iterable[str]] | None = None,
@@ -57,7 +58,7 @@ class Helpers:
         go to the matching discard pile, under the named pile cards.
         ``fields`` set any other state field (``active``, ``stage``, ...).
         """
-        cfg = MarketFortuneConfig(mode=mode, seats=seats, variants=tuple(variants), **(config or {}))  # type: ignore[arg-type]
+        cfg = MarketFortuneConfig(mode=mode, seats=seats, variants=tuple(variants), **(config or {}))
         placed: list[str] = []
         seat_states = []
         for seat in range(seats):
@@ -123,7 +124,11 @@ class Helpers:
         return " ".join(e.model_dump_json() for e in events if e.audience is None)
 
 
+MF = type[Helpers]
+"""The type of the ``mf`` fixture, for the tests' signatures."""
+
+
 @pytest.fixture()
-def mf() -> type[Helpers]:
+def mf() -> MF:
     """The scenario helpers (a fixture, because test modules import no siblings)."""
     return Helpers

@@ -17,8 +17,9 @@ from engine.bots import RANDOM, bot_seed, decide, get_bot
 from engine.core import events_for
 from engine.market_fortune import GAME, cards
 from engine.market_fortune.bots import GREEDY, PROBE, hand_worth, played_card, starts_turn
-from engine.market_fortune.state import Attack, Investment, MarketFortuneConfig, Task
+from engine.market_fortune.state import Attack, Investment, MarketFortuneConfig, Mode, Task
 from engine.simulation import Step, play_table
+from tests.engine.market_fortune.conftest import MF
 
 FORTUNE_4 = MarketFortuneConfig(mode="fortune", seats=4)
 # Eight cards of eight industries: no pair, so greedy has no Risk to take.
@@ -44,8 +45,8 @@ def test_greedy_beats_three_random_bots_in_most_fortune_games() -> None:
     ("mode", "seats", "variants"),
     [("family", 2, ()), ("fortune", 6, ("momentum_red",)), ("championship", 3, ())],
 )
-def test_greedy_plays_every_mode_to_the_end(mode: str, seats: int, variants: tuple[str, ...]) -> None:
-    config = MarketFortuneConfig(mode=mode, seats=seats, variants=variants)  # type: ignore[arg-type]
+def test_greedy_plays_every_mode_to_the_end(mode: Mode, seats: int, variants: tuple[str, ...]) -> None:
+    config = MarketFortuneConfig(mode=mode, seats=seats, variants=variants)
     for seed in range(5):
         playout = play_table(GAME, config, seed, [GREEDY] * seats)
         assert playout.outcome.winners
@@ -81,20 +82,20 @@ def test_hand_worth_prefers_pairs_to_loose_cards() -> None:
     assert hand_worth(paired, (), 4) > hand_worth(loose, (), 4)
 
 
-def test_greedy_risks_its_highest_pair(mf) -> None:  # type: ignore[no-untyped-def]
+def test_greedy_risks_its_highest_pair(mf: MF) -> None:
     hand = ("S.energy.5", "R.energy.4", "S.banking.2", "R.banking.1", "S.health.1", "R.retail.2", "S.media.1", "R.mining.1")
     state = mf.build(hands={0: hand}, active=0)
     assert greedy_choice(state) == "risk:S.energy.5+R.energy.4"
 
 
-def test_greedy_does_not_form_a_fourth_investment_short_of_25m(mf) -> None:  # type: ignore[no-untyped-def]
+def test_greedy_does_not_form_a_fourth_investment_short_of_25m(mf: MF) -> None:
     formed = [("S.telecom.2", "R.telecom.2"), ("S.aerospace.3", "R.aerospace.2"), ("S.mining.3", "R.mining.3")]
     hand = ("S.energy.2", "R.energy.1", "S.banking.2", "S.health.1", "R.retail.2", "R.media.1")
     state = mf.build(hands={0: hand}, investments={0: formed}, active=0)
     assert not greedy_choice(state).startswith("risk:")
 
 
-def test_greedy_forms_a_winning_fourth_investment(mf) -> None:  # type: ignore[no-untyped-def]
+def test_greedy_forms_a_winning_fourth_investment(mf: MF) -> None:
     formed = [("S.telecom.5", "R.telecom.4"), ("S.aerospace.4", "R.aerospace.4"), ("S.mining.3", "R.mining.3")]
     hand = ("S.energy.2", "R.energy.1", "S.banking.2", "S.health.1", "R.retail.2", "R.media.1")
     state = mf.build(hands={0: hand}, investments={0: formed}, active=0)
@@ -102,18 +103,18 @@ def test_greedy_forms_a_winning_fourth_investment(mf) -> None:  # type: ignore[n
     assert greedy_choice(state) == "risk:S.energy.2+R.energy.1"
 
 
-def test_greedy_upgrades_an_investment_by_optimising(mf) -> None:  # type: ignore[no-untyped-def]
+def test_greedy_upgrades_an_investment_by_optimising(mf: MF) -> None:
     hand = ("S.energy.5", *NO_PAIRS[1:])
     state = mf.build(hands={0: hand}, investments={0: [("S.energy.1", "R.energy.3")]}, active=0)
     assert greedy_choice(state) == "optimise:S.energy.1:S.energy.5"
 
 
-def test_greedy_takes_a_pile_top_that_completes_a_pair(mf) -> None:  # type: ignore[no-untyped-def]
+def test_greedy_takes_a_pile_top_that_completes_a_pair(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS}, return_pile=["R.retail.5"], active=0)
     assert greedy_choice(state) == "build:return_pile"
 
 
-def test_greedy_discards_a_loose_low_card_not_half_a_pair(mf) -> None:  # type: ignore[no-untyped-def]
+def test_greedy_discards_a_loose_low_card_not_half_a_pair(mf: MF) -> None:
     hand = ("S.energy.5", "R.energy.4", *NO_PAIRS[1:])
     state = mf.build(hands={0: hand}, active=0)
     state, _ = mf.act(state, "build:stock_deck")
@@ -124,7 +125,7 @@ def test_greedy_discards_a_loose_low_card_not_half_a_pair(mf) -> None:  # type: 
     assert cards.card_value(choice.split(":")[1]) <= min(cards.card_value(c) for c in kept if c[0] == choice.split(":")[1][0])
 
 
-def _attacked(mf, card: str, blue: str | None, investments: list[tuple[str, str]]) -> Any:  # type: ignore[no-untyped-def]
+def _attacked(mf: MF, card: str, blue: str | None, investments: list[tuple[str, str]]) -> Any:
     state = mf.build(
         hands={0: NO_PAIRS, 1: ("S.aerospace.1",)},
         strategies={1: (blue,) if blue else ()},
@@ -137,17 +138,17 @@ def _attacked(mf, card: str, blue: str | None, investments: list[tuple[str, str]
     return state
 
 
-def test_greedy_defends_its_investments_against_a_market_crash(mf) -> None:  # type: ignore[no-untyped-def]
+def test_greedy_defends_its_investments_against_a_market_crash(mf: MF) -> None:
     state = _attacked(mf, "X.market_crash.1", "X.risk_control.1", [("S.energy.5", "R.energy.5")])
     assert greedy_choice(state) == "defend:X.risk_control.1"
 
 
-def test_greedy_keeps_its_blue_when_the_attack_costs_nothing(mf) -> None:  # type: ignore[no-untyped-def]
+def test_greedy_keeps_its_blue_when_the_attack_costs_nothing(mf: MF) -> None:
     state = _attacked(mf, "X.market_crash.1", "X.risk_control.1", [])
     assert greedy_choice(state) == "decline"
 
 
-def test_greedy_prefers_the_blue_that_comes_back(mf) -> None:  # type: ignore[no-untyped-def]
+def test_greedy_prefers_the_blue_that_comes_back(mf: MF) -> None:
     state = _attacked(mf, "X.correction.1", "X.risk_control.1", [("S.energy.5", "R.energy.5")])
     state = state.model_copy(
         update={
@@ -162,7 +163,7 @@ def test_greedy_prefers_the_blue_that_comes_back(mf) -> None:  # type: ignore[no
     assert greedy_choice(state) == "defend:X.diamond_hands.1"
 
 
-def test_greedy_blocks_a_seat_about_to_win(mf) -> None:  # type: ignore[no-untyped-def]
+def test_greedy_blocks_a_seat_about_to_win(mf: MF) -> None:
     three = [("S.telecom.5", "R.telecom.4"), ("S.aerospace.4", "R.aerospace.4"), ("S.mining.3", "R.mining.3")]
     state = mf.build(
         hands={0: NO_PAIRS},
@@ -174,25 +175,25 @@ def test_greedy_blocks_a_seat_about_to_win(mf) -> None:  # type: ignore[no-untyp
     assert greedy_choice(state) == "play:X.regulatory_block.1@2"
 
 
-def test_greedy_ends_the_turn_rather_than_waste_a_market_crash(mf) -> None:  # type: ignore[no-untyped-def]
+def test_greedy_ends_the_turn_rather_than_waste_a_market_crash(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS}, strategies={0: ("X.market_crash.1",)}, active=0, stage="red")
     assert greedy_choice(state) == "end"
 
 
-def test_greedy_declares_a_winning_count(mf) -> None:  # type: ignore[no-untyped-def]
+def test_greedy_declares_a_winning_count(mf: MF) -> None:
     four = [("S.telecom.5", "R.telecom.4"), ("S.aerospace.4", "R.aerospace.4"), ("S.mining.3", "R.mining.3"), ("S.energy.2", "R.energy.1")]
     state = mf.build(hands={0: ("S.energy.5", "S.banking.1")}, investments={0: four}, active=0, stage="victory")
     assert greedy_choice(state) == "declare"
 
 
-def test_greedy_optimises_a_short_count_in_the_victory_window(mf) -> None:  # type: ignore[no-untyped-def]
+def test_greedy_optimises_a_short_count_in_the_victory_window(mf: MF) -> None:
     four = [("S.telecom.2", "R.telecom.4"), ("S.aerospace.4", "R.aerospace.4"), ("S.mining.3", "R.mining.3"), ("S.energy.2", "R.energy.1")]
     state = mf.build(hands={0: ("S.telecom.5", "S.banking.1")}, investments={0: four}, active=0, stage="victory")
     # 23M as it stands; the 5M telecom Stock lifts it to 26M.
     assert greedy_choice(state) == "optimise:S.telecom.2:S.telecom.5"
 
 
-def test_greedy_returns_its_weakest_investment(mf) -> None:  # type: ignore[no-untyped-def]
+def test_greedy_returns_its_weakest_investment(mf: MF) -> None:
     formed = [Investment(stock="S.telecom.5", ret="R.telecom.4", face_up=True), Investment(stock="S.energy.1", ret="R.energy.1", face_up=True)]
     state = mf.build(hands={0: NO_PAIRS[1:]}, investments={0: formed}, active=0, stage="ending")
     state = state.model_copy(update={"tasks": (Task(seat=0, step="return", section="8.2"),)})

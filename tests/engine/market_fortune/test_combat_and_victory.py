@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -10,8 +11,9 @@ from engine.core import IllegalAction, MalformedAction, NotYourTurn
 from engine.market_fortune import GAME, cards
 from engine.market_fortune.audit import card_locations, hidden_from
 from engine.market_fortune.scoring import count, equal_or_ahead, is_last_place, leaders
-from engine.market_fortune.state import Investment, SeatState
+from engine.market_fortune.state import Investment, MarketFortuneState, SeatState
 from engine.market_fortune.view import FACE_DOWN
+from tests.engine.market_fortune.conftest import MF
 
 NO_PAIRS = ("S.energy.1", "S.banking.2", "S.health.3", "S.retail.4", "R.media.1", "R.mining.2", "R.farming.3", "R.property.4")
 CARD_ID = re.compile(r"\b[SRX]\.[a-z_]+\.\d\b")
@@ -21,7 +23,7 @@ THREE_STRONG = [("S.energy.5", "R.energy.4"), ("S.banking.5", "R.banking.4"), ("
 # -- combat (7) ---------------------------------------------------------------------
 
 
-def test_every_target_gets_a_defence_window_even_without_a_blue(mf) -> None:  # type: ignore[no-untyped-def]
+def test_every_target_gets_a_defence_window_even_without_a_blue(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS[:6], 1: ["S.telecom.1"]}, strategies={0: ["X.theft.1"]}, stage="red")
     state, _ = mf.act(state, "play:X.theft.1@1")
     assert GAME.to_act(state) == [1] and mf.ids(state) == ["decline"]
@@ -30,7 +32,7 @@ def test_every_target_gets_a_defence_window_even_without_a_blue(mf) -> None:  # 
         GAME.apply(state, 0, GAME.parse_action("end"))
 
 
-def test_group_attacks_open_windows_clockwise_from_the_attacker(mf) -> None:  # type: ignore[no-untyped-def]
+def test_group_attacks_open_windows_clockwise_from_the_attacker(mf: MF) -> None:
     state = mf.build(hands={2: NO_PAIRS[:6]}, strategies={2: ["X.market_crash.1"]}, active=2, stage="red")
     state, _ = mf.act(state, "play:X.market_crash.1")
     order = []
@@ -40,14 +42,14 @@ def test_group_attacks_open_windows_clockwise_from_the_attacker(mf) -> None:  # 
     assert order == [3, 0, 1]
 
 
-def test_a_blue_cancels_the_attack_and_both_cards_are_discarded(mf) -> None:  # type: ignore[no-untyped-def]
+def test_a_blue_cancels_the_attack_and_both_cards_are_discarded(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS[:6]}, strategies={0: ["X.regulatory_block.1"], 1: ["X.risk_control.1"]}, stage="red")
     state, _ = mf.act(state, "play:X.regulatory_block.1@1", "defend:X.risk_control.1")
     assert not state.seats[1].skip_next
     assert state.strategy_pile == ("X.regulatory_block.1", "X.risk_control.1")
 
 
-def test_wrong_analyst_turns_the_attack_and_may_bounce_again(mf) -> None:  # type: ignore[no-untyped-def]
+def test_wrong_analyst_turns_the_attack_and_may_bounce_again(mf: MF) -> None:
     base = mf.build(
         hands={0: NO_PAIRS[:6]},
         strategies={0: ["X.regulatory_block.1", "X.wrong_analyst.2"], 1: ["X.wrong_analyst.1"]},
@@ -65,7 +67,7 @@ def test_wrong_analyst_turns_the_attack_and_may_bounce_again(mf) -> None:  # typ
     assert GAME.to_act(bounced) == [2] and not bounced.seats[0].skip_next
 
 
-def test_no_optimisation_while_an_attack_is_resolved(mf) -> None:  # type: ignore[no-untyped-def]
+def test_no_optimisation_while_an_attack_is_resolved(mf: MF) -> None:
     state = mf.build(
         hands={0: NO_PAIRS[:6], 1: ["S.energy.4"]},
         investments={1: [("S.energy.2", "R.energy.3")]},
@@ -82,21 +84,21 @@ def test_no_optimisation_while_an_attack_is_resolved(mf) -> None:  # type: ignor
 # -- victory (8) and modes (9) ---------------------------------------------------------
 
 
-def _fourth(mf, mode: str = "fortune", **kw):  # type: ignore[no-untyped-def]
+def _fourth(mf: MF, mode: str = "fortune", **kw: Any) -> MarketFortuneState:
     """Seat 0 holds three investments and a pair to form the fourth."""
     investments = kw.pop("investments", THREE_STRONG)
     state = mf.build(mode=mode, hands={0: ("S.retail.5", "R.retail.4")}, investments={0: investments}, **kw)
     return mf.roll(state, plus=True)
 
 
-def test_family_wins_at_the_fourth_investment_without_a_count(mf) -> None:  # type: ignore[no-untyped-def]
+def test_family_wins_at_the_fourth_investment_without_a_count(mf: MF) -> None:
     weak = [("S.energy.1", "R.energy.1"), ("S.banking.1", "R.banking.1"), ("S.health.1", "R.health.1")]
     state, _ = mf.act(_fourth(mf, "family", investments=weak), "risk:S.retail.5+R.retail.4")
     result = GAME.outcome(state)
     assert result is not None and result.winners == (0,) and result.reason == "victory"
 
 
-def test_fortune_counts_at_the_fourth_investment_and_wins_at_25m(mf) -> None:  # type: ignore[no-untyped-def]
+def test_fortune_counts_at_the_fourth_investment_and_wins_at_25m(mf: MF) -> None:
     state, _ = mf.act(_fourth(mf), "risk:S.retail.5+R.retail.4")
     assert state.stage == "victory" and mf.ids(state)[0] == "declare"
     state, events = mf.act(state, "declare")
@@ -106,7 +108,7 @@ def test_fortune_counts_at_the_fourth_investment_and_wins_at_25m(mf) -> None:  #
     assert GAME.outcome(state).text == "Seat 0 counts 36M and wins (8.1, 9.2)."
 
 
-def test_a_short_count_returns_an_investment_of_choice_and_the_rest_stay_face_up(mf) -> None:  # type: ignore[no-untyped-def]
+def test_a_short_count_returns_an_investment_of_choice_and_the_rest_stay_face_up(mf: MF) -> None:
     weak = [("S.energy.1", "R.energy.1"), ("S.banking.1", "R.banking.1"), ("S.health.1", "R.health.1")]
     state, _ = mf.act(_fourth(mf, investments=weak), "risk:S.retail.5+R.retail.4", "declare")
     assert GAME.outcome(state) is None and state.tasks[0].step == "return" and state.tasks[0].section == "8.2"
@@ -119,7 +121,7 @@ def test_a_short_count_returns_an_investment_of_choice_and_the_rest_stay_face_up
     assert GAME.to_act(state) == [1]
 
 
-def test_the_victory_window_allows_optimising_before_declaring(mf) -> None:  # type: ignore[no-untyped-def]
+def test_the_victory_window_allows_optimising_before_declaring(mf: MF) -> None:
     state = mf.roll(
         mf.build(hands={0: ("S.retail.5", "R.retail.4", "R.energy.5")}, investments={0: THREE_STRONG}), plus=True
     )
@@ -150,7 +152,7 @@ def test_the_count_adds_marks_greens_and_yellows() -> None:
     assert result.total == 23 + 2 + 7 + 5
 
 
-def test_championship_adds_the_count_and_the_winner_opens_the_next_game(mf) -> None:  # type: ignore[no-untyped-def]
+def test_championship_adds_the_count_and_the_winner_opens_the_next_game(mf: MF) -> None:
     state = _fourth(mf, "championship", active=2)
     state = state.model_copy(update={"active": 0})
     state, _ = mf.act(state, "risk:S.retail.5+R.retail.4", "declare")
@@ -162,7 +164,7 @@ def test_championship_adds_the_count_and_the_winner_opens_the_next_game(mf) -> N
     assert all(len(seat.hand) == cards.BUILDING_TOTAL for seat in state.seats)
 
 
-def test_championship_match_ends_at_the_target_or_the_game_cap(mf) -> None:  # type: ignore[no-untyped-def]
+def test_championship_match_ends_at_the_target_or_the_game_cap(mf: MF) -> None:
     state = _fourth(mf, "championship")
     state = state.model_copy(update={"seats": (state.seats[0].model_copy(update={"match_total": 70}), *state.seats[1:])})
     won, _ = mf.act(state, "risk:S.retail.5+R.retail.4", "declare")
@@ -172,7 +174,7 @@ def test_championship_match_ends_at_the_target_or_the_game_cap(mf) -> None:  # t
     assert GAME.outcome(capped).reason == "match_limit"
 
 
-def test_a_match_game_ended_by_the_turn_limit_adds_nothing(mf) -> None:  # type: ignore[no-untyped-def]
+def test_a_match_game_ended_by_the_turn_limit_adds_nothing(mf: MF) -> None:
     state = mf.build(mode="championship", seats=2, hands={0: NO_PAIRS[:6]}, config={"turn_limit_per_seat": 1}, turn=2)
     state, _ = mf.act(state, "build:stock_deck")
     assert state.stage == "between" and state.next_opener is None
@@ -181,7 +183,7 @@ def test_a_match_game_ended_by_the_turn_limit_adds_nothing(mf) -> None:  # type:
     assert state.game_number == 2 and state.roll_off[0].startswith("seat")
 
 
-def test_championship_strategy_discards_lie_face_down_for_others(mf) -> None:  # type: ignore[no-untyped-def]
+def test_championship_strategy_discards_lie_face_down_for_others(mf: MF) -> None:
     state = mf.build(mode="championship", hands={0: NO_PAIRS[:6], 1: ["S.telecom.1"]}, strategies={0: ["X.theft.1"]}, stage="red")
     state, _ = mf.act(state, "play:X.theft.1@1", "decline", "discard:S.energy.1")
     assert state.locked == (("S.energy.1", 0),)
@@ -194,7 +196,7 @@ def test_championship_strategy_discards_lie_face_down_for_others(mf) -> None:  #
 # -- market terms (10) ------------------------------------------------------------
 
 
-def test_market_terms(mf) -> None:  # type: ignore[no-untyped-def]
+def test_market_terms(mf: MF) -> None:
     pair = [("S.energy.1", "R.energy.1")]
     two = [("S.banking.1", "R.banking.1"), ("S.health.1", "R.health.1")]
     state = mf.build(investments={0: two, 1: pair, 3: [("S.media.2", "R.media.2"), ("S.mining.3", "R.mining.3")]})
@@ -208,7 +210,7 @@ def test_market_terms(mf) -> None:  # type: ignore[no-untyped-def]
 # -- hidden information (11) and errors (14) --------------------------------------------
 
 
-def test_views_show_own_cards_and_only_counts_of_others(mf) -> None:  # type: ignore[no-untyped-def]
+def test_views_show_own_cards_and_only_counts_of_others(mf: MF) -> None:
     state = GAME.new_table(GAME.config_model(mode="fortune", seats=3), seed=5)
     for seat in (0, 1, 2, None):
         seen = GAME.view(state, seat).model_dump_json()
@@ -221,7 +223,7 @@ def test_views_show_own_cards_and_only_counts_of_others(mf) -> None:  # type: ig
     assert "seed" not in GAME.view(state, 0).model_dump_json()
 
 
-def test_errors_carry_codes_and_sections_and_name_no_card(mf) -> None:  # type: ignore[no-untyped-def]
+def test_errors_carry_codes_and_sections_and_name_no_card(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS, 1: ["S.aerospace.5", "R.aerospace.5"]})
     with pytest.raises(NotYourTurn) as turn:
         GAME.apply(state, 1, GAME.parse_action("build:stock_deck"))
@@ -235,7 +237,7 @@ def test_errors_carry_codes_and_sections_and_name_no_card(mf) -> None:  # type: 
             GAME.parse_action(bad)
 
 
-def test_default_action_is_always_legal(mf) -> None:  # type: ignore[no-untyped-def]
+def test_default_action_is_always_legal(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS})
     first = GAME.default_action(state, 0)
     assert first.id == "build:stock_deck"

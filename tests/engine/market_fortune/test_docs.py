@@ -14,6 +14,7 @@ from types import ModuleType
 import pytest
 
 from engine.market_fortune.cards import CATALOGUE
+from tests.engine.market_fortune.conftest import MF
 
 ROOT = Path(__file__).resolve().parents[3]
 RULEBOOK = ROOT / "engine" / "market_fortune" / "rulebook.md"
@@ -136,7 +137,7 @@ def test_cross_references_inside_the_rulebook_exist() -> None:
 EIGHT = ("S.energy.1", "S.banking.2", "S.health.3", "S.retail.4", "R.mining.1", "R.farming.2", "R.property.3", "R.telecom.4")
 
 
-def test_example_3_2_a_pile_card_just_taken_cannot_be_discarded(mf) -> None:  # type: ignore[no-untyped-def]
+def test_example_3_2_a_pile_card_just_taken_cannot_be_discarded(mf: MF) -> None:
     state = mf.build(hands={0: EIGHT}, return_pile=["R.media.4"], active=0)
     state, _ = mf.act(state, "build:return_pile")
     options = mf.ids(state)
@@ -146,7 +147,7 @@ def test_example_3_2_a_pile_card_just_taken_cannot_be_discarded(mf) -> None:  # 
     assert "discard:R.media.4" in mf.ids(state)
 
 
-def test_example_4_1_a_seat_below_eight_climbs_back_one_card_per_build(mf) -> None:  # type: ignore[no-untyped-def]
+def test_example_4_1_a_seat_below_eight_climbs_back_one_card_per_build(mf: MF) -> None:
     from engine.market_fortune.state import MarketFortuneState
 
     state: MarketFortuneState = mf.build(seats=2, hands={0: EIGHT[:6], 1: EIGHT[6:]}, active=0)
@@ -160,7 +161,7 @@ def test_example_4_1_a_seat_below_eight_climbs_back_one_card_per_build(mf) -> No
     assert sizes == [7, 8, 8]
 
 
-def test_example_5_2_an_optimisation_upgrades_an_investment(mf) -> None:  # type: ignore[no-untyped-def]
+def test_example_5_2_an_optimisation_upgrades_an_investment(mf: MF) -> None:
     state = mf.build(hands={0: ("S.energy.5", *EIGHT[1:6])}, investments={0: [("S.energy.1", "R.energy.4")]}, active=0)
     state, _ = mf.act(state, "optimise:S.energy.1:S.energy.5", "discard:S.energy.1")
     (investment,) = state.seats[0].investments
@@ -180,7 +181,7 @@ def test_example_8_1_and_8_2_the_count() -> None:
     assert count(SeatState(investments=four, strategies=("X.dividends.1",))).total == 26
 
 
-def test_example_10_3_market_terms(mf) -> None:  # type: ignore[no-untyped-def]
+def test_example_10_3_market_terms(mf: MF) -> None:
     from engine.market_fortune.scoring import equal_or_ahead, is_last_place, leaders
 
     pairs = [(f"S.{i}.1", f"R.{i}.1") for i in ("energy", "banking", "health", "retail", "media", "mining", "farming", "property")]
@@ -190,7 +191,7 @@ def test_example_10_3_market_terms(mf) -> None:  # type: ignore[no-untyped-def]
     assert [other for other in (1, 2, 3) if equal_or_ahead(state, 0, other)] == [1, 2]
 
 
-def test_example_7_2_group_attack_windows_go_clockwise_from_the_attacker(mf) -> None:  # type: ignore[no-untyped-def]
+def test_example_7_2_group_attack_windows_go_clockwise_from_the_attacker(mf: MF) -> None:
     one = {seat: [(f"S.{industry}.1", f"R.{industry}.1")] for seat, industry in ((0, "energy"), (2, "banking"), (3, "health"), (4, "retail"))}
     hands = {seat: (f"S.media.{seat + 1}",) for seat in range(5)}
     state = mf.build(seats=5, hands=hands, investments=one, strategies={2: ("X.inflation.1",), 4: ("X.risk_control.1",)}, active=2, stage="red")

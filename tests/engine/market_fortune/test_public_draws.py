@@ -12,12 +12,13 @@ import pytest
 
 from engine.core import events_for
 from engine.market_fortune.audit import hidden_from, hidden_in_events
+from tests.engine.market_fortune.conftest import MF
 
 EIGHT = ("S.energy.1", "S.banking.2", "S.health.3", "S.retail.4", "R.mining.1", "R.farming.2", "R.property.3", "R.telecom.4")
 
 
 @pytest.mark.parametrize("source", ["build:return_pile", "build:stock_pile"])
-def test_a_build_from_a_pile_names_the_card_to_every_seat(mf, source: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_build_from_a_pile_names_the_card_to_every_seat(mf: MF, source: str) -> None:
     state = mf.build(hands={0: EIGHT}, return_pile=["R.media.4"], stock_pile=["S.media.2"], active=0)
     card = "R.media.4" if source == "build:return_pile" else "S.media.2"
     before = state
@@ -32,7 +33,7 @@ def test_a_build_from_a_pile_names_the_card_to_every_seat(mf, source: str) -> No
         assert card in hidden_from(state, seat)
 
 
-def test_a_deck_draw_still_names_the_card_to_the_drawer_only(mf) -> None:  # type: ignore[no-untyped-def]
+def test_a_deck_draw_still_names_the_card_to_the_drawer_only(mf: MF) -> None:
     state = mf.build(hands={0: EIGHT}, deck_tops={"return_deck": ["R.media.4"]}, active=0)
     before = state
     state, events = mf.act(state, "build:return_deck")
@@ -41,7 +42,7 @@ def test_a_deck_draw_still_names_the_card_to_the_drawer_only(mf) -> None:  # typ
     assert "R.media.4" in hidden_in_events(before, state, 1)
 
 
-def test_bailout_names_the_face_up_card_it_takes(mf) -> None:  # type: ignore[no-untyped-def]
+def test_bailout_names_the_face_up_card_it_takes(mf: MF) -> None:
     ahead = {1: [("S.telecom.1", "R.telecom.1")], 2: [("S.mining.2", "R.mining.2")], 3: [("S.media.5", "R.media.5")]}
     state = mf.build(hands={0: EIGHT[:6]}, investments=ahead, strategies={0: ["X.bailout.1"]},
                      stock_pile=["S.aerospace.5", "S.energy.3"], stage="red")

@@ -41,10 +41,10 @@ from engine.core import Event, IllegalAction, View, events_for, replay
 from engine.market_fortune import GAME, cards
 from engine.market_fortune.audit import card_locations, check_cards, hidden_from, hidden_in_events
 from engine.market_fortune.bots import GREEDY
-from engine.market_fortune.state import MarketFortuneConfig, MarketFortuneState
+from engine.market_fortune.state import MarketFortuneConfig, MarketFortuneState, Mode
 
 CARD_ID = re.compile(r"[SRX]\.[a-z_]+\.\d")
-MODES = ("family", "fortune", "championship")
+MODES: tuple[Mode, ...] = ("family", "fortune", "championship")
 MAX_STEPS = 200_000
 SWEEP_GAMES = int(os.environ.get("AGENTS_CLUB_SWEEP_GAMES", "1000"))
 """Seeded bot games of the sweep: 1,000 keep the suite within its 10 minutes on two
@@ -168,7 +168,7 @@ def _sweep_plans(count: int) -> list[tuple[MarketFortuneConfig, int, tuple[str, 
         seats = cards.MIN_SEATS + (index // 3) % (cards.MAX_SEATS - cards.MIN_SEATS + 1)
         variants: tuple[str, ...] = ("momentum_red",) if index % 7 == 0 else ()
         config = MarketFortuneConfig(
-            mode=mode,  # type: ignore[arg-type]
+            mode=mode,
             seats=seats,
             variants=variants,
             match_target=SWEEP_MATCH_TARGET,
@@ -223,17 +223,17 @@ def test_seeded_bot_games_end_by_their_own_rules_and_keep_every_invariant() -> N
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
-def test_full_length_random_games(mode: str) -> None:
+def test_full_length_random_games(mode: Mode) -> None:
     stats: Counter[str] = Counter()
     # A 25M match still runs over several games (about a third of the time of 40M).
     extra: dict[str, Any] = {"match_target": 25} if mode == "championship" else {}
     for seed in range(3):
-        config = MarketFortuneConfig(mode=mode, seats=3 + seed, **extra)  # type: ignore[arg-type]
+        config = MarketFortuneConfig(mode=mode, seats=3 + seed, **extra)
         play_checked(config, 500 + seed, stats, summaries=True)
 
 
 def test_apply_checks_exactly_the_listed_actions() -> None:
-    # apply (its shortcuts included) accepts exactly what legal_actions lists.
+    # apply accepts exactly what legal_actions lists.
     rng = random.Random(3)
     every_id = _global_candidates()
     for seed in range(4):
@@ -290,7 +290,7 @@ def test_states_and_views_survive_json_round_trips() -> None:
     # The gateway stores states as JSON and validates views against view_model.
     rng = random.Random(11)
     for seed, mode in enumerate(MODES):
-        config = MarketFortuneConfig(mode=mode, seats=3 + seed, turn_limit_per_seat=8, match_game_limit=2)  # type: ignore[arg-type]
+        config = MarketFortuneConfig(mode=mode, seats=3 + seed, turn_limit_per_seat=8, match_game_limit=2)
         state = GAME.new_table(config, seed)
         while GAME.outcome(state) is None:
             assert GAME.state_model.model_validate_json(state.model_dump_json()) == state
@@ -308,9 +308,9 @@ def test_states_and_views_survive_json_round_trips() -> None:
     seats=st.integers(min_value=cards.MIN_SEATS, max_value=cards.MAX_SEATS),
     data=st.data(),
 )
-def test_no_choice_sequence_loses_a_card_or_leaks_one(seed: int, mode: str, seats: int, data: st.DataObject) -> None:
+def test_no_choice_sequence_loses_a_card_or_leaks_one(seed: int, mode: Mode, seats: int, data: st.DataObject) -> None:
     # Hypothesis picks every choice, so a failure shrinks to a short action log.
-    config = MarketFortuneConfig(mode=mode, seats=seats, turn_limit_per_seat=4, match_game_limit=2)  # type: ignore[arg-type]
+    config = MarketFortuneConfig(mode=mode, seats=seats, turn_limit_per_seat=4, match_game_limit=2)
     state = GAME.new_table(config, seed)
     log: list[tuple[int, str]] = []
     while GAME.outcome(state) is None:
@@ -332,7 +332,7 @@ def test_views_of_states_read_back_from_json_match_a_direct_reading() -> None:
     stats: Counter[str] = Counter()
     for index, mode in enumerate(MODES):
         seats = 3 + index
-        config = MarketFortuneConfig(mode=mode, seats=seats, match_target=SWEEP_MATCH_TARGET)  # type: ignore[arg-type]
+        config = MarketFortuneConfig(mode=mode, seats=seats, match_target=SWEEP_MATCH_TARGET)
         bots = sweep_bots(index, seats)
         state = GAME.new_table(config, 40 + index)
         step = 0

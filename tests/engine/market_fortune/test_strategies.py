@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
 from engine.market_fortune import GAME, cards
 from engine.market_fortune.audit import card_locations, hidden_from
 from engine.market_fortune.scoring import count
-from engine.market_fortune.state import Investment, SeatState
+from engine.market_fortune.state import Investment, MarketFortuneState, SeatState
+from tests.engine.market_fortune.conftest import MF
 
 NO_PAIRS = ("S.energy.1", "S.banking.2", "S.health.3", "S.retail.4", "R.media.1", "R.mining.2", "R.farming.3", "R.property.4")
 CARD_ID = re.compile(r"\b[SRX]\.[a-z_]+\.\d\b")
 INV = Investment
 
 
-def _red(mf, card: str, **kw):  # type: ignore[no-untyped-def]
+def _red(mf: MF, card: str, **kw: Any) -> MarketFortuneState:
     """Seat 0 on its Dominate turn, holding ``card``, with six building cards."""
     hands = {0: NO_PAIRS[:6], **kw.pop("hands", {})}
     strategies = kw.pop("strategies", {})
@@ -24,7 +26,7 @@ def _red(mf, card: str, **kw):  # type: ignore[no-untyped-def]
     return mf.build(hands=hands, strategies=strategies, stage="red", **kw)
 
 
-def test_12_1_theft(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_1_theft(mf: MF) -> None:
     state = _red(mf, "X.theft.1", hands={1: ["S.telecom.1"]})
     state, events = mf.act(state, "play:X.theft.1@1", "decline")
     assert "S.telecom.1" in state.seats[0].hand and state.seats[1].hand == ()
@@ -34,7 +36,7 @@ def test_12_1_theft(mf) -> None:  # type: ignore[no-untyped-def]
     assert len(state.seats[0].hand) == 6 and GAME.to_act(state) == [1]
 
 
-def test_12_2_market_crash(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_2_market_crash(mf: MF) -> None:
     state = _red(
         mf,
         "X.market_crash.1",
@@ -47,7 +49,7 @@ def test_12_2_market_crash(mf) -> None:  # type: ignore[no-untyped-def]
     assert state.seats[1].hand == ()  # no replacements
 
 
-def test_12_3_correction(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_3_correction(mf: MF) -> None:
     one = [("S.telecom.1", "R.telecom.2")]
     two = [("S.mining.3", "R.mining.4"), ("S.aerospace.1", "R.aerospace.1")]
     state = _red(mf, "X.correction.1", investments={0: one, 1: two, 3: [("S.media.5", "R.media.5")]})
@@ -59,7 +61,7 @@ def test_12_3_correction(mf) -> None:  # type: ignore[no-untyped-def]
     assert {"S.mining.3", "R.mining.4"} <= set(state.seats[1].hand)
 
 
-def test_12_4_fortune(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_4_fortune(mf: MF) -> None:
     state = _red(mf, "X.fortune.1", hands={0: ("S.energy.5", "R.energy.5")}, deck_tops={"strategy_deck": ["X.theft.2"]})
     state, _ = mf.act(state, "play:X.fortune.1")
     before = state.chance
@@ -73,7 +75,7 @@ def test_12_4_fortune(mf) -> None:  # type: ignore[no-untyped-def]
     assert "play:X.fortune.2" not in mf.ids(no_pair)
 
 
-def test_12_5_compound_interest(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_5_compound_interest(mf: MF) -> None:
     state = _red(mf, "X.compound_interest.1", investments={0: [INV(stock="S.aerospace.1", ret="R.aerospace.1", marked=True), ("S.telecom.2", "R.telecom.2")]})
     state, _ = mf.act(state, "play:X.compound_interest.1")
     assert mf.ids(state) == ["mark:S.telecom.2"]
@@ -83,7 +85,7 @@ def test_12_5_compound_interest(mf) -> None:  # type: ignore[no-untyped-def]
     assert "play:X.compound_interest.2" not in mf.ids(nothing)
 
 
-def test_12_6_buy_more(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_6_buy_more(mf: MF) -> None:
     state = _red(mf, "X.buy_more.1", stock_pile=["S.aerospace.5"])
     state, _ = mf.act(state, "play:X.buy_more.1")
     assert mf.ids(state) == ["draw:return_deck", "draw:stock_deck", "draw:stock_pile"]
@@ -93,13 +95,13 @@ def test_12_6_buy_more(mf) -> None:  # type: ignore[no-untyped-def]
     assert len(state.seats[0].hand) == 6 and GAME.to_act(state) == [1]
 
 
-def test_12_7_shrewd_move(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_7_shrewd_move(mf: MF) -> None:
     state, events = mf.act(_red(mf, "X.shrewd_move.1"), "play:X.shrewd_move.1")
     assert GAME.to_act(state) == [0] and state.stage == "main"
     assert any(e.kind == "extra_turn" for e in events)
 
 
-def test_12_8_federal_audit(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_8_federal_audit(mf: MF) -> None:
     state = _red(mf, "X.federal_audit.1", hands={1: ["S.telecom.1"]}, strategies={1: ["X.fortune.1", "X.dividends.1"]})
     state, events = mf.act(state, "play:X.federal_audit.1@1", "decline")
     assert state.seats[0].revealed.cards == ("S.telecom.1", "X.fortune.1", "X.dividends.1")
@@ -111,7 +113,7 @@ def test_12_8_federal_audit(mf) -> None:  # type: ignore[no-untyped-def]
     assert not CARD_ID.search(mf.public_text(events).replace("X.federal_audit.1", ""))
 
 
-def test_12_9_negotiation(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_9_negotiation(mf: MF) -> None:
     state = _red(mf, "X.negotiation.1", hands={1: ["S.telecom.1"]})
     state, _ = mf.act(state, "play:X.negotiation.1@1", "decline")
     assert state.tasks[0].step == "give" and GAME.to_act(state) == [0]
@@ -120,12 +122,12 @@ def test_12_9_negotiation(mf) -> None:  # type: ignore[no-untyped-def]
     assert state.seats[1].hand == ("S.energy.1",) and "S.telecom.1" in state.seats[0].hand
 
 
-def test_12_10_regulatory_block(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_10_regulatory_block(mf: MF) -> None:
     state, _ = mf.act(_red(mf, "X.regulatory_block.2"), "play:X.regulatory_block.2@3", "decline")
     assert state.seats[3].skip_next and GAME.to_act(state) == [1]
 
 
-def test_12_11_liquidity(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_11_liquidity(mf: MF) -> None:
     state = _red(mf, "X.liquidity.1", stock_pile=["S.aerospace.5"])
     state, _ = mf.act(state, "play:X.liquidity.1")
     assert mf.ids(state) == ["draw:return_deck", "draw:stock_deck"]  # decks only
@@ -135,7 +137,7 @@ def test_12_11_liquidity(mf) -> None:  # type: ignore[no-untyped-def]
     assert len(state.seats[0].hand) == 6 and GAME.to_act(state) == [1]
 
 
-def test_12_12_inflation(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_12_inflation(mf: MF) -> None:
     state = _red(
         mf,
         "X.inflation.1",
@@ -148,7 +150,7 @@ def test_12_12_inflation(mf) -> None:  # type: ignore[no-untyped-def]
     assert state.seats[1].hand == ("S.media.2",) and state.seats[2].hand == ("S.media.3",) and state.seats[3].hand == ()
 
 
-def test_12_13_bailout(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_13_bailout(mf: MF) -> None:
     ahead = {1: [("S.telecom.1", "R.telecom.1")], 2: [("S.mining.1", "R.mining.1")], 3: [("S.media.5", "R.media.5")]}
     state = _red(mf, "X.bailout.1", investments=ahead, stock_pile=["S.aerospace.5", "S.energy.3"])
     state, _ = mf.act(state, "play:X.bailout.1")
@@ -160,13 +162,13 @@ def test_12_13_bailout(mf) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("plus", [True, False])
-def test_12_14_lucky_investor(mf, plus: bool) -> None:  # type: ignore[no-untyped-def]
+def test_12_14_lucky_investor(mf: MF, plus: bool) -> None:
     state = mf.roll(_red(mf, "X.lucky_investor.1"), plus=plus)
     state, _ = mf.act(state, "play:X.lucky_investor.1")
     assert len(state.seats[0].strategies) == (cards.LUCKY_INVESTOR_DRAWS if plus else 0)
 
 
-def test_12_15_systemic_risk(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_15_systemic_risk(mf: MF) -> None:
     two = [("S.telecom.1", "R.telecom.1"), ("S.mining.4", "R.mining.4")]
     two_more = [("S.media.2", "R.media.2"), ("S.farming.2", "R.farming.2")]
     state = _red(mf, "X.systemic_risk.1", investments={0: [("S.aerospace.1", "R.aerospace.1")], 1: two, 3: two_more})
@@ -177,23 +179,23 @@ def test_12_15_systemic_risk(mf) -> None:  # type: ignore[no-untyped-def]
     assert len(state.seats[0].investments) == 1
 
 
-def _attacked(mf, blue: str, attack: str = "X.theft.1", **kw):  # type: ignore[no-untyped-def]
+def _attacked(mf: MF, blue: str, attack: str = "X.theft.1", **kw: Any) -> MarketFortuneState:
     state = _red(mf, attack, hands={1: ["S.telecom.1"]}, strategies={1: [blue]}, **kw)
     return mf.act(state, f"play:{attack}@1")[0]
 
 
-def test_12_16_risk_control(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_16_risk_control(mf: MF) -> None:
     state, _ = mf.act(_attacked(mf, "X.risk_control.1"), "defend:X.risk_control.1")
     assert state.seats[1].hand == ("S.telecom.1",) and state.strategy_pile[-1] == "X.risk_control.1"
 
 
-def test_12_17_stablecoin(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_17_stablecoin(mf: MF) -> None:
     state = _attacked(mf, "X.stablecoin.1", deck_tops={"strategy_deck": ["X.dividends.2"]})
     state, _ = mf.act(state, "defend:X.stablecoin.1")
     assert state.seats[1].hand == ("S.telecom.1",) and state.seats[1].strategies == ("X.dividends.2",)
 
 
-def test_12_18_diamond_hands(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_18_diamond_hands(mf: MF) -> None:
     theft = _attacked(mf, "X.diamond_hands.1")
     assert mf.ids(theft) == ["decline"]  # Theft takes no investment
     state = _red(mf, "X.correction.1", investments={0: [("S.media.2", "R.media.2")], 1: [("S.mining.1", "R.mining.1")]}, strategies={1: ["X.diamond_hands.1"]})
@@ -202,13 +204,13 @@ def test_12_18_diamond_hands(mf) -> None:  # type: ignore[no-untyped-def]
     assert "X.diamond_hands.1" not in mf.public_text(events)
 
 
-def test_12_19_experience(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_19_experience(mf: MF) -> None:
     state, _ = mf.act(_attacked(mf, "X.experience.1"), "defend:X.experience.1")
     assert state.seats[1].revealed.source == 0 and state.seats[1].revealed.cards == NO_PAIRS[:6]
     assert GAME.view(state, 1).revealed is not None and GAME.view(state, 2).revealed is None
 
 
-def test_12_20_wrong_analyst(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_20_wrong_analyst(mf: MF) -> None:
     state, _ = mf.act(_attacked(mf, "X.wrong_analyst.1"), "defend:X.wrong_analyst.1", "decline")
     # The theft now runs from seat 1 against seat 0: seat 1 takes, then discards one.
     assert len(state.seats[1].hand) == 2 and GAME.to_act(state) == [1] and state.tasks[0].step == "discard"
@@ -217,13 +219,13 @@ def test_12_20_wrong_analyst(mf) -> None:  # type: ignore[no-untyped-def]
     card_locations(state)
 
 
-def test_12_21_contingency_plan(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_21_contingency_plan(mf: MF) -> None:
     state, _ = mf.act(_attacked(mf, "X.contingency_plan.1"), "defend:X.contingency_plan.1")
     assert len(state.seats[0].hand) == 5 and state.stock_pile + state.return_pile != ()
     assert state.seats[1].hand == ("S.telecom.1",)
 
 
-def test_12_22_innovation(mf) -> None:  # type: ignore[no-untyped-def]
+def test_12_22_innovation(mf: MF) -> None:
     state = _red(mf, "X.fortune.1", strategies={0: ["X.innovation.2"]})
     state, _ = mf.act(state, "play:X.fortune.1")
     assert "form:S.energy.1+R.media.1+X.innovation.2" in mf.ids(state)

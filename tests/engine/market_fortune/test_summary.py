@@ -6,12 +6,13 @@ from __future__ import annotations
 from engine.market_fortune import GAME
 from engine.market_fortune.scoring import count
 from engine.market_fortune.state import Investment
+from tests.engine.market_fortune.conftest import MF
 
 NO_PAIRS = ("S.energy.1", "R.banking.1", "S.health.1", "R.media.1", "S.telecom.2", "R.retail.2")
 """Building cards of six different industries: no Stock + Return pair among them."""
 
 
-def test_an_attached_innovation_is_named_on_its_investment(mf) -> None:  # type: ignore[no-untyped-def]
+def test_an_attached_innovation_is_named_on_its_investment(mf: MF) -> None:
     mine = Investment(stock="S.health.2", ret="R.media.3", innovation="X.innovation.1")
     theirs = Investment(stock="S.energy.4", ret="R.retail.3", innovation="X.innovation.2", face_up=True)
     state = mf.build(investments={0: [mine], 1: [theirs]})
@@ -21,7 +22,7 @@ def test_an_attached_innovation_is_named_on_its_investment(mf) -> None:  # type:
     assert "X.innovation.1" not in GAME.summary(state, 2)  # another seat's face-down one: nothing
 
 
-def test_a_reveal_is_stamped_with_the_turn_it_happened_in(mf) -> None:  # type: ignore[no-untyped-def]
+def test_a_reveal_is_stamped_with_the_turn_it_happened_in(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS, 1: ["S.telecom.1"]},
                      strategies={0: ["X.federal_audit.1"], 1: ["X.fortune.1"]}, stage="red", turn=7)
     state, _ = mf.act(state, "play:X.federal_audit.1@1", "decline")
@@ -29,7 +30,7 @@ def test_a_reveal_is_stamped_with_the_turn_it_happened_in(mf) -> None:  # type: 
     assert "Seat 1 showed you (12.8, turn 7): Telecom Stock 1M [S.telecom.1], Fortune [X.fortune.1]." in GAME.summary(state, 0)
 
 
-def test_the_target_and_the_seats_own_count(mf) -> None:  # type: ignore[no-untyped-def]
+def test_the_target_and_the_seats_own_count(mf: MF) -> None:
     pairs = [("S.energy.5", "R.energy.4"), ("S.banking.3", "R.banking.3")]
     state = mf.build(investments={0: pairs}, strategies={0: ["X.dividends.1"]})
     expected = count(state.seats[0])

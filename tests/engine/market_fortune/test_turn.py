@@ -10,6 +10,7 @@ from engine.core import IllegalAction, InvalidConfig, TableConfig
 from engine.market_fortune import GAME, cards
 from engine.market_fortune.audit import card_locations
 from engine.market_fortune.state import Investment, MarketFortuneConfig
+from tests.engine.market_fortune.conftest import MF
 
 # Eight building cards of eight industries: no pair can be formed from them.
 NO_PAIRS = ("S.energy.1", "S.banking.2", "S.health.3", "S.retail.4", "R.media.1", "R.mining.2", "R.farming.3", "R.property.4")
@@ -64,14 +65,14 @@ def test_roll_off_cap_lets_the_lowest_seat_still_in_open() -> None:
     assert state.active == still_in[0]
 
 
-def test_build_below_eight_draws_without_discarding(mf) -> None:  # type: ignore[no-untyped-def]
+def test_build_below_eight_draws_without_discarding(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS[:6]}, deck_tops={"stock_deck": ["S.aerospace.5"]})
     state, _ = mf.act(state, "build:stock_deck")
     assert "S.aerospace.5" in state.seats[0].hand and len(state.seats[0].hand) == 7
     assert GAME.to_act(state) == [1]
 
 
-def test_build_at_eight_discards_one_and_not_the_card_taken_from_a_pile(mf) -> None:  # type: ignore[no-untyped-def]
+def test_build_at_eight_discards_one_and_not_the_card_taken_from_a_pile(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS}, stock_pile=["S.aerospace.5"])
     state, _ = mf.act(state, "build:stock_pile")
     assert state.tasks[0].step == "discard" and state.tasks[0].section == "3.2"
@@ -87,14 +88,14 @@ def test_build_at_eight_discards_one_and_not_the_card_taken_from_a_pile(mf) -> N
     assert GAME.to_act(state) == [1]
 
 
-def test_only_the_top_of_a_pile_can_be_taken_and_never_the_strategy_pile(mf) -> None:  # type: ignore[no-untyped-def]
+def test_only_the_top_of_a_pile_can_be_taken_and_never_the_strategy_pile(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS[:6]}, stock_pile=["S.aerospace.5", "S.telecom.2"], strategy_pile=["X.theft.1"])
     state, _ = mf.act(state, "build:stock_pile")
     assert "S.telecom.2" in state.seats[0].hand and state.stock_pile == ("S.aerospace.5",)
     assert not any("X." in action_id for action_id in mf.ids(state, 1) if action_id.startswith("build"))
 
 
-def test_an_empty_deck_reshuffles_its_pile_except_the_top_card(mf) -> None:  # type: ignore[no-untyped-def]
+def test_an_empty_deck_reshuffles_its_pile_except_the_top_card(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS[:6]}, empty_decks=["stock_deck"])
     top = state.stock_pile[-1]
     assert state.stock_deck == ()
@@ -104,14 +105,14 @@ def test_an_empty_deck_reshuffles_its_pile_except_the_top_card(mf) -> None:  # t
     card_locations(state)
 
 
-def test_a_deck_with_nothing_left_below_its_pile_top_cannot_be_drawn(mf) -> None:  # type: ignore[no-untyped-def]
+def test_a_deck_with_nothing_left_below_its_pile_top_cannot_be_drawn(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS[:6], 1: [c for c in cards.STOCK_IDS if c not in NO_PAIRS][:55]}, empty_decks=["stock_deck"])
     assert len(state.stock_pile) == 1
     assert "build:stock_deck" not in mf.ids(state)
     assert "build:stock_pile" in mf.ids(state)
 
 
-def test_the_strategy_deck_reshuffles_and_dominate_needs_a_strategy(mf) -> None:  # type: ignore[no-untyped-def]
+def test_the_strategy_deck_reshuffles_and_dominate_needs_a_strategy(mf: MF) -> None:
     all_strategies = list(cards.STRATEGY_IDS)
     state = mf.build(hands={0: NO_PAIRS}, empty_decks=["strategy_deck"])
     assert "dominate" in mf.ids(state)
@@ -124,7 +125,7 @@ def test_the_strategy_deck_reshuffles_and_dominate_needs_a_strategy(mf) -> None:
     assert error.value.rule == "4.3"
 
 
-def test_risk_plus_forms_a_face_down_investment_and_draws_momentum_kept_for_later(mf) -> None:  # type: ignore[no-untyped-def]
+def test_risk_plus_forms_a_face_down_investment_and_draws_momentum_kept_for_later(mf: MF) -> None:
     hand = (*NO_PAIRS[:6], "S.energy.5", "R.energy.5")
     state = mf.roll(mf.build(hands={0: hand}, deck_tops={"strategy_deck": ["X.shrewd_move.1"]}), plus=True)
     state, events = mf.act(state, "risk:S.energy.5+R.energy.5")
@@ -136,14 +137,14 @@ def test_risk_plus_forms_a_face_down_investment_and_draws_momentum_kept_for_late
     assert GAME.view(state, 1).players[0].investments[0].stock is None
 
 
-def test_momentum_red_variant_lets_the_seat_play_a_red_at_once(mf) -> None:  # type: ignore[no-untyped-def]
+def test_momentum_red_variant_lets_the_seat_play_a_red_at_once(mf: MF) -> None:
     hand = (*NO_PAIRS[:6], "S.energy.5", "R.energy.5")
     state = mf.build(hands={0: hand}, variants=["momentum_red"], deck_tops={"strategy_deck": ["X.shrewd_move.1"]})
     state, _ = mf.act(mf.roll(state, plus=True), "risk:S.energy.5+R.energy.5")
     assert state.stage == "red" and "play:X.shrewd_move.1" in mf.ids(state)
 
 
-def test_risk_minus_keeps_the_cards_in_hand_and_tells_no_one_which(mf) -> None:  # type: ignore[no-untyped-def]
+def test_risk_minus_keeps_the_cards_in_hand_and_tells_no_one_which(mf: MF) -> None:
     hand = (*NO_PAIRS[:6], "S.energy.5", "R.energy.5")
     state = mf.roll(mf.build(hands={0: hand}), plus=False)
     state, events = mf.act(state, "risk:S.energy.5+R.energy.5")
@@ -152,7 +153,7 @@ def test_risk_minus_keeps_the_cards_in_hand_and_tells_no_one_which(mf) -> None: 
     assert GAME.to_act(state) == [1]
 
 
-def test_risk_needs_one_industry_unless_innovation_is_attached(mf) -> None:  # type: ignore[no-untyped-def]
+def test_risk_needs_one_industry_unless_innovation_is_attached(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS})
     with pytest.raises(IllegalAction) as error:
         mf.act(state, "risk:S.energy.1+R.media.1")
@@ -163,7 +164,7 @@ def test_risk_needs_one_industry_unless_innovation_is_attached(mf) -> None:  # t
     assert state.seats[0].investments[0].innovation == "X.innovation.1"
 
 
-def test_dominate_draws_then_at_most_one_red(mf) -> None:  # type: ignore[no-untyped-def]
+def test_dominate_draws_then_at_most_one_red(mf: MF) -> None:
     state = mf.build(
         hands={0: NO_PAIRS},
         strategies={0: ["X.shrewd_move.2", "X.risk_control.1", "X.innovation.2", "X.dividends.1"]},
@@ -179,7 +180,7 @@ def test_dominate_draws_then_at_most_one_red(mf) -> None:  # type: ignore[no-unt
     assert GAME.to_act(state) == [1]
 
 
-def test_optimisation_swaps_then_costs_a_discard(mf) -> None:  # type: ignore[no-untyped-def]
+def test_optimisation_swaps_then_costs_a_discard(mf: MF) -> None:
     state = mf.build(hands={0: ("S.energy.4", *NO_PAIRS[1:6])}, investments={0: [("S.energy.2", "R.energy.3")]})
     assert "optimise:S.energy.2:S.energy.4" in mf.ids(state)
     assert not any(i.startswith("optimise:R.energy.3") for i in mf.ids(state))  # no Return of energy in hand
@@ -191,7 +192,7 @@ def test_optimisation_swaps_then_costs_a_discard(mf) -> None:  # type: ignore[no
     assert state.seats[0].building_total() == cards.BUILDING_TOTAL - 1
 
 
-def test_optimisation_keeps_industries_matched_unless_innovation(mf) -> None:  # type: ignore[no-untyped-def]
+def test_optimisation_keeps_industries_matched_unless_innovation(mf: MF) -> None:
     plain = mf.build(hands={0: NO_PAIRS[:6]}, investments={0: [("S.aerospace.2", "R.aerospace.3")]})
     assert not any(i.startswith("optimise") for i in mf.ids(plain))
     with pytest.raises(IllegalAction) as error:
@@ -202,13 +203,13 @@ def test_optimisation_keeps_industries_matched_unless_innovation(mf) -> None:  #
     assert "optimise:S.aerospace.2:S.energy.1" in mf.ids(state)
 
 
-def test_face_up_investments_cannot_be_optimised(mf) -> None:  # type: ignore[no-untyped-def]
+def test_face_up_investments_cannot_be_optimised(mf: MF) -> None:
     up = Investment(stock="S.energy.2", ret="R.energy.3", face_up=True)
     state = mf.build(hands={0: ("S.energy.4", *NO_PAIRS[1:6])}, investments={0: [up]})
     assert not any(i.startswith("optimise") for i in mf.ids(state))
 
 
-def test_the_turn_ends_at_eight_building_cards(mf) -> None:  # type: ignore[no-untyped-def]
+def test_the_turn_ends_at_eight_building_cards(mf: MF) -> None:
     # 4.1: Buy More discards exactly two; a seat still above 8 trims before its turn ends.
     hand = (*NO_PAIRS, "S.aerospace.1")
     state = mf.build(hands={0: hand}, strategies={0: ["X.buy_more.1"]}, stage="red")
@@ -218,14 +219,14 @@ def test_the_turn_ends_at_eight_building_cards(mf) -> None:  # type: ignore[no-u
     assert state.seats[0].building_total() == cards.BUILDING_TOTAL and GAME.to_act(state) == [1]
 
 
-def test_regulatory_block_skips_the_targets_next_turn(mf) -> None:  # type: ignore[no-untyped-def]
+def test_regulatory_block_skips_the_targets_next_turn(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS[:6]}, strategies={0: ["X.regulatory_block.1"]}, stage="red")
     state, events = mf.act(state, "play:X.regulatory_block.1@1", "decline")
     assert [e.data["seat"] for e in events if e.kind == "skip"] == [1]
     assert GAME.to_act(state) == [2] and not state.seats[1].skip_next
 
 
-def test_shrewd_move_gives_the_same_seat_the_next_turn(mf) -> None:  # type: ignore[no-untyped-def]
+def test_shrewd_move_gives_the_same_seat_the_next_turn(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS[:6]}, strategies={0: ["X.shrewd_move.1"]}, stage="red", turn=5)
     state, _ = mf.act(state, "play:X.shrewd_move.1")
     assert GAME.to_act(state) == [0] and state.stage == "main" and state.turn == 6
@@ -233,7 +234,7 @@ def test_shrewd_move_gives_the_same_seat_the_next_turn(mf) -> None:  # type: ign
     assert GAME.to_act(state) == [1]
 
 
-def test_turn_limit_ends_the_game_and_the_leader_wins(mf) -> None:  # type: ignore[no-untyped-def]
+def test_turn_limit_ends_the_game_and_the_leader_wins(mf: MF) -> None:
     state = mf.build(
         seats=2,
         hands={0: NO_PAIRS[:6], 1: ("S.telecom.1", "R.telecom.2")},

@@ -142,13 +142,18 @@ def shape_errors(
         errors.append({"loc": ["body", "answers", question_id],
                        "msg": f"No such question; answer {', '.join(asked)}",
                        "type": "extra_forbidden"})
-    model = bank.puzzle_kind(challenge.puzzle.puzzle.kind).answer_model
+    kind = bank.puzzle_kind(challenge.puzzle.puzzle.kind)
     try:
-        model.model_validate(dict(puzzle_answer))
+        kind.answer_model.model_validate(dict(puzzle_answer))
     except ValidationError as error:
         errors.extend(
             {"loc": ["body", "puzzle", *(str(part) for part in e["loc"])], "msg": e["msg"],
              "type": e["type"]}
             for e in error.errors(include_input=False, include_url=False)
+        )
+    else:
+        errors.extend(
+            {"loc": ["body", "puzzle", *path], "msg": msg, "type": "puzzle_shape"}
+            for path, msg in kind.misfits(challenge.puzzle, puzzle_answer)
         )
     return errors

@@ -20,10 +20,14 @@ from pydantic import BaseModel
 
 from quiz.model import IssuedPuzzle
 
-__all__ = ["MAX_GUESS_CHANCE", "PuzzleKind", "UnsolvablePuzzle"]
+__all__ = ["MAX_GUESS_CHANCE", "Misfit", "PuzzleKind", "UnsolvablePuzzle"]
 
 MAX_GUESS_CHANCE = Fraction(1, 10_000)
 """The most a uniformly random well-formed answer may pass with."""
+
+
+Misfit = tuple[tuple[str, ...], str]
+"""Where an answer does not fit its puzzle (the path inside the answer) and why."""
 
 
 class UnsolvablePuzzle(RuntimeError):
@@ -42,6 +46,14 @@ class PuzzleKind(Protocol):
         """The answer's shape (strict, unknown fields refused): an answer that does not
         fit it is refused before grading (``request/invalid``), so a typo never spends
         a challenge."""
+        ...
+
+    def misfits(self, issued: IssuedPuzzle, answer: Mapping[str, Any]) -> list[Misfit]:
+        """Where an answer that fits :attr:`answer_model` still does not fit this puzzle's
+        question (four pairs where four are asked, one entry per seat shown, a Stock id
+        where a Stock is asked): refused before grading like a type error, so the
+        challenge stays open. Names only what the puzzle already shows, never whether
+        an answer is right."""
         ...
 
     def generate(self, seed: int) -> IssuedPuzzle:

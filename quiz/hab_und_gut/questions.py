@@ -373,9 +373,14 @@ def _prices_reset(rng: random.Random) -> Draft:
 
 
 def _random_donations(rng: random.Random) -> list[int]:
+    """Donations that are not all equal: a tie of every seat is our own ruling
+    (7.2), asked only by ``game_end.all_tied``, which says so."""
     seats = rng.randint(MIN_SEATS, MAX_SEATS)
-    pool = [TRACK[rng.randrange(4, 20)] * rng.randint(1, 4) for _ in range(3)]
-    return [rng.choice(pool) for _ in range(seats)]
+    while True:
+        pool = [TRACK[rng.randrange(4, 20)] * rng.randint(1, 4) for _ in range(3)]
+        donations = [rng.choice(pool) for _ in range(seats)]
+        if len(set(donations)) > 1:
+            return donations
 
 
 def _who_is_out(rng: random.Random) -> Draft:
@@ -398,7 +403,8 @@ def _all_tied(rng: random.Random) -> Draft:
     given = TRACK[rng.randrange(len(TRACK))]
     return _integer(
         f"All {seats} seats end the game with exactly {given} of charity money each. "
-        "How many seats are eliminated?",
+        "By the Agents Club's own ruling on a tie of every seat (7.2, a departure from the print), "
+        "how many seats are eliminated?",
         len(eliminated_seats([given] * seats)),
         seats=seats,
         given=given,

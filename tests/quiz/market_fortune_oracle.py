@@ -24,6 +24,7 @@ from engine.market_fortune.state import (
     Investment,
     MarketFortuneConfig,
     MarketFortuneState,
+    Mode,
     SeatState,
 )
 from quiz.market_fortune.puzzles.situations import walk
@@ -31,9 +32,9 @@ from quiz.market_fortune.puzzles.situations import walk
 Answer = str | int | bool
 
 
-def table(seats: int = 4, seed: int = 1, mode: str = "fortune") -> MarketFortuneState:
+def table(seats: int = 4, seed: int = 1, mode: Mode = "fortune") -> MarketFortuneState:
     """A freshly dealt table."""
-    return GAME.new_table(MarketFortuneConfig(mode=mode, seats=seats), seed)  # type: ignore[arg-type]
+    return GAME.new_table(MarketFortuneConfig(mode=mode, seats=seats), seed)
 
 
 def with_seat(state: MarketFortuneState, index: int, **changes: Any) -> MarketFortuneState:
@@ -304,7 +305,7 @@ LOW_PAIRS = [("S.energy.1", "R.energy.1"), ("S.banking.1", "R.banking.1"), ("S.m
 """Three 2M investments: a 4th one cannot lift the count to 25M."""
 
 
-def _fourth_risk(mode: str) -> MarketFortuneState:
+def _fourth_risk(mode: Mode) -> MarketFortuneState:
     """A table where the active seat formed its 4th (low) investment by a successful Risk."""
     for seed in range(80):
         state = table(seed=seed, mode=mode)

@@ -43,6 +43,9 @@ class PairSum:
             )
         )
 
+    def misfits(self, issued: IssuedPuzzle, answer: Mapping[str, Any]) -> list[tuple[tuple[str, ...], str]]:
+        return []
+
     def check(self, issued: IssuedPuzzle, answer: Mapping[str, Any]) -> bool:
         positions = answer.get("positions")
         numbers = issued.puzzle.situation["numbers"]

@@ -27,7 +27,7 @@ from engine.hab_und_gut.components import COMMODITIES, SHARE_CARDS, TRACK
 from engine.hab_und_gut.state import HabState
 from quiz.hab_und_gut.puzzles.situations import replayed, walk
 from quiz.model import IssuedPuzzle, Puzzle
-from quiz.puzzles import MAX_GUESS_CHANCE, UnsolvablePuzzle
+from quiz.puzzles import MAX_GUESS_CHANCE, Misfit, UnsolvablePuzzle
 
 __all__ = ["FinalReckoning"]
 
@@ -113,6 +113,22 @@ class FinalReckoning:
             ):
                 return issued
         raise UnsolvablePuzzle(f"{self.name}: no fitting situation for seed {seed}")
+
+    def misfits(self, issued: IssuedPuzzle, answer: Mapping[str, Any]) -> list[Misfit]:
+        """One amount per seat shown, and seat lists of distinct seats that exist."""
+        parsed = _Answer.model_validate(dict(answer))
+        seats = len(issued.puzzle.situation["seats"])
+        misfits: list[Misfit] = []
+        for field in ("donations", "final_money"):
+            if len(getattr(parsed, field)) != seats:
+                misfits.append(((field,), f"Must list one amount for each of the {seats} seats, by seat number"))
+        for field in ("eliminated", "winners"):
+            listed: list[int] = getattr(parsed, field)
+            if any(not 0 <= seat < seats for seat in listed):
+                misfits.append(((field,), f"Seats are numbered 0 to {seats - 1}"))
+            if len(set(listed)) != len(listed):
+                misfits.append(((field,), "Must not name a seat twice"))
+        return misfits
 
     def check(self, issued: IssuedPuzzle, answer: Mapping[str, Any]) -> bool:
         """Every figure and both seat sets equal the engine's settlement (seat order free)."""

@@ -26,7 +26,7 @@ from engine.hab_und_gut.rules import price_of
 from engine.hab_und_gut.state import HabState
 from quiz.hab_und_gut.puzzles.situations import replayed, walk
 from quiz.model import IssuedPuzzle, Puzzle
-from quiz.puzzles import MAX_GUESS_CHANCE, UnsolvablePuzzle
+from quiz.puzzles import MAX_GUESS_CHANCE, Misfit, UnsolvablePuzzle
 
 __all__ = ["PriceMoves"]
 
@@ -135,6 +135,19 @@ class PriceMoves:
     def _final(issued: IssuedPuzzle) -> dict[str, int]:
         state = replayed(issued.secret)
         return {commodity: price_of(state, commodity) for commodity in COMMODITIES}
+
+    def misfits(self, issued: IssuedPuzzle, answer: Mapping[str, Any]) -> list[Misfit]:
+        """One price for each of the six commodities, by name."""
+        parsed = _Answer.model_validate(dict(answer))
+        misfits: list[Misfit] = [
+            (("prices",), f"Must give a price for {commodity}")
+            for commodity in COMMODITIES if commodity not in parsed.prices
+        ]
+        misfits += [
+            (("prices", name), f"No such commodity; the six are {', '.join(COMMODITIES)}")
+            for name in sorted(set(parsed.prices) - set(COMMODITIES))
+        ]
+        return misfits
 
     def check(self, issued: IssuedPuzzle, answer: Mapping[str, Any]) -> bool:
         """The six prices equal the engine's after replaying the phase."""

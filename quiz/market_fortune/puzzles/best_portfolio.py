@@ -18,10 +18,10 @@ from math import comb, factorial
 from typing import Any
 
 from engine.market_fortune.cards import INVESTMENTS_TO_WIN, card_industry, card_value
-from quiz.market_fortune.puzzles.answers import AnswerModel, CardPair, parse
+from quiz.market_fortune.puzzles.answers import AnswerModel, CardPair, pair_misfits, parse
 from quiz.market_fortune.puzzles.situations import investment_value, valid_pairs, walk
 from quiz.model import IssuedPuzzle, Puzzle
-from quiz.puzzles import MAX_GUESS_CHANCE, UnsolvablePuzzle
+from quiz.puzzles import MAX_GUESS_CHANCE, Misfit, UnsolvablePuzzle
 
 __all__ = ["BestPortfolio", "best_sets"]
 
@@ -121,6 +121,17 @@ class BestPortfolio:
     def _piles(issued: IssuedPuzzle) -> tuple[list[str], list[str]]:
         situation = issued.puzzle.situation
         return list(situation["stock_pile"]), list(situation["return_pile"])
+
+    def misfits(self, issued: IssuedPuzzle, answer: Mapping[str, Any]) -> list[Misfit]:
+        """Exactly four pairs, each a Stock id then a Return id."""
+        parsed = _Answer.model_validate(dict(answer))
+        misfits: list[Misfit] = []
+        if len(parsed.investments) != INVESTMENTS_TO_WIN:
+            misfits.append((("investments",), f"Must list exactly {INVESTMENTS_TO_WIN} investments, "
+                            f"not {len(parsed.investments)}"))
+        for index, pair in enumerate(parsed.investments):
+            misfits += pair_misfits(("investments", str(index)), pair)
+        return misfits
 
     def check(self, issued: IssuedPuzzle, answer: Mapping[str, Any]) -> bool:
         """Four disjoint engine-valid pairs from the piles reaching the best total."""

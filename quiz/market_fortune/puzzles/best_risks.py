@@ -17,10 +17,10 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from quiz.market_fortune.puzzles.answers import AnswerModel, CardPair, parse
+from quiz.market_fortune.puzzles.answers import AnswerModel, CardPair, pair_misfits, parse
 from quiz.market_fortune.puzzles.situations import investment_value, valid_pairs, walk
 from quiz.model import IssuedPuzzle, Puzzle
-from quiz.puzzles import MAX_GUESS_CHANCE, UnsolvablePuzzle
+from quiz.puzzles import MAX_GUESS_CHANCE, Misfit, UnsolvablePuzzle
 
 __all__ = ["BestRisks", "best_pairs"]
 
@@ -95,6 +95,22 @@ class BestRisks:
             best = best_pairs(hand)
             chance *= Fraction(max(1, len(best)), stocks * returns + 1)
         return chance
+
+    def misfits(self, issued: IssuedPuzzle, answer: Mapping[str, Any]) -> list[Misfit]:
+        """One entry per seat shown, each null or a Stock id then a Return id."""
+        parsed = _Answer.model_validate(dict(answer))
+        seats = sorted(issued.puzzle.situation["hands"], key=int)
+        misfits: list[Misfit] = []
+        missing = [seat for seat in seats if seat not in parsed.risks]
+        unknown = sorted(set(parsed.risks) - set(seats))
+        if missing:
+            misfits.append((("risks",), f"Must have an entry for every seat shown; missing: {', '.join(missing)}"))
+        for seat in unknown:
+            misfits.append((("risks", seat), f"No such seat; the seats are {', '.join(seats)}"))
+        for seat, pair in sorted(parsed.risks.items()):
+            if pair is not None:
+                misfits += pair_misfits(("risks", seat), pair)
+        return misfits
 
     def check(self, issued: IssuedPuzzle, answer: Mapping[str, Any]) -> bool:
         """Every seat answered with one of its best pairs, or null when it has none."""

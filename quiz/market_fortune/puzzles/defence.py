@@ -23,12 +23,12 @@ from typing import Any
 
 from engine.market_fortune import rules
 from engine.market_fortune.actions import Decline
-from engine.market_fortune.cards import INVESTMENTS_TO_WIN, kind_of
+from engine.market_fortune.cards import INVESTMENTS_TO_WIN, STRATEGY_IDS, kind_of
 from engine.market_fortune.state import MarketFortuneState
 from quiz.market_fortune.puzzles.answers import AnswerModel, parse
 from quiz.market_fortune.puzzles.situations import walk
 from quiz.model import IssuedPuzzle, Puzzle
-from quiz.puzzles import MAX_GUESS_CHANCE, UnsolvablePuzzle
+from quiz.puzzles import MAX_GUESS_CHANCE, Misfit, UnsolvablePuzzle
 
 __all__ = ["COUNT_RANGE", "Defence", "declined_counts", "legal_defences"]
 
@@ -36,6 +36,8 @@ COUNT_RANGE = 20
 """Hand and Strategy counts are stated as integers from 0 to this."""
 MIN_STRATEGIES = 3
 """Smallest strategy hand a situation is taken with (fewer makes the guess too easy)."""
+
+_STRATEGIES = frozenset(STRATEGY_IDS)
 _SETTLE_STEPS = 40
 
 
@@ -160,6 +162,21 @@ class Defence:
             ),
             secret={"defences": legal_defences(state, defender), "if_declined": counts},
         )
+
+    def misfits(self, issued: IssuedPuzzle, answer: Mapping[str, Any]) -> list[Misfit]:
+        """Distinct Strategy ids, and counts in the ranges the answer format gives."""
+        parsed = _Answer.model_validate(dict(answer))
+        misfits: list[Misfit] = []
+        for index, card in enumerate(parsed.defences):
+            if card not in _STRATEGIES:
+                misfits.append((("defences", str(index)), "Must be a Strategy card id such as X.risk_control.1"))
+        if len(set(parsed.defences)) != len(parsed.defences):
+            misfits.append((("defences",), "Must not name a card twice"))
+        limits = {"investments": INVESTMENTS_TO_WIN, "hand": COUNT_RANGE, "strategies": COUNT_RANGE}
+        for field, most in limits.items():
+            if not 0 <= getattr(parsed.if_declined, field) <= most:
+                misfits.append((("if_declined", field), f"Must be a whole number from 0 to {most}"))
+        return misfits
 
     def check(self, issued: IssuedPuzzle, answer: Mapping[str, Any]) -> bool:
         """The exact set of legal defences and the three counts after a decline."""

@@ -173,17 +173,22 @@ def _count_value(rng: random.Random) -> Draft:
     pairs = _portfolio(rng)
     extra = rng.choice(("none", "booming_industry", "diversification_king", "dividends", "compound_interest"))
     base = sum(card_value(s) + card_value(r) for s, r in pairs)
+    # Momentum always draws a Strategy for the 4th investment (3.5), so the hand
+    # is described as "besides" that card, and a yellow as kept from earlier.
     if extra == "none":
-        holding, bonus = "no Strategy", 0
+        holding, bonus = "you hold no other Strategy and no investment carries a mark", 0
     elif extra == "compound_interest":
-        holding = f"one {strategy(extra).name} mark on the first investment"
+        holding = (
+            f"you hold no other Strategy, and your first investment carries one {strategy(extra).name} mark"
+        )
         bonus = COMPOUND_INTEREST_BONUS
     else:
-        holding = f"one {strategy(extra).name} (yellow)"
+        holding = f"you hold one {strategy(extra).name} (yellow), kept from an earlier turn, and no other Strategy"
         bonus = yellow_bonus(extra, pairs)
     return integer(
-        f"You form your 4th investment. Portfolio: {_portfolio_words(pairs)}. You hold {holding} and no "
-        "green. What does your portfolio count at the count, in millions?",
+        f"Fortune mode. You form your 4th investment and declare. Portfolio: {_portfolio_words(pairs)}. "
+        f"Besides the Strategy that Momentum gave you for the 4th investment, {holding}. "
+        "What does your portfolio count at the count, in millions?",
         base + bonus,
         pairs=[list(p) for p in pairs],
         extra=extra,
@@ -194,8 +199,9 @@ def _count_wins(rng: random.Random) -> Draft:
     pairs = _portfolio(rng)
     total = sum(card_value(s) + card_value(r) for s, r in pairs)
     return yes_no(
-        f"Fortune mode, no Strategies. You form your 4th investment; your portfolio is "
-        f"{_portfolio_words(pairs)}. Do you win?",
+        f"Fortune mode. You form your 4th investment and declare; your portfolio is "
+        f"{_portfolio_words(pairs)}. Besides the Strategy that Momentum gave you for the 4th "
+        "investment, you hold no Strategy, and no investment carries a mark. Do you win?",
         total >= VICTORY_VALUE,
         pairs=[list(p) for p in pairs],
     )
@@ -223,7 +229,8 @@ def _short_count(rng: random.Random) -> Draft:
 
 def _hold_back(rng: random.Random) -> Draft:
     return yes_no(
-        "You have just formed your 4th investment and know your count is short. May you, instead of "
+        "Under the default rules, you have just formed your 4th investment and know your count is short. "
+        "May you, instead of "
         "declaring, take one investment back into your hand without turning any investment face up?",
         True,
     )

@@ -135,7 +135,8 @@ def _build_discard(rng: random.Random) -> Draft:
     total = rng.randint(BUILDING_TOTAL - 3, BUILDING_TOTAL)
     return integer(
         f"Before your Build your building total (hand plus investment cards) is {total}. "
-        "After drawing, how many building cards must you discard?",
+        "By the Agents Club's own rule on Build discards (3.2, where the print always discards one), "
+        "how many building cards must you discard after drawing?",
         1 if total + 1 > BUILDING_TOTAL else 0,
         total=total,
     )

@@ -180,7 +180,8 @@ def _championship_opener(rng: random.Random) -> Draft:
     how = "a seat won it with its count" if ended == "victory" else "it ended by the turn limit, with no count"
     others = [text for key, text in _OPENER_OF.items() if key != ended]
     return choice(
-        f"In a Championship match the first game ended this way: {how}. Who opens the second game?",
+        f"Under the default rules, in a Championship match the first game ended this way: {how}. "
+        "Who opens the second game?",
         _OPENER_OF[ended],
         (*others, "the seat that scored least in the first game", "seat 0"),
         {"ended": ended},

@@ -4,9 +4,8 @@
 each worker. The lifespan connects Redis (``app.state.redis``, a bounded pool:
 ``AGENTS_CLUB_REDIS_MAX_CONNECTIONS``), starts the worker's one reader for held
 waits (``app.state.waiters``, :mod:`gateway.services.waiters`), starts the
-table runtime (``gateway.services.runtime.start(app)``: turn-clock sweeper and
-house-bot driver) when that module exists, starts the metrics flusher and the
-MCP transport (``/mcp``, :mod:`gateway.mcp_server`), and undoes all of it at
+table runtime (``gateway.services.runtime.start(app)``: turn-clock sweeper,
+house-bot driver and the other background loops) and the MCP transport (``/mcp``, :mod:`gateway.mcp_server`), and undoes all of it at
 shutdown.
 
 Every error leaves as ``application/problem+json`` with a stable ``code``:
@@ -21,58 +20,41 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
-import inspect
+import gc
 import logging
 import os
 import time
 from collections.abc import AsyncIterator
-from types import ModuleType
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import BaseRoute, Match, Route
+from starlette.routing import Match
 
-from gateway.body_limit import BodyLimitMiddleware
 from gateway.clock import Clock, wall_clock
-from gateway.collector import adopt_worker_policy, run_full_collections
 from gateway.config import Settings, get_settings
 from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError, redis_unavailable
 from gateway.head_middleware import HeadAsGetMiddleware
 from gateway.logging_config import configure_logging
 from gateway.mcp_server import mcp_lifespan, mcp_route
-from gateway.metrics import Metrics
-from gateway.metrics_middleware import RequestMetricsMiddleware
+from gateway.metrics import PROBLEMS, WORKERS, RequestMetricsMiddleware
 from gateway.openapi_docs import PROBLEM_CATALOGUE, problem_example
-from gateway.request_limits import RequestLimitsMiddleware
+from gateway.routes import admission, auth, games, meta, rated_queue, tables, tournaments, watch, ws
 from gateway.security import TokenService
+from gateway.services import runtime
 from gateway.services.waiters import Waiters
-from gateway.store.connection import Keys, close_client, connect, is_cluster_url, run_idle_closer
-from gateway.store.metrics import MetricsStore
+from gateway.store.connection import Keys, close_client, connect, is_cluster_url
 from gateway.store.outage import REDIS_UNAVAILABLE
 
-__all__ = ["API_VERSION", "BUSIEST_OPERATIONS", "ROUTER_MODULES", "create_app"]
+__all__ = ["API_VERSION", "create_app"]
 
 API_VERSION = "2.0.0"
 """The wire contract's version, ``info.version`` of the document: its major rises with
 every removal or rename (docs/api.md); the paths keep their ``/v1`` prefix."""
 
-ROUTER_MODULES = (
-    "gateway.routes.meta",
-    "gateway.routes.auth",
-    "gateway.routes.games",
-    "gateway.routes.tables",
-    "gateway.routes.admission",
-    "gateway.routes.watch",
-    "gateway.routes.tournaments",
-)
-"""Route modules (each exposes ``router``); the ones not written yet are skipped."""
-
-RUNTIME_MODULE = "gateway.services.runtime"
 SHUTDOWN_GRACE_S = 5.0
 """How long shutdown waits for cancelled background tasks."""
 
@@ -91,16 +73,6 @@ play multiplayer card games with hidden information over HTTP.
 """
 
 
-def _optional_module(name: str) -> ModuleType | None:
-    """Import ``name``; None when that module itself does not exist (yet)."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as missing:
-        if missing.name != name:
-            raise  # the module exists but one of its imports is broken: say so
-        return None
-
-
 MAX_INSTANCE_CHARS = 256
 """Longest request path a problem document repeats in ``instance``."""
 
@@ -108,9 +80,7 @@ MAX_INSTANCE_CHARS = 256
 def _problem_response(
     request: Request, error: ProblemError, headers: dict[str, str] | None = None
 ) -> JSONResponse:
-    metrics: Metrics | None = getattr(request.app.state, "metrics", None)
-    if metrics is not None:
-        metrics.inc("agents_club_problems_total", code=error.code)
+    PROBLEMS.labels(error.code).inc()
     path = request.url.path
     # A problem names the request it answers, but never echoes an unbounded path back.
     instance = path if len(path) <= MAX_INSTANCE_CHARS else path[:MAX_INSTANCE_CHARS] + "…"
@@ -151,15 +121,20 @@ async def _on_http_exception(request: Request, exc: Exception) -> JSONResponse:
 
 def _allowed_methods(request: Request) -> str:
     """Every method some route serves at the request's path (Starlette names only the first
-    route's: ``DELETE /v1/tables`` was told ``POST`` though ``GET`` is served there too)."""
-    methods: set[str] = set()
-    for route in request.app.router.routes:
-        if isinstance(route, Route | APIRoute) and route.methods and route.matches(
-                request.scope)[0] != Match.NONE:  # PARTIAL: the path fits, the method does not
-            methods |= route.methods
+    route's: ``DELETE /v1/tables`` was told ``POST`` though ``GET`` is served there too).
+    Each method is asked of the router as a whole, so routes inside included routers count."""
+    methods = {
+        method for method in _METHODS
+        if any(route.matches({**request.scope, "method": method})[0] == Match.FULL
+               for route in request.app.router.routes)
+    }
     if "GET" in methods:
         methods.add("HEAD")  # HeadAsGetMiddleware answers HEAD wherever GET is served
     return ", ".join(sorted(methods))
+
+
+_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+"""The methods a route of ours may serve; HEAD follows GET."""
 
 
 async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse:
@@ -239,15 +214,30 @@ def _document_request_examples(operation: dict[str, Any], components: dict[str, 
         }
 
 
-def _problem_openapi(app: FastAPI, documented_paths: list[str]) -> dict[str, Any]:
-    """The OpenAPI document, paths in the order the route modules declare them, with
-    every 4xx/5xx answer typed as problem+json."""
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+def _whole_bounds(node: Any) -> None:
+    """Writes every whole-number bound as the integer it is. FastAPI's document model
+    types bounds as floats, and a fuzzer or generator reading ``9.223372036854776e+18``
+    as a limit of 64-bit integers rounds it: ``seed`` values just past 2**63 would
+    look schema-valid."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in _BOUNDS and isinstance(value, float) and value.is_integer():
+                node[key] = int(value)
+            else:
+                _whole_bounds(value)
+    elif isinstance(node, list):
+        for item in node:
+            _whole_bounds(item)
+
+
+def _problem_openapi(app: FastAPI) -> dict[str, Any]:
+    """The OpenAPI document with every 4xx/5xx answer typed as problem+json."""
     if app.openapi_schema is not None:
         return app.openapi_schema
     schema = FastAPI.openapi(app)
-    place = {path: index for index, path in enumerate(documented_paths)}
-    schema["paths"] = dict(sorted(
-        schema.get("paths", {}).items(), key=lambda item: place.get(item[0], len(place))))
     problem_ref = {"$ref": "#/components/schemas/Problem"}
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     if "Problem" not in components:
@@ -256,11 +246,11 @@ def _problem_openapi(app: FastAPI, documented_paths: list[str]) -> dict[str, Any
         components["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
     for path_item in schema.get("paths", {}).values():
         for operation in path_item.values():
-            guard_codes = ["request/headers_too_large"]  # RequestLimitsMiddleware: any request
+            # The proxy in front (deploy/nginx.conf) refuses an oversized head or body;
+            # FastAPI a body that is not UTF-8 before any schema applies.
+            guard_codes = ["request/headers_too_large"]
             if "requestBody" in operation:
-                # BodyLimitMiddleware may refuse any body, and FastAPI one that is not
-                # UTF-8 before any schema applies.
-                guard_codes += ["request/too_large", "request/timeout", "request/unreadable"]
+                guard_codes += ["request/too_large", "request/unreadable"]
             for code in guard_codes:
                 operation.setdefault("responses", {}).setdefault(
                     str(PROBLEM_CATALOGUE[code].status), {
@@ -303,6 +293,7 @@ def _problem_openapi(app: FastAPI, documented_paths: list[str]) -> dict[str, Any
                 operation["security"] = unique
     for unused in ("HTTPValidationError", "ValidationError"):
         components.pop(unused, None)
+    _whole_bounds(schema)
     app.openapi_schema = schema
     return schema
 
@@ -335,33 +326,6 @@ async def _stop_tasks(tasks: list[asyncio.Task[Any]]) -> None:
                   task.get_name(), SHUTDOWN_GRACE_S)
 
 
-def _add_routes(app: FastAPI, router: APIRouter) -> None:
-    """Put ``router``'s routes straight on the app's router, as one flat list.
-
-    ``include_router`` keeps each module's router as a nested branch that
-    FastAPI matches (and walks its context for) on every request; a flat list
-    matches the same paths with about a tenth of the calls (``bench/gateway.py``).
-    The routes already carry their module's prefix, tags and responses; the
-    operation ids that ``include_router`` would derive are set here instead.
-    """
-    for route in router.routes:
-        if isinstance(route, APIRoute) and route.operation_id is None:
-            route.operation_id = route.unique_id = _operation_id(route)
-        app.router.routes.append(route)
-
-
-_NATIVE_TELEMETRY_OFF: dict[str, Any] = (
-    {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
-    if "telemetry" in inspect.signature(FastAPI.__init__).parameters
-    else {}
-)
-"""FastAPI's own OpenTelemetry bridge, switched off where FastAPI has one.
-
-The gateway keeps its own metrics (``/metrics``) and logs; the bridge asked the
-OpenTelemetry providers whether they were configured on every request, about 3%
-of a worker's time under load (``bench/gateway.py`` with py-spy)."""
-
-
 def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -> FastAPI:
     """Build the gateway app for ``settings`` (default: read from the environment).
 
@@ -378,7 +342,6 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
         fmt=settings.log_format,
         secrets=[tokens.organiser_key, settings.signing_key_pem or ""],
     )
-    metrics = Metrics()
     cluster = settings.redis_cluster or is_cluster_url(settings.redis_url or "")
     keys = Keys(settings.redis_namespace, cluster=cluster)
 
@@ -392,33 +355,23 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
             client_name=f"agents-club:{settings.redis_namespace}:{os.getpid()}",
             socket_timeout_s=settings.redis_socket_timeout_s)
         app.state.redis = redis
-        waiters = Waiters(redis, sentinel=keys.global_("waits"),
-                          ping_interval_s=settings.redis_socket_timeout_s)
+        waiters = Waiters(redis, health_check_interval_s=settings.redis_socket_timeout_s)
         app.state.waiters = waiters
         tasks: list[asyncio.Task[Any]] = []
         try:
             await waiters.start()
-            tasks.append(asyncio.create_task(
-                run_idle_closer(redis, settings.redis_idle_timeout_s), name="redis-idle-closer"))
-            runtime = _optional_module(RUNTIME_MODULE)
-            if runtime is not None:
-                tasks.extend(await runtime.start(app))
-            tasks.append(
-                asyncio.create_task(
-                    metrics.run_flusher(MetricsStore(redis, keys), settings.metrics_flush_interval_s),
-                    name="metrics-flusher",
-                )
-            )
-            tasks.append(asyncio.create_task(
-                run_full_collections(metrics, settings.gc_full_interval_s,
-                                     growth_mb=settings.gc_full_rss_growth_mb),
-                name="full-collections"))
-            # The MCP transport's session manager runs with the app (started before the
-            # policy freezes what exists, so its tool schemas are frozen with the routes,
-            # schemas and card tables).
-            async with mcp_lifespan(app):
-                adopt_worker_policy()  # short collector pauses (gateway.collector)
-                yield
+            tasks.extend(await runtime.start(app))
+            async with mcp_lifespan(app):  # the MCP transport's session manager
+                # What start-up made lives as long as the worker: frozen out of the
+                # collector's sight, so a full collection scans only what requests and
+                # sockets hold (it paused a worker holding 1,000 sockets for 100+ ms).
+                gc.collect()
+                gc.freeze()
+                WORKERS.inc()
+                try:
+                    yield
+                finally:
+                    WORKERS.dec()
         finally:
             await _stop_tasks(tasks)
             await waiters.aclose()
@@ -432,54 +385,21 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
         description=DESCRIPTION,
         lifespan=lifespan,
         generate_unique_id_function=_operation_id,
-        **_NATIVE_TELEMETRY_OFF,
+        # FastAPI's OpenTelemetry bridge asks the providers on every request; the gateway
+        # keeps its own metrics (/metrics) and logs.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
     app.state.clock = clock
     app.state.keys = keys
     app.state.tokens = tokens
-    app.state.metrics = metrics
     app.state.redis = None
     app.state.waiters = None
     _install_problem_handlers(app)
-    # Inside the metrics middleware, so a refused body is counted and logged like any answer.
-    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_body_bytes,
-                       answer=_problem_response)
-    # Outside the body limit, whose reading of a chunked body it bounds in time.
-    app.add_middleware(RequestLimitsMiddleware, max_header_count=settings.max_header_count,
-                       max_header_bytes=settings.max_header_bytes,
-                       body_timeout_s=settings.body_timeout_s, answer=_problem_response)
-    app.add_middleware(RequestMetricsMiddleware, metrics=metrics)
+    app.add_middleware(RequestMetricsMiddleware)
     app.add_middleware(HeadAsGetMiddleware)  # added last: outermost
-    for module_name in ROUTER_MODULES:
-        module = _optional_module(module_name)
-        if module is not None:
-            _add_routes(app, module.router)
-    documented_paths = list(dict.fromkeys(_route_paths(app.router.routes)))
+    for module in (meta, auth, games, tables, rated_queue, admission, watch, tournaments, ws):
+        app.include_router(module.router)
     app.router.routes.append(mcp_route(app))  # /mcp: MCP over Streamable HTTP (docs/mcp.md)
-    _match_busiest_first(app)
-    app.openapi = lambda: _problem_openapi(app, documented_paths)  # type: ignore[method-assign]
+    app.openapi = lambda: _problem_openapi(app)  # type: ignore[method-assign]
     return app
-
-
-BUSIEST_OPERATIONS = ("observe_table", "submit_action", "poll_events")
-"""The operations a playing bot calls all the time, matched before every other route."""
-
-
-def _route_paths(routes: list[BaseRoute]) -> list[str]:
-    return [route.path for route in routes if isinstance(route, APIRoute | Route)]
-
-
-def _match_busiest_first(app: FastAPI) -> None:
-    """Move the busiest routes to the front of the route list.
-
-    Starlette tries routes in order, one regular expression each, and the
-    observation and actions routes came about twenty-fifth: a few percent of
-    a worker's CPU under ``bench/gateway.py``. Their paths overlap no other
-    route's, so the order changes nothing but the time to find them; the
-    OpenAPI document keeps the declared order (:func:`_problem_openapi`).
-    """
-    routes = app.router.routes
-    busiest = [route for route in routes
-               if isinstance(route, APIRoute) and route.operation_id in BUSIEST_OPERATIONS]
-    routes[:] = busiest + [route for route in routes if route not in busiest]

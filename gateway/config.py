@@ -69,13 +69,11 @@ class Settings(BaseSettings):
     ``agents-club:<namespace>:<pid>`` in ``CLIENT LIST``."""
     redis_pool_timeout_s: float = Field(default=10.0, gt=0)
     """How long a request waits for a free Redis connection of the pool before failing."""
-    redis_idle_timeout_s: float = Field(default=60.0, gt=0)
-    """A pooled Redis connection idle this long is closed (it opens again when needed)."""
     redis_socket_timeout_s: float = Field(default=5.0, gt=0)
-    """Longest wait for Redis to accept a connection or to answer a command (and the keyspace
-    reader's ping interval): a Redis that accepts but never answers is answered 503
+    """Longest wait for Redis to accept a connection or to answer a command (and the change
+    listener's health-check interval): a Redis that accepts but never answers is answered 503
     ``server/unavailable`` after about twice this, instead of holding the request. No command
-    of the gateway blocks in Redis (held waits use keyspace notifications), so the one that
+    of the gateway blocks in Redis (held waits are woken by publishes), so the one that
     may take long is a commit's ``WAIT``: this must exceed ``redis_replica_wait_timeout_ms`` by
     :data:`REPLICA_WAIT_MARGIN_MS`."""
     data_dir: Path = Path(".data")
@@ -100,55 +98,38 @@ class Settings(BaseSettings):
     """Shared secret that lets the operator mint agent tokens (tests, bots, tournaments).
     None in development: generated once into ``data_dir/organiser-key``."""
 
-    metrics_flush_interval_s: float = Field(default=1.0, gt=0)
-    """How often each worker adds its request counters to the shared totals in Redis."""
-    gc_full_interval_s: float = Field(default=1800.0, gt=0)
-    """About how often each worker runs a full cycle collection (``gateway.collector``:
-    the automatic ones are off, since each pauses a busy worker for a few hundred ms)."""
-    gc_full_rss_growth_mb: float = Field(default=256.0, gt=0)
-    """A worker runs its full collection early once its resident memory is this much
-    above what it was after the last one (``gateway.collector``)."""
-
     default_turn_timeout_s: float = Field(default=300.0, gt=0)
     """The turn clock of a table that sets none (``AGENTS_CLUB_DEFAULT_TURN_TIMEOUT_S``):
     five minutes, room for a reasoning model's slow turn (two minutes timed them out)."""
+    rated_queue_gather_s: float = Field(default=10.0, ge=0)
+    """How long the oldest agent of a rated-queue pool waits before a draw
+    (``AGENTS_CLUB_RATED_QUEUE_GATHER_S``): everyone who joins meanwhile is in the draw, so
+    two agents joining together do not simply meet."""
+    rated_queue_wait_s: float = Field(default=600.0, gt=0)
+    """Longest an agent waits in a rated-queue pool with no draw (``AGENTS_CLUB_RATED_QUEUE_WAIT_S``);
+    its ticket then expires (too few agents came; it may join again)."""
     sweeper_interval_s: float = Field(default=0.2, gt=0)
-    remembered_tables: int = Field(default=2048, ge=0)
-    """Tables each worker remembers parsed (``gateway.services.known_tables``; about 25 KB
-    of a worker's memory each, measured): an agent's next request on a remembered table
-    skips parsing its state, and its action skips the table read. Keep it above the
-    tables being played: with think time every worker serves them all (1,500 for
-    ``bench/capacity.py``'s 3,000 agents), and a table dropped between an agent's turns
-    costs a read and a parse."""
     house_bot_delay_s: float = Field(default=0.0, ge=0)
     long_poll_max_wait_s: float = Field(default=30.0, gt=0)
+    anonymous_mcp_calls_per_address: int = Field(default=600, ge=1)
+    """MCP requests one address may send without a token per ``anonymous_replay_window_s``
+    (``AGENTS_CLUB_ANONYMOUS_MCP_CALLS_PER_ADDRESS``), counted across workers as the
+    anonymous replays are; beyond, 429 ``rate/limited``."""
+    mcp_stream_max_s: float = Field(default=300.0, gt=0)
+    """Longest a ``GET /mcp`` stream (the transport's server-to-client channel) stays
+    open (``AGENTS_CLUB_MCP_STREAM_MAX_S``); it then ends and the client opens another."""
+    mcp_anonymous_streams_per_address: int = Field(default=4, ge=1)
+    """``GET /mcp`` streams one address may hold open without a token, per worker
+    (``AGENTS_CLUB_MCP_ANONYMOUS_STREAMS_PER_ADDRESS``); beyond, 429 ``rate/limited``."""
     assignment_stream_max_s: float = Field(default=3600.0, gt=0)
     """Longest an entrant's assignments stream stays open
     (``AGENTS_CLUB_ASSIGNMENT_STREAM_MAX_S``): it then closes, and the client reconnects
     with ``Last-Event-ID`` (as EventSource and the SDK do), so no connection outlives a
     rolling restart's drain by hours."""
-    max_request_body_bytes: int = Field(default=64 * 1024, ge=1024)
-    """Largest request body read: a longer one is refused with 413 ``request/too_large``
-    before it is parsed (the largest real body, an admission answer, is a few KB)."""
-    max_header_count: int = Field(default=100, ge=16)
-    """Most request headers read; more is answered 431 ``request/headers_too_large``."""
-    max_header_bytes: int = Field(default=16 * 1024, ge=4096)
-    """Most bytes of header names and values together (431 beyond); with 8 KB more for the
-    request line, also the most a head may take while it arrives (``serve``'s protocol,
-    either parser, answers 431 and closes beyond)."""
-    body_timeout_s: float = Field(default=10.0, gt=0)
-    """Seconds a request body may take to arrive in full (408 ``request/timeout`` after):
-    a client trickling bytes no longer holds a request open for ever."""
-    head_timeout_s: float = Field(default=10.0, gt=0)
-    """Seconds a request head (its line and headers) may take to arrive, from the
-    connection's opening or the request's first byte: 408 ``request/timeout`` and the
-    connection closed after (``serve``'s protocol, either parser: ``gateway.http_protocol``),
-    so a client trickling a head no longer holds a connection for ever."""
-    http_parser: Literal["auto", "h11"] = "auto"
-    """``auto``: the fastest parser installed (httptools). ``h11``: uvicorn's pure-Python
-    parser, slower. Both are bounded alike (``head_timeout_s``, ``max_header_bytes``)."""
     keep_alive_timeout_s: float = Field(default=5.0, gt=0)
-    """Seconds an idle keep-alive connection stays open between requests (``serve``)."""
+    """Seconds an idle keep-alive connection stays open between requests (``serve``). Slow
+    and oversized request heads and bodies are the proxy's to bound
+    (``deploy/nginx.conf``, docs/deploy.md)."""
     finished_table_ttl_s: int = Field(default=30 * 24 * 3600, ge=60)
     """How long a finished table (its replay, log, events and state) is kept after its end;
     then Redis drops it. Its cached replay lives as long."""

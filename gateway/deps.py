@@ -1,7 +1,7 @@
 """FastAPI dependencies as ``Annotated`` aliases: what a route function may ask for.
 
 ``SettingsDep``, ``RedisDep`` (the asyncio client), ``KeysDep``,
-``TokenServiceDep``, ``AuthStoreDep`` and ``MetricsDep`` come from the app's
+``TokenServiceDep`` and ``AuthStoreDep`` come from the app's
 state (set by :func:`gateway.app.create_app` and its lifespan).
 
 ``CurrentPrincipal`` verifies ``Authorization: Bearer <jwt>`` (signature,
@@ -25,7 +25,6 @@ from fastapi.security.utils import get_authorization_scheme_param
 
 from gateway.config import Settings
 from gateway.errors import ProblemError
-from gateway.metrics import Metrics
 from gateway.principal import Principal
 from gateway.security import (
     ORGANISER_SCOPE,
@@ -45,7 +44,6 @@ __all__ = [
     "CurrentPrincipal",
     "CurrentToken",
     "KeysDep",
-    "MetricsDep",
     "OptionalCaller",
     "OptionalPrincipal",
     "OptionalTableCaller",
@@ -97,16 +95,10 @@ async def _tokens(request: Request) -> TokenService:
     return tokens
 
 
-async def _metrics(request: Request) -> Metrics:
-    metrics: Metrics = request.app.state.metrics
-    return metrics
-
-
 SettingsDep = Annotated[Settings, Depends(_settings)]
 RedisDep = Annotated[RedisClient, Depends(_redis)]
 KeysDep = Annotated[Keys, Depends(_keys)]
 TokenServiceDep = Annotated[TokenService, Depends(_tokens)]
-MetricsDep = Annotated[Metrics, Depends(_metrics)]
 
 
 async def _auth_store(redis: RedisDep, keys: KeysDep) -> AuthStore:
@@ -242,9 +234,17 @@ async def _organiser(
     organiser_key: Annotated[str | None, Depends(_organiser_header)],
 ) -> Principal:
     if organiser_key is not None:
-        if tokens.is_organiser_key(organiser_key):
-            return _organiser_principal()
-        raise auth_problem("auth/invalid", "The organiser key is wrong.")
+        if not tokens.is_organiser_key(organiser_key):
+            raise auth_problem("auth/invalid", "The organiser key is wrong.")
+        # An Authorization header sent beside the key must hold too: a bad credential is
+        # never ignored, whatever else the request carries.
+        if request.headers.get("authorization") is not None:
+            if credentials is None:
+                raise auth_problem("auth/invalid", "Send Authorization as `Bearer <token>`.")
+            if not tokens.is_organiser_key(credentials.credentials):
+                store = AuthStore(_redis_of(request), request.app.state.keys)
+                await tokens.authenticate(credentials.credentials, store.is_revoked)
+        return _organiser_principal()
     if credentials is None:
         raise auth_problem("auth/missing", "Send the organiser key or an organiser token.")
     if tokens.is_organiser_key(credentials.credentials):

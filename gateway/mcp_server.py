@@ -18,6 +18,13 @@ reason a sent token failed (``auth/expired``: get a new one with
 ``POST /v1/auth/token``). Every tool call checks the token again, so one
 revoked while a client stays connected is refused from its next call.
 
+A model that connected without credentials earns its token through
+``answer_admission_challenge`` and can send no header itself, so every tool that
+acts as an agent also takes the token as its ``token`` argument; the header, when
+sent, wins. The protocol's current revision has no sessions (the official client
+opens none), so there is no session to bind a token to; docs/mcp.md says why
+the argument was chosen.
+
 The transport runs stateless, answering JSON: each request stands alone, so
 any worker of any host may answer any request (the gateway keeps no state of
 its own; an MCP session would live in one worker's memory). DNS-rebinding
@@ -29,9 +36,11 @@ of the app's lifespan (:func:`mcp_lifespan`); the route forwards to it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable
 from typing import Annotated, Any, TypeVar
 
@@ -45,22 +54,32 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, Field, ValidationError
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from engine.registry import all_games
+from agents._wire import INTEGRAL
 from gateway.errors import ProblemError, redis_unavailable
 from gateway.principal import Principal
+from gateway.routes.waits import ASSIGNMENTS_WAIT_MAX_S, OBSERVE_WAIT_MAX_S
 from gateway.schemas.admission import AnswersRequest, ChallengeRequest
-from gateway.schemas.tables import ActionRequest, CreateTableRequest
+from gateway.schemas.streams import StreamId
+from gateway.schemas.tables import ActionRequest, CreateTableRequest, TableOut
+from gateway.schemas.tournaments import RatedQueueRequest
 from gateway.security import PendingRevocation, TokenService, auth_problem
-from gateway.services import actions as actions_service
 from gateway.services import admission as admission_service
 from gateway.services import events as events_service
+from gateway.services import rated_queue as rated_queue_service
 from gateway.services import tables as tables_service
 from gateway.services import tournaments as tournaments_service
 from gateway.services.admission import AdmissionSettings
+from gateway.services.games import game_list
 from gateway.services.records import problem
-from gateway.services.rulebooks import find_sections, rulebook_text, section
+from gateway.services.rulebooks import (
+    SEARCH_MAX_CHARS,
+    SEARCH_MAX_WORDS,
+    find_sections,
+    rulebook_text,
+    section,
+)
 from gateway.services.runtime import table_context
 from gateway.store.admission import AdmissionStore
 from gateway.store.auth import AuthStore, revoked_key
@@ -79,14 +98,33 @@ Agents Club: play hidden-information card games against other agents.
 1. read_rulebook (a section such as "8.2", or a search) and list_games.
 2. Without a token: ask_admission_challenge, then answer_admission_challenge once
    (3 questions and a puzzle on the rulebook). A pass returns an access token and a
-   secret; configure your MCP client to send `Authorization: Bearer <token>` and reconnect.
-3. list_tables / create_table (house_bots fill seats) / join_table.
+   secret: pass the access token as the `token` argument of every later tool call
+   (or have your MCP client send `Authorization: Bearer <token>`).
+3. list_tables / create_table (house_bots fill seats) / join_table; for a rated game,
+   rated_queue (a draw seats the waiting agents at random).
 4. Loop: observe (wait up to 25 s until you must act), then act with the observation's
    version and one legal action id. recent_events tells what happened.
 Errors are problem documents with a stable `code` and a `detail` saying what to do.
 """
 
 _T = TypeVar("_T")
+
+TokenArgument = Annotated[str | None, Field(
+    max_length=4096,
+    description="Your access token (the access_token answer_admission_challenge gave you); "
+    "omit when your MCP client sends `Authorization: Bearer <token>`, which wins.")]
+"""The ``token`` argument of every tool that acts as an agent."""
+
+NAME_MAX_CHARS = 64
+"""The longest game, mode or agent name a tool takes (every real one is far shorter)."""
+
+ID_MAX_CHARS = 64
+"""The longest table or challenge id a tool takes."""
+
+ACTION_MAX_CHARS = 500
+"""The longest action id a tool takes."""
+
+TableId = Annotated[str, Field(max_length=ID_MAX_CHARS, description="A table id.")]
 
 
 class GatewayTokenVerifier:
@@ -143,9 +181,69 @@ def _checked(model: type[BaseModel], fields: dict[str, Any]) -> Any:
             f"The arguments do not match their schema ({where}).", errors=errors))) from None
 
 
+def _wait_argument(most: float) -> Any:
+    """A ``wait_s`` parameter: its bounds are in the schema, and checked by
+    :func:`_checked_wait`, so a value out of them is the same ``request/invalid`` problem
+    HTTP answers (the SDK's own check would answer with pydantic's raw text)."""
+    return Field(json_schema_extra={"minimum": 0, "maximum": most}, description=(
+        f"Seconds (0 to {most:g}, as over HTTP) to wait until the answer is worth sending; "
+        f"the call is held at most {MAX_OBSERVE_WAIT_S:g} s, under the 30 s many MCP clients "
+        "allow, then answers with what is there. 0 (the default) answers at once."))
+
+
+def _checked_wait(wait_s: float, most: float) -> float:
+    """``wait_s`` within ``[0, most]``, held at most :data:`MAX_OBSERVE_WAIT_S`; a
+    ``request/invalid`` tool error otherwise (what HTTP answers for its ``wait``)."""
+    if 0 <= wait_s <= most:
+        return min(wait_s, MAX_OBSERVE_WAIT_S)
+    kind, msg = ("greater_than_equal", "Input should be greater than or equal to 0") if wait_s < 0 else (
+        "less_than_equal", f"Input should be less than or equal to {most:g}")
+    raise ToolError(_problem_text(ProblemError(
+        422, "request/invalid", "Invalid request", "The arguments do not match their schema (wait_s).",
+        errors=[{"loc": ["wait_s"], "msg": msg, "type": kind}])))
+
+
+class _ProblemServer(MCPServer):
+    """The SDK's server, with two changes: arguments that fail their schema (checked by
+    the SDK before a tool runs) are refused with the ``request/invalid`` problem document
+    HTTP answers for the same fields, not with pydantic's raw text; and an argument a tool
+    does not have is refused the same way (the SDK would drop it silently: a model that
+    sends ``wait`` for ``wait_s`` must hear that it did not wait), as an HTTP body refuses
+    an unknown field. One validation path for every tool, whatever the argument."""
+
+    _arguments: dict[str, frozenset[str]] | None = None
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        if self._arguments is None:  # the tools' argument names, read once from their schemas
+            self._arguments = {tool.name: frozenset(tool.input_schema.get("properties", {}))
+                               for tool in await self.list_tools()}
+        known = self._arguments.get(name)
+        unknown = sorted(set(arguments or {}) - known) if known is not None else []
+        if unknown:  # refused as an HTTP body refuses a field it does not have
+            raise ToolError(f"Error executing tool {name}: " + _problem_text(ProblemError(
+                422, "request/invalid", "Invalid request",
+                f"The arguments do not match their schema ({', '.join(unknown)}: no such argument).",
+                errors=[{"loc": [argument], "msg": "Extra inputs are not permitted",
+                         "type": "extra_forbidden"} for argument in unknown])))
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as refused:
+            invalid = refused.__cause__
+            if not isinstance(invalid, ValidationError):
+                raise
+            errors = [{"loc": [str(part) for part in e["loc"]], "msg": e["msg"], "type": e["type"]}
+                      for e in invalid.errors(include_input=False, include_url=False)]
+            where = ", ".join(".".join(entry["loc"]) for entry in errors[:5])
+            raise ToolError(f"Error executing tool {name}: " + _problem_text(ProblemError(
+                422, "request/invalid", "Invalid request",
+                f"The arguments do not match their schema ({where}).", errors=errors))) from None
+
+
 def build_mcp_server(app: FastAPI) -> MCPServer:
     """The MCP server whose tools serve ``app``'s Redis, tokens and settings."""
-    server = MCPServer(name="agents-club", title="Agents Club", instructions=_INSTRUCTIONS)
+    server = _ProblemServer(name="agents-club", title="Agents Club", instructions=_INSTRUCTIONS)
     state = app.state
 
     def tokens() -> TokenService:
@@ -157,38 +255,43 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
             raise ToolError(_problem_text(redis_unavailable()))
         return AuthStore(state.redis, state.keys)
 
-    def sent_token(ctx: Context) -> str | None:
-        """The bearer token of this call: verified by the transport, or ``None``; a token
-        that was sent and failed is refused with its exact reason."""
+    def sent_token(ctx: Context, argument: str | None) -> str | None:
+        """The token of this call: the bearer header (verified by the transport), else the
+        tool's ``token`` argument, else ``None``; a token that was sent and failed is
+        refused with its exact reason."""
         access = get_access_token()
         if access is not None:
             return access.token
         headers = ctx.headers or {}
         sent = next((value for name, value in headers.items() if name.lower() == "authorization"), None)
         if not sent:
-            return None
+            return argument or None
         scheme, _, token = sent.partition(" ")
         if scheme.lower() != "bearer" or not token:
             raise ToolError(_problem_text(auth_problem("auth/invalid", "Use `Authorization: Bearer <token>`.")))
         return token
 
-    async def principal_of(ctx: Context, *, required: bool) -> Principal | None:
-        token = sent_token(ctx)
+    async def principal_of(ctx: Context, argument: str | None, *, required: bool) -> Principal | None:
+        token = sent_token(ctx, argument)
         if token is None:
             if required:
                 raise ToolError(_problem_text(auth_problem(
-                    "auth/missing", "This tool needs your access token: configure the MCP client to send "
-                    "`Authorization: Bearer <token>` (admission gives you one).")))
+                    "auth/missing", "This tool needs your access token: pass the access_token "
+                    "answer_admission_challenge gave you as the `token` argument (or have the MCP "
+                    "client send `Authorization: Bearer <token>`).")))
             return None
         verified = await _answer(tokens().authenticate(token, auth_store().is_revoked))
         return verified.principal
 
-    async def caller_of(ctx: Context, *, required: bool) -> PendingRevocation | None:
+    async def caller_of(ctx: Context, argument: str | None, *, required: bool) -> PendingRevocation | None:
         """The caller as the table routes take it (its revocation asked with the table read)."""
-        principal = await principal_of(ctx, required=required)
-        if principal is None:
-            return None
-        token = sent_token(ctx)
+        principal = await principal_of(ctx, argument, required=required)
+        return None if principal is None else pending(ctx, argument, principal)
+
+    def pending(ctx: Context, argument: str | None, principal: Principal) -> PendingRevocation:
+        """``principal`` (verified from the token sent) as a table caller, with no second
+        check: its revocation is asked with the table read."""
+        token = sent_token(ctx, argument)
         assert token is not None
         service = tokens()
         verified = service.verify_cached(token)
@@ -214,21 +317,23 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         return table_context(app)
 
     @server.tool()
-    async def list_games() -> list[dict[str, Any]]:
-        """The games played here, with their modes and seat counts."""
-        return [{"name": name, "title": game.info.title,
-                 "modes": [{"name": mode.name, "min_seats": mode.min_seats, "max_seats": mode.max_seats}
-                           for mode in game.info.modes]}
-                for name, game in sorted(all_games().items())]
+    async def list_games() -> dict[str, Any]:
+        """The games played here, as GET /v1/games lists them: modes (with seat counts and
+        descriptions), variants, house bots and the rulebook's address."""
+        return game_list().model_dump(mode="json")
 
     @server.tool()
     async def read_rulebook(
-        game: Annotated[str, Field(description="A game name from list_games, e.g. market-fortune.")],
+        game: Annotated[str, Field(max_length=NAME_MAX_CHARS,
+                                   description="A game name from list_games, e.g. market-fortune.")],
         section_number: Annotated[str | None, Field(
+            max_length=16,
             description="One section (\"8.2\") or a whole chapter (\"8\"); omit for the whole rulebook.",
         )] = None,
         search: Annotated[str | None, Field(
-            description="Words to find: the (at most 5) sections holding all of them.")] = None,
+            max_length=SEARCH_MAX_CHARS,
+            description="Words to find: the (at most 5) sections holding all of them "
+            f"(the first {SEARCH_MAX_WORDS} distinct words count).")] = None,
     ) -> str:
         """The game's rulebook (markdown): whole, one section or chapter, or the sections
         matching a search. Admission questions and rule errors cite section numbers."""
@@ -249,15 +354,17 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
 
     @server.tool()
     async def ask_admission_challenge(
-        agent_name: Annotated[str, Field(description="The name to register (3-32 of A-Z a-z 0-9 _ . -).")],
-        game: Annotated[str, Field(description="The game to be admitted to.")],
+        agent_name: Annotated[str, Field(max_length=NAME_MAX_CHARS,
+                                         description="The name to register (3-32 of A-Z a-z 0-9 _ . -).")],
+        game: Annotated[str, Field(max_length=NAME_MAX_CHARS, description="The game to be admitted to.")],
         ctx: Context,
+        token: TokenArgument = None,
     ) -> dict[str, Any]:
         """Three questions on the rulebook and one puzzle, to answer once within
         expires_in seconds with answer_admission_challenge. A new agent sends no token;
         an admitted agent adding a game sends its token and its own name."""
         body = _checked(ChallengeRequest, {"agent_name": agent_name, "game": game})
-        principal = await principal_of(ctx, required=False)
+        principal = await principal_of(ctx, token, required=False)
         created = await _answer(admission_service.create_challenge(
             store=admission_store(), agents=auth_store(), settings=admission_settings(),
             agent_name=body.agent_name, game=body.game, principal=principal,
@@ -273,14 +380,16 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
 
     @server.tool()
     async def answer_admission_challenge(
-        challenge_id: str,
+        challenge_id: Annotated[str, Field(max_length=ID_MAX_CHARS)],
         answers: Annotated[dict[str, str | int | bool], Field(
-            description="Question id -> answer: an option id string, a JSON integer, or true/false.")],
-        puzzle: Annotated[dict[str, Any], Field(description="The puzzle's answer object (its answer_format).")],
+            max_length=16, description="Question id -> answer: an option id string, a JSON integer, or true/false.")],
+        puzzle: Annotated[dict[str, Any], Field(
+            max_length=32, description="The puzzle's answer object (its answer_format).")],
     ) -> dict[str, Any]:
         """Grade the answers (once). A pass returns the access token and, for a new agent,
         its secret (shown this once: keep it to get new tokens with POST /v1/auth/token).
-        Then configure your MCP client to send `Authorization: Bearer <access_token>`."""
+        Then pass access_token as the `token` argument of the tools that act as you (or
+        have your MCP client send `Authorization: Bearer <access_token>`)."""
         body = _checked(AnswersRequest, {"answers": answers, "puzzle": puzzle})
         passed = await _answer(admission_service.submit_answers(
             store=admission_store(), agents=auth_store(), tokens=tokens(),
@@ -291,16 +400,17 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
     @server.tool()
     async def list_tables(
         ctx: Context,
-        game: str | None = None,
-        mode: str | None = None,
-        status: Annotated[str | None, Field(description="open, playing or finished.")] = None,
-        offset: Annotated[int, Field(ge=0, le=2**53)] = 0,
-        limit: Annotated[int, Field(ge=1, le=200)] = 50,
+        game: Annotated[str | None, Field(max_length=NAME_MAX_CHARS)] = None,
+        mode: Annotated[str | None, Field(max_length=NAME_MAX_CHARS)] = None,
+        status: Annotated[str | None, Field(max_length=16, description="open, playing or finished.")] = None,
+        offset: Annotated[int, Field(ge=0, le=2**53, strict=True), INTEGRAL] = 0,
+        limit: Annotated[int, Field(ge=1, le=200, strict=True), INTEGRAL] = 50,
+        token: TokenArgument = None,
     ) -> dict[str, Any]:
         """Public tables, newest first (status "open": tables you may join)."""
         if status not in (None, "open", "playing", "finished"):
             raise ToolError(_problem_text(problem("request/invalid", "status is open, playing or finished.")))
-        principal = await principal_of(ctx, required=False)
+        principal = await principal_of(ctx, token, required=False)
         listed = await _answer(tables_service.list_tables(
             ctx_tables(), principal, game=game, mode=mode, status=status,  # type: ignore[arg-type]
             offset=offset, limit=limit))
@@ -309,109 +419,177 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
     @server.tool()
     async def create_table(
         ctx: Context,
-        game: str,
-        mode: str,
-        seats: int,
+        game: Annotated[str, Field(max_length=NAME_MAX_CHARS)],
+        mode: Annotated[str, Field(max_length=NAME_MAX_CHARS)],
+        seats: Annotated[int, Field(ge=1, le=12, strict=True), INTEGRAL],
         house_bots: Annotated[list[dict[str, Any]] | None, Field(
-            description='Seats the server plays: [{"seat": 1, "bot": "random"}, ...].')] = None,
+            max_length=12,
+            description='Seats the server plays: [{"seat": 1}, {"seat": 2, "bot": "random"}]; a seat without "bot" gets greedy where the game has it, else random.')] = None,
         turn_timeout_s: Annotated[float | None, Field(
+            strict=True,
+            json_schema_extra={"exclusiveMinimum": 0, "maximum": 86_400},
             description="Seconds a seat has per decision (the server's default when omitted).")] = None,
-        private: bool = False,
+        private: Annotated[bool, Field(strict=True)] = False,
+        variants: Annotated[list[str] | None, Field(
+            max_length=32, description="Variant names to switch on (list_games lists them).")] = None,
         options: Annotated[dict[str, Any] | None, Field(
-            description="Game-specific options (a turn limit may be lowered).")] = None,
-        seed: Annotated[int | None, Field(description=(
+            max_length=32, description="Game-specific options (a turn limit may be lowered).")] = None,
+        rated: Annotated[bool, Field(strict=True, description=(
+            "Feed the game's leaderboard: only a public table you sit at with house bots in "
+            "every other seat."))] = False,
+        seed: Annotated[int | None, Field(strict=True, json_schema_extra={"minimum": 0}, description=(
             "Fix the deal: the organiser for any table, an agent only for a table where every "
-            "other seat is a house bot (whoever knows the seed knows every hidden card)."))] = None,
-        join: Annotated[bool, Field(description="Sit in the first free seat yourself.")] = True,
+            "other seat is a house bot (whoever knows the seed knows every hidden card).")),
+            INTEGRAL] = None,
+        join: Annotated[bool, Field(strict=True, description="Sit in the first free seat yourself.")] = True,
+        wait_s: Annotated[float, _wait_argument(OBSERVE_WAIT_MAX_S)] = 0,
+        token: TokenArgument = None,
     ) -> dict[str, Any]:
         """Open a table; you sit in the first free seat (unless ``join`` is false) and it
-        starts when every seat is taken."""
+        starts when every seat is taken. With ``wait_s`` (at a table that fills without
+        you: house bots, or a public table) the answer comes at your first decision, its
+        ``observation`` the one to act from."""
+        wait = _checked_wait(wait_s, OBSERVE_WAIT_MAX_S)
         fields: dict[str, Any] = {"game": game, "mode": mode, "seats": seats, "private": private,
                                   "house_bots": house_bots or [], "options": options or {},
-                                  "join": join}
+                                  "variants": variants or [], "rated": rated, "join": join}
         if turn_timeout_s is not None:
             fields["turn_timeout_s"] = float(turn_timeout_s)
         if seed is not None:
             fields["seed"] = seed
         body = _checked(CreateTableRequest, fields)
-        principal = await principal_of(ctx, required=True)
+        principal = await principal_of(ctx, token, required=True)
         assert principal is not None
         created = await _answer(tables_service.create_table(ctx_tables(), principal, body))
-        return created.model_dump(mode="json")
+        return (await _first_decision(ctx, created, token, principal, wait)).model_dump(mode="json")
 
     @server.tool()
-    async def join_table(table_id: str, ctx: Context) -> dict[str, Any]:
-        """Take the first free seat of an open table (it starts when the last seat is taken)."""
-        principal = await principal_of(ctx, required=True)
+    async def join_table(
+        table_id: TableId,
+        ctx: Context,
+        wait_s: Annotated[float, _wait_argument(OBSERVE_WAIT_MAX_S)] = 0,
+        token: TokenArgument = None,
+    ) -> dict[str, Any]:
+        """Take the first free seat of an open table (it starts when the last seat is
+        taken). With ``wait_s`` the answer comes at your first decision, its
+        ``observation`` the one to act from."""
+        wait = _checked_wait(wait_s, OBSERVE_WAIT_MAX_S)
+        principal = await principal_of(ctx, token, required=True)
         assert principal is not None
         joined = await _answer(tables_service.join_table(ctx_tables(), table_id, principal))
-        return joined.model_dump(mode="json")
+        return (await _first_decision(ctx, joined, token, principal, wait)).model_dump(mode="json")
+
+    async def _first_decision(ctx: Context, table: TableOut, token: str | None,
+                              principal: Principal, wait: float) -> TableOut:
+        """``table`` with the seat's first decision, when ``wait`` asks for it."""
+        if wait <= 0:
+            return table
+        return await _answer(tables_service.with_first_decision(
+            ctx_tables(), table, pending(ctx, token, principal), wait=wait))
 
     @server.tool()
     async def observe(
-        table_id: str,
+        table_id: TableId,
         ctx: Context,
-        wait_s: Annotated[float, Field(
-            ge=0, le=60, description="Wait up to this many seconds (at most 25) until you must "
-            "act or the table ends; 0 answers at once.")] = 0,
+        wait_s: Annotated[float, _wait_argument(OBSERVE_WAIT_MAX_S)] = 0,
+        token: TokenArgument = None,
     ) -> dict[str, Any]:
         """Your seat's view: summary (plain words, opening with what happened since your
         last move), version, legal_actions (act with one id) and status."""
-        caller = await caller_of(ctx, required=False)
+        caller = await caller_of(ctx, token, required=False)
         seen = await _answer(tables_service.observe(
-            ctx_tables(), table_id, caller, wait=min(wait_s, MAX_OBSERVE_WAIT_S)))
+            ctx_tables(), table_id, caller, wait=_checked_wait(wait_s, OBSERVE_WAIT_MAX_S)))
         return seen.model_dump(mode="json")
 
     @server.tool()
     async def act(
-        table_id: str,
-        version: Annotated[int, Field(ge=0, description="The version of your latest observation.")],
-        action: Annotated[str, Field(description="A legal action id from the observation.")],
+        table_id: TableId,
+        version: Annotated[Any, Field(json_schema_extra={"type": "integer", "minimum": 0},
+                                      description="The version of your latest observation (a JSON "
+                                      "integer, as over HTTP).")],
+        action: Annotated[str, Field(max_length=ACTION_MAX_CHARS,
+                                     description="A legal action id from the observation.")],
         ctx: Context,
+        wait_s: Annotated[float, _wait_argument(OBSERVE_WAIT_MAX_S)] = 0,
+        token: TokenArgument = None,
     ) -> dict[str, Any]:
         """Play one legal action at ``version``. The answer holds the events you may see and
-        your next observation. Errors name the rule and list the legal action ids."""
+        your next observation (with ``wait_s``: at your next decision). Errors name the rule
+        and list the legal action ids."""
         body = _checked(ActionRequest, {"version": version, "action": action})
-        caller = await caller_of(ctx, required=True)
+        caller = await caller_of(ctx, token, required=True)
         assert caller is not None
         key = f"mcp:{table_id}:{version}:{action}"  # a retried call is applied once
-        answer = await _answer(actions_service.submit(ctx_tables(), table_id, caller, body, key))
-        loaded: dict[str, Any] = json.loads(answer)
-        return loaded
+        answer = await _answer(tables_service.play(ctx_tables(), table_id, caller, body, key,
+                                                   wait=_checked_wait(wait_s, OBSERVE_WAIT_MAX_S)))
+        return answer.model_dump(mode="json")
 
     @server.tool()
     async def recent_events(
-        table_id: str,
+        table_id: TableId,
         ctx: Context,
-        after: Annotated[int, Field(ge=0, le=events_service.MAX_EVENT_ID,
-                                    description="Events with a larger id (0: from the start).")] = 0,
+        after: Annotated[int, Field(ge=0, le=events_service.MAX_EVENT_ID, strict=True,
+                                    description="Events with a larger id (0: from the start)."),
+                         INTEGRAL] = 0,
+        wait_s: Annotated[float, _wait_argument(OBSERVE_WAIT_MAX_S)] = 0,
+        token: TokenArgument = None,
     ) -> dict[str, Any]:
         """The events you may see after ``after`` (public ones, and your seat's own);
-        pass last_id back as ``after`` for the next ones."""
-        caller = await caller_of(ctx, required=False)
-        page = await _answer(events_service.poll_events(ctx_tables(), table_id, caller, after=after, wait=0))
+        pass last_id back as ``after`` for the next ones. With ``wait_s``, held until
+        there is one."""
+        caller = await caller_of(ctx, token, required=False)
+        page = await _answer(events_service.poll_events(
+            ctx_tables(), table_id, caller, after=after,
+            wait=_checked_wait(wait_s, OBSERVE_WAIT_MAX_S)))
         return page.model_dump(mode="json")
 
     @server.tool()
     async def my_assignments(
         ctx: Context,
-        after: Annotated[str, Field(
-            pattern=r"^(0|[0-9]{1,20}-[0-9]{1,20})$",
+        after: Annotated[StreamId, Field(
             description="Assignments after this id (\"0\": from the start); pass last_id back.",
         )] = "0",
-        wait: Annotated[float, Field(ge=0, le=25, description=(
-            "Seconds to wait for a new assignment when there is none yet."))] = 25.0,
+        wait_s: Annotated[float, _wait_argument(ASSIGNMENTS_WAIT_MAX_S)] = 0,
+        token: TokenArgument = None,
     ) -> dict[str, Any]:
         """The tournament tables you must play (``table.assigned``: table id and seat) and
         the end of each tournament you play (``tournament.finished``). Loop on it with the
         last_id it gives, and observe and act on each assigned table as on any other."""
-        caller = await caller_of(ctx, required=True)  # the token, verified without Redis
-        principal = await principal_of(ctx, required=True)  # ... and not revoked
+        caller = await caller_of(ctx, token, required=True)  # the token, verified without Redis
+        principal = await principal_of(ctx, token, required=True)  # ... and not revoked
         assert caller is not None and principal is not None
-        wait = min(wait, max(0.0, caller.valid_until - time.time()))
+        wait = min(_checked_wait(wait_s, ASSIGNMENTS_WAIT_MAX_S), max(0.0, caller.valid_until - time.time()))
         page = await _answer(tournaments_service.assignments(
             ctx_tables(), principal, after=after, wait=wait, revoked_key=caller.revoked_key))
         return page.model_dump(mode="json")
+
+    @server.tool()
+    async def rated_queue(
+        ctx: Context,
+        game: Annotated[str, Field(max_length=NAME_MAX_CHARS)],
+        mode: Annotated[str | None, Field(max_length=NAME_MAX_CHARS, description=(
+            "Join (or stay in) the queue for a table of this mode; omitted: read your "
+            "ticket."))] = None,
+        seats: Annotated[int, Field(ge=2, le=12)] = 2,
+        wait_s: Annotated[float, _wait_argument(OBSERVE_WAIT_MAX_S)] = 0,
+        token: TokenArgument = None,
+    ) -> dict[str, Any]:
+        """The only rated games outside tournaments: wait in the game's public rated queue
+        and a draw seats the waiting agents at random (never two from one address). Loop
+        until ``status`` is ``seated``, then play ``table_id``. Leaving it during play
+        forfeits it; a seat that never moves loses on time."""
+        caller = await caller_of(ctx, token, required=True)
+        principal = await principal_of(ctx, token, required=True)
+        assert caller is not None and principal is not None
+        if mode is not None:
+            body = _checked(RatedQueueRequest, {"mode": mode, "seats": seats})
+            await _answer(rated_queue_service.join_queue(
+                ctx_tables(), principal, game, body, address=_client_of(ctx)))
+        wait = min(_checked_wait(wait_s, OBSERVE_WAIT_MAX_S), MAX_OBSERVE_WAIT_S,
+                   max(0.0, caller.valid_until - time.time()))
+        ticket = await _answer(rated_queue_service.queue_ticket(
+            ctx_tables(), principal, game, wait_s=wait, revoked_key=caller.revoked_key))
+        return ticket.model_dump(mode="json")
 
     return server
 
@@ -425,17 +603,95 @@ def _client_of(ctx: Context) -> str:
 
 
 class _McpEndpoint:
-    """The ``/mcp`` route's ASGI app: the running MCP transport of this app's lifespan."""
+    """The ``/mcp`` route's ASGI app: the running MCP transport of this app's lifespan.
+
+    A ``GET`` opens the transport's server-to-client stream, which the transport would
+    hold for ever: it is ended after ``mcp_stream_max_s`` (the client opens another),
+    and one address may hold at most ``mcp_anonymous_streams_per_address`` of them
+    without a token in this worker (429 ``rate/limited`` beyond), so held streams cost
+    a bounded number of descriptors and bytes.
+    """
 
     def __init__(self, app: FastAPI) -> None:
         self.app = app
+        self.anonymous_streams: Counter[str] = Counter()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         running: ASGIApp | None = getattr(self.app.state, "mcp_asgi", None)
         if running is None:
             raise ProblemError(503, "server/unavailable", "Service unavailable",
                                "The MCP endpoint starts with the gateway; try again shortly.")
-        await running(scope, receive, send)
+        settings = self.app.state.settings
+        anonymous = not any(name == b"authorization" for name, _value in scope.get("headers", []))
+        client = scope.get("client")
+        address = str(client[0]) if client else "unknown"
+        if anonymous:
+            await self._count_anonymous(address)
+        if scope.get("method") != "GET":
+            await running(scope, receive, send)
+            return
+        if anonymous and (self.anonymous_streams[address]
+                          >= settings.mcp_anonymous_streams_per_address):
+            raise ProblemError(429, "rate/limited", "Too many requests",
+                               "Too many MCP streams held open from your address without a "
+                               "token; close one, or send your token.",
+                               headers={"Retry-After": "10"}, retry_after=10)
+        if anonymous:
+            self.anonymous_streams[address] += 1
+        try:
+            await _bounded_stream(running, scope, receive, send, settings.mcp_stream_max_s)
+        finally:
+            if anonymous:
+                self.anonymous_streams[address] -= 1
+                if self.anonymous_streams[address] <= 0:
+                    del self.anonymous_streams[address]
+
+
+    async def _count_anonymous(self, address: str) -> None:
+        """Count a request sent without a token against its address's allowance, shared by
+        every worker (``anonymous_mcp_calls_per_address`` per ``anonymous_replay_window_s``).
+
+        :raises ProblemError: 429 ``rate/limited`` beyond it.
+        """
+        state = self.app.state
+        if state.redis is None:
+            return  # the transport's tools answer the outage themselves
+        settings = state.settings
+        try:
+            decision = await AdmissionStore(state.redis, state.keys).hit(
+                "mcp-anonymous", address, limit=settings.anonymous_mcp_calls_per_address,
+                window_s=settings.anonymous_replay_window_s)
+        except REDIS_UNAVAILABLE:
+            return  # ... through an outage too: its tools answer server/unavailable
+        if not decision.allowed:
+            raise ProblemError(
+                429, "rate/limited", "Too many requests",
+                f"Too many MCP requests without a token from your address; retry after "
+                f"{decision.retry_after} seconds (or send your token).",
+                headers={"Retry-After": str(decision.retry_after)},
+                retry_after=decision.retry_after)
+
+
+async def _bounded_stream(running: ASGIApp, scope: Scope, receive: Receive, send: Send,
+                          lifetime_s: float) -> None:
+    """Serve ``running`` for at most ``lifetime_s``; then end the response cleanly (an
+    empty last body chunk) if it had started."""
+    started = finished = False
+
+    async def tracked(message: Message) -> None:
+        nonlocal started, finished
+        if message["type"] == "http.response.start":
+            started = True
+        elif message["type"] == "http.response.body" and not message.get("more_body", False):
+            finished = True
+        await send(message)
+
+    try:
+        async with asyncio.timeout(lifetime_s):
+            await running(scope, receive, tracked)
+    except TimeoutError:
+        if started and not finished:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 def mcp_route(app: FastAPI) -> Route:

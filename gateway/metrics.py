@@ -1,192 +1,156 @@
-"""Request and action counters shared by every worker, exposed as Prometheus text.
+"""What the gateway counts, how ``/metrics`` shows it, and the middleware that counts requests.
 
-Decision: counters live in Redis, not in each process. With ``--workers N``
-(or several hosts) a scrape of ``/metrics`` reaches one worker at random, so
-per-process counters would show a different, partial number on every scrape.
-Each worker adds to local counters in memory (no Redis round trip on the
-request path) and a background task flushes the increments into one Redis hash
-every ``metrics_flush_interval_s`` (and at shutdown); ``/metrics`` renders
-that hash, so every worker answers with the same cluster-wide totals, at most
-one flush interval late. Gauges that only make sense per process
-(``agents_club_worker_up``) carry a ``worker`` label instead.
+The metrics are ``prometheus_client`` objects of this module. With several
+workers a scrape of ``/metrics`` reaches one of them at random, so each worker
+must answer with the totals of all: ``agents-club serve`` points
+``PROMETHEUS_MULTIPROC_DIR`` at a fresh directory before it starts them, each
+worker's counters are files there, and :func:`exposition` adds them up
+(``prometheus_client``'s multiprocess mode). The supervisor marks a dead
+worker's files (:func:`agents_club_cli.workers.run_workers`), so the workers
+gauge counts the living ones while the dead one's requests stay counted.
+Without that variable (the app in a test) the counts are this process's.
 
 What is counted: every request by method, route template and status
-(``agents_club_http_requests_total``; actions are the requests to
-``/v1/tables/{table_id}/actions``), its latency histogram, and every
-problem+json answer by code (``agents_club_problems_total``: stale versions,
-illegal actions, auth failures ...). Other modules count their own events with
-:meth:`Metrics.inc` on ``app.state.metrics``, for example
-``metrics.inc("agents_club_actions_total", game="market-fortune", result="applied")``.
+(``agents_club_http_requests_total``), its latency
+(``agents_club_http_request_duration_seconds``: to the first byte, so a
+stream counts until it starts), every problem+json answer by code
+(``agents_club_problems_total``) and the workers serving
+(``agents_club_workers``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import os
-import re
-import socket
-from collections import defaultdict
-from typing import TYPE_CHECKING
+import time
 
-from gateway.services.backoff import Backoff
+from prometheus_client import (
+    CONTENT_TYPE_PLAIN_0_0_4,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.multiprocess import MultiProcessCollector
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-if TYPE_CHECKING:
-    from gateway.store.metrics import MetricsStore
+__all__ = [
+    "CONTENT_TYPE",
+    "LATENCY_BUCKETS_S",
+    "MULTIPROCESS_DIR_VARIABLE",
+    "PROBLEMS",
+    "REQUESTS",
+    "REQUEST_ID_HEADER",
+    "REQUEST_SECONDS",
+    "WORKERS",
+    "RequestMetricsMiddleware",
+    "exposition",
+]
 
-__all__ = ["LATENCY_BUCKETS_S", "Metrics", "render_prometheus"]
+MULTIPROCESS_DIR_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
+"""The directory of the workers' metric files (``prometheus_client`` reads it at import)."""
 
-log = logging.getLogger(__name__)
+CONTENT_TYPE = CONTENT_TYPE_PLAIN_0_0_4
+"""Prometheus text exposition, version 0.0.4."""
 
 LATENCY_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
-_HELP = {
-    "agents_club_http_requests_total": ("counter", "HTTP requests answered, by route and status."),
-    "agents_club_http_request_duration_seconds": (
-        "histogram",
-        "Time to answer an HTTP request (streams: time to the first byte), by route.",
-    ),
-    "agents_club_actions_total": ("counter", "Table actions, by game and result."),
-    "agents_club_problems_total": ("counter", "Problem+json answers, by error code."),
-    "agents_club_worker_up": ("gauge", "1 for the worker that answered this scrape."),
-}
+REQUESTS = Counter("agents_club_http_requests", "HTTP requests answered, by route and status.",
+                   ("method", "route", "status"))
+REQUEST_SECONDS = Histogram(
+    "agents_club_http_request_duration_seconds",
+    "Time to answer an HTTP request (streams: time to the first byte), by route.",
+    ("route",), buckets=LATENCY_BUCKETS_S)
+PROBLEMS = Counter("agents_club_problems", "Problem+json answers, by error code.", ("code",))
+WORKERS = Gauge("agents_club_workers", "Gateway workers serving.", multiprocess_mode="livesum")
 
-Sample = tuple[str, tuple[tuple[str, str], ...]]
-"""A metric name and its sorted label pairs."""
+REQUEST_ID_HEADER = "x-request-id"
 
-
-def _field(name: str, labels: tuple[tuple[str, str], ...]) -> str:
-    rendered = ",".join(f'{key}="{_escape(value)}"' for key, value in labels)
-    return f"{name}{{{rendered}}}" if rendered else name
+access_log = logging.getLogger("gateway.access")
 
 
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+def exposition() -> bytes:
+    """Every metric in the text format: all workers' totals in multiprocess mode."""
+    if MULTIPROCESS_DIR_VARIABLE not in os.environ:
+        return generate_latest(REGISTRY)
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # unannotated upstream
+    return generate_latest(registry)
 
 
-_NAME_CACHE_SIZE = 1024
+class RequestMetricsMiddleware:
+    """Counts and times every request, writes one access-log line, tags a request id.
 
-_RequestNames = tuple[str, tuple[tuple[float, str], ...], str, str, str]
-"""The samples one request adds to: its counter, (bound, bucket) pairs, +Inf, sum and count."""
+    A plain ASGI middleware rather than ``BaseHTTPMiddleware``: it does not
+    buffer or wrap streaming bodies, so SSE and long-poll responses pass
+    through untouched. The route label is the matched route's *template*
+    (``/v1/tables/{table_id}``), never the raw path, so table ids do not
+    explode the number of series; unmatched paths count as ``unmatched``. The
+    log line has the method, the route, the path (never the query string,
+    which may hold a token) and the status; headers are never logged.
+    """
 
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
 
-def _request_sample_names(method: str, route: str, status: int) -> _RequestNames:
-    base = (("route", route),)
-    bucket = "agents_club_http_request_duration_seconds_bucket"
-    return (
-        _field("agents_club_http_requests_total",
-               tuple(sorted({"method": method, "route": route, "status": str(status)}.items()))),
-        tuple((bound, _field(bucket, (*base, ("le", str(bound))))) for bound in LATENCY_BUCKETS_S),
-        _field(bucket, (*base, ("le", "+Inf"))),
-        _field("agents_club_http_request_duration_seconds_sum", base),
-        _field("agents_club_http_request_duration_seconds_count", base),
-    )
-
-
-class Metrics:
-    """This worker's pending increments, flushed to the shared totals in Redis."""
-
-    def __init__(self) -> None:
-        self.worker = f"{socket.gethostname()}:{os.getpid()}"
-        self._pending: defaultdict[str, float] = defaultdict(float)
-        self._request_names: dict[tuple[str, str, int], _RequestNames] = {}
-
-    def inc(self, name: str, value: float = 1.0, **labels: str) -> None:
-        """Add ``value`` to the counter ``name`` with ``labels`` (sent at the next flush)."""
-        self._pending[_field(name, tuple(sorted(labels.items())))] += value
-
-    def observe_request(self, *, method: str, route: str, status: int, seconds: float) -> None:
-        """Count one answered request and its latency in the histogram."""
-        # Building the label strings cost more than the counting itself; a route has
-        # the same sample names on every request, so they are built once per key.
-        key = (method, route, status)
-        names = self._request_names.get(key)
-        if names is None:
-            if len(self._request_names) >= _NAME_CACHE_SIZE:
-                self._request_names.clear()  # odd methods (fuzzers) must not grow it for ever
-            names = self._request_names[key] = _request_sample_names(method, route, status)
-            # Every bucket of a new series is sent at once, hit or not: a bucket that
-            # appeared only later would break rate() and histogram_quantile() over it.
-            for _, field in names[1]:
-                self._pending[field] += 0
-        counter, buckets, infinity, total, count = names
-        pending = self._pending
-        pending[counter] += 1
-        for bound, field in buckets:
-            if seconds <= bound:
-                pending[field] += 1
-        pending[infinity] += 1
-        pending[total] += seconds
-        pending[count] += 1
-
-    def take_pending(self) -> dict[str, float]:
-        """The increments since the last call (and forget them)."""
-        pending, self._pending = dict(self._pending), defaultdict(float)
-        return pending
-
-    def restore(self, pending: dict[str, float]) -> None:
-        """Put back increments whose flush failed, so they go with the next one."""
-        for field, value in pending.items():
-            self._pending[field] += value
-
-    async def flush(self, store: MetricsStore) -> None:
-        """Add the pending increments to the shared totals; keep them on a Redis error."""
-        pending = self.take_pending()
-        if not pending:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Handle one ASGI call; non-HTTP scopes pass straight through."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
             return
-        try:
-            await store.add(pending)
-        except Exception:
-            self.restore(pending)
-            raise
+        started = time.perf_counter()
+        request_id = os.urandom(8).hex()
+        status = 500
+        first_byte: float | None = None
 
-    async def run_flusher(self, store: MetricsStore, interval_s: float) -> None:
-        """Flush every ``interval_s`` until cancelled; flushes once more on the way out.
-        While flushes fail (Redis down) the counts are kept and the pause grows."""
-        backoff = Backoff("metrics flush", log, interval_s=interval_s)
+        async def send_tagged(message: Message) -> None:
+            nonlocal status, first_byte
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                first_byte = time.perf_counter() - started
+                headers = [*message.get("headers", []),
+                           (REQUEST_ID_HEADER.encode(), request_id.encode())]
+                message = {**message, "headers": headers}
+            await send(message)
+
         try:
-            while True:
-                await asyncio.sleep(backoff.pause)
-                try:
-                    await self.flush(store)
-                except Exception as error:  # Redis down: keep counting, retry later
-                    backoff.failed(error)
-                else:
-                    backoff.succeeded()
+            await self.app(scope, receive, send_tagged)
         finally:
-            with contextlib.suppress(Exception):
-                await asyncio.shield(self.flush(store))
+            route = _template(scope)
+            elapsed = first_byte if first_byte is not None else time.perf_counter() - started
+            REQUESTS.labels(scope["method"], route, str(status)).inc()
+            REQUEST_SECONDS.labels(route).observe(elapsed)
+            if access_log.isEnabledFor(logging.INFO):
+                context = {
+                    "ctx_request_id": request_id,
+                    "ctx_route": route,
+                    "ctx_status": status,
+                    "ctx_ms": round((time.perf_counter() - started) * 1000, 2),
+                }
+                # gateway.deps leaves the verified caller in the request state.
+                principal = scope.get("state", {}).get("principal")
+                if principal is not None:
+                    context["ctx_agent_id"] = principal.agent_id
+                access_log.info("%s %s %s", scope["method"], scope.get("path", ""), status,
+                                extra=context)
 
 
-def _sample_order(item: tuple[str, float]) -> tuple[str, float]:
-    """Sort samples by name and labels, histogram buckets by their numeric ``le``."""
-    field = item[0]
-    match = re.search(r',?le="([^"]+)"', field)
-    if match is None:
-        return field, 0.0
-    bound = float("inf") if match.group(1) == "+Inf" else float(match.group(1))
-    return field[: match.start()] + field[match.end():], bound
+def _template(scope: Scope) -> str:
+    """The matched route's path template, or ``unmatched``.
 
-
-def render_prometheus(totals: dict[str, float], *, worker: str) -> str:
-    """Prometheus text exposition (version 0.0.4) of ``totals`` plus this worker's gauge."""
-    families: dict[str, list[str]] = {}
-    for field, value in sorted(totals.items(), key=_sample_order):
-        sample_name = field.split("{", 1)[0]
-        family = sample_name
-        for suffix in ("_bucket", "_sum", "_count"):
-            if sample_name.endswith(suffix) and sample_name[: -len(suffix)] in _HELP:
-                family = sample_name[: -len(suffix)]
-        number = int(value) if float(value).is_integer() else value
-        families.setdefault(family, []).append(f"{field} {number}")
-    families.setdefault("agents_club_worker_up", []).append(
-        _field("agents_club_worker_up", (("worker", worker),)) + " 1"
-    )
-    lines: list[str] = []
-    for family in sorted(families):
-        kind, help_text = _HELP.get(family, ("counter", "Counted by the gateway."))
-        lines.append(f"# HELP {family} {help_text}")
-        lines.append(f"# TYPE {family} {kind}")
-        lines.extend(families[family])
-    return "\n".join(lines) + "\n"
+    FastAPI's own routes put themselves in the scope; Starlette's plain routes
+    (``/docs``, ``/redoc``, ``/openapi.json``) leave only their endpoint, so
+    those are found by it.
+    """
+    route = scope.get("route")
+    if route is not None:
+        return str(getattr(route, "path", None) or "unmatched")
+    endpoint = scope.get("endpoint")
+    app = scope.get("app")
+    if endpoint is not None and app is not None:
+        for candidate in getattr(app, "routes", ()):
+            if getattr(candidate, "endpoint", None) is endpoint:
+                return str(getattr(candidate, "path", "unmatched"))
+    return "unmatched"

@@ -2,14 +2,14 @@
 
 Redis: tests talk to a real server. ``REDIS_URL`` wins when set; otherwise the
 machine's server on 127.0.0.1:6379 is used when it answers; otherwise the suite
-starts a private ``redis-server`` (see :mod:`gateway.embedded_redis`) for the
+starts a private ``redis-server`` (see :mod:`agents_club_cli.embedded_redis`) for the
 session. Each test gets its own key namespace, removed afterwards, so test
 runs (even concurrent ones) never see each other's keys.
 
 Redis Cluster: a test (or module) marked ``pytest.mark.redis_cluster`` that uses
 ``redis_url`` runs twice: on the single Redis, and on a local cluster of 3 primaries
 and 3 replicas (``redis_cluster``, started once per session on free ports by
-:class:`gateway.local_cluster.LocalCluster`; each test's keys live in its own
+:class:`agents_club_cli.local_cluster.LocalCluster`; each test's keys live in its own
 namespace, deleted afterwards, so one cluster serves them all). The cluster runs
 are on by default; ``AGENTS_CLUB_CLUSTER_TESTS=0`` turns them off (a quick local
 run), and they are skipped, loudly, when redis-server or redis-cli is missing.
@@ -26,7 +26,10 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
+import subprocess
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,14 +38,16 @@ from urllib.parse import urlsplit
 import pytest
 import redis
 
-from gateway.embedded_redis import EmbeddedRedis, redis_answers
-from gateway.local_cluster import LocalCluster, cluster_tools_missing
+from agents_club_cli.embedded_redis import EmbeddedRedis, free_port, redis_answers
+from agents_club_cli.local_cluster import LocalCluster, cluster_tools_missing
 from gateway.store.connection import is_cluster_url
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "redis_cluster: run the module's Redis tests on a local Redis Cluster too")
+    config.addinivalue_line(
+        "markers", "managed_redis: run the module's Redis tests on a Redis without CONFIG too")
 
 
 CLUSTER_TESTS = os.environ.get("AGENTS_CLUB_CLUSTER_TESTS", "1") != "0"
@@ -52,16 +57,22 @@ CLUSTER_OFF = "NO REDIS CLUSTER TESTS: AGENTS_CLUB_CLUSTER_TESTS=0 turned them o
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Tests of ``redis_cluster`` modules that use Redis run on each backend."""
-    if CLUSTER_TESTS and "redis_url" in metafunc.fixturenames and \
-            metafunc.definition.get_closest_marker("redis_cluster") is not None:
-        metafunc.parametrize("redis_backend", ["single", "cluster"], indirect=True,
-                             scope="session")
+    """Tests of ``redis_cluster`` and ``managed_redis`` modules that use Redis run on each
+    backend."""
+    if "redis_url" not in metafunc.fixturenames:
+        return
+    backends = ["single"]
+    if metafunc.definition.get_closest_marker("managed_redis") is not None:
+        backends.append("managed")
+    if CLUSTER_TESTS and metafunc.definition.get_closest_marker("redis_cluster") is not None:
+        backends.append("cluster")
+    if len(backends) > 1:
+        metafunc.parametrize("redis_backend", backends, indirect=True, scope="session")
 
 
 @pytest.fixture(scope="session")
 def redis_backend(request: pytest.FixtureRequest) -> str:
-    """``single`` (the default) or ``cluster``: which Redis ``redis_url`` names."""
+    """``single`` (the default), ``managed`` or ``cluster``: which Redis ``redis_url`` names."""
     backend: str = getattr(request, "param", "single")
     return backend
 
@@ -86,9 +97,33 @@ def redis_cluster() -> Iterator[LocalCluster]:
         pytest.skip(f"NO REDIS CLUSTER TESTS: {missing}")
     with (
         tempfile.TemporaryDirectory(prefix="agents-club-cluster-") as data_dir,
-        LocalCluster(Path(data_dir)) as cluster,
+        # Its nodes refuse CONFIG, as managed services do: the gateway must not need it.
+        LocalCluster(Path(data_dir), server_args=("--rename-command", "CONFIG", "")) as cluster,
     ):
         yield cluster
+
+
+@pytest.fixture(scope="session")
+def managed_redis() -> Iterator[str]:
+    """The URL of a private ``redis-server`` with ``CONFIG`` renamed away, as managed Redis
+    services have it (the local cluster's nodes have it so too)."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("NO MANAGED-REDIS TESTS: redis-server is not on PATH")
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="agents-club-managed-") as data_dir:
+        server = subprocess.Popen(
+            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", data_dir, "--rename-command", "CONFIG", ""],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            give_up = time.monotonic() + 15
+            while not redis_answers("127.0.0.1", port):
+                assert time.monotonic() < give_up, "the managed redis-server did not start"
+                time.sleep(0.05)
+            yield f"redis://127.0.0.1:{port}/0"
+        finally:
+            server.terminate()
+            server.wait(10)
 
 
 @pytest.fixture(scope="session")
@@ -98,6 +133,9 @@ def redis_url(redis_backend: str, request: pytest.FixtureRequest) -> Iterator[st
     if redis_backend == "cluster":
         cluster: LocalCluster = request.getfixturevalue("redis_cluster")
         yield cluster.url
+        return
+    if redis_backend == "managed":
+        yield request.getfixturevalue("managed_redis")
         return
     explicit = os.environ.get("REDIS_URL")
     if explicit:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from gateway.embedded_redis import EmbeddedRedis, redis_answers
+from agents_club_cli.embedded_redis import EmbeddedRedis, redis_answers
 
 
 def test_embedded_server_keeps_data_across_restarts(tmp_path: Path) -> None:
@@ -30,7 +30,7 @@ def test_a_killed_parent_takes_its_redis_server_down(tmp_path: Path) -> None:
         pytest.skip("the parent-death signal is Linux's")
     script = (
         "import sys, time; from pathlib import Path\n"
-        "from gateway.embedded_redis import EmbeddedRedis\n"
+        "from agents_club_cli.embedded_redis import EmbeddedRedis\n"
         f"server = EmbeddedRedis(Path({str(tmp_path)!r}), persistent=False).start()\n"
         "print(server.port, flush=True)\n"
         "time.sleep(60)\n"

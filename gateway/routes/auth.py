@@ -2,7 +2,8 @@
 
 Admission (``POST /v1/admission/...``) and ``POST /v1/auth/token`` (agent id +
 secret) mint the same tokens through :class:`~gateway.security.TokenService`
-and answer with :class:`AccessToken`.
+and answer with :class:`AccessToken`. An agent's public metadata is set when the
+organiser registers it and by the agent itself (:mod:`gateway.services.agents`).
 """
 
 from __future__ import annotations
@@ -23,13 +24,15 @@ from gateway.errors import ProblemError
 from gateway.openapi_docs import problem_responses
 from gateway.schemas.auth import (
     AccessToken,
+    AgentMeta,
     AgentProfile,
     Jwks,
     OrganiserTokenRequest,
     Revoked,
     RevokeRequest,
 )
-from gateway.security import ORGANISER_SCOPE, game_scope
+from gateway.security import ORGANISER_SCOPE, VerifiedToken, game_scope
+from gateway.services.agents import change_meta, check_predecessor, meta_out
 from gateway.store.auth import AgentNameTaken, AgentRecord, AuthStore
 
 __all__ = [
@@ -61,19 +64,27 @@ async def get_jwks(tokens: TokenServiceDep, response: Response) -> Jwks:
 
 
 async def _agent_for(
-    store: AuthStore, *, name: str, scopes: set[str]
+    store: AuthStore, *, name: str, scopes: set[str], meta: AgentMeta | None
 ) -> AgentRecord:
-    """The agent called ``name`` with ``scopes`` granted; created when new."""
+    """The agent called ``name`` with ``scopes`` granted and ``meta`` set; created (owned
+    by the organiser) when new."""
     for _attempt in range(3):
         record = await store.find_agent_by_name(name)
         if record is None:
+            fields = meta.model_dump(exclude_none=True) if meta is not None else {}
+            if "predecessor" in fields:
+                await check_predecessor(store, predecessor=fields["predecessor"],
+                                        owner=ORGANISER_ID, agent_id=None)
             try:
-                record, _secret = await store.create_agent(name=name, scopes=scopes)
+                record, _secret = await store.create_agent(
+                    name=name, scopes=scopes, owner=ORGANISER_ID, meta=fields)
             except AgentNameTaken:
                 continue  # someone created it meanwhile: grant to theirs
             return record
         if not scopes <= record.scopes:
             record = await store.add_scopes(record.agent_id, *scopes)
+        if meta is not None:
+            record = await change_meta(store, record, meta)
         return record
     raise ProblemError(409, "agent/name_taken", "Agent name taken",
                        "That agent name is being registered concurrently; retry.")
@@ -85,7 +96,8 @@ async def _agent_for(
     response_model=AccessToken,
     status_code=201,
     responses=problem_responses(*AUTH_ERRORS, "auth/organiser_only", "game/not_found",
-                                "agent/name_taken", "request/invalid"),
+                                "agent/name_taken", "agent/invalid_predecessor",
+                                "request/invalid"),
 )
 async def mint_organiser_token(
     _organiser: OrganiserPrincipal,
@@ -97,8 +109,10 @@ async def mint_organiser_token(
     """Mint a token for house bots, tests and tournaments (no admission needed).
 
     The agent ``name`` is created on first use and reused afterwards (its id stays
-    the same); ``games`` are added to its scopes. Authenticate with the organiser
-    key, as the bearer or in `X-Organiser-Key`.
+    the same); ``games`` are added to its scopes, and the fields given in ``meta``
+    (model, provider, version, link, predecessor) are set. A new version of an agent
+    is a new name whose ``meta.predecessor`` is the earlier version's id. Authenticate
+    with the organiser key, as the bearer or in `X-Organiser-Key`.
     """
     known = all_games()
     for game in request.games:
@@ -112,7 +126,7 @@ async def mint_organiser_token(
         agent_id, name = ORGANISER_ID, request.name
         scopes.add(ORGANISER_SCOPE)
     else:
-        record = await _agent_for(store, name=request.name, scopes=scopes)
+        record = await _agent_for(store, name=request.name, scopes=scopes, meta=request.meta)
         agent_id, name = record.agent_id, record.name
         scopes = set(record.scopes)
     issued = tokens.issue(agent_id=agent_id, name=name, scopes=scopes, kind=request.kind, ttl_s=ttl)
@@ -165,9 +179,15 @@ async def revoke_token(
     responses=problem_responses(*AUTH_ERRORS),
 )
 async def get_me(token: CurrentToken, store: AuthStoreDep) -> AgentProfile:
-    """The caller's agent id, name, scopes and token expiry."""
+    """The caller's agent id, name, scopes, token expiry and public metadata."""
     principal = token.principal
     record = None if principal.kind == "organiser" else await store.get_agent(principal.agent_id)
+    return await _profile(store, token, record)
+
+
+async def _profile(store: AuthStore, token: VerifiedToken, record: AgentRecord | None
+                   ) -> AgentProfile:
+    principal = token.principal
     scopes = sorted(principal.scopes)
     return AgentProfile(
         agent_id=principal.agent_id,
@@ -177,4 +197,28 @@ async def get_me(token: CurrentToken, store: AuthStoreDep) -> AgentProfile:
         games=[scope.removeprefix("game:") for scope in scopes if scope.startswith("game:")],
         token_expires_at=token.expires_at,
         registered_at=record.created_at if record is not None else None,
+        meta=await meta_out(store, record) if record is not None else None,
     )
+
+
+@router.patch(
+    "/v1/agents/me",
+    summary="Change my public metadata",
+    response_model=AgentProfile,
+    responses=problem_responses(*AUTH_ERRORS, "auth/wrong_scope", "agent/not_found",
+                                "agent/invalid_predecessor", "request/invalid"),
+)
+async def update_me(token: CurrentToken, store: AuthStoreDep, changes: AgentMeta) -> AgentProfile:
+    """Set the fields sent (model, provider, version, link, predecessor); ``null`` clears
+    one, a field left out is kept. Only the agent itself changes its metadata; it is
+    public, shown with its results, leaderboard rows and tournaments created from now on.
+    """
+    principal = token.principal
+    if principal.kind != "agent":
+        raise ProblemError(403, "auth/wrong_scope", "Not allowed",
+                           "Only an agent has metadata; use an agent's token.")
+    record = await store.get_agent(principal.agent_id)
+    if record is None:
+        raise ProblemError(404, "agent/not_found", "Agent not found",
+                           "Your agent record is gone; register again.")
+    return await _profile(store, token, await change_meta(store, record, changes))

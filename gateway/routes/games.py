@@ -7,11 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse
 
-from engine.bots import available_bots
-from engine.registry import all_games
 from gateway.openapi_docs import problem_responses, register_problem
-from gateway.schemas.games import GameList, GameOut, ModeOut, VariantOut
-from gateway.services.records import game_or_problem, problem
+from gateway.schemas.games import GameList
+from gateway.services.games import game_list
+from gateway.services.records import problem
 from gateway.services.rulebooks import rulebook_text
 
 __all__ = ["router"]
@@ -23,20 +22,6 @@ register_problem(
 router = APIRouter(prefix="/v1/games", tags=["games"])
 
 
-def _game_out(name: str) -> GameOut:
-    game = game_or_problem(name)
-    info = game.info
-    return GameOut(
-        name=info.name,
-        title=info.title,
-        modes=[ModeOut(name=m.name, title=m.title, min_seats=m.min_seats, max_seats=m.max_seats,
-                       description=m.description) for m in info.modes],
-        variants=[VariantOut(name=v, description=d) for v, d in sorted(info.variants.items())],
-        house_bots=sorted(available_bots(info.name)),
-        rulebook_url=f"/v1/games/{info.name}/rulebook",
-    )
-
-
 @router.get(
     "",
     operation_id="list_games",
@@ -46,7 +31,7 @@ def _game_out(name: str) -> GameOut:
 )
 async def list_games() -> GameList:
     """Every game the server can seat; use a game's ``name`` when creating tables."""
-    return GameList(games=[_game_out(name) for name in all_games()])
+    return game_list()
 
 
 @router.get(

@@ -5,21 +5,19 @@ from __future__ import annotations
 from typing import Literal
 
 from fastapi import APIRouter
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from gateway import __version__
-from gateway.deps import KeysDep, MetricsDep, RedisDep
+from gateway.deps import RedisDep
 from gateway.errors import ProblemError
-from gateway.metrics import render_prometheus
+from gateway.metrics import CONTENT_TYPE, exposition
 from gateway.openapi_docs import problem_responses
-from gateway.store.metrics import MetricsStore, ping
+from gateway.store.outage import ping
 
 __all__ = ["router"]
 
 router = APIRouter(tags=["operations"])
-
-PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
 class Health(BaseModel):
@@ -69,23 +67,15 @@ async def get_readiness(redis: RedisDep) -> Health:
 @router.get(
     "/metrics",
     summary="Prometheus metrics of all workers",
-    response_class=PlainTextResponse,
+    response_class=Response,
     responses={
-        200: {"content": {PROMETHEUS_CONTENT_TYPE: {"example": "agents_club_worker_up 1\n"}},
+        200: {"content": {CONTENT_TYPE: {"example": "agents_club_workers 2.0\n"}},
               "description": "Prometheus text exposition format 0.0.4."},
-        **problem_responses("server/unavailable"),
+        **problem_responses(),
     },
 )
-async def get_metrics(redis: RedisDep, keys: KeysDep, metrics: MetricsDep) -> PlainTextResponse:
-    """Cluster-wide counters (shared through Redis, so any worker gives the same totals)."""
-    store = MetricsStore(redis, keys)
-    try:
-        await metrics.flush(store)
-        totals = await store.totals()
-    except Exception as failure:
-        if await ping(redis):
-            raise
-        raise _redis_down() from failure
-    return PlainTextResponse(
-        render_prometheus(totals, worker=metrics.worker), media_type=PROMETHEUS_CONTENT_TYPE
-    )
+async def get_metrics() -> Response:
+    """The counters of every worker of this server added up (requests, latencies, problems
+    by code, workers serving). They do not live in Redis, so they stay readable during an
+    outage."""
+    return Response(exposition(), media_type=CONTENT_TYPE)

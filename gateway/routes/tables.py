@@ -6,12 +6,12 @@ Thin on purpose: each route checks its inputs, calls one function of
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Header, Query, Request
+from fastapi import APIRouter, Body, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response, StreamingResponse
-from pydantic import BaseModel, ConfigDict
 
 from gateway.deps import (
     BEARER_SECURITY,
@@ -22,6 +22,7 @@ from gateway.deps import (
     TableCaller,
 )
 from gateway.openapi_docs import problem_responses
+from gateway.routes.waits import OBSERVE_WAIT_MAX_S, wait_seconds
 from gateway.schemas.tables import (
     ActionRequest,
     ActionResult,
@@ -34,7 +35,6 @@ from gateway.schemas.tables import (
     TableStatus,
 )
 from gateway.schemas.tools import ToolFormat, openai_tools
-from gateway.services import actions as actions_service
 from gateway.services import events as events_service
 from gateway.services import tables as tables_service
 from gateway.services.context import TableContext
@@ -44,7 +44,7 @@ from gateway.services.runtime import table_context
 __all__ = ["BENCH_ENDPOINTS_ENV", "MAX_LIST_OFFSET", "router"]
 
 BENCH_ENDPOINTS_ENV = "AGENTS_CLUB_BENCH_ENDPOINTS"
-"""Set to ``1`` to serve the baseline endpoint ``bench/gateway.py`` compares actions with."""
+"""Set to ``1`` to serve the bare baselines ``bench/gateway.py`` compares actions with."""
 
 MAX_LIST_OFFSET = 2**53
 """The largest listing offset: far past any index, and small enough that Redis
@@ -53,6 +53,13 @@ takes ``offset + limit`` as an integer (a larger one was a 500)."""
 router = APIRouter(prefix="/v1/tables", tags=["tables"])
 
 _AUTH = ("auth/missing", "auth/invalid", "auth/expired", "auth/revoked")
+
+_FIRST_DECISION = (
+    "Seconds to hold the answer until you must first decide (or the table ends): its "
+    "`observation` is then the one to act from, so the request that seats you also brings "
+    "your first decision. 0 (the default) answers at once, with no `observation`. Held as "
+    "an observation's `wait_s` is; while the table waits for players it holds too, so "
+    "share a private table's id before you wait on it.")
 _SPECTATOR_AUTH = ("auth/invalid", "auth/expired", "auth/revoked")
 
 
@@ -71,12 +78,14 @@ def _ctx(request: Request) -> TableContext:
     responses=problem_responses(
         *_AUTH, "auth/wrong_scope", "game/not_found", "table/invalid_config",
         "table/unknown_bot", "table/full", "table/too_many", "table/seed_not_allowed",
-        "idempotency/conflict", "request/invalid",
+        "table/rated_not_allowed", "idempotency/conflict", "request/invalid",
     ),
 )
 async def create_table(
     request: Request,
     principal: CurrentPrincipal,
+    caller: TableCaller,
+    wait: Annotated[float, wait_seconds(OBSERVE_WAIT_MAX_S, _FIRST_DECISION, example=30)],
     body: Annotated[CreateTableRequest, Body(openapi_examples={
         "one agent against three bots": {
             "value": {"game": "hab-und-gut", "mode": "standard", "seats": 4,
@@ -88,7 +97,7 @@ async def create_table(
         },
     })],
     idempotency_key: Annotated[str | None, Header(
-        alias="Idempotency-Key", max_length=200,
+        alias="Idempotency-Key", min_length=1, max_length=200,
         description="Any unique string; a retry with the same key and body creates no "
         "second table and is answered with the first one as it is now; the same key with "
         "another body is refused.",
@@ -109,9 +118,14 @@ async def create_table(
     holding its id may join while it is open.
 
     Send an ``Idempotency-Key`` (the SDK does) so that a retry after a lost answer
-    finds the table the first attempt created instead of making a second one."""
-    return await tables_service.create_table(
-        _ctx(request), principal, body, idempotency_key=idempotency_key)
+    finds the table the first attempt created instead of making a second one.
+
+    With ``wait_s`` at a table that fills without you (house bots, or a public table),
+    one request takes you from no table to your first decision."""
+    ctx = _ctx(request)
+    created = await tables_service.create_table(
+        ctx, principal, body, idempotency_key=idempotency_key)
+    return await tables_service.with_first_decision(ctx, created, caller, wait=wait)
 
 
 @router.get(
@@ -125,8 +139,8 @@ async def create_table(
 async def list_tables(
     request: Request,
     principal: OptionalPrincipal,
-    game: Annotated[str | None, Query(description="Only this game.")] = None,
-    mode: Annotated[str | None, Query(description="Only this mode.")] = None,
+    game: Annotated[str | None, Query(max_length=64, description="Only this game.")] = None,
+    mode: Annotated[str | None, Query(max_length=64, description="Only this mode.")] = None,
     status: Annotated[TableStatus | None, Query(description="Only tables in this status.")] = None,
     offset: Annotated[int, Query(ge=0, le=MAX_LIST_OFFSET)] = 0,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
@@ -159,28 +173,34 @@ async def get_table(request: Request, table_id: str, principal: OptionalPrincipa
     responses=problem_responses(
         *_AUTH, "auth/wrong_scope", "table/not_found", "table/full", "table/already_seated",
         "table/started", "table/finished", "table/stale_version", "idempotency/conflict",
+        "request/invalid",
     ),
 )
 async def join_table(
     request: Request,
     table_id: str,
     principal: CurrentPrincipal,
+    caller: TableCaller,
+    wait: Annotated[float, wait_seconds(OBSERVE_WAIT_MAX_S, _FIRST_DECISION, example=30)],
     idempotency_key: Annotated[str | None, Header(
-        alias="Idempotency-Key", max_length=200,
+        alias="Idempotency-Key", min_length=1, max_length=200,
         description="Any unique string; a retry with the same key is answered as the first "
         "join was (not `table/already_seated`). A key already used for an action at this "
         "table is refused.",
     )] = None,
 ) -> TableOut:
-    """The table starts as soon as its last seat is taken; ``your_seat`` says where you sit."""
-    return await tables_service.join_table(
-        _ctx(request), table_id, principal, idempotency_key=idempotency_key)
+    """The table starts as soon as its last seat is taken; ``your_seat`` says where you sit.
+    With ``wait_s`` the answer comes at your first decision, with its ``observation``."""
+    ctx = _ctx(request)
+    joined = await tables_service.join_table(
+        ctx, table_id, principal, idempotency_key=idempotency_key)
+    return await tables_service.with_first_decision(ctx, joined, caller, wait=wait)
 
 
 @router.post(
     "/{table_id}/leave",
     operation_id="leave_table",
-    summary="Give up your seat before the table starts",
+    summary="Give up your seat before the start, or forfeit a started rated table",
     response_model=TableOut,
     responses=problem_responses(
         *_AUTH, "table/not_found", "table/not_seated", "table/started", "table/finished",
@@ -188,7 +208,9 @@ async def join_table(
     ),
 )
 async def leave_table(request: Request, table_id: str, principal: CurrentPrincipal) -> TableOut:
-    """Only while the table is open; once it starts, seats are fixed."""
+    """While the table is open the seat is freed. Once it has started, seats are fixed
+    (409 ``table/started``), except at a rated table: leaving it ends it as a forfeit
+    (outcome reason ``forfeit``), rated as a loss for you, every other seat ahead."""
     return await tables_service.leave_table(_ctx(request), table_id, principal)
 
 
@@ -209,7 +231,9 @@ async def close_table(request: Request, table_id: str, principal: CurrentPrincip
     closed; a started one only when no other agent plays at it (every other seat is a
     house bot: a bot you stopped need not wait for the turn clocks to play it out), or
     by the organiser. A started table with other agents is refused with
-    `table/started`."""
+    `table/started`, except for an entrant seated at a tournament table: closing it
+    forfeits it (outcome reason ``forfeit``: the closer places last, the others share
+    first). A started rated table closed by its seated creator is forfeited too."""
     return await tables_service.close_table(_ctx(request), table_id, principal)
 
 
@@ -225,14 +249,13 @@ async def observe_table(
     request: Request,
     table_id: str,
     caller: OptionalTableCaller,
-    wait: Annotated[float, Query(
-        ge=0, le=60,
-        description="Seconds to hold the answer until it is worth sending: for a seated "
+    wait: Annotated[float, wait_seconds(
+        OBSERVE_WAIT_MAX_S,
+        "Seconds to hold the answer until it is worth sending: for a seated "
         "caller until it must act or the table ends; for anyone else until the table "
         "changes. 0 (the default) answers at once. The server holds it at most "
         "`AGENTS_CLUB_LONG_POLL_MAX_WAIT_S` (30 s by default), then answers with the "
-        "view as it is: observe again to keep waiting.",
-    )] = 0,
+        "view as it is: observe again to keep waiting.")],
     tools: Annotated[ToolFormat | None, Query(
         description="`openai`: add `tools`, an OpenAI-compatible function definition whose "
         "argument is an enum of your legal action ids (for function calling).",
@@ -244,9 +267,9 @@ async def observe_table(
     why). ``summary`` says the same in plain words for language models, opening with
     what happened since your last move (``since_your_last_move``).
 
-    A bot's whole loop can be ``observation?wait=30`` then an action: the answer
+    A bot's whole loop can be ``observation?wait_s=30`` then an action: the answer
     comes when the bot is to act (``legal_actions`` not empty), when the table is
-    over (``status`` ``finished``), or after ``wait`` seconds with neither."""
+    over (``status`` ``finished``), or after ``wait_s`` seconds with neither."""
     seen = await tables_service.observe(_ctx(request), table_id, caller, wait=wait)
     if tools is not None:
         seen = seen.model_copy(update={"tools": openai_tools(seen.legal_actions)})
@@ -258,7 +281,7 @@ async def observe_table(
 @router.post(
     "/{table_id}/actions",
     operation_id="submit_action",
-    summary="Act for your seat",
+    summary="Act for your seat (optionally answered at your next decision point)",
     response_model=ActionResult,
     responses=problem_responses(
         *_AUTH, "auth/wrong_scope", "table/not_found", "table/not_seated", "table/not_started",
@@ -271,6 +294,14 @@ async def submit_action(
     request: Request,
     table_id: str,
     caller: TableCaller,
+    wait: Annotated[float, wait_seconds(
+        OBSERVE_WAIT_MAX_S,
+        "Seconds to hold the answer until your seat must decide again (your "
+        "turn, a defence window) or the table ends: its `observation` is then the one to "
+        "act from, and `since_your_last_move` tells what the others did meanwhile. 0 (the "
+        "default) answers at once with the observation right after your action. Held at "
+        "most `AGENTS_CLUB_LONG_POLL_MAX_WAIT_S` (30 s by default), then answered with the "
+        "observation as it is.", example=30)],
     body: Annotated[ActionRequest, Body(openapi_examples={
         "by id": {
             "summary": "a legal action's id from the observation",
@@ -282,18 +313,22 @@ async def submit_action(
         },
     })],
     idempotency_key: Annotated[str | None, Header(
-        alias="Idempotency-Key", max_length=200,
+        alias="Idempotency-Key", min_length=1, max_length=200,
         description="Any unique string; a retry with the same key and body is applied "
         "once and answered the same way; the same key with another body is refused.",
     )] = None,
 ) -> Response:
     """``version`` must be the table's current version (409 ``table/stale_version``
     with ``current_version`` otherwise). Errors name the rule broken and list the
-    legal action ids."""
-    # The answer comes as JSON already (made once, also stored for retries):
-    # sent as is, it skips FastAPI's second serialization of a large body.
-    answer = await actions_service.submit(_ctx(request), table_id, caller, body, idempotency_key)
-    return Response(answer, media_type="application/json")
+    legal action ids.
+
+    With ``wait_s``, a bot's whole loop is one request per decision: act with the
+    ``version`` and a legal action of the answer's ``observation``, repeat."""
+    answer = await tables_service.play(_ctx(request), table_id, caller, body, idempotency_key,
+                                       wait=wait)
+    # Made by our own code as an ActionResult: sent as its JSON, it skips FastAPI's
+    # second validation of a large body.
+    return Response(answer.model_dump_json(), media_type="application/json")
 
 
 @router.get(
@@ -308,14 +343,15 @@ async def poll_events(
     request: Request,
     table_id: str,
     caller: OptionalTableCaller,
+    wait: Annotated[float, wait_seconds(
+        OBSERVE_WAIT_MAX_S,
+        "Seconds to wait for one. The server waits at most `AGENTS_CLUB_LONG_POLL_MAX_WAIT_S` "
+        "(30 s by default), then answers with no events: poll again with the same `after`.")],
     after: Annotated[int, Query(
         ge=0, le=events_service.MAX_EVENT_ID, description="Return events with a larger id.",
     )] = 0,
-    wait: Annotated[float, Query(ge=0, le=60, description=(
-        "Seconds to wait for one. The server waits at most `AGENTS_CLUB_LONG_POLL_MAX_WAIT_S` "
-        "(30 s by default), then answers with no events: poll again with the same `after`."))] = 0,
 ) -> EventsPage:
-    """Returns as soon as there is an event for you, or after ``wait`` seconds with none.
+    """Returns as soon as there is an event for you, or after ``wait_s`` seconds with none.
     Spectators get public events only. Pass ``last_id`` as the next ``after``.
     A token revoked or expired while the poll waits is refused (401)."""
     return await events_service.poll_events(
@@ -392,17 +428,25 @@ async def get_replay(request: Request, table_id: str, principal: OptionalPrincip
     return Response(replay, media_type="application/json")
 
 
-class BenchBaseline(BaseModel):
-    """What the baseline endpoint read back."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    value: int
+_BENCH_STATE = b"s" * 5000
+_BENCH_ANSWER = b'{"answer": "' + b"a" * 4686 + b'"}'  # 4.7 KB
 
 
 if os.environ.get(BENCH_ENDPOINTS_ENV) == "1":
+    # The bare baseline of bench/gateway.py, the floor of a durable action in this stack:
+    # validate a body, one EVALSHA that SETs 5 KB, a 4.7 KB answer; over HTTP and a socket.
 
     @router.post("/_bench/baseline", operation_id="bench_baseline", include_in_schema=False)
-    async def bench_baseline(request: Request) -> BenchBaseline:
-        """One Redis GET and one SET: the floor the action throughput is compared with."""
-        return BenchBaseline(value=await _ctx(request).store.bench_get_set())
+    async def bench_baseline(request: Request, body: ActionRequest) -> Response:
+        await _ctx(request).store.bench_write(_BENCH_STATE)
+        return Response(_BENCH_ANSWER, media_type="application/json")
+
+    @router.websocket("/_bench/ws")
+    async def bench_socket(websocket: WebSocket) -> None:
+        await websocket.accept()
+        store = table_context(websocket.app).store
+        with contextlib.suppress(WebSocketDisconnect):
+            while True:
+                ActionRequest.model_validate_json(await websocket.receive_text())
+                await store.bench_write(_BENCH_STATE)
+                await websocket.send_bytes(_BENCH_ANSWER)

@@ -21,6 +21,8 @@ from gateway.deps import (
     TokenServiceDep,
 )
 from gateway.openapi_docs import problem_responses
+from gateway.routes.waits import ASSIGNMENTS_WAIT_MAX_S, wait_seconds
+from gateway.schemas.streams import StreamId
 from gateway.schemas.tournaments import (
     AssignmentsPage,
     CreateTournamentRequest,
@@ -43,8 +45,6 @@ _ORGANISER_AUTH = ("auth/missing", "auth/invalid", "auth/expired", "auth/revoked
                    "auth/organiser_only")
 _AUTH = ("auth/missing", "auth/invalid", "auth/expired", "auth/revoked")
 _SPECTATOR_AUTH = ("auth/invalid", "auth/expired", "auth/revoked")
-_STREAM_ID = r"^(0|[0-9]{1,20}-[0-9]{1,20})$"
-"""An assignment stream id (``0``: from the start)."""
 
 
 def _ctx(request: Request) -> TableContext:
@@ -74,6 +74,14 @@ async def create_tournament(
                                    "bot:greedy", "bot:random"],
                       "turn_timeout_s": 60, "max_concurrent_tables": 4, "rated": True},
         },
+        "eight entrants, disjoint groups (nobody plays a board twice)": {
+            "value": {"name": "Disjoint duplicate", "game": "market-fortune",
+                      "mode": "fortune", "seats": 4, "format": "duplicate",
+                      "duplicate_form": "disjoint", "boards": 6,
+                      "entrants": ["agt_0123456789abcdef0123", "agt_fedcba9876543210fedc",
+                                   "bot:greedy", "bot:random", "bot:greedy#2", "bot:random#2",
+                                   "bot:greedy#3", "bot:random#3"]},
+        },
         "a gauntlet against house bots": {
             "value": {"name": "Gauntlet", "game": "hab-und-gut", "mode": "standard", "seats": 3,
                       "format": "gauntlet", "boards": 4,
@@ -84,7 +92,10 @@ async def create_tournament(
 ) -> TournamentOut:
     """Plan the tournament and start playing it at once: the scheduler creates its tables
     as they become due, at most ``max_concurrent_tables`` at a time, every seat taken by its
-    entrant (agents find theirs with ``GET /v1/agents/me/assignments``). Entrants are
+    entrant (agents find theirs with ``GET /v1/agents/me/assignments``), never two live
+    tables of one board for an agent. ``duplicate_form`` chooses how a board's rotations are
+    shared out (by default disjoint groups, so no agent plays a board twice, when the field
+    fills two tables); ``disjoint`` on a smaller field is a 422. Entrants are
     registered agent ids and house bots (``bot:greedy``). Each board is dealt from a
     server secret: no entrant can know a deal before it is played, and a board's seed and
     replays are published only when all its tables are over. Only the organiser (its key, or
@@ -162,8 +173,9 @@ async def get_tournament_results(
     principal: OptionalCaller,
     format: Annotated[Literal["json", "csv"], Query(description="`csv` for CSV.")] = "json",
 ) -> Any:
-    """Results of boards whose tables are all over, in finish order, with those boards'
-    seeds (the organiser sees every result at once). Placements: 1 is first, ties share."""
+    """Results of boards whose tables are all over, in plan order with each table's rotation,
+    and those boards' seeds (the organiser sees every result at once). Placements: 1 is
+    first, ties share."""
     ctx = _ctx(request)
     if format == "csv":
         text = await service.results_csv_text(ctx, tournament_id, principal)
@@ -207,7 +219,7 @@ _JSONL_EXAMPLE = '{"tournament_id": "tn_0a1b2c3d4e5f6a7b", "result": {}, "replay
         200: {"content": {media: {"example": _JSONL_EXAMPLE} for media in _JSONL_MEDIA},
               "description": "One line per table of a published board: its result and replay "
               "(`application/jsonl`; `text/plain` when the request's Accept names only that)."},
-        **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found"),
+        **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found", "rate/limited"),
     },
     openapi_extra=OPTIONAL_CALLER_SECURITY,
 )
@@ -215,8 +227,11 @@ async def get_tournament_replays(
     request: Request, tournament_id: str, principal: OptionalCaller
 ) -> StreamingResponse:
     """Seed, action log, events and final state of every table whose board is over, with its
-    placements and scores: enough to check every result independently."""
-    lines = await service.replays_jsonl(_ctx(request), tournament_id, principal)
+    placements and scores: enough to check every result independently. Without a token it
+    counts against ``anonymous_replays_per_address`` as many replays as it holds (429
+    ``rate/limited`` beyond)."""
+    address = request.client.host if request.client is not None else "unknown"
+    lines = await service.replays_jsonl(_ctx(request), tournament_id, principal, address=address)
     accept = request.headers.get("accept", "")
     plain = "text/plain" in accept and "application/jsonl" not in accept
     return StreamingResponse(lines, media_type="text/plain; charset=utf-8" if plain
@@ -245,6 +260,34 @@ async def get_tournament_report(
 
 
 @router.get(
+    "/v1/tournaments/{tournament_id}/bundle",
+    operation_id="get_tournament_bundle",
+    summary="Everything a re-check needs, in one document",
+    responses={
+        200: {"content": {"application/json": {"example": {
+                  "format": "agents-club-tournament-bundle/1",
+                  "software": {"gateway": "0.1.0"}, "tournament": {}, "results": [],
+                  "board_seeds": {"0": 123456789}, "replays": [], "report": {}}}},
+              "description": "The tournament (configuration, entrants and names, plan), its "
+              "results in plan order with their rotation, the board seeds, every replay, the "
+              "report (its `method` names the fit's samples and seed) and the gateway's "
+              "version. `agents-club tournament verify` checks it."},
+        **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found", "tournament/not_finished",
+                            "rate/limited"),
+    },
+    openapi_extra=OPTIONAL_CALLER_SECURITY,
+)
+async def get_tournament_bundle(
+    request: Request, tournament_id: str, principal: OptionalCaller
+) -> dict[str, Any]:
+    """One reproducible bundle of a finished tournament (409 ``tournament/not_finished``
+    before). Without a token it counts its replays against ``anonymous_replays_per_address``
+    (429 ``rate/limited`` beyond), as ``replays.jsonl`` does."""
+    address = request.client.host if request.client is not None else "unknown"
+    return await service.bundle(_ctx(request), tournament_id, principal, address=address)
+
+
+@router.get(
     "/v1/agents/me/assignments",
     operation_id="get_assignments",
     summary="Tables you must play (long-poll)",
@@ -255,14 +298,15 @@ async def get_assignments(
     request: Request,
     token: CurrentToken,
     tokens: TokenServiceDep,
-    after: Annotated[str, Query(pattern=_STREAM_ID, description="Read after this id.")] = "0",
-    wait: Annotated[float, Query(ge=0, le=3600, description=(
+    wait: Annotated[float, wait_seconds(
+        ASSIGNMENTS_WAIT_MAX_S,
         "Hold the answer up to this many seconds (capped by the server's long-poll "
-        "maximum) until an assignment comes."))] = 0.0,
+        "maximum) until an assignment comes.")],
+    after: Annotated[StreamId, Query(description="Read after this id.")] = "0",
 ) -> AssignmentsPage:
     """A tournament table you sit at is announced here when it is created (``table.assigned``:
     table id and seat), and the end of each tournament you play (``tournament.finished``).
-    Loop with ``after=<last_id>&wait=30``; then observe the table and play. Never names a
+    Loop with ``after=<last_id>&wait_s=30``; then observe the table and play. Never names a
     board or anything hidden. The wait ends when the token expires."""
     wait = min(wait, max(0.0, tokens.valid_until(token) - time.time()))
     return await service.assignments(
@@ -285,9 +329,9 @@ async def stream_assignments(
     request: Request,
     token: CurrentToken,
     tokens: TokenServiceDep,
-    after: Annotated[str, Query(pattern=_STREAM_ID, description="Start after this id.")] = "0",
-    last_event_id: Annotated[str | None, Header(
-        alias="Last-Event-ID", pattern=_STREAM_ID,
+    after: Annotated[StreamId, Query(description="Start after this id.")] = "0",
+    last_event_id: Annotated[StreamId | None, Header(
+        alias="Last-Event-ID",
         description="Resume after this id (sent by EventSource): an assignment's `id:`.")] = None,
 ) -> Response:
     """Resume with ``Last-Event-ID`` (or ``after``). The stream closes when the token it

@@ -7,6 +7,8 @@ contract for the gateway and every SDK install.
 from agents._wire.auth import (
     AGENT_NAME_PATTERN,
     AccessToken,
+    AgentMeta,
+    AgentMetaOut,
     AgentProfile,
     Jwk,
     Jwks,
@@ -19,6 +21,8 @@ from agents._wire.auth import (
 __all__ = [
     "AGENT_NAME_PATTERN",
     "AccessToken",
+    "AgentMeta",
+    "AgentMetaOut",
     "AgentProfile",
     "Jwk",
     "Jwks",

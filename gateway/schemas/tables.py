@@ -21,6 +21,7 @@ from agents._wire.tables import (
     SeatOut,
     TableList,
     TableOut,
+    TableSettings,
     TableStatus,
 )
 
@@ -41,5 +42,6 @@ __all__ = [
     "SeatOut",
     "TableList",
     "TableOut",
+    "TableSettings",
     "TableStatus",
 ]

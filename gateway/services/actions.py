@@ -2,16 +2,29 @@
 
 An agent's action, a house bot's move and a turn clock's default action all
 go through :func:`advance` (pure: engine ``apply`` plus the table's
-bookkeeping) and :func:`commit_step` (one compare-and-set in Redis). The
-agent path, :func:`submit`, adds the checks an outside caller needs: seat,
-scope, idempotency, version, turn, a well-formed and legal action.
+bookkeeping) and :func:`commit_step` (one compare-and-set in Redis).
+
+:func:`submit` is the agent's action, the one HTTP, MCP and the WebSocket call:
+one read of the table (its idempotency record and the caller's revocation in
+the same round trip), the checks an outside caller needs (seat, scope,
+idempotency, version, turn, a well-formed and legal action), then the commit.
+It returns an :class:`Applied`: the table as the commit left it, so the caller
+builds the seat's next observation from the state just written, with no
+second read.
+
+A keyed action's idempotency record (written by the commit itself) holds its
+fingerprint, the version it produced, its action id and its events' ids, never
+its answer. A retry with the same key and body is answered again from that
+record and the table as it is then: the same version, action and events (those
+the caller may see), and the seat's observation now. The same key with another
+body is ``idempotency/conflict``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, NamedTuple, TypedDict
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -24,19 +37,20 @@ from gateway.schemas.tables import (
     ActionResult,
     EventOut,
     LegalActionOut,
+    ObservationOut,
 )
 from gateway.security import PendingRevocation
 from gateway.services import quotas
 from gateway.services.access import may_see, not_found, require_visible
 from gateway.services.context import TableContext
-from gateway.services.observations import SinceLastMove, observation, outcome_out
+from gateway.services.loaded_table import LoadedTable
+from gateway.services.observations import outcome_out
 from gateway.services.records import TableRecord, game_or_problem, problem
-from gateway.services.waiters import Marks
-from gateway.store.tables import CommitResult, IdempotencyRecord, TableSnapshot
+from gateway.store.tables import CommitResult, IdempotencyRecord, StoredEvent, TableSnapshot
 
 __all__ = [
+    "Applied",
     "IndexUpdates",
-    "LoadedTable",
     "Step",
     "advance",
     "commit_step",
@@ -49,25 +63,6 @@ __all__ = [
     "schedule_for",
     "submit",
 ]
-
-@dataclass(frozen=True)
-class LoadedTable:
-    """One read of a table, parsed: the snapshot, its record, game and engine state."""
-
-    snapshot: TableSnapshot
-    record: TableRecord
-    game: Game[Any, Any, Any]
-    state: Any
-    marks: Marks | None = None
-    """For a table this worker wrote: the marks of its turn stream and of the writer's
-    revocation mark, taken before the commit was sent (:meth:`Waiters.marks`). While
-    they hold, the writer's next held wait needs no first read."""
-
-    @property
-    def version(self) -> int:
-        """The table's version at the read."""
-        return self.snapshot.version
-
 
 @dataclass(frozen=True)
 class Step:
@@ -108,12 +103,10 @@ def parse_table(ctx: TableContext, table_id: str, snapshot: TableSnapshot | None
     """Parse a read table; a ``table/not_found`` problem when there is none."""
     if snapshot is None or snapshot.state is None:
         raise not_found(table_id)
-    record = ctx.parsed_states.record(table_id, snapshot.record_json)
+    record = TableRecord.model_validate_json(snapshot.record_json)
     game = game_or_problem(record.game)
-    state = ctx.parsed_states.parse(game, table_id, snapshot.state)
-    loaded = LoadedTable(snapshot=snapshot, record=record, game=game, state=state)
-    ctx.known_tables.note(loaded)
-    return loaded
+    state = game.state_model.model_validate_json(snapshot.state)
+    return LoadedTable(snapshot=snapshot, record=record, game=game, state=state)
 
 
 def event_body(event: Event) -> dict[str, Any]:
@@ -236,28 +229,21 @@ async def commit_step(
     idempotency_scope: str | None = None,
     idempotency: IdempotencyRecord | None = None,
     announce_bots: bool = True,
-    revoked_key: str | None = None,
-    remembered: bool = False,
-) -> CommitResult:
+) -> tuple[CommitResult, LoadedTable | None]:
     """Store ``step`` if the table is still at ``loaded.version``; index its clock and bots.
 
     One round trip: the compare-and-set updates the clock and bot indexes itself.
     The house-bot driver passes ``announce_bots=False``: it keeps playing the
-    table it holds instead of announcing it to itself again. ``revoked_key``:
-    write nothing if the caller's token was revoked (``revoked``).
-    ``remembered``: ``loaded`` is this worker's memory of the table, not a
-    read, so its revision must still be the stored one too.
+    table it holds instead of announcing it to itself again. Returns the
+    commit's result and, when it applied, the table as it wrote it.
     """
     bots_due = step.bots_due and announce_bots
     state_json = step.state.model_dump_json()
-    table_id = loaded.snapshot.table_id
-    turns = ctx.store.turns_key(table_id)
-    # Before the commit is sent: any write Redis runs after it then still changes a mark.
-    marks = ctx.waiters.marks(turns, revoked_key)
+    record = step.record.model_dump(mode="json") if step.record is not loaded.record else None
     result = await ctx.store.commit(
         loaded.snapshot.table_id,
         expected_version=loaded.version,
-        record=step.record.model_dump(mode="json") if step.record is not loaded.record else None,
+        record=record,
         state=state_json,
         deadline=step.deadline,
         events=step.events,
@@ -265,45 +251,23 @@ async def commit_step(
         idempotency_scope=idempotency_scope,
         idempotency=idempotency,
         to_act=step.to_act,
-        revoked_key=revoked_key,
-        expected_rev=loaded.snapshot.rev if remembered else None,
         expire_s=retention(ctx, step.record),
         **index_updates(ctx, step.deadline, bots_due),
     )
-    if result.applied:
-        ctx.parsed_states.remember(table_id, state_json, step.state)
-        if marks is not None and result.turn_written:  # its own turn entry is heard too
-            marks = {**marks, turns: marks[turns].allowing(1)}
-        _remember_written(ctx, loaded, step, state_json, result, marks)
-    if result.applied and bots_due:
+    if not result.applied:
+        return result, None
+    if bots_due:
         ctx.bots_due.set()
-    if result.applied and step.record.status == "finished":
+    if step.record.status == "finished":
         await quotas.release(ctx, step.record)  # the table no longer counts against its creator
         if step.record.rated or step.record.tournament is not None:
-            await ctx.tournaments.note_finished(ctx, step.record)
-    return result
-
-
-def _remember_written(
-    ctx: TableContext, loaded: LoadedTable, step: Step, state_json: str, result: CommitResult,
-    marks: Marks | None,
-) -> None:
-    """Remember the table as the applied ``step`` left it (the next action may start there),
-    with the ``marks`` taken before its commit.
-
-    Only while its record is unchanged (a change that ends the table writes a
-    new record, and no action follows the end).
-    """
-    table_id = loaded.snapshot.table_id
-    if step.record is not loaded.record:
-        ctx.known_tables.forget(table_id)
-        return
-    snapshot = replace(
-        loaded.snapshot, state=state_json, version=result.version, seq=result.last_seq,
-        deadline=step.deadline, rev=result.rev,
-    )
-    ctx.known_tables.note(LoadedTable(
-        snapshot=snapshot, record=step.record, game=loaded.game, state=step.state, marks=marks))
+            await ctx.tournaments.note_finished(step.record)
+    snapshot = TableSnapshot(
+        table_id=loaded.snapshot.table_id,
+        record_json=loaded.snapshot.record_json if record is None else json.dumps(record),
+        state=state_json, version=result.version, seq=result.last_seq, deadline=step.deadline)
+    return result, LoadedTable(snapshot=snapshot, record=step.record, game=loaded.game,
+                               state=step.state)
 
 
 class IndexUpdates(TypedDict):
@@ -322,10 +286,13 @@ def index_updates(ctx: TableContext, deadline: float | None, bots_due: bool) -> 
 
 
 def _fingerprint(body: ActionRequest) -> str:
-    """A stable hash of a request body, to tell a retry from a reused key."""
-    action = body.action.model_dump(mode="json") if isinstance(body.action, BaseModel) else body.action
-    canonical = json.dumps({"version": body.version, "action": action}, sort_keys=True)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    """The request body's canonical fields, hashed, to tell a retry from a reused key: the
+    version and the action id as sent (a structured action as sorted JSON)."""
+    action = body.action
+    if not isinstance(action, str):
+        raw = action.model_dump(mode="json") if isinstance(action, BaseModel) else action
+        action = "\x00" + json.dumps(raw, sort_keys=True)  # never equal to an id string
+    return hashlib.blake2b(f"{body.version}\x00{action}".encode(), digest_size=16).hexdigest()
 
 
 def _parse_action(game: Game[Any, Any, Any], submitted: Any) -> Action:
@@ -357,174 +324,131 @@ def _engine_problem(error: EngineError, legal: list[Action]) -> ProblemError:
     return ProblemError(422, error.code, "Illegal action", error.message, **extra)
 
 
+@dataclass(frozen=True)
+class Applied:
+    """An agent's action as applied (by this request, or first by an earlier one with the
+    same idempotency key: ``retried``), and the table after it."""
+
+    table: LoadedTable
+    """The table as the commit wrote it; for a retry, as read now."""
+    seat: Seat
+    principal: Principal
+    version: int
+    """The version the action produced."""
+    action: LegalActionOut
+    events: list[EventOut]
+    """The action's events the seat may see."""
+    retried: bool = False
+
+    @property
+    def decides(self) -> bool:
+        """Whether the seat is at a decision point: to act, or the table is not being played."""
+        table = self.table
+        return table.record.status != "playing" or self.seat in table.game.to_act(table.state)
+
+    def result(self, observation: ObservationOut | None) -> ActionResult:
+        """The answer, with the seat's ``observation`` (its status and outcome are the
+        answer's; ``None``: the socket's ``accepted``, whose observation is pushed)."""
+        record = self.table.record
+        return ActionResult(
+            table_id=record.id, version=self.version, action=self.action, events=self.events,
+            status=observation.status if observation is not None else record.status,
+            outcome=observation.outcome if observation is not None else outcome_out(record),
+            observation=observation,
+        )
+
+
 async def submit(
     ctx: TableContext,
     table_id: str,
     caller: PendingRevocation,
     body: ActionRequest,
     idempotency_key: str | None,
-) -> str:
-    """Apply one agent's action, at most once per idempotency key; its answer (an
-    :class:`ActionResult`) as JSON, made once: the same text is stored for retries.
+) -> Applied:
+    """Apply one agent's action, at most once per idempotency key.
 
-    The same key with the same body answers the stored result again; with
-    another body it is ``idempotency/conflict``. A ``version`` that is not the
-    table's current one is ``table/stale_version`` with ``current_version``.
-    The caller's token revocation is asked in the same round trip as the table,
-    or by the commit itself when the action starts from the table as this
-    worker remembers it (:func:`_submit_remembered`).
+    A ``version`` that is not the table's current one is ``table/stale_version``
+    with ``current_version``. The caller's token revocation is asked in the same
+    round trip as the table, and refused before anything about the table is told.
     """
     scope = f"{caller.agent_id}:{idempotency_key}" if idempotency_key else None
     fingerprint = _fingerprint(body)
-    known = ctx.known_tables.get(table_id)
-    if known is not None and known.version == body.version:
-        answer = await _submit_remembered(ctx, known, caller, body, scope, fingerprint)
-        if answer is not None:
-            return answer
-    snapshot, stored, revoked = await ctx.store.load_for_action(
-        table_id, scope, caller.revoked_key
-    )
-    principal = caller.confirm(revoked)  # before anything about the table is told
-    loaded = parse_table(ctx, table_id, snapshot)
-    record, game = loaded.record, loaded.game
-    seat = record.seat_of(principal.agent_id)
-    if seat is None:
-        if not may_see(record, principal):
-            raise not_found(table_id)  # a private table is not admitted to exist
-        raise problem("table/not_seated", "You do not sit at this table.")
-    if not principal.may_play(record.game):
-        raise problem("auth/wrong_scope", f"Your token does not allow playing {record.game}.")
-    if stored is not None:
-        return _answer_again(stored, fingerprint)
-    if record.status == "open":
-        raise problem("table/not_started", "The table starts when every seat is taken.")
-    if record.status == "finished":
-        raise problem("table/finished", "The table is over; see its replay.")
-    if body.version != loaded.version:
-        raise _stale(loaded.version, body.version)
-    try:
-        to_act = game.to_act(loaded.state)
-        if seat not in to_act:
-            raise problem(
-                "action/not_your_turn",
-                f"Seat {seat} is not to act now; seats to act: {to_act}.", to_act=to_act,
-            )
-        action = _parse_action(game, body.action)
+    for _attempt in range(2):  # a second time only when a retry with the key won the race
+        snapshot, stored, revoked = await ctx.store.load_for_action(
+            table_id, scope, caller.revoked_key)
+        principal = caller.confirm(revoked)  # before anything about the table is told
+        loaded = parse_table(ctx, table_id, snapshot)
+        record, game = loaded.record, loaded.game
+        seat = record.seat_of(principal.agent_id)
+        if seat is None:
+            if not may_see(record, principal):
+                raise not_found(table_id)  # a private table is not admitted to exist
+            raise problem("table/not_seated", "You do not sit at this table.")
+        if not principal.may_play(record.game):
+            raise problem("auth/wrong_scope", f"Your token does not allow playing {record.game}.")
+        if stored is not None:
+            return await _applied_before(ctx, loaded, seat, principal, stored, fingerprint)
+        if record.status == "open":
+            raise problem("table/not_started", "The table starts when every seat is taken.")
+        if record.status == "finished":
+            raise problem("table/finished", "The table is over; see its replay.")
+        if body.version != loaded.version:
+            raise _stale(loaded.version, body.version)
         try:
-            step = advance(loaded, seat, action, by="agent", now=ctx.now())
-        except EngineError as error:
-            raise _engine_problem(error, game.legal_actions(loaded.state, seat)) from None
-    except ProblemError:
-        if record.tournament is not None:  # the tournament's report counts refusals
-            await ctx.tournaments.note_refused(ctx, record, principal.agent_id)
-        raise
-    answer, committed = await _commit_answered(ctx, loaded, step, seat, action, scope, fingerprint)
-    if answer is not None:
-        return answer
-    raise _stale(committed.version, body.version)
+            to_act = game.to_act(loaded.state)
+            if seat not in to_act:
+                raise problem(
+                    "action/not_your_turn",
+                    f"Seat {seat} is not to act now; seats to act: {to_act}.", to_act=to_act,
+                )
+            action = _parse_action(game, body.action)
+            try:
+                step = advance(loaded, seat, action, by="agent", now=ctx.now())
+            except EngineError as error:
+                raise _engine_problem(error, game.legal_actions(loaded.state, seat)) from None
+        except ProblemError:
+            if record.tournament is not None:  # the tournament's report counts refusals
+                await ctx.tournaments.note_refused(record, principal.agent_id)
+            raise
+        first, last = loaded.snapshot.seq + 1, loaded.snapshot.seq + len(step.events)
+        idempotency = (IdempotencyRecord(fingerprint, loaded.version + 1, action.id, (first, last))
+                       if scope is not None else None)
+        committed, written = await commit_step(
+            ctx, loaded, step, idempotency_scope=scope, idempotency=idempotency)
+        if written is not None:
+            return Applied(
+                table=written, seat=seat, principal=principal, version=written.version,
+                action=LegalActionOut(id=action.id, text=action.text),
+                events=[event_out(first + index, audience, event)
+                        for index, (audience, event) in enumerate(step.events)
+                        if audience is None or seat in audience],
+            )
+        if committed.replayed is None:
+            raise _stale(committed.version, body.version)
+    raise _stale(loaded.version, body.version)
 
 
-async def _submit_remembered(
-    ctx: TableContext,
-    loaded: LoadedTable,
-    caller: PendingRevocation,
-    body: ActionRequest,
-    scope: str | None,
-    fingerprint: str,
-) -> str | None:
-    """The action computed on the table as this worker remembers it, with only the commit
-    sent (:mod:`gateway.services.known_tables`); ``None`` leaves it to the ordinary path.
-
-    Only the plain case is tried: a legal action of a seated caller whose turn
-    it is, with the scope for the game. Anything else (and a table that moved
-    on meanwhile, which the commit script refuses) takes the ordinary path,
-    which reads the table, asks the revocation first and answers every error
-    as always. Nothing about the table is told before the commit script said
-    the caller's token was not revoked.
-    """
-    record, game = loaded.record, loaded.game
-    seat = record.seat_of(caller.agent_id)
-    if (record.status != "playing" or seat is None or not caller.may_play(record.game)
-            or seat not in game.to_act(loaded.state)):
-        return None
-    try:
-        action = _parse_action(game, body.action)
-        step = advance(loaded, seat, action, by="agent", now=ctx.now())
-    except (ProblemError, EngineError):
-        return None
-    answer, committed = await _commit_answered(
-        ctx, loaded, step, seat, action, scope, fingerprint,
-        revoked_key=caller.revoked_key, remembered=True,
-    )
-    if committed.revoked:
-        caller.confirm(True)  # raises 401 auth/revoked: nothing was written
-    return answer
-
-
-async def _commit_answered(
-    ctx: TableContext,
-    loaded: LoadedTable,
-    step: Step,
-    seat: Seat,
-    action: Action,
-    scope: str | None,
-    fingerprint: str,
-    *,
-    revoked_key: str | None = None,
-    remembered: bool = False,
-) -> tuple[str | None, CommitResult]:
-    """Commit an agent's ``step`` with its answer stored for retries; the answer to send
-    (this step's, or the one a concurrent retry stored first) and the commit's result.
-    The answer is ``None`` when nothing was written (a stale version or revision, a
-    revoked caller)."""
-    answer = _answer(loaded, step, seat, action)
-    committed = await commit_step(
-        ctx, loaded, step,
-        idempotency_scope=scope,
-        idempotency=IdempotencyRecord(fingerprint, answer) if scope else None,
-        revoked_key=revoked_key,
-        remembered=remembered,
-    )
-    if committed.applied:
-        return answer, committed
-    if committed.replayed is not None:
-        return _answer_again(committed.replayed, fingerprint), committed
-    return None, committed
-
-
-def _answer(loaded: LoadedTable, step: Step, seat: Seat, action: Action) -> str:
-    """The answer to an applied action, as JSON: what the actor may see of its events,
-    and its next observation."""
-    table_id = loaded.snapshot.table_id
-    first = loaded.snapshot.seq + 1
-    result = ActionResult(
-        table_id=table_id,
-        version=loaded.version + 1,
-        action=LegalActionOut(id=action.id, text=action.text),
-        events=[
-            event_out(first + index, audience, event_body_)
-            for index, (audience, event_body_) in enumerate(step.events)
-            if audience is None or seat in audience
-        ],
-        status=step.record.status,
-        outcome=outcome_out(step.record),
-        observation=observation(
-            table_id=table_id, record=step.record, game=loaded.game, state=step.state,
-            seat=seat, version=loaded.version + 1, deadline=step.deadline,
-            last_event_id=loaded.snapshot.seq + len(step.events),
-            # This very move is the seat's last: nothing happened since.
-            since=SinceLastMove(after=loaded.snapshot.seq + len(step.events), events=[]),
-        ),
-    )
-    return result.model_dump_json()
-
-
-def _answer_again(stored: IdempotencyRecord, fingerprint: str) -> str:
+async def _applied_before(
+    ctx: TableContext, loaded: LoadedTable, seat: Seat, principal: Principal,
+    stored: IdempotencyRecord, fingerprint: str,
+) -> Applied:
+    """A retried action, told again from its idempotency record and the table now: its
+    action, and its events as the seat may see them (read back by their ids)."""
     if stored.fingerprint != fingerprint:
         raise problem(
             "idempotency/conflict", "This Idempotency-Key was already used with another body."
         )
-    return stored.response_json  # the very answer the first request got
+    first, last = stored.events
+    events: list[StoredEvent] = (
+        await ctx.store.events_between(loaded.snapshot.table_id, first, last) if last else [])
+    action = loaded.game.parse_action(stored.action)
+    return Applied(
+        table=loaded, seat=seat, principal=principal, version=stored.version,
+        action=LegalActionOut(id=action.id, text=action.text),
+        events=[event_out(event.seq, event.audience, event.body)
+                for event in events if event.visible_to(seat)],
+        retried=True,
+    )
 
 
 def _stale(current: int, sent: int) -> ProblemError:

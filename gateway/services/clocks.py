@@ -51,8 +51,8 @@ async def expire_table(ctx: TableContext, table_id: str) -> float | None:
             return None
         seat = late[0]
         step = advance(loaded, seat, game.default_action(loaded.state, seat), by="timeout", now=now)
-        result = await commit_step(ctx, loaded, step)
-        if result.applied:
+        _result, written = await commit_step(ctx, loaded, step)
+        if written is not None:
             return step.deadline
         # Someone acted meanwhile: read again; the new version has its own deadline.
     return ctx.now() + _RETRY_S

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import InitVar, dataclass, field
 
 from gateway.clock import Clock, wall_clock
 from gateway.config import Settings
-from gateway.services.known_tables import KnownTables
-from gateway.services.parsed_states import ParsedStates
 from gateway.services.table_hooks import TableHooks
 from gateway.services.waiters import Waiters
 from gateway.store.active_tables import ActiveTableStore
@@ -32,15 +31,16 @@ class TableContext:
     """Each agent's unfinished tables (the per-agent table cap)."""
     waiters: Waiters
     """This worker's held waits (observe, long-poll, SSE) and the reader that wakes them."""
-    tournaments: TableHooks
-    """What tables tell and ask the tournaments (:mod:`gateway.services.table_hooks`)."""
+    bind_tournaments: InitVar[Callable[[TableContext], TableHooks]]
+    """Makes :attr:`tournaments` for this context (:mod:`gateway.services.table_hooks`)."""
     bots_due: asyncio.Event = field(default_factory=asyncio.Event)
-    parsed_states: ParsedStates = field(default_factory=ParsedStates)
-    """States this worker parsed or wrote lately (saves parsing the same JSON again)."""
-    known_tables: KnownTables = field(default_factory=KnownTables)
-    """Each table's newest read or write by this worker (an action may start from it)."""
     clock: Clock = wall_clock
     """The app's clock (:mod:`gateway.clock`)."""
+    tournaments: TableHooks = field(init=False)
+    """What tables tell and ask the tournaments, bound to this context."""
+
+    def __post_init__(self, bind_tournaments: Callable[[TableContext], TableHooks]) -> None:
+        self.tournaments = bind_tournaments(self)
 
     def now(self) -> float:
         """Wall-clock time in epoch seconds (deadlines are shared between workers)."""

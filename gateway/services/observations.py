@@ -17,8 +17,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine.core import Game
-from gateway.schemas.tables import EventOut, LegalActionOut, ObservationOut, OutcomeOut
-from gateway.services.records import TableRecord
+from gateway.schemas.tables import (
+    EventOut,
+    LegalActionOut,
+    ObservationOut,
+    OutcomeOut,
+    TableSettings,
+)
+from gateway.services.records import TableRecord, game_or_problem
 from gateway.store.tables import StoredEvent
 
 __all__ = [
@@ -32,7 +38,9 @@ __all__ = [
     "observation",
     "outcome_out",
     "reaches",
+    "settings_line",
     "since_last_move",
+    "table_settings",
 ]
 
 LOG_TAIL = 8
@@ -125,6 +133,32 @@ def _since_lines(since: SinceLastMove) -> list[str]:
     return [head, *(f"  [{event.id}] {event.text}" for event in since.events), ""]
 
 
+_NOT_RULES = frozenset({"mode", "seats", "variants"})
+"""Config fields :class:`TableSettings` lists on their own, not among ``rules``."""
+
+
+def table_settings(record: TableRecord) -> TableSettings:
+    """The settings of ``record``'s table that change play: mode, variants, the clock and
+    the game's numeric caps beside the rulebook's values (a lowered turn limit shows)."""
+    fields = game_or_problem(record.game).config_model.model_fields
+    rules = {key: value for key, value in record.config.items()
+             if key not in _NOT_RULES and isinstance(value, int | float) and not isinstance(value, bool)}
+    rulebook = {key: fields[key].default for key in rules if key in fields}
+    return TableSettings(mode=record.mode, variants=list(record.variants),
+                         turn_timeout_s=record.turn_timeout_s, rules=rules, rulebook_rules=rulebook)
+
+
+def settings_line(settings: TableSettings) -> str:
+    """The settings in one line of the summary."""
+    parts = [f"mode {settings.mode}", f"variants {', '.join(settings.variants) or 'none'}",
+             f"turn clock {settings.turn_timeout_s:g} s per decision" if settings.turn_timeout_s
+             else "no turn clock"]
+    for key, value in sorted(settings.rules.items()):
+        usual = settings.rulebook_rules.get(key)
+        parts.append(f"{key} {value}" + (f" (the rulebook's is {usual})" if usual is not None and usual != value else ""))
+    return "Table settings: " + "; ".join(parts) + "."
+
+
 def outcome_out(record: TableRecord) -> OutcomeOut | None:
     """A finished table's outcome as sent to clients (``None`` while it is not over)."""
     return OutcomeOut.model_validate(record.outcome) if record.outcome else None
@@ -152,7 +186,10 @@ def observation(
     head = [_SPECTATOR_LINES[spectator_reason]] if spectator_reason is not None else []
     if since is not None:
         head += _since_lines(since)
+    settings = table_settings(record)
+    head.append(settings_line(settings))
     extra: dict[str, Any] = {
+        "settings": settings,
         "spectator_reason": spectator_reason,
         "since_your_last_move": since.events if since is not None else None,
         "last_move_event_id": since.after if since is not None else None,
@@ -178,7 +215,7 @@ def observation(
         to_act=to_act,
         legal_actions=[LegalActionOut(id=action.id, text=action.text) for action in legal],
         view=game.view(state, seat),
-        summary="\n".join([*head, summary]) if head else summary,
+        summary="\n".join([*head, summary]),
         deadline=deadline,
         last_event_id=last_event_id,
         outcome=outcome_out(record),

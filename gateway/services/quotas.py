@@ -18,7 +18,7 @@ from gateway.principal import Principal
 from gateway.services.context import TableContext
 from gateway.services.records import TableRecord, problem
 
-__all__ = ["LISTED_IN_PROBLEM", "UNWRITTEN_AFTER_S", "exempt", "release", "reserve"]
+__all__ = ["LISTED_IN_PROBLEM", "UNWRITTEN_AFTER_S", "exempt", "release", "reserve", "unreserve"]
 
 UNWRITTEN_AFTER_S = 60.0
 """A reservation whose table still does not exist this long after is a create that
@@ -65,6 +65,12 @@ async def reserve(ctx: TableContext, principal: Principal, table_id: str, now: f
 async def release(ctx: TableContext, record: TableRecord) -> None:
     """Stop counting a table that finished or was abandoned against its creator (idempotent)."""
     await ctx.active_tables.release(record.created_by, record.id)
+
+
+async def unreserve(ctx: TableContext, principal: Principal, table_id: str) -> None:
+    """Drop a reservation whose create will not write ``table_id`` (idempotent)."""
+    if not exempt(principal):
+        await ctx.active_tables.release(principal.agent_id, table_id)
 
 
 async def _prune(ctx: TableContext, agent_id: str, now: float) -> list[str]:

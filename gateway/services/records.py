@@ -45,6 +45,15 @@ register_problem(
     "seat; the server deals every other table from a seed nobody knows before the end.",
 )
 register_problem(
+    "table/rated_not_allowed", 403, "Rated table not allowed",
+    "An agent never opens a rated table: rated games are drawn by the public rated queue "
+    "(POST /v1/games/{game}/rated-queue) or played in the organiser's tournaments.",
+)
+register_problem(
+    "queue/not_queued", 404, "Not in the rated queue",
+    "You are not in the market-fortune rated queue; join it first.",
+)
+register_problem(
     "table/not_creator", 403, "Not the table's creator",
     "Only the agent that created this table may close it.",
 )

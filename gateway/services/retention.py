@@ -3,7 +3,7 @@
 * A finished table's keys (hash, events, log, turns) expire ``finished_table_ttl_s``
   after its end, set by the very commit that ends it (:func:`gateway.services.actions.retention`);
   its cached replay expires as long after its first read.
-* Idempotency records expire after a day (compressed: ``IdempotencyRecord.to_stored``);
+* Idempotency records (a fingerprint and a version, ``IdempotencyRecord``) expire after a day;
   create claims, rate windows and challenges carry their own TTLs.
 * The listing index cannot expire member by member, so this sweeper drops listed ids
   whose table is gone: the oldest entries, a batch per round.

@@ -7,12 +7,22 @@ served text leaves them out. The HTTP route and the MCP tools read rulebooks her
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from dataclasses import dataclass
 
 from gateway.services.records import game_or_problem
 
-__all__ = ["Section", "find_sections", "rulebook_text", "section", "sections"]
+__all__ = [
+    "SEARCH_MAX_CHARS",
+    "SEARCH_MAX_WORDS",
+    "Section",
+    "find_sections",
+    "rulebook_text",
+    "section",
+    "sections",
+]
 
 _COMMENT = re.compile(r"<!--.*?-->\n?", re.DOTALL)
 _BLANK_RUN = re.compile(r"\n{3,}")
@@ -30,6 +40,13 @@ class Section:
 
 def rulebook_text(game: str) -> str:
     """The rulebook of ``game`` without maintainers' comments; ``game/not_found`` otherwise."""
+    game_or_problem(game)
+    return _served(game)
+
+
+@functools.cache
+def _served(game: str) -> str:
+    """Cleaned once per known game and process: the rulebooks ship with the code."""
     raw = game_or_problem(game).rulebook()
     return _BLANK_RUN.sub("\n\n", _COMMENT.sub("", raw))
 
@@ -49,20 +66,76 @@ def section(game: str, number: str) -> list[Section]:
     """Section ``number`` (``8.2``), or a whole chapter (``8``: the chapter and its
     subsections); empty when there is none."""
     chapter = "." not in number
-    return [s for s in sections(game)
+    game_or_problem(game)
+    return [s for s in _index(game).sections
             if s.number == number or (chapter and s.number.split(".")[0] == number)]
 
 
+SEARCH_MAX_CHARS = 200
+"""The longest search text taken (the API's bound; a query of more is refused there)."""
+
+SEARCH_MAX_WORDS = 12
+"""The most distinct words one search looks up; any further ones are ignored."""
+
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class _Index:
+    """A rulebook's sections, its words in order, and per word how often each section holds it."""
+
+    sections: tuple[Section, ...]
+    words: tuple[str, ...]
+    postings: dict[str, dict[int, int]]
+
+    def mentions(self, prefix: str) -> dict[int, int]:
+        """Section -> mentions of the words starting with ``prefix`` ("reshuffl" finds
+        "reshuffle" and "reshuffled"): a bisection, then the words of that range."""
+        found: dict[int, int] = {}
+        at = bisect.bisect_left(self.words, prefix)
+        while at < len(self.words) and self.words[at].startswith(prefix):
+            for number, count in self.postings[self.words[at]].items():
+                found[number] = found.get(number, 0) + count
+            at += 1
+        return found
+
+
+@functools.cache
+def _index(game: str) -> _Index:
+    """Built once per game and process (the rulebooks ship with the code): a search then
+    reads a range of a sorted word list per query word instead of scanning every
+    section's text."""
+    found = tuple(sections(game))
+    postings: dict[str, dict[int, int]] = {}
+    for number, part in enumerate(found):
+        for word in _WORD.findall(part.text.casefold()):
+            counts = postings.setdefault(word, {})
+            counts[number] = counts.get(number, 0) + 1
+    return _Index(found, tuple(sorted(postings)), postings)
+
+
 def find_sections(game: str, query: str, *, limit: int = 5) -> list[Section]:
-    """The sections whose text holds every word of ``query`` (case-insensitive), the most
-    mentions first; at most ``limit``."""
-    words = [word.casefold() for word in re.findall(r"\w+", query)]
+    """The sections holding every word of ``query`` (case-insensitive; a word also matches
+    the longer words it begins), the most mentions first; at most ``limit``.
+
+    Bounded work whatever the query: at most :data:`SEARCH_MAX_CHARS` of it are read and
+    :data:`SEARCH_MAX_WORDS` distinct words looked up, each over a prebuilt index whose
+    size is the rulebook's vocabulary (an unbounded query of one-letter words once scanned
+    every section for each word, about a second of CPU on the event loop).
+    """
+    game_or_problem(game)
+    words = list(dict.fromkeys(_WORD.findall(query[:SEARCH_MAX_CHARS].casefold())))
     if not words:
         return []
-    scored = []
-    for found in sections(game):
-        folded = found.text.casefold()
-        if all(word in folded for word in words):
-            scored.append((-sum(folded.count(word) for word in words), found))
-    scored.sort(key=lambda pair: pair[0])
-    return [found for _score, found in scored[:limit]]
+    index = _index(game)
+    mentions: dict[int, int] | None = None
+    for word in words[:SEARCH_MAX_WORDS]:
+        counts = index.mentions(word)
+        mentions = counts if mentions is None else {
+            number: mentions[number] + count for number, count in counts.items()
+            if number in mentions}
+        if not mentions:
+            return []
+    assert mentions is not None
+    ranked = sorted(mentions, key=lambda number: (-mentions[number], number))
+    return [index.sections[number] for number in ranked[:limit]]

@@ -14,14 +14,11 @@ from typing import Any
 from fastapi import FastAPI
 
 from gateway.config import Settings
-from gateway.services import tournaments as tournaments_service
 from gateway.services.clocks import run_clock_sweeper
 from gateway.services.context import TableContext
 from gateway.services.house_bots import run_house_bots
-from gateway.services.known_tables import KnownTables
-from gateway.services.parsed_states import ParsedStates
 from gateway.services.retention import run_retention_sweeper
-from gateway.services.tournaments import run_tournaments
+from gateway.services.tournaments import TournamentHooks, run_tournaments
 from gateway.store.active_tables import ActiveTableStore
 from gateway.store.tables import TableStore
 
@@ -46,9 +43,7 @@ def table_context(app: FastAPI) -> TableContext:
             active_tables=ActiveTableStore(app.state.redis, app.state.keys),
             clock=app.state.clock,
             waiters=app.state.waiters,
-            tournaments=tournaments_service,
-            parsed_states=ParsedStates(app.state.settings.remembered_tables),
-            known_tables=KnownTables(app.state.settings.remembered_tables),
+            bind_tournaments=TournamentHooks,
         )
         app.state.table_context = context
     return context

@@ -1,4 +1,5 @@
-"""Tables a tournament deals itself: seeded by its board, every seat taken at once.
+"""Tables the server deals itself, every seat taken at once: a tournament's (seeded by its
+board) and the rated queue's (:mod:`gateway.services.rated_queue`).
 
 Kept apart from :func:`gateway.services.tables.create_table`, the public path
 (where a caller never chooses a seed): a tournament table's seed is its
@@ -44,7 +45,7 @@ async def create_tournament_table(
     ctx: TableContext,
     *,
     table_id: str,
-    tournament_id: str,
+    tournament_id: str | None,
     created_by: str,
     game_name: str,
     mode: str,
@@ -58,14 +59,15 @@ async def create_tournament_table(
     """Deal and start one table with every seat taken; False when ``table_id`` exists already.
 
     The table is private (seen by its seats and the organiser only, never listed)
-    and its record names the tournament, not the board.
+    and its record names the tournament (``None``: the rated queue's), not the board.
     """
     game = game_or_problem(game_name)
     state = game.new_table(game.config_model.model_validate(config), seed)
     now = ctx.now()
     events: list[tuple[tuple[int, ...] | None, dict[str, Any]]] = [(None, {
         "kind": "table.created",
-        "text": f"A tournament opened a {game.info.title} table for {len(seated)}.",
+        "text": f"The {'rated queue' if tournament_id is None else 'tournament'} opened a "
+                f"{game.info.title} table for {len(seated)}.",
         "data": {"game": game_name, "mode": mode, "seats": len(seated)},
     })]
     for seat, occupant in enumerate(seated):

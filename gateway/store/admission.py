@@ -42,9 +42,10 @@ return {'ok', payload}
 
 # KEYS[1] the window counter; ARGV[1] the window length in milliseconds.
 # Returns the count after this hit; the first hit starts the key's expiry.
+# KEYS[1] the window's counter; ARGV[1] its lifetime (ms); ARGV[2] the units this hit counts.
 _HIT = """
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+if count == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count
 """
 
@@ -119,9 +120,9 @@ class AdmissionStore:
         return ClaimResult(status)  # type: ignore[arg-type]
 
     async def hit(
-        self, bucket: str, subject: str, *, limit: int, window_s: int
+        self, bucket: str, subject: str, *, limit: int, window_s: int, units: int = 1
     ) -> RateDecision:
-        """Count one request of ``subject`` in ``bucket``'s current fixed window.
+        """Count a request of ``subject`` as ``units`` in ``bucket``'s current fixed window.
 
         The subject (an address, a name, an agent id) is hashed into the key so
         no caller-chosen text ends up in a key name.
@@ -130,6 +131,6 @@ class AdmissionStore:
         window = int(moment // window_s)
         digest = hashlib.blake2b(subject.encode(), digest_size=12).hexdigest()
         key = self.keys.global_("rate", bucket, digest, str(window))
-        count = int(await self._hit(keys=[key], args=[window_s * 1000 + 1000]))
+        count = int(await self._hit(keys=[key], args=[window_s * 1000 + 1000, units]))
         retry_after = max(1, math.ceil((window + 1) * window_s - moment))
         return RateDecision(allowed=count <= limit, count=count, retry_after=retry_after)

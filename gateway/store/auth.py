@@ -3,7 +3,8 @@
 Keys (under the app's namespace ``<ns>``)::
 
     <ns>:agent:<agent_id>        hash: name, scopes (space-separated), secret (hash),
-                                 created_at, secret_rotated_at
+                                 created_at, secret_rotated_at, owner (``organiser``
+                                 or the agent's own id), meta (JSON: public metadata)
     <ns>:agent-name:<folded>     string: the agent id owning a name (names are unique,
                                  compared case-insensitively)
     <ns>:agent-tokens:<agent_id> sorted set: the ``jti`` of each token admission or the
@@ -38,6 +39,7 @@ import asyncio
 import base64
 import hashlib
 import hmac
+import json
 import secrets
 import time
 from collections.abc import Callable, Iterable
@@ -47,7 +49,9 @@ import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict
 
 from gateway.security import IssuedToken
-from gateway.store.connection import Keys, RedisClient, decoded, decoded_scores
+from gateway.store.connection import Keys, RedisClient, decoded, decoded_scores, round_trip
+from gateway.store.table_rows import no_errors
+from gateway.store.waits import publish_command
 
 __all__ = [
     "AgentNameTaken",
@@ -123,6 +127,11 @@ class AgentRecord(BaseModel):
     """Unix seconds."""
     secret_rotated_at: int
     """Unix seconds of the last secret change (creation counts)."""
+    owner: str
+    """Who registered it: ``organiser`` (minted with the organiser key), or the agent's own
+    id (admitted, or made before owners were recorded)."""
+    meta: dict[str, str] = {}
+    """Public metadata (:class:`gateway.schemas.auth.AgentMeta`), only the fields set."""
 
 
 def _b64(raw: bytes) -> str:
@@ -173,6 +182,8 @@ def _record_of(agent_id: str, fields: dict[str, str]) -> AgentRecord:
         scopes=frozenset(fields["scopes"].split()),
         created_at=int(fields["created_at"]),
         secret_rotated_at=int(fields["secret_rotated_at"]),
+        owner=fields.get("owner") or agent_id,
+        meta=json.loads(fields.get("meta") or "{}"),
     )
 
 
@@ -223,12 +234,14 @@ class AuthStore:
     # agents ------------------------------------------------------------------
 
     async def create_agent(
-        self, *, name: str, scopes: Iterable[str] = (), secret: str | None = None
+        self, *, name: str, scopes: Iterable[str] = (), secret: str | None = None,
+        owner: str | None = None, meta: dict[str, str] | None = None,
     ) -> tuple[AgentRecord, str]:
         """Register a new agent called ``name``; returns its record and its plain secret.
 
         ``secret`` defaults to a fresh :func:`new_agent_secret`; the plain secret is
-        not stored and cannot be recovered later (only rotated).
+        not stored and cannot be recovered later (only rotated). ``owner`` defaults to
+        the new agent's own id.
 
         :raises AgentNameTaken: when the name (case-insensitively) is held already.
         """
@@ -247,6 +260,8 @@ class AuthStore:
                 "secret": hashed,
                 "created_at": now,
                 "secret_rotated_at": now,
+                "owner": owner or agent_id,
+                "meta": json.dumps(meta or {}),
             },
         )
         record = AgentRecord(
@@ -255,8 +270,24 @@ class AuthStore:
             scopes=scope_set,
             created_at=now,
             secret_rotated_at=now,
+            owner=owner or agent_id,
+            meta=meta or {},
         )
         return record, plain
+
+    async def set_meta(self, agent_id: str, meta: dict[str, str]) -> AgentRecord:
+        """Replace ``agent_id``'s public metadata with ``meta``; returns the new record.
+
+        :raises AgentNotFound: when there is no such agent.
+        """
+        key = self.agent_key(agent_id)
+        if not await self.redis.exists(key):  # agents are never deleted: no race to lose
+            raise AgentNotFound(agent_id)
+        await self.redis.hset(key, "meta", json.dumps(meta))
+        record = await self.get_agent(agent_id)
+        if record is None:
+            raise AgentNotFound(agent_id)
+        return record
 
     async def get_agent(self, agent_id: str) -> AgentRecord | None:
         """The record of ``agent_id``, or None."""
@@ -368,6 +399,7 @@ class AuthStore:
                     for token_id, expires_at in live.items():
                         pipe.set(self._revoked_key(token_id), "1",
                                  ex=int(expires_at) - now + REVOCATION_MARGIN_S)
+                        pipe.publish(self._revoked_key(token_id), "revoked")  # wakes its waits
                     pipe.delete(tokens)
                     await pipe.execute()
                     break
@@ -408,6 +440,9 @@ class AuthStore:
             if agent_id is not None and self.keys.cluster:
                 pipe.set(self._agent_revoked_prefix(agent_id) + token_id, "1", ex=ttl_s)
             await pipe.execute()
+        # Once written everywhere: a held wait woken by it reads the mark (gateway.store.waits).
+        no_errors(await round_trip(
+            self.redis, (publish_command(self.redis), mark, "revoked"), key=mark))
 
     async def add_scopes(self, agent_id: str, *scopes: str) -> AgentRecord:
         """Grant ``scopes`` (``game:<name>`` ...) to ``agent_id``; returns the new record.

@@ -19,16 +19,16 @@ several commands in one write on a connection of redis-py's pool and reads
 their raw replies.
 
 A gateway worker's client (:func:`connect` with ``max_connections``) is
-bounded: on one Redis a :class:`BoundedPool` of at most that many connections,
-shared by every request, background loop and the worker's one keyspace
-reader (:mod:`gateway.store.waits`); on a cluster a :class:`BoundedCluster`,
-whose :class:`RequestGate` lets that many operations at a time reach the
-nodes, each node's pool holding at most ``max_connections`` (the operations,
-the reader's pub/sub connection to that node and one spare). Either way a
-caller waits for its turn (up to ``pool_timeout_s``) rather than failing, and
-idle connections are closed after ``AGENTS_CLUB_REDIS_IDLE_TIMEOUT_S``. Held
-waits take no connection at all while they wait, so the bound does not
-depend on how many agents wait.
+bounded, and a caller waits for its turn (up to ``pool_timeout_s``) rather than
+failing. On one Redis that is redis-py's ``BlockingConnectionPool``. On a
+cluster redis-py caps each node's pool but refuses a command past the cap
+instead of queueing it, so a :class:`BoundedCluster` lets at most that many
+operations at a time reach the nodes (:class:`RequestGate`). The worker's
+change listener (:mod:`gateway.store.waits`) keeps its own pub/sub connections
+outside the bound, and held waits take no connection while they wait, so the
+bound does not depend on how many agents wait. Idle connections are Redis's to
+close (its ``timeout`` directive, docs/deploy.md); a closed one reconnects when
+next used.
 """
 
 from __future__ import annotations
@@ -36,15 +36,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import time
-import weakref
 import zlib
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterPipeline, RedisCluster
-from redis.asyncio.connection import AbstractConnection, ConnectionPool
+from redis.asyncio.connection import BlockingConnectionPool
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisClusterException, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -54,7 +52,6 @@ __all__ = [
     "CLUSTER_BUCKETS",
     "CLUSTER_SPARE_CONNECTIONS",
     "BoundedCluster",
-    "BoundedPool",
     "Keys",
     "RedisClient",
     "RequestGate",
@@ -65,7 +62,6 @@ __all__ = [
     "decoded_scores",
     "is_cluster_url",
     "round_trip",
-    "run_idle_closer",
     "stream_entries",
 ]
 
@@ -81,7 +77,7 @@ listing reads each bucket once (pipelined per node)."""
 
 CLUSTER_SPARE_CONNECTIONS = 2
 """Of a bounded cluster client's ``max_connections`` per node, the ones its requests
-leave free: the keyspace reader's pub/sub connection to a primary, and one for
+leave free: one for a pub/sub connection to a primary, and one for
 redis-py's own layout discovery (``CLUSTER SLOTS``) and a connection being
 recycled after a layout change."""
 
@@ -170,43 +166,39 @@ def connect(
     ``RedisCluster`` when the URL names a cluster (:func:`is_cluster_url`) or ``cluster``.
 
     With ``max_connections`` (a gateway worker's client) it is bounded, its
-    connections named ``client_name`` in ``CLIENT LIST``; a caller waits up to
-    ``pool_timeout_s`` for its turn. On one Redis that is a :class:`BoundedPool`
-    of at most ``max_connections``; :func:`round_trip` goes through that pool too.
-    On a cluster it is a :class:`BoundedCluster`: at most ``max_connections`` per
-    node, so ``nodes x max_connections`` in all (the nodes it talks to: the
-    primaries, and the replicas only for the reader's ``CONFIG``). Without it,
-    redis-py's own pools (tools, tests and benches).
+    connections named ``client_name`` in ``CLIENT LIST``, and a caller waits up to
+    ``pool_timeout_s`` for its turn: on one Redis a ``BlockingConnectionPool`` of at
+    most ``max_connections``, on a cluster a :class:`BoundedCluster` of at most
+    ``max_connections`` per node. Without it, redis-py's own pools (tools, tests and
+    benches).
 
-    ``socket_timeout_s`` bounds connecting and every read of a reply (a gateway
-    worker's client: ``AGENTS_CLUB_REDIS_SOCKET_TIMEOUT_S``), so a Redis that accepts
-    connections but never answers raises ``redis.exceptions.TimeoutError`` (answered
-    503) instead of holding the caller for ever. None (tools, tests, benches): no
-    bound. Nothing the gateway sends blocks in Redis; the keyspace reader's pub/sub
-    read waits for messages without this bound (redis-py reads a subscription without
-    a timeout) and notices a silent Redis by its own pings (:mod:`gateway.store.waits`).
+    ``socket_timeout_s`` bounds connecting and every reply (a gateway worker's client:
+    ``AGENTS_CLUB_REDIS_SOCKET_TIMEOUT_S``), so a Redis that accepts connections but
+    never answers raises ``redis.exceptions.TimeoutError`` (answered 503) instead of
+    holding the caller for ever. None (tools, tests, benches): no bound. Nothing the
+    gateway sends blocks in Redis (held waits are woken by publishes).
     """
     # An explicit None: redis-py 6+ would otherwise default to 5 s for the tools too.
-    timeouts: dict[str, Any] = {"socket_timeout": socket_timeout_s,
-                                "socket_connect_timeout": socket_timeout_s}
+    options: dict[str, Any] = {"socket_timeout": socket_timeout_s,
+                               "socket_connect_timeout": socket_timeout_s}
+    if client_name is not None:
+        options["client_name"] = client_name
     if cluster or is_cluster_url(url):
-        plain = url
-        if is_cluster_url(url):
-            scheme, rest = url.split("://", 1)
-            plain = ("rediss" if scheme.lower().startswith("rediss") else "redis") + "://" + rest
+        scheme, rest = url.split("://", 1)
+        plain = ("rediss" if scheme.lower().startswith("rediss") else "redis") + "://" + rest
         if max_connections is None:
-            return RedisCluster.from_url(plain, **timeouts)
+            return RedisCluster.from_url(plain, **options)
         per_node = max(max_connections, CLUSTER_SPARE_CONNECTIONS + 1)
         return BoundedCluster.from_url(
-            plain, max_connections=per_node, client_name=client_name,
+            plain, max_connections=per_node,
             gate=RequestGate(per_node - CLUSTER_SPARE_CONNECTIONS, timeout=pool_timeout_s),
-            **timeouts)
-    if max_connections is not None:
-        pool = BoundedPool.from_url(
-            url, max_connections=max_connections, timeout=pool_timeout_s,
-            health_check_interval=30, client_name=client_name, **timeouts)
-        return aioredis.Redis.from_pool(pool)  # the client owns it: aclose closes it
-    return aioredis.Redis.from_url(url, health_check_interval=30, **timeouts)
+            **options)
+    if max_connections is None:
+        return aioredis.Redis.from_url(url, health_check_interval=30, **options)
+    pool = BlockingConnectionPool.from_url(
+        url, max_connections=max_connections, timeout=pool_timeout_s,
+        health_check_interval=30, **options)
+    return aioredis.Redis.from_pool(pool)  # the client owns it: aclose closes it
 
 
 _IN_GATE: contextvars.ContextVar[bool] = contextvars.ContextVar("agents_club_in_gate",
@@ -221,20 +213,14 @@ class RequestGate:
     ``size`` (plus :data:`CLUSTER_SPARE_CONNECTIONS`, see :class:`BoundedCluster`).
 
     redis-py's cluster pool refuses a command past its ``max_connections``
-    (``MaxConnectionsError``) rather than queueing it; the gate queues instead,
-    as :class:`BoundedPool` does on one Redis. A turn is re-entrant within a task.
+    (``MaxConnectionsError``) rather than queueing it; the gate queues instead, as
+    ``BlockingConnectionPool`` does on one Redis. A turn is re-entrant within a task.
     """
 
     def __init__(self, size: int, *, timeout: float = 10.0) -> None:
         self.size = size
         self.timeout = timeout
         self.turns = asyncio.Semaphore(size)
-        self.in_flight = 0
-        """Operations inside the gate or waiting at it."""
-        self.last_used = time.monotonic()
-        """When an operation last entered or left."""
-        self.paused: asyncio.Future[None] | None = None
-        """Set while idle connections are being closed: newcomers wait for it."""
 
     @contextlib.asynccontextmanager
     async def turn(self) -> AsyncIterator[None]:
@@ -245,37 +231,28 @@ class RequestGate:
         if _IN_GATE.get():
             yield
             return
-        self.in_flight += 1
-        self.last_used = time.monotonic()
         try:
-            try:
-                async with asyncio.timeout(self.timeout):
-                    while self.paused is not None:
-                        await asyncio.shield(self.paused)
-                    await self.turns.acquire()
-            except TimeoutError as waited_too_long:
-                raise RedisConnectionError("No connection available.") from waited_too_long
-            entered = _IN_GATE.set(True)
-            try:
-                yield
-            finally:
-                _IN_GATE.reset(entered)
-                self.turns.release()
+            async with asyncio.timeout(self.timeout):
+                await self.turns.acquire()
+        except TimeoutError as waited_too_long:
+            raise RedisConnectionError("No connection available.") from waited_too_long
+        entered = _IN_GATE.set(True)
+        try:
+            yield
         finally:
-            self.in_flight -= 1
-            self.last_used = time.monotonic()
+            _IN_GATE.reset(entered)
+            self.turns.release()
 
 
 class BoundedCluster(RedisCluster):
     """redis-py's ``RedisCluster`` whose commands, pipelines and round trips (:func:`round_trip`)
     take a turn of its :class:`RequestGate` (``gate``), so each node's connections
     stay within its ``max_connections``: the gate's size plus
-    :data:`CLUSTER_SPARE_CONNECTIONS`. Idle connections are closed by
-    :func:`run_idle_closer` (:meth:`close_idle`).
+    :data:`CLUSTER_SPARE_CONNECTIONS`.
 
     Through public methods only: ``execute_command`` (every command method ends
-    there), ``pipeline`` (a :class:`GatedPipeline`); the keyspace reader's pub/sub
-    connections (one per primary) are outside the gate, counted in the spare.
+    there), ``pipeline`` (a :class:`GatedPipeline`); the change listener's pub/sub
+    connections (one per primary) are outside the gate and the nodes' pools.
     """
 
     def __init__(self, *args: Any, gate: RequestGate, **kwargs: Any) -> None:
@@ -291,31 +268,6 @@ class BoundedCluster(RedisCluster):
             raise RedisClusterException("shard_hint is deprecated in cluster mode")
         # redis-py's own pipeline() builds the same way (its class is not typed concrete)
         return GatedPipeline(self, transaction)  # type: ignore[abstract]
-
-    async def close_idle(self, idle_s: float) -> int:
-        """When no operation entered or left the gate for ``idle_s``, close every node's
-        free connections (they open again when next used); how many nodes it did.
-
-        redis-py's cluster pool tells no connection's idle time through its public
-        API, so the worker as a whole must be idle: newcomers wait (the gate is
-        paused) while the closing runs, so no connection is closed under a command.
-        """
-        gate = self.gate
-        if gate.in_flight or gate.paused is not None or time.monotonic() - gate.last_used < idle_s:
-            return 0
-        gate.paused = asyncio.get_running_loop().create_future()
-        try:
-            nodes = self.get_nodes()
-            # The seed nodes are objects of their own (redis-py asks them for the
-            # layout, CLUSTER SLOTS), each with its own connection.
-            seeds = [node for node in self.nodes_manager.startup_nodes.values()
-                     if not any(node is known for known in nodes)]
-            for node in [*nodes, *seeds]:
-                await node.disconnect_free_connections()
-            return len(nodes)
-        finally:
-            gate.paused.set_result(None)
-            gate.paused = None
 
 
 class GatedPipeline(ClusterPipeline):
@@ -369,94 +321,6 @@ async def close_client(client: RedisClient) -> None:
         with contextlib.suppress(RedisError, OSError):
             await client.initialize()
     await client.aclose()
-
-
-class BoundedPool(ConnectionPool):
-    """redis-py's pool, holding at most ``max_connections``: a caller waits (up to
-    ``timeout`` seconds) for a free one rather than failing, and the connections left
-    idle too long are closed.
-
-    The wait is a semaphore in front of redis-py's plain pool rather than its
-    ``BlockingConnectionPool``, whose ``release`` holds a pool-wide condition
-    lock across awaits: under load the releases and the waiting callers then
-    queue on that lock, and each round trip held its connection longer.
-    Connections are handed out last-released first, so under a steady load
-    the same few stay busy and the rest sit idle: :meth:`close_idle` closes
-    those (a closed one stays in the pool and connects again when it is next
-    handed out), so a burst does not leave its connections open for good.
-    """
-
-    def __init__(self, *args: Any, timeout: float = 10.0, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.timeout = timeout
-        self.slots = asyncio.Semaphore(self.max_connections)
-        """One per connection that may be handed out."""
-        self.handed_out: weakref.WeakSet[AbstractConnection] = weakref.WeakSet()
-        self.released_at: weakref.WeakKeyDictionary[AbstractConnection, float] = (
-            weakref.WeakKeyDictionary())
-        """When each idle connection came back (none for the ones in use)."""
-
-    async def get_connection(self, command_name: Any = None, *keys: Any, **options: Any) -> Any:
-        """A connection, waiting up to ``timeout`` for a free one.
-
-        :raises redis.exceptions.ConnectionError: none came free in time.
-        """
-        try:
-            async with asyncio.timeout(self.timeout):
-                await self.slots.acquire()
-        except TimeoutError as waited_too_long:
-            raise RedisConnectionError("No connection available.") from waited_too_long
-        try:
-            connection = await super().get_connection()  # type: ignore[no-untyped-call]
-        except BaseException:
-            self.slots.release()
-            raise
-        self.handed_out.add(connection)
-        self.released_at.pop(connection, None)
-        return connection
-
-    async def release(self, connection: AbstractConnection) -> None:
-        """Take ``connection`` back, note when, and free its slot."""
-        try:
-            await super().release(connection)
-        finally:
-            if connection in self.handed_out:
-                self.handed_out.discard(connection)
-                self.slots.release()
-        self.released_at[connection] = time.monotonic()
-
-    async def close_idle(self, idle_s: float) -> int:
-        """Close the connections idle for ``idle_s`` or longer; how many it closed.
-
-        The check and the close happen without yielding to the event loop in
-        between (``disconnect(nowait=True)`` closes before its first await), so a
-        connection handed out meanwhile is never the one closed.
-        """
-        now = time.monotonic()
-        closed = 0
-        for connection, since in list(self.released_at.items()):
-            if now - since < idle_s or self.released_at.get(connection) != since:
-                continue
-            del self.released_at[connection]
-            if connection.is_connected:
-                closed += 1
-                await connection.disconnect(nowait=True)
-        return closed
-
-
-async def run_idle_closer(client: RedisClient, idle_s: float) -> None:
-    """Close ``client``'s idle connections (:meth:`BoundedPool.close_idle`,
-    :meth:`BoundedCluster.close_idle`) for ever, checking a few times per ``idle_s``;
-    nothing to do for another kind of client."""
-    if isinstance(client, BoundedCluster):
-        close_idle = client.close_idle
-    elif isinstance(client, aioredis.Redis) and isinstance(client.connection_pool, BoundedPool):
-        close_idle = client.connection_pool.close_idle
-    else:
-        return
-    while True:
-        await asyncio.sleep(max(0.05, idle_s / 4))
-        await close_idle(idle_s)
 
 
 # Reply helpers. redis-py types a reply as what any client configuration could

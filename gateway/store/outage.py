@@ -9,10 +9,12 @@ the background loops back off on them (:class:`gateway.services.backoff.Backoff`
 from __future__ import annotations
 
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ReadOnlyError
+from redis.exceptions import ReadOnlyError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-__all__ = ["REDIS_UNAVAILABLE"]
+from gateway.store.connection import RedisClient
+
+__all__ = ["REDIS_UNAVAILABLE", "ping"]
 
 REDIS_UNAVAILABLE: tuple[type[Exception], ...] = (
     RedisConnectionError,  # also BusyLoadingError and AuthenticationError
@@ -20,3 +22,11 @@ REDIS_UNAVAILABLE: tuple[type[Exception], ...] = (
     ReadOnlyError,
 )
 """Exceptions raised when Redis cannot serve a command at the moment."""
+
+
+async def ping(redis: RedisClient) -> bool:
+    """True when Redis answers ``PING``; False on any connection or server error."""
+    try:
+        return bool(await redis.ping())
+    except (RedisError, OSError):
+        return False

@@ -8,7 +8,6 @@ replies (:func:`gateway.store.connection.round_trip`). No Redis calls here.
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -105,10 +104,6 @@ class TableSnapshot:
     version: int
     seq: int
     deadline: float | None
-    rev: str | None = None
-    """The revision: a random token every write sets anew (``None``: a table written
-    before revisions existed). Equal revisions mean the very same write, even after
-    a Redis that lost its last writes dealt the same version number again."""
 
     @property
     def record(self) -> dict[str, Any]:
@@ -117,81 +112,52 @@ class TableSnapshot:
         return parsed
 
 
-_COMPRESSED = b"z"
-"""First byte of a compressed idempotency record (a JSON one starts with ``{``)."""
-_COMPRESSION_LEVEL = 1
-"""zlib's fastest level: on these records it compresses as well as the default one."""
-_WINDOW_BITS = -12
-_MEMORY_LEVEL = 4
-"""Raw deflate with a 4 KB window and small tables: a record is a few KB, and zlib's
-default state (a 32 KB window, 128 KB of tables) cost ten times the compression itself
-to set up for each action (about 200 against 20 microseconds)."""
-
-
 @dataclass(frozen=True)
 class IdempotencyRecord:
-    """What a request with an ``Idempotency-Key`` was answered the first time.
+    """What a request with an ``Idempotency-Key`` did the first time: not its answer, but
+    enough to answer a retry again from the table (its fingerprint tells a retry from a
+    reused key).
 
-    The answer is kept as the JSON text it was sent as: it is written on every
-    action with a key, and read back only on a retry.
+    ``version`` is the table's version the request produced. An action also keeps its
+    action's id and the ids of the first and last events it appended, so a retry tells
+    the same action and the same events (as its reader may see them).
     """
 
     fingerprint: str
-    response_json: str
+    version: int
+    action: str = ""
+    events: tuple[int, int] = (0, 0)
+    """The first and last event id the action appended (``(0, 0)``: none kept)."""
 
-    def response(self) -> dict[str, Any]:
-        """The stored answer, parsed."""
-        parsed: dict[str, Any] = json.loads(self.response_json)
-        return parsed
-
-    def to_json(self) -> str:
-        """The stored form: ``{"fingerprint": ..., "response": <the answer>}``."""
-        return f'{{"fingerprint": {json.dumps(self.fingerprint)}, "response": {self.response_json}}}'
-
-    def to_stored(self) -> bytes:
-        """The compact stored form: :meth:`to_json` compressed (``z`` then raw deflate data).
-        An action's answer holds its whole next observation, some 4 KB of JSON kept for a
-        day per keyed action; compressed it is about a third of that or less."""
-        packer = zlib.compressobj(_COMPRESSION_LEVEL, zlib.DEFLATED, _WINDOW_BITS, _MEMORY_LEVEL)
-        return _COMPRESSED + packer.compress(self.to_json().encode()) + packer.flush()
+    def to_stored(self) -> str:
+        """``<fingerprint> <version> <first event> <last event> <action id>`` (the id
+        last: it may hold spaces)."""
+        return f"{self.fingerprint} {self.version} {self.events[0]} {self.events[1]} {self.action}"
 
     @classmethod
     def from_stored(cls, raw: bytes | str) -> IdempotencyRecord:
-        """Parse :meth:`to_stored`'s form, or the plain JSON form stored before it."""
-        if isinstance(raw, bytes) and raw.startswith(_COMPRESSED):
-            return cls.from_json(zlib.decompress(raw[len(_COMPRESSED):], _WINDOW_BITS))
-        return cls.from_json(raw)
-
-    @classmethod
-    def from_json(cls, raw: bytes | str) -> IdempotencyRecord:
-        """Parse the stored form, keeping the answer's own text byte for byte (a retry is
-        answered with exactly the text the first request got)."""
-        text = decoded(raw)
-        stored = json.loads(text)
-        head = f'{{"fingerprint": {json.dumps(stored["fingerprint"])}, "response": '
-        if text.startswith(head) and text.endswith("}"):
-            return cls(fingerprint=stored["fingerprint"], response_json=text[len(head):-1])
-        return cls(fingerprint=stored["fingerprint"], response_json=json.dumps(stored["response"]))
+        """Parse :meth:`to_stored`'s form; a record in any other form (kept by an older
+        gateway) reads as one with no fingerprint, so its key is refused as used."""
+        parts = decoded(raw).split(" ", 4)
+        try:
+            return cls(parts[0], int(parts[1]), parts[4], (int(parts[2]), int(parts[3])))
+        except (IndexError, ValueError):
+            return cls("", -1)
 
 
 @dataclass(frozen=True)
 class CommitResult:
     """What :meth:`TableStore.commit` did.
 
-    Exactly one of: ``applied`` (with the new version, last event id and
-    revision), a conflict (``version``: the current one; the version or the
-    revision moved on), an idempotency key used by a concurrent request
-    meanwhile (``replayed``), or a revoked caller (``revoked``).
+    Exactly one of: ``applied`` (with the new version and last event id), a
+    conflict (``version``: the current one), or an idempotency key used by a
+    concurrent request meanwhile (``replayed``).
     """
 
     applied: bool
     version: int
     last_seq: int = 0
     replayed: IdempotencyRecord | None = None
-    rev: str | None = None
-    """The revision the change wrote (when applied)."""
-    revoked: bool = False
-    """Nothing was written: the caller's token was revoked (a commit that asked)."""
     turn_written: bool = False
     """The change added an entry to the turn stream (who acts changed, or was not known)."""
 
@@ -221,13 +187,13 @@ def parse_to_act(raw: str) -> tuple[int, ...] | None:
     return () if raw == "-" else tuple(int(seat) for seat in raw.split(","))
 
 
-SNAPSHOT_FIELDS = ("record", "state", "version", "seq", "deadline", "rev")
+SNAPSHOT_FIELDS = ("record", "state", "version", "seq", "deadline")
 """The table hash's fields a snapshot reads, in :func:`snapshot_from_row`'s order."""
 
 
 def snapshot_from_row(table_id: str, row: Sequence[Any]) -> TableSnapshot | None:
     """A snapshot from an ``HMGET`` of :data:`SNAPSHOT_FIELDS`; ``None``: no such table."""
-    record, state, version, seq, deadline, rev = row
+    record, state, version, seq, deadline = row
     if record is None or version is None:
         return None
     return TableSnapshot(
@@ -237,7 +203,6 @@ def snapshot_from_row(table_id: str, row: Sequence[Any]) -> TableSnapshot | None
         version=int(version),
         seq=int(seq or 0),
         deadline=float(deadline) if deadline is not None else None,
-        rev=decoded(rev) if rev is not None else None,
     )
 
 

@@ -16,8 +16,8 @@ Keys of one table share the hash tag ``{<table_id>}`` (see
   whenever a change may have changed who acts (see :class:`TurnEntry`), so a
   seat waiting for its turn wakes once per turn rather than on every event;
 * ``t:{id}:log`` — list of action-log entries (JSON), the replay's source;
-* ``t:{id}:seen:<agent>:<key>`` — an idempotency record (fingerprint + the
-  stored response), with a TTL;
+* ``t:{id}:seen:<agent>:<key>`` — an idempotency record (fingerprint, the version
+  it produced, an action's id and event ids; never the answer), with a TTL;
 * ``t:{id}:replay`` — a finished table's replay as sent (JSON, zlib-compressed),
   built once; a finished table never changes, so it never goes stale.
 
@@ -34,14 +34,13 @@ Global keys (outside any table's hash tag):
   hash's ``deadline`` is the truth);
 * ``bots`` — sorted set: table id -> when a house bot is due to act.
 
-A change to a table is one read (:meth:`TableStore.load`) plus one call of the
-compare-and-set script (:meth:`TableStore.commit`), or the script alone when
-the worker remembers the table (:mod:`gateway.services.known_tables`). The
-script also updates the ``clock`` and ``bots`` indexes, and may check the
-caller's revocation key. On a Redis Cluster those are the table's bucket's
-share of each index and the bucket's copy of the revocation mark
-(:class:`gateway.store.connection.Keys`), so the script touches one slot; the
-sweepers and listings read every bucket. The
+A change to a table is one read (:meth:`TableStore.load_for_action`, with the
+caller's revocation mark) plus one call of the compare-and-set script
+(:meth:`TableStore.commit`). The script also updates the ``clock`` and ``bots``
+indexes. On a Redis Cluster those are the table's bucket's share of each index
+(and a revocation mark is read from the bucket's copy, see
+:class:`gateway.store.connection.Keys`), so every script and read touches one
+slot; the sweepers and listings read every bucket. The
 workers that drain the indexes re-check the table hash, so a stale index
 entry is harmless. The values it returns, and how
 they are encoded in fields and stream entries, live in
@@ -52,7 +51,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -84,6 +82,7 @@ from gateway.store.table_rows import (
     stored_events,
     to_act_field,
 )
+from gateway.store.waits import publish_command
 
 __all__ = [
     "CommitResult",
@@ -98,26 +97,24 @@ __all__ = [
 ]
 
 IDEMPOTENCY_TTL_S = 24 * 3600
-"""How long a retry with the same ``Idempotency-Key`` gets the stored answer."""
+"""How long a retry with the same ``Idempotency-Key`` is recognised as one."""
 
 # The compare-and-set of one table. Everything a change writes happens here,
 # atomically, or not at all.
 #
-# KEYS[1]  t:{id}:table     hash: record, state, version, seq, deadline, rev
+# KEYS[1]  t:{id}:table     hash: record, state, version, seq, deadline, to_act
 # KEYS[2]  t:{id}:events    stream of events
 # KEYS[3]  t:{id}:log       list of action-log entries
 # KEYS[4]  t:{id}:seen:...  idempotency record (a never-written key when unused)
 # KEYS[5]  t:{id}:turns     stream of who-acts changes
-# KEYS[6]  the caller's token revocation key (a never-written key when unused):
-#          when it exists nothing is written, not even an idempotent replay told
-# KEYS[7]  the turn-clock index, KEYS[8] the house-bot index (sorted sets of
+# KEYS[6]  the turn-clock index, KEYS[7] the house-bot index (sorted sets of
 #          table ids); written only with the change itself, so a change that
 #          is refused moves no clock
 # ARGV[1]  expected version ("-1": the table must not exist yet)
 # ARGV[2]  new record JSON, "" to keep
 # ARGV[3]  new state JSON, "" to keep
 # ARGV[4]  deadline: "" to keep, "-" to clear, else epoch seconds
-# ARGV[5]  idempotency record JSON, "" for none
+# ARGV[5]  idempotency record (IdempotencyRecord.to_stored), "" for none
 # ARGV[6]  idempotency TTL in seconds
 # ARGV[7]  the seats to act once this change is written ("0,2"; "-" nobody;
 #          "" unknown). When it differs from the table's last ``to_act`` (or is
@@ -125,26 +122,21 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 #          (increasing ids: seq never falls and version always rises; the + 1
 #          keeps a new table's entry above the smallest id, 0-0), so
 #          a seat waiting for its turn wakes once per turn, not on every event
-# ARGV[8]  the new revision (random: it names this very write)
-# ARGV[9]  the expected revision: "" no check, else it must be the stored one (a
-#          change computed on a remembered state applies only to that very
-#          write, see gateway.services.known_tables)
-# ARGV[10] the table's score in the clock index, "" to leave it
-# ARGV[11] the table's score in the house-bot index, "" to leave it
-# ARGV[12] the table id (the member of both indexes)
-# ARGV[13] N, the number of events; then N pairs (audience, event JSON)
+# ARGV[8]  the table's score in the clock index, "" to leave it
+# ARGV[9]  the table's score in the house-bot index, "" to leave it
+# ARGV[10] the table id (the member of both indexes)
+# ARGV[11] N, the number of events; then N pairs (audience, event JSON)
 # then     M, the number of log entries; then M entries
 # then     the seconds after which KEYS[1], KEYS[2], KEYS[3] and KEYS[5] expire ("": never;
 #          given by the change that finishes the table: the retention of finished tables)
+# then     PUBLISH, or SPUBLISH on a cluster: the change is told on the channels of
+#          KEYS[2] and (when it added a turn entry) KEYS[5], the new version as the
+#          message (gateway.store.waits)
 #
 # Returns {1, new_version, last_seq, 1 if it added a turn entry else 0} when written,
 # {0, current_version} when the
-# version (or revision) moved on, {2, stored idempotency record} when the key was
-# used meanwhile, {3} when the caller's token was revoked.
+# version moved on, {2, stored idempotency record} when the key was used meanwhile.
 _COMMIT_LUA = """
-if redis.call('EXISTS', KEYS[6]) == 1 then
-  return {3}
-end
 local seen = redis.call('GET', KEYS[4])
 if seen then
   return {2, seen}
@@ -154,12 +146,9 @@ if current then current = tonumber(current) else current = -1 end
 if current ~= tonumber(ARGV[1]) then
   return {0, current}
 end
-if ARGV[9] ~= '' and redis.call('HGET', KEYS[1], 'rev') ~= ARGV[9] then
-  return {0, current}
-end
 local version = current + 1
 local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
-redis.call('HSET', KEYS[1], 'version', version, 'rev', ARGV[8])
+redis.call('HSET', KEYS[1], 'version', version)
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'record', ARGV[2]) end
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'state', ARGV[3]) end
 if ARGV[4] == '-' then
@@ -167,8 +156,8 @@ if ARGV[4] == '-' then
 elseif ARGV[4] ~= '' then
   redis.call('HSET', KEYS[1], 'deadline', ARGV[4])
 end
-local n = tonumber(ARGV[13])
-local i = 14
+local n = tonumber(ARGV[11])
+local i = 12
 for _ = 1, n do
   seq = seq + 1
   redis.call('XADD', KEYS[2], seq .. '-0', 'audience', ARGV[i], 'event', ARGV[i + 1])
@@ -196,8 +185,11 @@ end
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6]))
 end
-if ARGV[10] ~= '' then redis.call('ZADD', KEYS[7], ARGV[10], ARGV[12]) end
-if ARGV[11] ~= '' then redis.call('ZADD', KEYS[8], ARGV[11], ARGV[12]) end
+if ARGV[8] ~= '' then redis.call('ZADD', KEYS[6], ARGV[8], ARGV[10]) end
+if ARGV[9] ~= '' then redis.call('ZADD', KEYS[7], ARGV[9], ARGV[10]) end
+local publish = ARGV[i + m + 2]
+redis.call(publish, KEYS[2], version)
+if turned == 1 then redis.call(publish, KEYS[5], version) end
 return {1, version, seq, turned}
 """
 
@@ -236,10 +228,8 @@ return false
 """
 
 
-# Never-written keys in the table's slot, for commits without an idempotency key
-# and for commits that do not ask about a token's revocation.
+# A never-written key in the table's slot, for commits without an idempotency key.
 _NO_IDEMPOTENCY = "seen:-"
-_NO_REVOCATION = "revoked:-"
 
 
 class TableStore:
@@ -258,6 +248,8 @@ class TableStore:
         self._release = redis.register_script(RELEASE_CLAIM_LUA)
         self._prune_unwritten = redis.register_script(_PRUNE_UNWRITTEN_LUA)
         self._claim_create = redis.register_script(_CLAIM_CREATE_LUA)
+        self._publish = publish_command(redis)  # isinstance on redis-py's client is slow
+        self._bench_set = redis.register_script("return redis.call('SET', KEYS[1], ARGV[1])")
 
     # -- keys ---------------------------------------------------------------
 
@@ -475,8 +467,13 @@ class TableStore:
         reply = await self.redis.xread({self._events(table_id): f"{after}-0"}, count=count)
         return stored_events(reply)
 
+    async def events_between(self, table_id: str, first: int, last: int) -> list[StoredEvent]:
+        """The events with ids ``first`` to ``last``, oldest first (a retried action's)."""
+        stream = self._events(table_id)
+        return stored_events([[stream, await self.redis.xrange(stream, f"{first}-0", f"{last}-0")]])
+
     async def idempotency(self, table_id: str, scope: str) -> IdempotencyRecord | None:
-        """The stored answer for an idempotency ``scope`` (``<agent>:<key>``), if any."""
+        """The idempotency record of ``scope`` (``<agent>:<key>``), if any."""
         raw = await self.redis.get(self._seen(table_id, scope))
         return IdempotencyRecord.from_stored(raw) if raw is not None else None
 
@@ -497,8 +494,6 @@ class TableStore:
         index_clock: float | None = None,
         index_bots: float | None = None,
         to_act: Sequence[int] | None = None,
-        revoked_key: str | None = None,
-        expected_rev: str | None = None,
         expire_s: int | None = None,
     ) -> CommitResult:
         """Write a change only if the table's version is still ``expected_version``.
@@ -511,16 +506,10 @@ class TableStore:
         next sequence ids. ``expected_version=-1`` creates the table.
         ``index_clock`` / ``index_bots`` put the table in the clock or house-bot
         index, in the same script: only with the change, so a refused commit
-        (a lost race, a remembered table that moved on) never moves a clock.
-        ``to_act``, the seats to act
-        once the change is written (when the caller knows them), feeds the
-        turn stream (:meth:`turns_then_table`). With ``revoked_key`` nothing is
-        written (``revoked``) when that key exists: a caller whose revocation
-        was not asked yet. With ``expected_rev`` the table's revision must be
-        that one too, so a change computed on a remembered read applies only
-        to the very write it saw.
+        (a lost race) never moves a clock. ``to_act``, the seats to act once the
+        change is written (when the caller knows them), feeds the turn stream
+        (:meth:`turns_then_table`).
         """
-        rev = os.urandom(8).hex()  # names this very write (TableSnapshot.rev)
         if deadline is False:
             deadline_arg = ""
         elif deadline is None or deadline is True:
@@ -535,8 +524,6 @@ class TableStore:
             idempotency.to_stored() if idempotency is not None else "",
             IDEMPOTENCY_TTL_S,
             to_act_field(to_act),
-            rev,
-            expected_rev if expected_rev is not None else "",
             repr(float(index_clock)) if index_clock is not None else "",
             repr(float(index_bots)) if index_bots is not None else "",
             table_id,
@@ -547,21 +534,18 @@ class TableStore:
         argv.append(len(log))
         argv += [json.dumps(entry) for entry in log]
         argv.append(expire_s if expire_s is not None else "")
+        argv.append(self._publish)
         seen_key = self._seen(table_id, idempotency_scope or _NO_IDEMPOTENCY)
         if idempotency is not None and idempotency_scope is None:
             raise ValueError("an idempotency record needs its scope")
         bucket = self.keys.bucket_of(table_id)
         keys = [self._hash(table_id), self._events(table_id), self._log(table_id), seen_key,
-                self._turns(table_id),
-                self._near(table_id, revoked_key) or self.keys.table(table_id, _NO_REVOCATION),
-                self._clock_index(bucket), self._bots_index(bucket)]
+                self._turns(table_id), self._clock_index(bucket), self._bots_index(bucket)]
         reply = await self._run_commit(keys, argv)
         outcome = int(reply[0])
         if outcome == 1:
             return CommitResult(applied=True, version=int(reply[1]), last_seq=int(reply[2]),
-                                rev=rev, turn_written=int(reply[3]) == 1)
-        if outcome == 3:
-            return CommitResult(applied=False, version=-1, revoked=True)
+                                turn_written=int(reply[3]) == 1)
         if outcome == 2:
             stored = IdempotencyRecord.from_stored(reply[1])
             return CommitResult(applied=False, version=-1, replayed=stored)
@@ -599,14 +583,9 @@ class TableStore:
         """Load the commit script where ``key`` lives (on a cluster: that slot's primary)."""
         no_errors(await round_trip(self.redis, ("SCRIPT", "LOAD", _COMMIT_LUA), key=key))
 
-    async def bench_get_set(self) -> int:
-        """One GET and one SET of a counter: the benchmark's baseline request."""
-        key = self.keys.global_("bench", "baseline")
-        # Through round_trip, like the table reads and commits it is compared with.
-        current, = no_errors(await round_trip(self.redis, ("GET", key), key=key))
-        value = int(current or 0) + 1
-        no_errors(await round_trip(self.redis, ("SET", key, value), key=key))
-        return value
+    async def bench_write(self, value: bytes) -> None:
+        """One ``EVALSHA`` that SETs ``value``: the benchmark's bare baseline write."""
+        await self._bench_set(keys=[self.keys.global_("bench", "baseline")], args=[value])
 
     # -- indexes --------------------------------------------------------------
 
@@ -618,6 +597,14 @@ class TableStore:
             if open_:
                 pipe.zadd(self._open_index(bucket), {table_id: created_at})
             await pipe.execute()
+
+    async def create_claim(self, scope: str) -> tuple[str, str] | None:
+        """The ``(table id, fingerprint)`` a create with idempotency ``scope`` claimed, if any."""
+        earlier = await self.redis.get(self.keys.global_("creates", scope))
+        if earlier is None:
+            return None
+        stored = json.loads(decoded(earlier))
+        return str(stored["table_id"]), str(stored["fingerprint"])
 
     async def claim_create(
         self, scope: str, table_id: str, fingerprint: str
@@ -686,10 +673,6 @@ class TableStore:
         """Index a table's turn-clock deadline (the sweeper re-checks the table)."""
         await self.redis.zadd(self._clock_index(self.keys.bucket_of(table_id)),
                               {table_id: deadline})
-
-    async def schedule_bots(self, table_id: str, due: float) -> None:
-        """Index a table where a house bot must act at ``due``."""
-        await self.redis.zadd(self._bots_index(self.keys.bucket_of(table_id)), {table_id: due})
 
     async def claim_clocks(self, now: float, lease_end: float, limit: int = 20) -> list[str]:
         """Claim tables whose clock ran out (one worker each until ``lease_end``)."""

@@ -43,8 +43,17 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from gateway.store.connection import Keys, RedisClient, decoded, decoded_members, stream_entries
+from gateway.store.connection import (
+    Keys,
+    RedisClient,
+    decoded,
+    decoded_members,
+    round_trip,
+    stream_entries,
+)
 from gateway.store.leases import CLAIM_DUE_LUA, RELEASE_CLAIM_LUA
+from gateway.store.table_rows import no_errors
+from gateway.store.waits import publish_command
 
 __all__ = ["Assignment", "TournamentMeta", "TournamentStore"]
 
@@ -310,9 +319,12 @@ class TournamentStore:
     # -- assignments --------------------------------------------------------
 
     async def announce(self, agent_id: str, body: dict[str, Any]) -> None:
-        """Append an event to ``agent_id``'s assignment stream."""
-        await self.redis.xadd(self._assignments(agent_id), {"body": json.dumps(body)},
-                              maxlen=10_000, approximate=True)
+        """Append an event to ``agent_id``'s assignment stream, and tell its waiters
+        (:mod:`gateway.store.waits`) in the same round trip."""
+        stream = self._assignments(agent_id)
+        no_errors(await round_trip(
+            self.redis, ("XADD", stream, "MAXLEN", "~", 10_000, "*", "body", json.dumps(body)),
+            (publish_command(self.redis), stream, "assigned"), key=stream))
 
     async def key_exists(self, key: str) -> bool:
         """Whether ``key`` exists (a token's revocation key, read after a held wait woke)."""
@@ -328,7 +340,7 @@ class TournamentStore:
         """Assignment events after the stream id ``after`` (``"0"``: from the start).
 
         Never blocks: a held wait reads, waits on the worker's reader
-        (:meth:`gateway.services.waiters.Waiters.watch`) for a write to
+        (:meth:`gateway.services.waiters.Waiters.watch`) for a publish on
         :meth:`assignments_key`, then reads again, so no wait holds a connection.
         """
         reply = await self.redis.xread({self._assignments(agent_id): after}, count=count)

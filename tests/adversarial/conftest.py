@@ -7,7 +7,8 @@ loopback only, and each module is bounded in time (60 s per test).
 * ``test_silent_redis`` — a Redis that accepts connections but never answers, a reply that
   never comes, a keyspace reader whose Redis went silent;
 * ``test_request_limits`` — huge and many headers, trickling bodies, idle connections,
-  heads that trickle in or never end, under both parsers (raw sockets against ``serve``);
+  heads that trickle in or never end (raw sockets through the nginx of
+  ``deploy/nginx.conf`` in front of ``serve``);
 * ``test_lost_reply`` — Redis's reply to a create or join lost by a proxy;
 * ``test_forwarded_for`` — ``X-Forwarded-For`` spoofing from loopback;
 * ``test_organiser_key_rotation`` — organiser tokens after a key rotation;

@@ -1,20 +1,27 @@
 """A real ``agents-club serve`` on loopback for the probes that need the HTTP server itself
-(its parser, its proxy handling, its connections), not an in-process client."""
+(its parser, its proxy handling, its connections), not an in-process client; and the
+nginx of ``deploy/nginx.conf`` in front of it, for the slow-client limits."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import shutil
+import socket
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 import redis
 
+from agents_club_cli.embedded_redis import free_port
 from agents_club_cli.serve import wait_until_ready
-from gateway.embedded_redis import free_port
 
 ORGANISER_KEY = "adversarial-organiser-key-0123456789abcdef"
 
@@ -68,3 +75,51 @@ def served(
                     client.delete(*keys)
             finally:
                 client.close()
+
+
+PROXY_CONFIG = ROOT / "deploy" / "nginx.conf"
+
+
+@contextmanager
+def proxied(upstream_port: int, work_dir: Path, *, timeout_s: float) -> Iterator[int]:
+    """nginx with ``deploy/nginx.conf`` (the one compose.yaml puts in front) on a free loopback
+    port, passing to the gateway on ``upstream_port``; its 10 s time limits become
+    ``timeout_s``, and its keep-alive timeout too. Yields the proxy's port.
+
+    Skips when nginx is not installed (CI installs it: ``.ci/run``), unless ``CI`` is set."""
+    nginx = shutil.which("nginx") or next(
+        (path for path in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if Path(path).exists()), None)
+    if nginx is None:
+        if os.environ.get("CI"):
+            pytest.fail("nginx is not installed (.ci/run installs it)")
+        pytest.skip("nginx is not installed: the slow-client limits live in the proxy")
+    port = free_port()
+    site = PROXY_CONFIG.read_text()
+    site = site.replace("server gateway:8000;", f"server 127.0.0.1:{upstream_port};")
+    site = site.replace("listen 8080;", f"listen 127.0.0.1:{port};")
+    site = re.sub(r"(client_header_timeout|client_body_timeout|keepalive_timeout)(\s+)\d+s;",
+                  rf"\1\g<2>{timeout_s:g}s;", site)
+    (work_dir / "site.conf").write_text(site)
+    (work_dir / "nginx.conf").write_text(
+        f"pid {work_dir}/nginx.pid;\nevents {{}}\nhttp {{\n  access_log off;\n"
+        f"  client_body_temp_path {work_dir}/body;\n  proxy_temp_path {work_dir}/proxy;\n"
+        f"  include {work_dir}/site.conf;\n}}\n")
+    log_path = work_dir / "nginx.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [nginx, "-e", str(work_dir / "error.log"), "-p", str(work_dir),
+             "-c", str(work_dir / "nginx.conf"), "-g", "daemon off;"],
+            stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 10
+            while True:
+                with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+                    break
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"nginx did not start: {log_path.read_text()}"
+                                       f"{(work_dir / 'error.log').read_text()}")
+                time.sleep(0.05)
+            yield port
+        finally:
+            process.terminate()
+            process.wait(timeout=10)

@@ -13,8 +13,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from agents_club_cli.embedded_redis import free_port
 from agents_club_cli.serve import wait_until_ready
-from gateway.embedded_redis import free_port
 
 GAME = "market-fortune"
 

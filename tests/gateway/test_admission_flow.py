@@ -9,6 +9,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from engine.hab_und_gut.components import COMMODITIES
 from gateway.services.admission import AdmissionSettings
 from quiz import all_banks, get_bank
 from quiz.model import IssuedChallenge
@@ -60,21 +61,29 @@ def wrong_first_answer(issued: IssuedChallenge, body: dict[str, Any]) -> dict[st
     return {**body, "answers": {**body["answers"], first.question.id: wrong}}
 
 
-WRONG_PUZZLE_ANSWERS: dict[str, dict[str, Any]] = {
-    "best_portfolio": {"investments": []},
-    "best_risks": {"risks": {}},
-    "defence": {"defences": ["none"], "if_declined": {"investments": -1, "hand": -1, "strategies": -1}},
-    "price_moves": {"prices": {}},
-    "final_reckoning": {"donations": [], "eliminated": [], "final_money": [], "winners": []},
-}
-"""Per puzzle kind, an answer of the right shape that no situation makes right."""
+def wrong_but_well_shaped(issued: IssuedChallenge) -> dict[str, Any]:
+    """Per puzzle kind, an answer that fits the puzzle's shape (``misfits`` finds nothing)
+    and that no situation makes right."""
+    situation = issued.puzzle.puzzle.situation
+    kind = issued.puzzle.puzzle.kind
+    if kind == "best_portfolio":
+        return {"investments": [["S.energy.1", "R.energy.1"]] * 4}  # one pair four times
+    if kind == "best_risks":
+        return {"risks": {seat: ["S.energy.1", "R.banking.1"] for seat in situation["hands"]}}
+    if kind == "defence":
+        return {"defences": [], "if_declined": {"investments": 4, "hand": 20, "strategies": 20}}
+    if kind == "price_moves":
+        return {"prices": {commodity: -1 for commodity in COMMODITIES}}
+    seats = len(situation["seats"])
+    return {"donations": [-1] * seats, "eliminated": [], "final_money": [-1] * seats, "winners": [0]}
 
 
 def wrong_puzzle(issued: IssuedChallenge, game: str = GAME) -> dict[str, Any]:
     """A puzzle answer of the kind's shape that does not solve it (graded, and wrong)."""
     kind = get_bank(game).puzzle_kind(issued.puzzle.puzzle.kind)
-    wrong = WRONG_PUZZLE_ANSWERS[kind.name]
+    wrong = wrong_but_well_shaped(issued)
     kind.answer_model.model_validate(wrong)
+    assert kind.misfits(issued.puzzle, wrong) == []
     assert not kind.check(issued.puzzle, wrong)
     return wrong
 

@@ -8,7 +8,7 @@ Afterwards every action an agent was told was applied is in the table's log,
 once. Until the dead node is back (as the new primary's replica) ``WAIT 1``
 cannot be met: those actions are answered 503, and their retries with the same
 key are answered from the idempotency record, not applied again. Then the
-worker's keyspace reader has followed the failover (a link to the promoted
+worker's change listener has followed the failover (a link to the promoted
 primary, none to the dead node) and a held observation wakes as promptly as
 before.
 """
@@ -29,8 +29,8 @@ import pytest
 from fastapi.testclient import TestClient
 from redis.crc import key_slot
 
+from agents_club_cli.local_cluster import LocalCluster, cluster_tools_missing
 from gateway.app import create_app
-from gateway.local_cluster import LocalCluster, cluster_tools_missing
 from gateway.store.connection import Keys, close_client, connect
 from gateway.store.tables import TableStore
 from tests.conftest import CLUSTER_OFF, CLUSTER_TESTS
@@ -100,11 +100,11 @@ def _observe(client: TestClient, table_id: str, seat: dict[str, str]) -> dict[st
 
 def _held_waits_follow_the_failover(client: TestClient, reader: Any, table_id: str,
                                     seats: list[dict[str, str]], promoted: str, dead: str) -> None:
-    """The worker's keyspace reader has a link to the promoted primary (the layout read
+    """The worker's change listener has a link to the promoted primary (the layout read
     again when the dead node's link failed), and a held observation of the table wakes
     as promptly as before the failover."""
     give_up = time.monotonic() + 30
-    while not (reader.links.get(promoted) and reader.notified and dead not in reader.links):
+    while not (reader.links.get(promoted) and dead not in reader.links):
         assert time.monotonic() < give_up, (reader.links, promoted, dead)
         time.sleep(0.1)
     path = f"/v1/tables/{table_id}/observation"
@@ -180,7 +180,7 @@ def test_acknowledged_actions_survive_the_primary_s_death(
                     cluster.start_node(dead)
                     restarted = True
             assert killed and len(acknowledged) > ACTIONS_BEFORE
-            _held_waits_follow_the_failover(client, app.state.waiters.reader, table_id, seats,
+            _held_waits_follow_the_failover(client, app.state.waiters.listener, table_id, seats,
                                             f"127.0.0.1:{cluster.primary_of(slot)}", f"127.0.0.1:{dead}")
 
         async def log() -> list[dict[str, Any]]:

@@ -1,13 +1,14 @@
-"""Held waits on a Redis Cluster: woken by each primary's keyspace notifications.
+"""Held waits on a Redis Cluster: woken by shard-channel publishes on each primary.
 
-Keyspace notifications are node-local, so the worker's reader keeps one pub/sub
-connection per primary and subscribes each key on the node serving its slot
-(:mod:`gateway.store.waits`). Here, on the session's local cluster: a watch on
-keys of every primary wakes at once on a write of any of them; over HTTP a held
+A shard channel lives on the primary of its slot, so the worker's listener keeps
+one pub/sub connection per primary and subscribes each key's channel on the node
+serving its slot (:mod:`gateway.store.waits`). Here, on the session's local
+cluster (whose nodes refuse ``CONFIG``, as managed services do): a watch on keys of
+every primary wakes at once on a publish on any of them; over HTTP a held
 observation and a long-poll are answered a fraction of a second after the move
-that concerns them (the fallback re-read would take a second), and a revocation
-cuts a held observation as promptly; and many concurrent held waits, woken at
-once, leave each node's connections within the worker's bound.
+that concerns them, and a revocation cuts a held observation as promptly; and many
+concurrent held waits, woken at once, leave each node's connections within the
+worker's bound.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from redis.asyncio.cluster import RedisCluster
 
+from agents_club_cli.local_cluster import LocalCluster
 from gateway.app import create_app
-from gateway.local_cluster import LocalCluster
 from gateway.services.waiters import Waiters
 from gateway.store.connection import (
     BoundedCluster,
@@ -41,7 +42,7 @@ from .tables_helpers import agents, in_background, seated_table
 
 Headers = dict[str, str]
 PROMPTLY_S = 0.5
-"""Well under the one-second re-read of a reader that is not notified."""
+"""Well under any wait's own time."""
 
 
 @pytest.fixture()
@@ -79,24 +80,24 @@ def one_key_per_primary(client: RedisClient, keys: Keys) -> dict[str, str]:
     return found
 
 
-def test_a_watch_wakes_on_a_write_on_every_primary(cluster_url: str, namespace: str) -> None:
+def test_a_watch_wakes_on_a_publish_on_every_primary(cluster_url: str, namespace: str) -> None:
     async def scenario() -> None:
         client = connect(cluster_url)
-        waiters = Waiters(client, sentinel=f"{namespace}:waits")
+        waiters = Waiters(client)
         try:
             await waiters.start()
             keys = Keys.for_url(namespace, cluster_url)
             per_primary = one_key_per_primary(client, keys)
             assert len(per_primary) == 3
             give_up = time.monotonic() + 10
-            while not (waiters.reader.notified and all(waiters.reader.links.values())):
-                assert time.monotonic() < give_up, waiters.reader.links
+            while not waiters.listener.connected:
+                assert time.monotonic() < give_up, waiters.listener.links
                 await asyncio.sleep(0.02)
-            assert set(waiters.reader.links) == set(per_primary)  # one link per primary
+            assert set(waiters.listener.links) == set(per_primary)  # one link per primary
             for key in per_primary.values():
                 async with waiters.watch(key) as watch:
                     assert not await watch.changed(0.05)
-                    await client.xadd(key, {"event": "{}"})
+                    await round_trip(client, ("SPUBLISH", key, "1"), key=key)
                     started = time.monotonic()
                     assert await watch.changed(5)
                     assert time.monotonic() - started < PROMPTLY_S
@@ -179,7 +180,7 @@ def test_many_waits_and_their_reads_stay_within_each_node_s_bound(
 ) -> None:
     """300 held waits, all woken at once and each reading Redis (a round trip and a
     command): no node sees more than the worker's ``max_connections`` (4: two turns of
-    the gate, the reader's link, a spare), and once idle they are closed."""
+    the gate, the listener's link, a spare)."""
     name = f"bound-test:{uuid.uuid4().hex[:8]}"
 
     async def per_node(lister: RedisClient) -> dict[str, int]:
@@ -193,7 +194,7 @@ def test_many_waits_and_their_reads_stay_within_each_node_s_bound(
     async def scenario() -> None:
         client = connect(cluster_url, max_connections=4, pool_timeout_s=10, client_name=name)
         lister = connect(cluster_url)
-        waiters = Waiters(client, sentinel=f"{namespace}:waits")
+        waiters = Waiters(client)
         keys = Keys.for_url(namespace, cluster_url)
         streams = [keys.table(f"tbl_{index}", "events") for index in range(60)]
         most: dict[str, int] = {}
@@ -213,11 +214,12 @@ def test_many_waits_and_their_reads_stay_within_each_node_s_bound(
             await waiters.start()
             tasks = [asyncio.create_task(wait_then_read(index)) for index in range(300)]
             give_up = time.monotonic() + 20
-            while waiters.waiting < 300 or not waiters.reader.notified:
+            while waiters.waiting < 300 or not waiters.listener.connected:
                 assert time.monotonic() < give_up
                 await asyncio.sleep(0.05)
+            await asyncio.sleep(0.5)  # every watch confirmed
             for stream in streams:
-                await lister.xadd(stream, {"event": "{}"})
+                await round_trip(lister, ("SPUBLISH", stream, "1"), key=stream)
             while not all(task.done() for task in tasks):
                 for node, count in (await per_node(lister)).items():
                     most[node] = max(most.get(node, 0), count)
@@ -225,10 +227,6 @@ def test_many_waits_and_their_reads_stay_within_each_node_s_bound(
             await asyncio.gather(*tasks)
             assert woken == 300
             assert most and max(most.values()) <= 4, most  # per node, whatever the waiters
-            await asyncio.sleep(0.3)
-            assert await client.close_idle(0.2) == len(client.get_nodes())
-            after = await per_node(lister)
-            assert max(after.values()) <= 1, after  # the reader's link to each primary
         finally:
             await waiters.aclose()
             await close_client(lister)

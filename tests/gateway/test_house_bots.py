@@ -97,3 +97,37 @@ def test_house_bots_take_their_turns_on_their_own(
                   if "seat" in event["data"] and not event["kind"].startswith("seat.")}
         time.sleep(0.05)
     assert movers == {0, 1, 2}  # each bot has played
+
+
+@pytest.mark.parametrize("game_name", sorted(all_games()))
+def test_against_house_bots_an_agent_needs_one_request_per_decision(
+    game_name: str, client: TestClient,
+    mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
+) -> None:
+    """``POST .../actions?wait=`` answers at the seat's next decision point: every answer
+    (but the last, the end) holds legal actions at the table's current version, so the
+    agent acts from it with no other request and is never told its version is stale."""
+    me = auth(mint_token(agent_id="solo", name="solo", games=(game_name,)))
+    mode = get_game(game_name).info.modes[0]
+    created = client.post("/v1/tables", headers=me, json={
+        "game": game_name, "mode": mode.name, "seats": 3, "seed": 5,
+        "house_bots": [{"seat": seat, "bot": "random"} for seat in (1, 2)],
+    }).json()
+    table_id = created["id"]
+    now = client.get(f"/v1/tables/{table_id}/observation", headers=me,
+                     params={"wait": 10}).json()
+    requests = decisions = 0
+    while now["status"] != "finished":
+        assert now["legal_actions"], now["summary"]
+        acted = client.post(f"/v1/tables/{table_id}/actions", headers=me, params={"wait": 10},
+                            json={"version": now["version"],
+                                  "action": now["legal_actions"][-1]["id"]})
+        requests, decisions = requests + 1, decisions + 1
+        assert acted.status_code == 200, acted.text
+        answer = acted.json()
+        assert answer["version"] <= answer["observation"]["version"]
+        assert answer["status"] == answer["observation"]["status"]
+        now = answer["observation"]
+        assert decisions < 3000, "the table did not finish"
+    assert requests == decisions > 0
+    assert now["outcome"] is not None

@@ -103,8 +103,9 @@ def test_every_request_example_is_accepted(
     label = f"{operation_id} example {name!r}"
     headers: dict[str, str] = {}
     target = path
-    if operation_id in {"create_table", "submit_action"}:
+    if operation_id in {"create_table", "submit_action", "join_rated_queue"}:
         headers = player
+    target = target.replace("{game}", "market-fortune")
     if operation_id == "submit_action":
         table = client.post("/v1/tables", headers=player, json={
             "game": "market-fortune", "mode": "family", "seats": 2, "seed": 1,
@@ -133,6 +134,13 @@ def test_every_request_example_is_accepted(
         return
     if operation_id in {"mint_organiser_token", "create_tournament"}:
         headers = organiser_headers
+    if operation_id == "update_me":
+        headers = auth(register(client, "examples-me")["access_token"])
+    if operation_id == "mint_organiser_token" and "predecessor" in repr(body):
+        # A predecessor must have the new agent's owner: one the organiser registered.
+        earlier = client.post("/v1/auth/organiser/tokens", headers=organiser_headers,
+                              json={"name": "examples-v1"}).json()["agent_id"]
+        body = _filled(body, {PLACEHOLDERS[0]: earlier})
     if SECOND_AGENT in repr(body):
         body = _filled(body, {SECOND_AGENT: register(client, "examples-second")["agent_id"]})
     if any(placeholder in repr(body) for placeholder in PLACEHOLDERS):

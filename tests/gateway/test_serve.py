@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import signal
@@ -14,8 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from agents_club_cli.embedded_redis import free_port, redis_answers
 from agents_club_cli.serve import wait_until_ready
-from gateway.embedded_redis import free_port, redis_answers
 
 
 def _clean_environment() -> dict[str, str]:
@@ -159,6 +160,51 @@ def _connections_held(pid: int, port: int) -> int:
     return held
 
 
+def _sample(text: str, name: str, **labels: str) -> float:
+    for line in text.splitlines():
+        if line.startswith((name + "{", name + " ")) and all(
+                f'{key}="{value}"' in line for key, value in labels.items()):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def _healthz_count(base: str) -> float:
+    text = httpx.get(f"{base}/metrics").text
+    return _sample(text, "agents_club_http_requests_total", route="/healthz", status="200")
+
+
+@pytest.mark.parametrize("loop_name", ["asyncio", "uvloop"])
+def test_connections_accepted_on_a_workers_socket_get_tcp_nodelay(loop_name: str) -> None:
+    """The event loop sets TCP_NODELAY on what it accepts only from a socket whose protocol
+    is IPPROTO_TCP: without it, each answer's second write waited for a delayed ACK."""
+    from agents_club_cli.workers import listening_socket
+
+    nodelay: list[int] = []
+
+    class Recorder(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            sock = transport.get_extra_info("socket")
+            nodelay.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            transport.close()
+
+    async def accept_one() -> None:
+        server = await asyncio.get_running_loop().create_server(
+            Recorder, sock=listening_socket("127.0.0.1", 0))
+        port = server.sockets[0].getsockname()[1]
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        while not nodelay:
+            await asyncio.sleep(0.01)
+        writer.close()
+        server.close()
+        await server.wait_closed()
+
+    if loop_name == "uvloop":
+        pytest.importorskip("uvloop").run(accept_one())
+    else:
+        asyncio.run(accept_one())
+    assert nodelay == [1]
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SO_REUSEPORT workers are Linux's")
 def test_workers_share_the_connections_and_a_dead_worker_is_replaced(
     tmp_path: Path, redis_url: str, redis_namespace: str
@@ -190,6 +236,8 @@ def test_workers_share_the_connections_and_a_dead_worker_is_replaced(
         finally:
             for client in clients:
                 client.close()
+        # Both workers answered; a scrape of either counts the requests of both.
+        assert _healthz_count(base) == 40
         os.kill(workers[0], signal.SIGKILL)  # a worker dies while serving
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -199,6 +247,13 @@ def test_workers_share_the_connections_and_a_dead_worker_is_replaced(
             time.sleep(0.2)
         assert len(current) == 2 and workers[0] not in current, current
         wait_until_ready(base, process)
+        # The dead worker's requests stay counted; the workers gauge counts the living.
+        assert _healthz_count(base) == 40
+        # (the new worker counts itself once its start-up is done; the dead one never again)
+        deadline = time.monotonic() + 30
+        while (serving := _sample(httpx.get(f"{base}/metrics").text, "agents_club_workers")) != 2:
+            assert time.monotonic() < deadline, serving
+            time.sleep(0.2)
     finally:
         process.send_signal(signal.SIGTERM)
         try:

@@ -226,16 +226,50 @@ def test_idempotent_retry_is_applied_once_and_a_reused_key_is_refused(
     first = client.post(url, json=body, headers=headers)
     again = client.post(url, json=body, headers=headers)
     assert first.status_code == again.status_code == 200
-    assert first.json() == again.json()
+    assert _the_action(first.json()) == _the_action(again.json())
     other = {"version": observation["version"], "action": observation["legal_actions"][-1]["id"]}
     if other != body:
         assert_problem(client.post(url, json=other, headers=headers), 409, "idempotency/conflict")
     # Applied once: the version moved on by exactly one step, and however far the table
-    # has moved since (house bots), the retry is still answered the same way.
+    # has moved since (house bots), the retry tells the same action.
     assert first.json()["version"] == observation["version"] + 1
     wait_for_my_turn(client, table["id"], players[0])
     late = client.post(url, json=body, headers=headers)
-    assert late.status_code == 200 and late.json() == first.json()
+    assert late.status_code == 200 and _the_action(late.json()) == _the_action(first.json())
+
+
+def _the_action(answer: dict[str, Any]) -> dict[str, Any]:
+    """What an action's answer tells of the action itself (its observation is of the
+    table as it is when the answer is made)."""
+    return {key: answer[key] for key in ("table_id", "version", "action", "events")}
+
+
+def test_a_retry_after_later_moves_tells_the_same_action_and_the_table_now(
+    client: TestClient, players: list[Headers]
+) -> None:
+    table = create(client, players[0], house_bots=[{"seat": 1}, {"seat": 2}])
+    url = f"/v1/tables/{table['id']}/actions"
+    observation = wait_for_my_turn(client, table["id"], players[0])
+    sent = []
+    while observation["legal_actions"]:  # until the turn passes to the bot
+        body = {"version": observation["version"], "action": observation["legal_actions"][0]["id"]}
+        key = f"turn-{len(sent)}"
+        answer = client.post(url, json=body, headers={**players[0], "Idempotency-Key": key})
+        assert answer.status_code == 200, answer.text
+        sent.append((key, body, answer.json()))
+        observation = answer.json()["observation"]
+        if observation["status"] == "finished":
+            pytest.skip("the first turn ended the table")
+    now = wait_for_my_turn(client, table["id"], players[0])
+    assert now["version"] > sent[-1][2]["version"]  # the bot moved since
+    for key, body, first in sent:
+        late = client.post(url, json=body, headers={**players[0], "Idempotency-Key": key})
+        assert late.status_code == 200, late.text
+        assert _the_action(late.json()) == _the_action(first)
+        # Its observation is the seat's as it is now: what GET .../observation says.
+        assert late.json()["observation"] == client.get(
+            f"/v1/tables/{table['id']}/observation", headers=players[0]).json()
+        assert late.json()["status"] == now["status"]
 
 
 def test_full_game_against_house_bots_ends_with_a_matching_replay(

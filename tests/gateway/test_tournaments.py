@@ -23,6 +23,7 @@ from gateway.config import Settings
 from gateway.store.auth import AuthStore
 from gateway.store.connection import Keys, close_client, connect
 from tests.gateway.conftest import MintToken
+from tournament.bundle import verify_bundle
 from tournament.results import placements
 
 GAME = "market-fortune"
@@ -96,10 +97,16 @@ def test_a_duplicate_tournament_of_bots_finishes_and_its_exports_agree(
     assert sum(standing["games"] for standing in shown["standings"]) == 8
 
     results = client.get(f"/v1/tournaments/{tournament_id}/results").json()
-    assert sorted(result["index"] for result in results["results"]) == [0, 1, 2, 3]
+    assert [result["index"] for result in results["results"]] == [0, 1, 2, 3]  # plan order
+    rotations: dict[int, list[int]] = {}
+    for result in results["results"]:
+        rotations.setdefault(result["board"], []).append(result["rotation"])
+    assert all(sorted(played) == [0, 1] for played in rotations.values()), rotations
     rows = list(csv.DictReader(io.StringIO(
         client.get(f"/v1/tournaments/{tournament_id}/results.csv").text)))
     assert len(rows) == 8
+    assert [int(row["table_index"]) for row in rows] == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert {row["rotation"] for row in rows} == {"0", "1"}
     lines = client.get(f"/v1/tournaments/{tournament_id}/replays.jsonl").text.splitlines()
     assert len(lines) == 4
     by_table = {result["table_id"]: result for result in results["results"]}
@@ -141,7 +148,9 @@ def test_creation_is_for_the_organiser_and_strict(
         (_body(entrants=["agt_0123456789abcdef0123", "bot:random"]), organiser_headers, 422,
          "tournament/unknown_entrant"),
         (_body(entrants=["bot:genius", "bot:random"]), organiser_headers, 422, "table/unknown_bot"),
-        (_body(entrants=["not an id"]), organiser_headers, 422, "request/invalid"),
+        (_body(entrants=["not an id!"]), organiser_headers, 422, "request/invalid"),
+        (_body(entrants=["nobody by this name", "bot:random"]), organiser_headers, 422,
+         "tournament/unknown_entrant"),
         (_body(seed=7), organiser_headers, 422, "request/invalid"),
         (_body(boards="2"), organiser_headers, 422, "request/invalid"),
         (_body(format="swiss", rounds=3), organiser_headers, 422, "tournament/invalid"),
@@ -325,6 +334,7 @@ def test_rated_tables_feed_the_leaderboard_once(
     board = client.get(f"/v1/games/{GAME}/leaderboard").json()
     assert board["tables"] == 3
     assert {rating["entrant"] for rating in board["ratings"]} == {"bot:greedy", "bot:random"}
+    assert {rating["name"] for rating in board["ratings"]} == {"greedy bot", "random bot"}
     assert all(rating["games"] == 3 for rating in board["ratings"])
 
 
@@ -381,3 +391,69 @@ def test_the_ladder_sweep_rates_a_table_whose_finisher_died_once(
     time.sleep(0.3)  # further sweeps find it rated and pending no more
     board = client.get(f"/v1/games/{GAME}/leaderboard").json()
     assert board["tables"] == 1 and all(rating["games"] == 1 for rating in board["ratings"])
+
+
+def test_a_bundle_with_a_seat_lost_on_time_verifies(
+    client: TestClient, settings: Settings, organiser_headers: dict[str, str],
+) -> None:
+    """An entrant that never moves loses its rated tables on time; the bundle's replays
+    (the clock's moves recorded as ``timeout`` in the log) reach those results again."""
+    (idler,) = _register(settings, "Idler")
+    body = _body(entrants=[idler, "bot:greedy"], boards=1, turn_timeout_s=0.05, rated=True,
+                 options={"turn_limit_per_seat": 2})
+    created = client.post("/v1/tournaments", json=body, headers=organiser_headers)
+    assert created.status_code == 201, created.text
+    tournament_id = created.json()["id"]
+    assert _wait_finished(client, tournament_id, organiser_headers)["status"] == "finished"
+    bundle = client.get(f"/v1/tournaments/{tournament_id}/bundle",
+                        headers=organiser_headers).json()
+    assert len(bundle["replays"]) == len(bundle["results"]) == 2
+    for result in bundle["results"]:
+        assert result["placements"][result["seating"].index(idler)] == 2  # lost on time
+    assert all(entry["by"] != "agent" for replay in bundle["replays"] for entry in replay["log"])
+    assert verify_bundle(bundle) == []
+
+
+def test_an_entrant_forfeits_a_tournament_table_and_the_bundle_still_verifies(
+    client: TestClient, settings: Settings, organiser_headers: dict[str, str],
+    mint_token: MintToken, auth: Callable[[str], dict[str, str]],
+) -> None:
+    """An entrant that cannot play on closes its tables: each is forfeited (it places
+    last, the others share first), the tournament goes on, and the bundle's forfeited
+    tables verify (every logged action replays, the game had not ended)."""
+    from tournament.bundle import verify_bundle
+
+    dana, eve = _register(settings, "Dana", "Eve")
+    dana_headers = auth(mint_token(agent_id=dana, name="Dana", games=[GAME]))
+    body = _body(seats=3, entrants=[dana, eve, "bot:greedy"], boards=1, turn_timeout_s=60,
+                 max_concurrent_tables=3, rated=True)
+    created = client.post("/v1/tournaments", json=body, headers=organiser_headers)
+    assert created.status_code == 201, created.text
+    tournament_id = created.json()["id"]
+    stranger = auth(mint_token(agent_id="agt-nobody", name="Nobody", games=[GAME]))
+    forfeited: list[str] = []
+    give_up = time.monotonic() + 15
+    while len(forfeited) < 3:  # an entrant's tables come one at a time
+        assert time.monotonic() < give_up, forfeited
+        for entry in client.get("/v1/agents/me/assignments", params={"wait": 1},
+                                headers=dana_headers).json()["assignments"]:
+            if entry["kind"] != "table.assigned" or entry["table_id"] in forfeited:
+                continue
+            # Only a seated entrant may give a tournament table up.
+            refused = client.post(f"/v1/tables/{entry['table_id']}/close", headers=stranger)
+            assert refused.status_code in (403, 404), refused.text
+            closed = client.post(f"/v1/tables/{entry['table_id']}/close", headers=dana_headers)
+            assert closed.status_code == 200, closed.text
+            outcome = closed.json()["outcome"]
+            assert (outcome["reason"], outcome["eliminated"]) == ("forfeit", [entry["seat"]])
+            forfeited.append(entry["table_id"])
+    shown = _wait_finished(client, tournament_id, organiser_headers)
+    assert shown["status"] == "finished"
+    results = client.get(f"/v1/tournaments/{tournament_id}/results").json()["results"]
+    for result in results:
+        places = dict(zip(result["seating"], result["placements"], strict=True))
+        # Eve never moved (rated tables): at a forfeited table that is no loss on time.
+        assert places[dana] == 3 and places[eve] == places["bot:greedy"] == 1
+    bundle = client.get(f"/v1/tournaments/{tournament_id}/bundle", headers=organiser_headers)
+    assert bundle.status_code == 200, bundle.text
+    assert verify_bundle(bundle.json()) == []

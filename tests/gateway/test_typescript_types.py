@@ -16,10 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from agents_club_cli.asyncapi import asyncapi_document
 from agents_club_cli.openapi import openapi_document, render
 
 CLIENT = Path(__file__).resolve().parents[2] / "clients" / "typescript"
 COMMITTED = CLIENT / "agents-club.d.ts"
+COMMITTED_SOCKET = CLIENT / "agents-club-socket.d.ts"
 GENERATOR = CLIENT / "node_modules" / ".bin" / "openapi-typescript"
 
 
@@ -51,3 +53,22 @@ def test_committed_typescript_types_match_the_app(tmp_path: Path) -> None:
     )
     for operation_id in ("submit_action", "observe_table", "create_table"):
         assert f'{operation_id}: {{' in output.read_text(encoding="utf-8")
+
+
+def test_committed_socket_types_match_the_asyncapi_document(tmp_path: Path) -> None:
+    """The WebSocket's message types (clients/typescript/agents-club-socket.d.ts) are what
+    the same generator makes of openapi/asyncapi.json's schemas (socket-types.mjs)."""
+    _generator()
+    document = tmp_path / "asyncapi.json"
+    document.write_text(render(asyncapi_document()), encoding="utf-8")
+    output = tmp_path / "agents-club-socket.d.ts"
+    run = subprocess.run(["node", str(CLIENT / "socket-types.mjs"), str(document), str(output)],
+                         capture_output=True, text=True, timeout=120, check=False, cwd=CLIENT)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert COMMITTED_SOCKET.read_text(encoding="utf-8") == output.read_text(encoding="utf-8"), (
+        "clients/typescript/agents-club-socket.d.ts differs from openapi/asyncapi.json: run "
+        "`.venv/bin/agents-club openapi`, then `npm run generate` in clients/typescript, "
+        "and commit both"
+    )
+    for message in ("ClientMessage", "ServerMessage", "ActMessage", "ObservationMessage"):
+        assert f"{message}: " in output.read_text(encoding="utf-8")

@@ -1,11 +1,12 @@
-"""Held waits share one keyspace reader per worker, and a worker's pool is bounded.
+"""Held waits share one change listener per worker, and a worker's pool is bounded.
 
-Against the real Redis: a watch wakes on a write of any key it watches (a
-table's stream, any other stream such as an agent's assignments, a revocation
-mark), hundreds of watches take no connection of their own, the reader
-re-subscribes after its connection is killed and wakes its waiters so they
-read again, the pool makes callers wait for a free connection instead of
-failing, and idle connections are closed.
+Against the real Redis (and one with ``CONFIG`` renamed away, as managed services
+do): each writer of a watched key publishes its change (the commit script, the
+assignment writer, revocation), a watch wakes on a publish of any key it watches,
+hundreds of watches take no connection of their own, the listener subscribes
+again after its connection is killed and wakes its waiters so they read again,
+the pool makes callers wait for a free connection instead of failing, and idle
+connections are closed.
 """
 
 from __future__ import annotations
@@ -15,10 +16,17 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 
+import pytest
 import redis.asyncio as aioredis
 
 from gateway.services.waiters import Waiters
-from gateway.store.connection import BoundedPool, close_client, connect
+from gateway.store.auth import AuthStore
+from gateway.store.connection import Keys, close_client, connect
+from gateway.store.tables import TableStore
+from gateway.store.tournaments import TournamentStore
+from gateway.store.waits import stop_task
+
+pytestmark = pytest.mark.managed_redis
 
 
 def run(scenario: Callable[[aioredis.Redis, str, str], Awaitable[None]], redis_url: str,
@@ -43,22 +51,24 @@ async def connections_named(client: aioredis.Redis, name: str) -> list[dict[str,
     return [row for row in rows if row.get("name") == name]
 
 
-def test_a_watch_wakes_on_a_write_of_any_key_it_watches(redis_url: str, redis_namespace: str) -> None:
+def test_a_watch_wakes_on_a_publish_of_any_key_it_watches(
+    redis_url: str, redis_namespace: str
+) -> None:
     async def scenario(client: aioredis.Redis, ns: str, _name: str) -> None:
-        waiters = Waiters(client, sentinel=f"{ns}:waits")
+        waiters = Waiters(client)
         await waiters.start()
         try:
             assignments, revoked = f"{ns}:assignments:agent-7", f"{ns}:revoked:jti-1"
             async with waiters.watch(assignments, revoked, None) as watch:
-                assert not await watch.changed(0.2)  # nothing written
-                await client.xadd(assignments, {"table": "t1"})
+                assert not await watch.changed(0.2)  # nothing published
+                await client.publish(assignments, "assigned")
                 started = time.monotonic()
                 assert await watch.changed(5)
                 assert time.monotonic() - started < 1
                 assert not await watch.changed(0.1)  # told once
-                await client.set(revoked, "1", ex=60)
+                await client.publish(revoked, "revoked")
                 assert await watch.changed(5)
-                await client.xadd(f"{ns}:assignments:someone-else", {"table": "t2"})
+                await client.publish(f"{ns}:assignments:someone-else", "assigned")
                 assert not await watch.changed(0.3)  # another key wakes nobody here
             assert waiters.waiting == 0
         finally:
@@ -67,16 +77,51 @@ def test_a_watch_wakes_on_a_write_of_any_key_it_watches(redis_url: str, redis_na
     run(scenario, redis_url, redis_namespace)
 
 
-def test_a_write_between_the_first_read_and_the_wait_is_not_missed(
+def test_every_writer_of_a_watched_key_publishes_its_change(
+    redis_url: str, redis_namespace: str
+) -> None:
+    """The commit script (events, and turns when who acts changed), the assignment writer
+    and revocation: a writer that forgot to publish would leave its waiters asleep."""
+    async def scenario(client: aioredis.Redis, ns: str, _name: str) -> None:
+        keys = Keys(ns)
+        tables, auth = TableStore(client, keys), AuthStore(client, keys)
+        tournaments = TournamentStore(client, keys)
+        waiters = Waiters(client)
+        await waiters.start()
+        try:
+            table_id = "t-publish"
+            events, turns = tables.events_key(table_id), tables.turns_key(table_id)
+            async with waiters.watch(events) as on_events, waiters.watch(turns) as on_turns:
+                await tables.commit(table_id, expected_version=-1, state="{}", to_act=[0],
+                                    events=[(None, {"kind": "k", "text": "t"})])
+                assert await on_events.changed(5) and await on_turns.changed(5)
+                await tables.commit(table_id, expected_version=0, state="{}", to_act=[0],
+                                    events=[(None, {"kind": "k", "text": "t"})])
+                assert await on_events.changed(5)
+                assert not await on_turns.changed(0.3)  # who acts did not change
+            stream = tournaments.assignments_key("agent-9")
+            async with waiters.watch(stream) as watch:
+                await tournaments.announce("agent-9", {"table_id": table_id})
+                assert await watch.changed(5)
+            async with waiters.watch(f"{ns}:revoked:jti-9") as watch:
+                await auth.revoke("jti-9", expires_at=int(time.time()) + 60, agent_id="a-9")
+                assert await watch.changed(5)
+        finally:
+            await waiters.aclose()
+
+    run(scenario, redis_url, redis_namespace)
+
+
+def test_a_publish_between_the_first_read_and_the_wait_is_not_missed(
     redis_url: str, redis_namespace: str
 ) -> None:
     async def scenario(client: aioredis.Redis, ns: str, _name: str) -> None:
-        waiters = Waiters(client, sentinel=f"{ns}:waits")
+        waiters = Waiters(client)
         await waiters.start()
         try:
             stream = f"{ns}:t:{{t1}}:events"
             async with waiters.watch(stream) as watch:
-                await client.xadd(stream, {"event": "{}"})  # after the watch began, before waiting
+                await client.publish(stream, "1")  # after the watch began, before waiting
                 assert await watch.changed(5)
         finally:
             await waiters.aclose()
@@ -86,7 +131,7 @@ def test_a_write_between_the_first_read_and_the_wait_is_not_missed(
 
 def test_hundreds_of_watches_hold_no_connection_each(redis_url: str, redis_namespace: str) -> None:
     async def scenario(client: aioredis.Redis, ns: str, name: str) -> None:
-        waiters = Waiters(client, sentinel=f"{ns}:waits")
+        waiters = Waiters(client)
         await waiters.start()
         woken: list[int] = []
 
@@ -102,9 +147,13 @@ def test_hundreds_of_watches_hold_no_connection_each(redis_url: str, redis_names
                     break
                 await asyncio.sleep(0.05)
             assert waiters.waiting == 400
+            for _ in range(100):  # each watch starts once its channels are confirmed
+                if len(await client.pubsub_channels(f"{ns}:*")) == 450:
+                    break
+                await asyncio.sleep(0.05)
             assert len(await connections_named(client, name)) <= 8
-            await client.xadd(f"{ns}:stream:3", {"x": "1"})  # wakes the 8 waiters of stream 3
-            await client.set(f"{ns}:revoked:10", "1", ex=60)  # and the one of this mark
+            await client.publish(f"{ns}:stream:3", "1")  # wakes the 8 waiters of stream 3
+            await client.publish(f"{ns}:revoked:10", "revoked")  # and the one of this mark
             await asyncio.sleep(0.5)
             assert sorted(woken) == sorted({*range(3, 400, 50), 10})
             for task in tasks:
@@ -117,23 +166,23 @@ def test_hundreds_of_watches_hold_no_connection_each(redis_url: str, redis_names
     run(scenario, redis_url, redis_namespace)
 
 
-def test_the_reader_subscribes_again_after_its_connection_is_killed(
+def test_the_listener_subscribes_again_after_its_connection_is_killed(
     redis_url: str, redis_namespace: str
 ) -> None:
     async def scenario(client: aioredis.Redis, ns: str, name: str) -> None:
-        waiters = Waiters(client, sentinel=f"{ns}:waits")
+        waiters = Waiters(client)
         await waiters.start()
         try:
             stream = f"{ns}:stream"
             async with waiters.watch(stream) as watch:
                 subscribed = [row for row in await connections_named(client, name)
                               if int(row.get("sub", 0)) > 0]
-                assert len(subscribed) == 1  # the one reader
+                assert len(subscribed) == 1  # the one listener
                 await client.execute_command("CLIENT", "KILL", "ID", subscribed[0]["id"])
                 # The waiter is woken when its subscription is confirmed again (it may
-                # have missed a write meanwhile, so it must read again).
+                # have missed a publish meanwhile, so it must read again).
                 assert await watch.changed(10)
-                await client.xadd(stream, {"x": "1"})
+                await client.publish(stream, "1")
                 assert await watch.changed(5)
         finally:
             await waiters.aclose()
@@ -156,94 +205,61 @@ def test_the_pool_makes_callers_wait_for_a_connection_instead_of_failing(
     run(scenario, redis_url, redis_namespace, max_connections=2)
 
 
-def test_idle_connections_are_closed(redis_url: str, redis_namespace: str) -> None:
-    async def scenario(client: aioredis.Redis, ns: str, name: str) -> None:
-        pool = client.connection_pool
-        assert isinstance(pool, BoundedPool)
-        await asyncio.gather(*(client.blpop([f"{ns}:empty:{i}"], timeout=0.1) for i in range(5)))
-        assert len(await connections_named(client, name)) == 5  # the burst's connections
-        assert await pool.close_idle(60) == 0  # none idle that long
-        await asyncio.sleep(0.3)
-        closed = await pool.close_idle(0.2)
-        assert closed >= 4  # all but the one that just listed the clients
-        rows = await connections_named(client, name)  # reconnects one to ask
-        assert len(rows) <= 2
-        assert await client.ping()  # a closed connection opens again when needed
-
-    run(scenario, redis_url, redis_namespace)
-
-
-async def _until(condition: Callable[[], bool], timeout_s: float = 5.0) -> bool:
-    give_up = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > give_up:
-            return False
-        await asyncio.sleep(0.01)
-    return True
-
-
-def test_marks_move_with_every_write_reconnect_and_new_subscription(
+def test_a_watch_after_every_channel_lingered_out_still_hears_its_publish(
     redis_url: str, redis_namespace: str
 ) -> None:
-    async def scenario(client: aioredis.Redis, ns: str, name: str) -> None:
-        waiters = Waiters(client, sentinel=f"{ns}:waits")
-        await waiters.start()
-        try:
-            stream, revoked = f"{ns}:t:{{t1}}:turns", f"{ns}:revoked:jti-2"
-            assert waiters.marks(stream) is None  # nobody watches it: a write goes unheard
-            async with waiters.watch(stream):
-                marks = waiters.marks(stream, None)
-                assert marks is not None and set(marks) == {stream}
-                assert waiters.unchanged(marks, stream)
-                assert not waiters.unchanged(marks, stream, revoked)  # not marked: unknown
-                assert not waiters.unchanged(None, stream)
-            # Lingering after its watch left, the subscription still hears every write.
-            assert waiters.unchanged(marks, stream)
-            await client.xadd(stream, {"to_act": "[1]"})
-            assert await _until(lambda: not waiters.unchanged(marks, stream))
-            # A mark that allows for the command's own write: that one write, heard or
-            # not yet, changes nothing; a second one does.
-            marks = waiters.marks(stream)
-            assert marks is not None
-            own = {stream: marks[stream].allowing(1)}
-            await client.xadd(stream, {"to_act": "[0]"})
-            assert waiters.unchanged(own, stream)  # (sent, maybe not heard yet)
-            await asyncio.sleep(0.2)
-            assert waiters.unchanged(own, stream) and not waiters.unchanged(marks, stream)
-            await client.xadd(stream, {"to_act": "[1]"})
-            assert await _until(lambda: not waiters.unchanged(own, stream))
-
-            async with waiters.watch(stream):
-                marks = waiters.marks(stream)
-                subscribed = [row for row in await connections_named(client, name)
-                              if int(row.get("sub", 0)) > 0]
-                await client.execute_command("CLIENT", "KILL", "ID", subscribed[0]["id"])
-                # While it reconnects nothing can be marked; confirmed again, the mark moved.
-                assert await _until(lambda: waiters.marks(stream) is None)
-                assert await _until(lambda: waiters.marks(stream) is not None, 10)
-                assert not waiters.unchanged(marks, stream)
-        finally:
-            await waiters.aclose()
-
-    run(scenario, redis_url, redis_namespace)
-
-
-def test_a_new_subscription_never_takes_an_old_mark(redis_url: str, redis_namespace: str) -> None:
+    """With no channel held, redis-py health-checks before the next SUBSCRIBE and reads
+    that reply itself; the listener's reader must not be reading at the same time (the
+    link held no channel once the sweep dropped the last one, and then died)."""
     async def scenario(client: aioredis.Redis, ns: str, _name: str) -> None:
-        waiters = Waiters(client, sentinel=f"{ns}:waits")
-        waiters.reader.linger_s = 0.2
+        waiters = Waiters(client, health_check_interval_s=0.01)  # a check due nearly always
+        waiters.listener.linger_s = 0.05
         await waiters.start()
         try:
-            stream = f"{ns}:t:{{t2}}:turns"
-            async with waiters.watch(stream):
-                marks = waiters.marks(stream)
-            # Swept once it lingered out: a write now would go unheard...
-            assert await _until(lambda: waiters.reader.held_keys == 0)
-            await client.xadd(stream, {"to_act": "[0]"})
-            async with waiters.watch(stream):  # ...so the new subscription is not the old one
-                assert waiters.marks(stream) is not None
-                assert not waiters.unchanged(marks, stream)
+            for round_ in range(20):
+                key = f"{ns}:assignments:agent-{round_}"
+                async with waiters.watch(key, None, None) as watch:
+                    await client.publish(key, "assigned")
+                    assert await watch.changed(5), f"round {round_}: the publish went unheard"
+                while waiters.listener.held_channels:  # lingered out and swept
+                    await asyncio.sleep(0.05)
+                await asyncio.sleep(0.03)  # past the health-check interval, holding nothing
+            assert waiters.listener.connected and waiters.listener.reconnects == 0
         finally:
             await waiters.aclose()
 
     run(scenario, redis_url, redis_namespace)
+
+
+def test_a_task_stopped_while_it_stops_another_still_ends() -> None:
+    """A link cancelled while it waits for its sender to end (it was closing a failed
+    connection) must end: the wait for the sender may not swallow the link's own
+    cancellation, or the worker's shutdown waits for the link for ever."""
+    async def scenario() -> None:
+        inner_started = asyncio.Event()
+
+        async def stubborn_inner() -> None:
+            inner_started.set()
+            try:
+                await asyncio.sleep(3600)
+            finally:
+                await asyncio.sleep(0.2)  # ending takes a while (a connection closing)
+
+        async def outer() -> None:
+            inner = asyncio.create_task(stubborn_inner())
+            await inner_started.wait()
+            try:
+                raise OSError("the link's connection failed")
+            except OSError:
+                pass
+            finally:
+                await stop_task(inner)  # cancelled meanwhile (below)
+            await asyncio.sleep(3600)  # a swallowed cancellation would run on to here
+
+        task = asyncio.create_task(outer())
+        await asyncio.sleep(0.05)  # outer now waits for inner to end
+        task.cancel()
+        done, _ = await asyncio.wait([task], timeout=5)
+        assert done and task.cancelled(), "the cancellation was swallowed"
+
+    asyncio.run(scenario())

@@ -55,6 +55,8 @@ def test_the_page_calls_only_spectator_endpoints_and_never_sends_a_token() -> No
         re.compile(table + "/replay/positions$"),
         re.compile(r"^/v1/tournaments\?limit=50$"),
         re.compile(r"^/v1/tournaments/\$\{encodeURIComponent\(tournamentId\)\}$"),
+        # The final fit, read once the tournament is over (the report opens only then).
+        re.compile(r"^/v1/tournaments/\$\{encodeURIComponent\(tournamentId\)\}/report$"),
         re.compile(r"^/v1/games$"),
         re.compile(r"^/v1/games/\$\{encodeURIComponent\(game\)\}/leaderboard$"),
     )

@@ -31,8 +31,8 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
+from agents_club_cli.embedded_redis import free_port
 from engine.registry import get_game
-from gateway.embedded_redis import free_port
 from tests.gateway.test_leaks import audit_of
 
 CHROMIUM = os.environ.get("AGENTS_CLUB_CHROMIUM", "/usr/bin/chromium")
@@ -479,6 +479,15 @@ def test_the_tournament_and_leaderboard_pages_show_what_the_api_says(
     for table in shown["tables"]:
         assert page.locator(f'a[href="/watch/{table["table_id"]}/replay"]').count() == 1
     assert len(shown["tables"]) == progress["total"]
+    # Over: the report's final fit and head-to-head beside the live ratings, by name.
+    report = gateway.http.get(f"/v1/tournaments/{tournament_id}/report").json()
+    page.wait_for_selector("#final-fit-section:not([hidden]) #head-to-head tbody tr")
+    names = {standing["entrant"]: standing["name"] for standing in shown["standings"]}
+    assert page.eval_on_selector_all("#final-fit tbody tr", """(rows) => rows.map((row) =>
+        row.cells[1].textContent)""") == [names[line["entrant"]] for line in report["fit"]]
+    assert page.eval_on_selector_all("#head-to-head tbody tr", """(rows) => rows.map((row) =>
+        [row.cells[0].textContent, row.cells[1].textContent])""") == [
+        [names[pair["entrant"]], names[pair["opponent"]]] for pair in report["head_to_head"]]
     screenshot(page, screenshots, "tournament.png")
     fits_a_phone(page)
     page.click(f'a[href="/watch/{shown["tables"][0]["table_id"]}/replay"]')

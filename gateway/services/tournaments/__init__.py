@@ -14,7 +14,8 @@ How the scheduler survives a dead worker: :mod:`.scheduler`.
 
 The package: :mod:`.state` (shared reads and derivations), :mod:`.resource`
 (create, show, list, cancel), :mod:`.exports` (results, replays, report, embargo),
-:mod:`.scheduler` (the leased loop), :mod:`.assignments` and :mod:`.ladder`.
+:mod:`.bundle` (the reproducible bundle), :mod:`.scheduler` (the leased loop), :mod:`.assignments`, :mod:`.ladder`, and
+:mod:`.hooks` (what the table services tell and ask them).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from gateway.services.tournaments.assignments import (
     assignments,
     stream_assignments,
 )
+from gateway.services.tournaments.bundle import bundle
 from gateway.services.tournaments.exports import (
     note_refused,
     replays_jsonl,
@@ -33,6 +35,7 @@ from gateway.services.tournaments.exports import (
     results_csv_text,
     shown_to_anyone,
 )
+from gateway.services.tournaments.hooks import TournamentHooks
 from gateway.services.tournaments.ladder import (
     LADDER_RECHECK_S,
     leaderboard,
@@ -77,10 +80,12 @@ __all__ = [
     "LADDER_RECHECK_S",
     "LEASE_S",
     "POLL_S",
+    "TournamentHooks",
     "TournamentSnapshot",
     "advance_tournament",
     "assignments",
     "board_seed",
+    "bundle",
     "cancel_tournament",
     "check_plans",
     "close_running",

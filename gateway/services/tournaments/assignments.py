@@ -20,6 +20,7 @@ from gateway.store.tournaments import TournamentStore
 __all__ = [
     "ASSIGNMENT_KEEPALIVE_S",
     "assignments",
+    "refuse_if_revoked",
     "stream_assignments",
 ]
 
@@ -56,7 +57,7 @@ async def assignments(
             remaining = give_up - time.monotonic()
             if watch is None or remaining < 0.001 or not await watch.changed(remaining):
                 return AssignmentsPage(assignments=[], last_id=after)
-            await _refuse_if_revoked(store, revoked_key)
+            await refuse_if_revoked(store, revoked_key)
 
 
 async def stream_assignments(
@@ -92,6 +93,6 @@ async def _revoked(store: TournamentStore, revoked_key: str | None) -> bool:
     return revoked_key is not None and await store.key_exists(revoked_key)
 
 
-async def _refuse_if_revoked(store: TournamentStore, revoked_key: str | None) -> None:
+async def refuse_if_revoked(store: TournamentStore, revoked_key: str | None) -> None:
     if await _revoked(store, revoked_key):
         raise auth_problem("auth/revoked", "This token was revoked; get a new one.")

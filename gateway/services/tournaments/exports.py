@@ -12,6 +12,7 @@ from typing import Any
 
 from gateway.errors import ProblemError
 from gateway.principal import Principal
+from gateway.schemas.tables import ReplayOut
 from gateway.schemas.tournaments import (
     TableResultOut,
     TournamentResults,
@@ -42,9 +43,10 @@ __all__ = [
 ]
 
 
-def _result_out(result: TableResult) -> TableResultOut:
+def _result_out(result: TableResult, rotation: int) -> TableResultOut:
     return TableResultOut(
-        index=result.index, round=result.round, board=result.board, table_id=result.table_id,
+        index=result.index, round=result.round, board=result.board, rotation=rotation,
+        table_id=result.table_id,
         seating=list(result.seating), placements=list(result.placements),
         scores=list(result.scores), reason=result.reason, finished_at=result.finished_at)
 
@@ -56,8 +58,8 @@ def _shown_results(snapshot: TournamentSnapshot, principal: Principal | None) ->
 async def results(
     ctx: TableContext, tournament_id: str, principal: Principal | None
 ) -> TournamentResults:
-    """Results of published boards in finish order (all of them for the organiser), with
-    the published boards' seeds."""
+    """Results of published boards in plan order (all of them for the organiser), each with
+    its rotation, and the published boards' seeds."""
     snapshot = await load_snapshot(ctx, tournament_id)
     require_visible_to(snapshot, principal)
     shown = _shown_results(snapshot, principal)
@@ -65,35 +67,47 @@ async def results(
                      if snapshot.board_complete(plan.board)})
     return TournamentResults(
         tournament_id=tournament_id, status=snapshot.meta.status,
-        results=[_result_out(result) for result in shown],
+        results=[_result_out(result, snapshot.plans[result.index].rotation)
+                 for result in sorted(shown, key=lambda result: result.index)],
         board_seeds={str(board): board_seed(snapshot.meta.secret, board) for board in boards})
 
 
 async def results_csv_text(
     ctx: TableContext, tournament_id: str, principal: Principal | None
 ) -> str:
-    """The same results as CSV, one row per seat per table."""
+    """The same results as CSV, one row per seat per table, in plan order."""
     snapshot = await load_snapshot(ctx, tournament_id)
     require_visible_to(snapshot, principal)
-    return results_csv(_shown_results(snapshot, principal))
+    shown = sorted(_shown_results(snapshot, principal), key=lambda result: result.index)
+    return results_csv(shown, {index: plan.rotation for index, plan in snapshot.plans.items()})
 
 
 async def replays_jsonl(
-    ctx: TableContext, tournament_id: str, principal: Principal | None
+    ctx: TableContext, tournament_id: str, principal: Principal | None, *, address: str
 ) -> AsyncIterator[str]:
-    """Every published table's result and replay, one JSON object per line, in finish order."""
+    """Every published table's result and replay, one JSON object per line, in finish order.
+
+    Read without a token, it counts against the address's anonymous replay allowance as
+    many replays as it holds (429 ``rate/limited`` beyond).
+    """
     snapshot = await load_snapshot(ctx, tournament_id)
     require_visible_to(snapshot, principal)
     shown = snapshot.published()
+    await tables_service.limit_anonymous_replays(ctx, principal, address,
+                                                 replays=max(1, len(shown)))
 
     async def lines() -> AsyncIterator[str]:
         for result in shown:  # published boards of a tournament the caller may see
             replay = await tables_service.build_replay(ctx, await load_table(ctx, result.table_id))
-            line = {"tournament_id": tournament_id, "result": result.to_json(),
-                    "replay": replay.model_dump(mode="json")}
-            yield json.dumps(line) + "\n"
+            yield await asyncio.to_thread(_replay_line, tournament_id, result, replay)
 
     return lines()
+
+
+def _replay_line(tournament_id: str, result: TableResult, replay: ReplayOut) -> str:
+    """One line of ``replays.jsonl`` (its JSON made in a thread: a long replay is tens of ms)."""
+    return json.dumps({"tournament_id": tournament_id, "result": result.to_json(),
+                       "replay": replay.model_dump(mode="json")}) + "\n"
 
 
 async def _decisions(
@@ -101,18 +115,22 @@ async def _decisions(
 ) -> dict[str, DecisionStats]:
     """Per entrant: decisions, refused actions, clock timeouts, mean and p95 decision time.
 
-    A decision's time runs from the previous commit of its table (the start for
-    the first) to its own, as the action log stamps them.
+    A decision's time runs from the previous commit of its table to its own, as
+    the action log stamps them. A table's first action is left out: timed from
+    the table's start, it holds the time its agent took to learn of the table,
+    and those few long waits pulled the mean above the 95th percentile.
     """
     times: dict[str, list[float]] = {entrant: [] for entrant in snapshot.entrants}
     timeouts: Counter[str] = Counter()
+    decided: Counter[str] = Counter()
     for result in snapshot.results:
-        loaded = await load_table(ctx, result.table_id)
-        previous = loaded.record.started_at or loaded.record.created_at
+        previous: float | None = None
         for entry in await ctx.store.action_log(result.table_id):
             entrant = result.seating[int(entry["seat"])]
+            decided[entrant] += 1
             at = float(entry["at"])
-            times.setdefault(entrant, []).append(max(0.0, at - previous))
+            if previous is not None:
+                times.setdefault(entrant, []).append(max(0.0, at - previous))
             previous = at
             if entry["by"] == "timeout":
                 timeouts[entrant] += 1
@@ -121,7 +139,7 @@ async def _decisions(
         ordered = sorted(spent)
         p95 = ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)] if ordered else 0.0
         stats[entrant] = DecisionStats(
-            decisions=len(ordered), refused=refused.get(entrant, 0), timeouts=timeouts[entrant],
+            decisions=decided[entrant], refused=refused.get(entrant, 0), timeouts=timeouts[entrant],
             mean_s=sum(ordered) / len(ordered) if ordered else 0.0, p95_s=p95)
     return stats
 

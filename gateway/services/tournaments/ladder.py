@@ -5,18 +5,22 @@ from __future__ import annotations
 import json
 
 from gateway.errors import ProblemError
+from gateway.schemas.auth import AgentMetaOut
 from gateway.schemas.tournaments import (
     LeaderboardOut,
 )
 from gateway.services import tables as tables_service
 from gateway.services.actions import load_table
+from gateway.services.agents import meta_out
 from gateway.services.context import TableContext
 from gateway.services.records import TableRecord, game_or_problem
 from gateway.services.tournaments.state import (
+    idle_seats,
     rated_out,
     result_of,
     store_of,
 )
+from gateway.store.auth import AuthStore
 from tournament.plan import TablePlan
 from tournament.results import TableResult
 
@@ -81,15 +85,42 @@ async def note_rated_finish(ctx: TableContext, record: TableRecord) -> None:
             occupant.agent_id if occupant.kind == "agent" else f"bot:{occupant.bot}")
         seating.append(entrant if entrant not in seating else f"{entrant}:{seat}")
     plan = TablePlan(index=0, round=0, board=0, rotation=0, seating=tuple(seating))
-    result = result_of(plan, record)
+    result = result_of(plan, record, idle=await idle_seats(ctx, record))
     if result is not None:
         await store_of(ctx).record_ladder(record.game, record.id, json.dumps(result.to_json()))
 
 
+async def _display_names(
+    ctx: TableContext, entrants: set[str]
+) -> tuple[dict[str, str], dict[str, AgentMetaOut]]:
+    """Each ladder entrant's display name: the agent's registered name, ``greedy bot`` for
+    ``bot:greedy``; the id itself for an agent no longer known. A second seat of the same
+    agent at one table (``agt_…:2``) keeps its seat suffix. Beside them, each known
+    agent's public metadata (its predecessor is the lineage)."""
+    agents = AuthStore(ctx.store.redis, ctx.store.keys)
+    names: dict[str, str] = {}
+    metadata: dict[str, AgentMetaOut] = {}
+    for entrant in entrants:
+        base, _, seat = entrant.partition(":") if entrant.startswith("agt_") else (entrant, "", "")
+        if base.startswith("bot:"):
+            names[entrant] = f"{base.removeprefix('bot:')} bot"
+            continue
+        agent = await agents.get_agent(base)
+        shown = agent.name if agent is not None else base
+        names[entrant] = f"{shown} (seat {seat})" if seat else shown
+        if agent is not None:
+            metadata[entrant] = await meta_out(agents, agent)
+    return names, metadata
+
+
 async def leaderboard(ctx: TableContext, game: str) -> LeaderboardOut:
-    """Live ratings over every rated table of ``game`` in finish order, best first."""
+    """Live ratings over every rated table of ``game`` in finish order, best first; ``name``
+    is each entrant's display name, ``agent`` an agent's metadata and lineage."""
     game_or_problem(game)
     stored = [TableResult.from_json(json.loads(raw)) for raw in await store_of(ctx).ladder(game)]
-    return LeaderboardOut(game=game, tables=len(stored),
-                          ratings=rated_out(ctx, f"ladder:{game}", stored, lambda entrant: entrant))
+    names, metadata = await _display_names(
+        ctx, {entrant for result in stored for entrant in result.seating})
+    ratings = await rated_out(ctx, f"ladder:{game}", stored, names.__getitem__)
+    return LeaderboardOut(game=game, tables=len(stored), ratings=[
+        rating.model_copy(update={"agent": metadata.get(rating.entrant)}) for rating in ratings])
 

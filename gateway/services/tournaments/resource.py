@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import math
 import secrets
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -22,6 +22,7 @@ from gateway.schemas.tournaments import (
     TournamentTableOut,
 )
 from gateway.services import tables as tables_service
+from gateway.services.agents import meta_out
 from gateway.services.context import TableContext
 from gateway.services.records import game_or_problem, problem
 from gateway.services.tournament_tables import (
@@ -40,8 +41,8 @@ from gateway.services.tournaments.state import (
     store_of,
     table_id_for,
 )
-from gateway.store.auth import AuthStore
-from tournament.plan import PlanError, plan_tournament
+from gateway.store.auth import AgentRecord, AuthStore
+from tournament.plan import PlanError, duplicate_form, plan_tournament
 from tournament.standings import standings
 
 __all__ = [
@@ -80,13 +81,41 @@ def _config(request: CreateTournamentRequest) -> dict[str, Any]:
     return dumped
 
 
-async def _names(ctx: TableContext, request: CreateTournamentRequest) -> dict[str, str]:
-    """Every entrant's display name; 422 for an agent that is not registered or an unknown bot."""
+class _Entrants(NamedTuple):
+    """A request's entrants and baselines as ids, with display names and agents' metadata."""
+
+    entrants: list[str]
+    baselines: list[str]
+    names: dict[str, str]
+    agents: dict[str, dict[str, Any]]
+
+
+async def _agent(agents: AuthStore, entrant: str) -> AgentRecord:
+    """The one agent ``entrant`` names, by id or by name.
+
+    :raises ProblemError: ``tournament/unknown_entrant`` when none does, or when it is one
+        agent's id and another's name.
+    """
+    by_id = await agents.get_agent(entrant) if entrant.startswith("agt_") else None
+    by_name = await agents.find_agent_by_name(entrant)
+    if by_id is not None and by_name is not None and by_id.agent_id != by_name.agent_id:
+        raise problem("tournament/unknown_entrant",
+                      f"{entrant!r} is one agent's id and another's name: give the id of "
+                      "the one you mean.")
+    found = by_id or by_name
+    if found is None:
+        raise problem("tournament/unknown_entrant", f"No agent has the id or name {entrant!r}.")
+    return found
+
+
+async def _entrants(ctx: TableContext, request: CreateTournamentRequest) -> _Entrants:
+    """Every entrant as an id, its display name and (agents) its public metadata; 422 for
+    an unknown or ambiguous agent, an unknown bot, or one entrant named twice."""
     names: dict[str, str] = {}
+    metadata: dict[str, dict[str, Any]] = {}
     agents = AuthStore(ctx.store.redis, ctx.store.keys)
+    resolved: list[str] = []
     for entrant in (*request.entrants, *request.baselines):
-        if entrant in names:
-            raise problem("tournament/invalid", f"{entrant} is named twice.")
         if entrant.startswith("bot:"):
             try:
                 bot = get_bot(request.game, bot_name(entrant))
@@ -94,13 +123,17 @@ async def _names(ctx: TableContext, request: CreateTournamentRequest) -> dict[st
                 raise problem("table/unknown_bot",
                               f"No house bot {entrant!r} for {request.game}.") from None
             copy = entrant.partition("#")[2]
-            names[entrant] = f"{bot.name} bot" + (f" #{copy}" if copy else "")
-            continue
-        agent = await agents.get_agent(entrant)
-        if agent is None:
-            raise problem("tournament/unknown_entrant", f"No agent has the id {entrant!r}.")
-        names[entrant] = agent.name
-    return names
+            name = f"{bot.name} bot" + (f" #{copy}" if copy else "")
+        else:
+            agent = await _agent(agents, entrant)
+            entrant, name = agent.agent_id, agent.name
+            metadata[entrant] = (await meta_out(agents, agent)).model_dump(exclude_none=True)
+        if entrant in names:
+            raise problem("tournament/invalid", f"{name} ({entrant}) is named twice.")
+        names[entrant] = name
+        resolved.append(entrant)
+    count = len(request.entrants)
+    return _Entrants(resolved[:count], resolved[count:], names, metadata)
 
 
 async def create_tournament(
@@ -110,13 +143,16 @@ async def create_tournament(
     if request.format == "gauntlet" and not request.baselines:
         raise problem("tournament/invalid", "A gauntlet needs `baselines` (house bots).")
     config = _config(request)
-    names = await _names(ctx, request)
+    named = await _entrants(ctx, request)
     secret = secrets.token_bytes(32)
     try:
+        form = duplicate_form(format=request.format, entrants=named.entrants,
+                              baselines=named.baselines, seats=request.seats,
+                              form=request.duplicate_form)
         plans = plan_tournament(
-            format=request.format, entrants=request.entrants, baselines=request.baselines,
+            format=request.format, entrants=named.entrants, baselines=named.baselines,
             seats=request.seats, boards=request.boards, rounds=request.rounds,
-            seed=plan_seed(secret))
+            seed=plan_seed(secret), form=form)
     except PlanError as error:
         raise problem("tournament/invalid", str(error)) from None
     if not plans:
@@ -125,8 +161,10 @@ async def create_tournament(
     tournament_id = f"tn_{secrets.token_hex(8)}"
     now = ctx.now()
     record = {
-        **request.model_dump(mode="json"), "id": tournament_id, "config": config,
-        "names": names, "created_by": principal.agent_id, "created_at": now,
+        **request.model_dump(mode="json"), "duplicate_form": form, "id": tournament_id,
+        "config": config, "entrants": named.entrants, "baselines": named.baselines,
+        "names": named.names, "agents": named.agents, "created_by": principal.agent_id,
+        "created_at": now,
     }
     await store_of(ctx).create(
         tournament_id, record, secret, now, listed=not request.private,
@@ -134,7 +172,7 @@ async def create_tournament(
     return await get_tournament(ctx, tournament_id, principal)
 
 
-def _tournament_out(
+async def _tournament_out(
     ctx: TableContext, snapshot: TournamentSnapshot, principal: Principal | None
 ) -> TournamentOut:
     record = snapshot.record
@@ -148,13 +186,14 @@ def _tournament_out(
     progress = ProgressOut(
         total=total, done=len(snapshot.done), running=len(running),
         waiting=max(0, total - len(snapshot.done) - len(running)))
+    counted = snapshot.published()  # a board counts once it is over, for everyone
     table_standings = [
         StandingOut(
             entrant=standing.entrant, name=snapshot.name(standing.entrant),
             points=standing.points, games=standing.games, wins=standing.wins,
             mean_placement=None if math.isnan(standing.mean_placement) else standing.mean_placement,
             by_seat=[None if math.isnan(value) else value for value in standing.by_seat])
-        for standing in standings(snapshot.results, snapshot.entrants)
+        for standing in standings(counted, snapshot.entrants)
     ]
     by_index = {result.index: result for result in snapshot.results}
     organiser = is_organiser(principal)
@@ -174,13 +213,14 @@ def _tournament_out(
     return TournamentOut(
         id=snapshot.id, name=record["name"], game=record["game"], mode=record["mode"],
         seats=record["seats"], variants=record["variants"], format=record["format"],
+        duplicate_form=record.get("duplicate_form"),
         boards=record["boards"], rounds=record["rounds"], entrants=record["entrants"],
         baselines=record["baselines"], turn_timeout_s=record["turn_timeout_s"],
         max_concurrent_tables=record["max_concurrent_tables"], rated=record["rated"],
-        private=record["private"], status=snapshot.meta.status,
+        private=record["private"], agents=record.get("agents", {}), status=snapshot.meta.status,
         created_by=record["created_by"], created_at=record["created_at"],
         finished_at=snapshot.meta.finished_at, progress=progress, standings=table_standings,
-        ratings=rated_out(ctx, snapshot.id, snapshot.results, snapshot.name), tables=tables)
+        ratings=await rated_out(ctx, snapshot.id, counted, snapshot.name), tables=tables)
 
 
 async def get_tournament(
@@ -189,7 +229,7 @@ async def get_tournament(
     """Progress, standings, live ratings and the tables of published boards."""
     snapshot = await load_snapshot(ctx, tournament_id)
     require_visible_to(snapshot, principal)
-    return _tournament_out(ctx, snapshot, principal)
+    return await _tournament_out(ctx, snapshot, principal)
 
 
 async def list_tournaments(

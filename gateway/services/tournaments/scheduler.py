@@ -30,6 +30,7 @@ from gateway.services.tournaments.state import (
     board_seed,
     check_plans,
     close_running,
+    idle_seats,
     load_snapshot,
     plan_json,
     plan_seed,
@@ -38,7 +39,9 @@ from gateway.services.tournaments.state import (
     table_id_for,
 )
 from gateway.store.tournaments import TournamentStore
+from tournament.pacing import due_tables, is_agent
 from tournament.plan import plan_swiss_round
+from tournament.results import TableResult
 
 __all__ = [
     "LEASE_S",
@@ -79,16 +82,34 @@ async def _collect(ctx: TableContext, store: TournamentStore, snapshot: Tourname
     for raw in await ctx.store.load_records(list(running)):
         raw.pop("version", None)
         record = TableRecord.model_validate(raw)
-        table_id, index = record.id, running[record.id]
-        result = result_of(snapshot.plans[index], record)
+        index = running[record.id]
+        if record.status != "finished":
+            continue
+        result = result_of(snapshot.plans[index], record, idle=await idle_seats(ctx, record))
         if result is None:
             continue
         result_json = json.dumps(result.to_json())
-        if snapshot.record["rated"]:  # first: a crash before the next line redoes both, once
-            await store.record_ladder(snapshot.record["game"], table_id, result_json)
+        # A private tournament's ratings stay its own: the public ladder would name its
+        # entrants and their strength. First: a crash before the next line redoes both, once.
+        if snapshot.record["rated"] and not snapshot.record["private"]:
+            await _rate_board_if_over(store, snapshot, index, result)
         if await store.record_result(snapshot.id, index, result_json):
             snapshot.results.append(result)
             snapshot.done.add(index)
+
+
+async def _rate_board_if_over(store: TournamentStore, snapshot: TournamentSnapshot, index: int,
+                              result: TableResult) -> None:
+    """Put a board's results on the public ladder once ``result`` (of plan ``index``, not
+    yet stored) is the last of its board: a rotation's placements on the ladder while its
+    board is still played would tell its deal to those about to play it."""
+    board = result.board
+    if any(other not in snapshot.done for other, plan in snapshot.plans.items()
+           if plan.board == board and other != index):
+        return
+    for finished in [*(earlier for earlier in snapshot.results if earlier.board == board), result]:
+        await store.record_ladder(snapshot.record["game"], finished.table_id,
+                                  json.dumps(finished.to_json()))
 
 
 async def _plan_next_round(store: TournamentStore, snapshot: TournamentSnapshot) -> None:
@@ -112,16 +133,13 @@ async def _plan_next_round(store: TournamentStore, snapshot: TournamentSnapshot)
 
 
 async def _create_due(ctx: TableContext, store: TournamentStore, snapshot: TournamentSnapshot) -> None:
-    """Create the next waiting tables, in plan order, up to the tournament's concurrency."""
+    """Create the tables :func:`tournament.pacing.due_tables` names: in plan order, up to
+    the tournament's concurrency, none while one of its agents plays another table of
+    its board (the boards interleave meanwhile)."""
     record = snapshot.record
-    running = len(set(snapshot.created) - snapshot.done)
-    room = record["max_concurrent_tables"] - running
     secret = snapshot.meta.secret
-    for index in sorted(snapshot.plans):
-        if room <= 0:
-            break
-        if index in snapshot.created:
-            continue
+    for index in due_tables(snapshot.plans, snapshot.created, snapshot.done,
+                            record["max_concurrent_tables"]):
         plan = snapshot.plans[index]
         table_id = table_id_for(secret, index)
         seated = [seat_record(entrant, seat, snapshot.name(entrant))
@@ -134,13 +152,12 @@ async def _create_due(ctx: TableContext, store: TournamentStore, snapshot: Tourn
             turn_timeout_s=record["turn_timeout_s"], rated=record["rated"])
         now = ctx.now()
         for seat, entrant in enumerate(plan.seating):
-            if not entrant.startswith("bot:"):
+            if is_agent(entrant):
                 await store.announce(entrant, {
                     "kind": "table.assigned", "tournament_id": snapshot.id,
                     "table_id": table_id, "seat": seat, "game": record["game"], "at": now})
         await store.note_created(snapshot.id, index, now)
         snapshot.created[index] = now
-        room -= 1
 
 
 async def _finish(ctx: TableContext, store: TournamentStore, snapshot: TournamentSnapshot) -> bool:

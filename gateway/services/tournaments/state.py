@@ -8,6 +8,7 @@ any table id: neither tells an entrant which of its tables share a deal.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -23,6 +24,7 @@ from gateway.schemas.tournaments import (
 )
 from gateway.services.context import TableContext
 from gateway.services.records import TableRecord, problem
+from gateway.services.tables import FORFEIT
 from gateway.services.tournament_tables import (
     CANCELLED,
     close_tournament_table,
@@ -30,13 +32,14 @@ from gateway.services.tournament_tables import (
 from gateway.store.tournaments import TournamentMeta, TournamentStore
 from tournament.plan import TablePlan, field_of
 from tournament.ratings import LiveRating, live_ratings
-from tournament.results import TableResult, placements
+from tournament.results import TableResult, never_moved, placements
 
 __all__ = [
     "TournamentSnapshot",
     "board_seed",
     "check_plans",
     "close_running",
+    "idle_seats",
     "is_organiser",
     "load_snapshot",
     "not_found",
@@ -194,23 +197,31 @@ wrong. It spares a public read the OpenSkill pass over every result (about
 _RATINGS_MEMO_SIZE = 256
 
 
-def rated_out(
+async def rated_out(
     ctx: TableContext, key: str, results: Sequence[TableResult], name: Any
 ) -> list[RatingOut]:
-    """The live ratings of ``results`` (memoised, see :data:`_RATINGS_MEMO`), best first."""
+    """The live ratings of ``results`` (memoised, see :data:`_RATINGS_MEMO`), best first.
+    The OpenSkill pass runs in a thread: a public read must not hold the event loop."""
     last = results[-1].table_id if results else ""
     memo_key = (ctx.store.keys.namespace, key, len(results), last)
     rated = _RATINGS_MEMO.get(memo_key)
     if rated is None:
-        rated = sorted(live_ratings(results).values(), key=lambda rating: -rating.ordinal)
+        rated = await asyncio.to_thread(_ranked, results)
         _RATINGS_MEMO[memo_key] = rated
         while len(_RATINGS_MEMO) > _RATINGS_MEMO_SIZE:
             del _RATINGS_MEMO[next(iter(_RATINGS_MEMO))]
     return [_rating_out(rating, name(rating.entrant)) for rating in rated]
 
 
-def result_of(plan: TablePlan, record: TableRecord) -> TableResult | None:
-    """The result of a finished table; None while it is played, or when it was cancelled."""
+def _ranked(results: Sequence[TableResult]) -> list[LiveRating]:
+    return sorted(live_ratings(results).values(), key=lambda rating: -rating.ordinal)
+
+
+def result_of(plan: TablePlan, record: TableRecord, *, idle: Sequence[int] = ()) -> TableResult | None:
+    """The result of a finished table; None while it is played, or when it was cancelled.
+
+    ``idle`` seats lost on time (see :func:`idle_seats`).
+    """
     if record.status != "finished" or record.outcome is None:
         return None
     if record.outcome.get("reason") == CANCELLED:
@@ -220,9 +231,21 @@ def result_of(plan: TablePlan, record: TableRecord) -> TableResult | None:
     eliminated = [int(seat) for seat in record.outcome.get("eliminated", [])]
     return TableResult(
         index=plan.index, board=plan.board, round=plan.round, table_id=record.id,
-        seating=plan.seating, placements=placements(winners, scores, record.seats, eliminated),
+        seating=plan.seating,
+        placements=placements(winners, scores, record.seats, eliminated, lost_on_time=idle),
         scores=tuple(scores),
         reason=str(record.outcome.get("reason", "")), finished_at=record.finished_at or 0.0)
+
+
+async def idle_seats(ctx: TableContext, record: TableRecord) -> tuple[int, ...]:
+    """The agent seats of a finished rated table that lose on time
+    (:func:`tournament.results.never_moved`); unrated tables have none, nor does a
+    forfeited one: its leaver alone loses, though it may leave before the others moved."""
+    if not record.rated or (record.outcome or {}).get("reason") == FORFEIT:
+        return ()
+    agents = [seat for seat, occupant in enumerate(record.seated)
+              if occupant is not None and occupant.kind == "agent"]
+    return never_moved(await ctx.store.action_log(record.id), agents)
 
 
 async def close_running(ctx: TableContext, snapshot: TournamentSnapshot) -> None:

@@ -11,7 +11,7 @@ from typing import Annotated
 
 from pydantic import BeforeValidator
 
-__all__ = ["WholeNumber"]
+__all__ = ["INTEGRAL", "WholeNumber"]
 
 
 def _integral(value: object) -> object:
@@ -23,5 +23,9 @@ def _integral(value: object) -> object:
     return value
 
 
-WholeNumber = Annotated[int, BeforeValidator(_integral)]
+INTEGRAL = BeforeValidator(_integral)
+"""The conversion of :data:`WholeNumber`, to put after a ``Field`` of bounds where the
+bounds must show in the JSON schema: ``Annotated[int, Field(ge=0), INTEGRAL]``."""
+
+WholeNumber = Annotated[int, INTEGRAL]
 """A request's integer: what the document calls an integer, the server takes."""

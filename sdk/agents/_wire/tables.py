@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from agents._wire import WholeNumber
+from agents._wire import INTEGRAL, WholeNumber
 
 __all__ = [
     "ActionObject",
@@ -34,6 +34,7 @@ __all__ = [
     "SeatOut",
     "TableList",
     "TableOut",
+    "TableSettings",
     "TableStatus",
 ]
 
@@ -85,7 +86,10 @@ class HouseBotSeat(_Request):
     """A seat the server fills with a house bot."""
 
     seat: WholeNumber = Field(ge=0, le=11, description="0-based seat number.")
-    bot: str = Field(default="random", description="A bot listed in the game's `house_bots`.")
+    bot: str | None = Field(
+        default=None, max_length=64,
+        description="A bot listed in the game's `house_bots`; omitted: `greedy` where the game "
+        "has it, else `random` (the `agents-club` command's default too).")
 
 
 class CreateTableRequest(_Request):
@@ -132,14 +136,17 @@ class CreateTableRequest(_Request):
     rated: bool = Field(
         default=False,
         description="Feed the game's leaderboard (GET /v1/games/{game}/leaderboard) with "
-        "this table's result.",
+        "this table's result: the organiser only (403 table/rated_not_allowed for an agent, "
+        "whose rated games are drawn by POST /v1/games/{game}/rated-queue). Leaving or "
+        "closing a started rated table forfeits it, rated as a loss for the leaver.",
     )
-    seed: WholeNumber | None = Field(
-        default=None, ge=0, lt=2**63,
+    seed: Annotated[int, Field(ge=0, lt=2**63), INTEGRAL] | None = Field(
+        default=None,
         description="Fix the deal for a reproducible table (revealed only by the replay). "
         "The organiser may choose it for any table; an agent only for a table it sits at "
-        "(join true) with house bots in every other seat (403 table/seed_not_allowed "
-        "otherwise): whoever knows the seed knows every hidden card.",
+        "(join true) with house bots in every other seat, and never for a rated table "
+        "(403 table/seed_not_allowed otherwise): whoever knows the seed knows every hidden "
+        "card, and house bots play a known seed the same way every time.",
     )
 
 
@@ -155,6 +162,26 @@ class OutcomeOut(_Out):
         description="Seats put out of the running before the winner was decided (Hab & Gut's "
                     "least generous donors): they place after every other seat, whatever "
                     "their score.")
+    decided_by: list[str] = Field(
+        default_factory=list,
+        description="The comparisons that picked the winners, in the order applied, in the "
+                    "game's words (`[\"investments\", \"count\"]`: the seats tied on "
+                    "investments and the count broke the tie). `text` says the same in words.")
+
+
+class TableSettings(_Out):
+    """The settings of a table that change play: its mode, variants, turn clock and the
+    game's caps (a lowered turn limit shows here)."""
+
+    mode: str
+    variants: list[str]
+    turn_timeout_s: float | None = Field(description="Seconds a seat has per decision; null: no clock.")
+    rules: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The game's numeric caps as this table plays them (e.g. "
+                    "`turn_limit_per_seat`); `rulebook_rules` holds the rulebook's values.")
+    rulebook_rules: dict[str, Any] = Field(
+        default_factory=dict, description="The same caps at the rulebook's values, to compare.")
 
 
 class SeatOut(_Out):
@@ -184,6 +211,14 @@ class TableOut(_Out):
     version: int
     your_seat: int | None = Field(description="Your seat here, if you sit at this table.")
     outcome: OutcomeOut | None = None
+    settings: TableSettings | None = Field(default=None, description="The settings that change play.")
+    observation: ObservationOut | None = Field(
+        default=None,
+        description="Only when a create or join sent `wait_s` and you sit here: your "
+        "observation at your first decision point (your turn, or the end), held as the "
+        "observation's `wait_s` holds it; the current one when the wait ran out. Act from it "
+        "without another request. The rest of this answer is the table as your seat left it; "
+        "the observation is newer.")
 
 
 class TableList(_Out):
@@ -215,6 +250,8 @@ class ObservationOut(_Out):
     deadline: float | None = Field(description="When the turn clock runs out (epoch seconds).")
     last_event_id: int = Field(description="Resume events after this id.")
     outcome: OutcomeOut | None = None
+    settings: TableSettings | None = Field(
+        default=None, description="The table's settings that change play (the summary names them too).")
     spectator_reason: Literal["no_token", "not_seated"] | None = Field(
         default=None,
         description="Why this is the spectator's view: `no_token` (the request carried no "
@@ -285,10 +322,12 @@ class ActionResult(_Out):
     outcome: OutcomeOut | None = None
     observation: ObservationOut | None = Field(
         default=None,
-        description="Your observation right after this action (as `GET .../observation` "
-        "would have answered at `version`): when you are still to act, act again from it "
-        "without another request. Always present, except in a retried answer stored by a "
-        "gateway version older than this field.",
+        description="Your observation after this action: right after it (as `GET "
+        ".../observation` would have answered at `version`), or with `wait_s` at your next "
+        "decision point. When you are to act, act from it without another request. Always "
+        "present over HTTP and MCP; in the socket's `accepted` only when you must decide "
+        "again at once (it is pushed too; otherwise the socket pushes your next decision "
+        "when it comes).",
     )
 
 

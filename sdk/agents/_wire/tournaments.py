@@ -11,12 +11,19 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from agents._wire import WholeNumber
+from agents._wire.auth import AgentMetaOut
+
 __all__ = [
     "AssignmentOut",
     "AssignmentsPage",
     "CreateTournamentRequest",
+    "DuplicateForm",
     "LeaderboardOut",
     "ProgressOut",
+    "QueueStatus",
+    "RatedQueueRequest",
+    "RatedQueueTicket",
     "RatingOut",
     "StandingOut",
     "TableResultOut",
@@ -29,11 +36,17 @@ __all__ = [
 ]
 
 TournamentFormat = Literal["duplicate", "round_robin", "swiss", "gauntlet"]
+DuplicateForm = Literal["disjoint", "rotated"]
 TournamentStatus = Literal["running", "finished", "cancelled"]
+QueueStatus = Literal["waiting", "seated", "expired", "left"]
+"""A rated-queue ticket: ``waiting`` for a draw; ``seated`` at ``table_id``; ``expired``
+(it waited the longest the queue holds an agent with no draw); ``left`` the queue."""
 
-ENTRANT_PATTERN = r"^(agt_[0-9a-f]{1,64}|bot:[a-z0-9_-]{1,32}(#[0-9]{1,3})?)$"
-"""An entrant: a registered agent's id, or ``bot:<name>`` for a house bot; ``bot:<name>#<n>``
-enters another copy of the same bot (``bot:greedy#1``, ``bot:greedy#2``)."""
+ENTRANT_PATTERN = (r"^(agt_[0-9a-f]{1,64}|bot:[a-z0-9_-]{1,32}(#[0-9]{1,3})?"
+                   r"|[A-Za-z0-9](?:[A-Za-z0-9 _.\-]{0,62}[A-Za-z0-9_.\-])?)$")
+"""An entrant: a registered agent's id or name, or ``bot:<name>`` for a house bot;
+``bot:<name>#<n>`` enters another copy of the same bot (``bot:greedy#1``, ``bot:greedy#2``).
+The server turns a name into its agent's id."""
 
 Entrant = Annotated[str, StringConstraints(pattern=ENTRANT_PATTERN)]
 
@@ -70,7 +83,7 @@ class CreateTournamentRequest(BaseModel):
     name: str = Field(min_length=1, max_length=80, description="Shown in listings and the report.")
     game: str = Field(description="A game name from GET /v1/games.")
     mode: str = Field(description="One of the game's modes.")
-    seats: int = Field(ge=2, le=12, description="Seats per table.")
+    seats: WholeNumber = Field(ge=2, le=12, description="Seats per table.")
     variants: list[str] = Field(default_factory=list, max_length=16,
                                 description="Variant names to switch on.")
     options: dict[str, Any] = Field(
@@ -79,25 +92,39 @@ class CreateTournamentRequest(BaseModel):
         "lowered, never raised).")
     entrants: list[Entrant] = Field(
         min_length=1, max_length=64,
-        description="Who is ranked: registered agent ids (`agt_...`) and house bots "
-        "(`bot:greedy`; `bot:greedy#2` for a second copy); each at most once.")
+        description="Who is ranked: registered agents by id (`agt_...`) or name, and house "
+        "bots (`bot:greedy`; `bot:greedy#2` for a second copy); each at most once. A name "
+        "must be exactly one agent's (422 `tournament/unknown_entrant` otherwise); the "
+        "tournament lists ids.")
     baselines: list[Entrant] = Field(
         default_factory=list, max_length=8,
         description="House bots (`bot:random`) every entrant plays against in `gauntlet`; "
         "in the other formats they fill seats when there are fewer entrants than seats.")
     format: TournamentFormat = Field(
-        description="`duplicate`: each board (one deal) played once per seat rotation; "
-        "`round_robin`: balanced groups, seats rotated; `swiss`: rounds grouped by standing; "
-        "`gauntlet`: every entrant against the baselines.")
-    boards: int = Field(default=1, ge=1, le=500,
+        description="`duplicate`: each board (one deal) played in several seat rotations, "
+        "luck compared seat by seat; `round_robin`: balanced groups, seats rotated; `swiss`: "
+        "rounds grouped by standing; `gauntlet`: every entrant against the baselines.")
+    duplicate_form: DuplicateForm | None = Field(
+        default=None,
+        description="How `duplicate` and `gauntlet` share out a board's rotations. "
+        "`disjoint`: each table of a board is played by another group, so no entrant ever "
+        "plays a board twice (nothing it remembers of a table tells it a deal still to "
+        "play); needs the field to fill two tables at once (in gauntlet: the entrants). "
+        "`rotated`: one group plays the board in every seat rotation, so every entrant holds "
+        "every seat of the deal (an entrant that remembers knows every hand at its later "
+        "rotations). Left out: `disjoint` when the field fills two tables, else `rotated`. "
+        "422 `tournament/invalid` for `disjoint` on a smaller field, or for any form in "
+        "`round_robin` or `swiss`.",
+        examples=["disjoint"])
+    boards: WholeNumber = Field(default=1, ge=1, le=500,
                         description="Boards (deals) to play: one per round, in every format.")
-    rounds: int | None = Field(default=None, ge=1, le=500,
+    rounds: WholeNumber | None = Field(default=None, ge=1, le=500,
                                description="Rounds; when given it must equal `boards`.")
     turn_timeout_s: float = Field(
         default=60.0, gt=0, le=3600,
         description="Seconds a seat has to act before its default action is applied: an "
         "absent entrant loses only its own turns.")
-    max_concurrent_tables: int = Field(default=4, ge=1, le=64,
+    max_concurrent_tables: WholeNumber = Field(default=4, ge=1, le=64,
                                        description="The most tables played at once.")
     rated: bool = Field(default=False, description="Feed the game's leaderboard.")
     private: bool = Field(default=False,
@@ -137,6 +164,9 @@ class RatingOut(_Out):
     ordinal: float
     games: int
     provisional: bool = Field(description="True while sigma is high: too few games to trust.")
+    agent: AgentMetaOut | None = Field(
+        default=None, description="On the leaderboard, an agent's public metadata; its "
+        "`predecessor` is the earlier version it follows (the lineage).")
 
 
 class TournamentTableOut(_Out):
@@ -162,6 +192,8 @@ class TournamentOut(_Out):
     seats: int
     variants: list[str]
     format: TournamentFormat
+    duplicate_form: DuplicateForm | None = Field(
+        default=None, description="The form played (null in formats without rotations).")
     boards: int
     rounds: int | None
     entrants: list[str]
@@ -170,6 +202,9 @@ class TournamentOut(_Out):
     max_concurrent_tables: int
     rated: bool
     private: bool
+    agents: dict[str, AgentMetaOut] = Field(
+        default_factory=dict, description="Each agent entrant's public metadata (model, "
+        "provider, version, link, predecessor) as it was when the tournament was created.")
     status: TournamentStatus
     created_by: str
     created_at: float
@@ -196,6 +231,10 @@ class TableResultOut(_Out):
     index: int
     round: int
     board: int
+    rotation: int = Field(default=0, description="The board's rotation this table played: "
+                          "its seat rotation in the rotated form, its place among the "
+                          "board's tables (one per group) in the disjoint form, 0 in "
+                          "formats without rotations.")
     table_id: str
     seating: list[str]
     placements: list[int]
@@ -205,7 +244,7 @@ class TableResultOut(_Out):
 
 
 class TournamentResults(_Out):
-    """The results of published boards, in finish order (the organiser sees all)."""
+    """The results of published boards, in plan order (the organiser sees all)."""
 
     tournament_id: str
     status: TournamentStatus
@@ -239,3 +278,33 @@ class LeaderboardOut(_Out):
     game: str
     tables: int = Field(description="Rated tables counted.")
     ratings: list[RatingOut]
+
+
+class RatedQueueRequest(BaseModel):
+    """A place in a game's public rated queue: which table to be drawn for."""
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True,
+        json_schema_extra={"examples": [{"mode": "fortune", "seats": 2}]},
+    )
+
+    mode: str = Field(max_length=64, description="One of the game's modes.")
+    seats: WholeNumber = Field(ge=2, le=12, description="The table's seats, every one an agent's.")
+
+
+class RatedQueueTicket(BaseModel):
+    """Where the caller stands in a game's rated queue."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    game: str
+    mode: str
+    seats: int
+    status: QueueStatus
+    joined_at: float = Field(description="When the caller joined (Unix seconds).")
+    expires_at: float = Field(description="When a ticket still waiting then expires.")
+    waiting: int = Field(description="Agents waiting in this pool now, the caller included "
+                                     "while it waits.")
+    table_id: str | None = Field(default=None, description="The rated table the draw seated "
+                                                           "the caller at (status `seated`).")
+    seat: int | None = None

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from gateway.embedded_redis import dies_with
+from agents_club_cli.embedded_redis import dies_with
 
 __all__ = ["LocalCluster", "cluster_tools_missing"]
 
@@ -52,8 +52,11 @@ def _free_ports(count: int) -> list[int]:
 class LocalCluster:
     """Start with ``with LocalCluster(directory) as cluster:``; ``cluster.url`` names it."""
 
-    def __init__(self, directory: Path, *, primaries: int = 3, node_timeout_ms: int = 1000) -> None:
+    def __init__(self, directory: Path, *, primaries: int = 3, node_timeout_ms: int = 1000,
+                 server_args: tuple[str, ...] = ()) -> None:
+        """``server_args``: more ``redis-server`` options for every node."""
         self.directory = directory
+        self.server_args = server_args
         self.primaries = primaries
         self.node_timeout_ms = node_timeout_ms
         self.ports: list[int] = []
@@ -81,6 +84,7 @@ class LocalCluster:
              "--cluster-node-timeout", str(self.node_timeout_ms),
              "--cluster-replica-validity-factor", "0",
              "--appendonly", "no", "--save", "", "--dir", str(node_dir),
+             *self.server_args,
              "--logfile", str(node_dir / "redis.log")],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             preexec_fn=dies_with(os.getpid()),  # a killed test run leaves no node behind

@@ -1,0 +1,575 @@
+"""The WebSocket for bots: ``/v1/ws`` (messages in :mod:`agents._wire.socket`).
+
+One connection per agent, authenticated once: the bearer token of the upgrade's
+``Authorization`` header, or (for a browser, which cannot set it) an ``auth``
+message first. The client subscribes to tables and to its tournament
+assignments; the server pushes the seat's observation whenever it must decide,
+the events it may see when asked, and the end; an ``act`` is answered with
+``accepted`` or the problem document HTTP would answer.
+
+Nothing here decides anything about a game, a seat or a token: every read and
+every action goes through the same service functions as HTTP and MCP
+(:func:`gateway.services.actions.submit`, :func:`gateway.services.tables.hold`,
+:func:`gateway.services.events.poll_events`,
+:func:`gateway.services.tournaments.assignments`), so the socket redacts, refuses
+and applies exactly as they do. A subscription waits the way a held observation
+does (:func:`gateway.services.tables.hold`: a watch on the table's turn stream,
+then one read), from the table as it last read it. Waiting holds no Redis
+connection, so a worker holds many idle sockets cheaply.
+
+An ``act`` is answered with ``accepted`` (the action's version and events).
+When the seat is still to act, its ``result`` carries that next decision, built
+from the state the commit just wrote, with no read, and the same observation is
+pushed once; otherwise it has no observation, and the seat's next decision is pushed when
+another change brings it.
+
+Resume: an agent that reconnects subscribes again with the last version it
+decided at (``after_version``) and the last event id it read (``events_after``);
+every later decision and event then arrives once. An action sent again after a
+reconnect with the same ``idempotency_key`` is applied at most once.
+
+The connection is held to its token for as long as it lasts: a revocation
+(watched, so at once) closes it with 4441, the token's expiry with 4440 unless
+a fresh ``auth`` of the same agent came before (close codes:
+:data:`agents._wire.socket.CLOSE_CODES`). Dead peers are found by uvicorn's
+ping/pong (``ws_ping_interval``/``ws_ping_timeout``, set by ``agents-club
+serve``), which also serves without permessage-deflate: compressing every
+observation cost more CPU than the bytes it saved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import APIRouter, WebSocket
+from fastapi.security.utils import get_authorization_scheme_param
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from gateway.errors import ProblemError, redis_unavailable
+from gateway.principal import Principal
+from gateway.schemas.socket import (
+    CLOSE_AUTH_EXPIRED,
+    CLOSE_AUTH_FAILED,
+    CLOSE_AUTH_REVOKED,
+    CLOSE_AUTH_TIMEOUT,
+    CLOSE_PROTOCOL,
+    CLOSE_UNAVAILABLE,
+    SOCKET_PATH,
+    AcceptedMessage,
+    ActMessage,
+    AssignmentsMessage,
+    AuthMessage,
+    ClientMessage,
+    EndMessage,
+    EventsMessage,
+    ObservationMessage,
+    ProblemMessage,
+    SubscribeAssignmentsMessage,
+    SubscribeMessage,
+    UnsubscribeMessage,
+    WelcomeMessage,
+)
+from gateway.schemas.tables import ActionRequest, ObservationOut
+from gateway.security import PendingRevocation, TokenService, auth_problem
+from gateway.services import actions as actions_service
+from gateway.services import events as events_service
+from gateway.services import tables as tables_service
+from gateway.services import tournaments as tournaments_service
+from gateway.services.context import TableContext
+from gateway.services.runtime import table_context
+from gateway.services.waiters import Watch
+from gateway.store.auth import AuthStore, revoked_key
+from gateway.store.outage import REDIS_UNAVAILABLE
+
+__all__ = [
+    "ACTS_IN_FLIGHT",
+    "AUTH_TIMEOUT_S",
+    "CANCEL_WAIT_S",
+    "MAX_MESSAGE_BYTES",
+    "MAX_SUBSCRIPTIONS",
+    "RECHECK_S",
+    "router",
+    "socket_options",
+]
+
+log = logging.getLogger(__name__)
+
+router = APIRouter(tags=["socket"])
+
+AUTH_TIMEOUT_S = 10.0
+"""How long a connection opened without a token may take to send its ``auth`` message."""
+
+MAX_SUBSCRIPTIONS = 256
+"""Tables one connection may follow at once (a tournament bot plays several)."""
+
+ACTS_IN_FLIGHT = 16
+"""Actions of one connection being applied at once; more wait (the socket stops reading)."""
+
+MAX_MESSAGE_BYTES = 64 * 1024
+"""The largest message a client may send (``ws_max_size``: larger ones close the
+connection with 1009); an action is a few hundred bytes."""
+
+CANCEL_WAIT_S = 2.0
+"""How long a session's end waits for its tasks to stop."""
+
+RECHECK_S = 30.0
+"""A subscription reads its table again this often even when nothing woke it: a
+safety net, never the way news arrives."""
+
+_CLIENT_MESSAGE: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+
+
+class _Closing(Exception):
+    """Ends the session: close the socket with ``code`` (``None``: it is gone already)."""
+
+    def __init__(self, code: int | None, reason: str = "") -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+def _closing_for(error: ProblemError) -> _Closing | None:
+    """The close an error of the caller's token means, else ``None``."""
+    if error.code == "auth/revoked":
+        return _Closing(CLOSE_AUTH_REVOKED, error.code)
+    if error.code == "auth/expired":
+        return _Closing(CLOSE_AUTH_EXPIRED, error.code)
+    return None
+
+
+class _Session:
+    """One authenticated connection: its caller, subscriptions and actions in flight."""
+
+    def __init__(self, websocket: WebSocket, ctx: TableContext, credential: _Credential) -> None:
+        self.websocket = websocket
+        self.ctx = ctx
+        self.credential = credential
+        self._send_lock = asyncio.Lock()
+        self._tables: dict[str, asyncio.Task[None]] = {}
+        self._pushed: dict[str, int] = {}
+        """Per followed table, the version of the last decision pushed."""
+        self._watches: dict[str, Watch] = {}
+        self._assignments: asyncio.Task[None] | None = None
+        self._acts = asyncio.Semaphore(ACTS_IN_FLIGHT)
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._ended: asyncio.Future[_Closing] = asyncio.get_running_loop().create_future()
+        self.closed = False
+        """Set once the session ends: every loop stops at its next turn."""
+
+    # sending -------------------------------------------------------------------------
+
+    async def send(self, frame: str | BaseModel) -> None:
+        text = frame if isinstance(frame, str) else frame.model_dump_json(by_alias=True)
+        async with self._send_lock:
+            try:
+                await self.websocket.send_text(text)
+            except Exception:  # the peer is gone (each server raises its own kind)
+                raise _Closing(None) from None
+
+    async def send_problem(self, error: ProblemError, *, ref: str | None = None,
+                           table_id: str | None = None) -> None:
+        await self.send(ProblemMessage(ref=ref, table_id=table_id, problem=error.to_problem()))
+
+    # tasks -----------------------------------------------------------------------------
+
+    def spawn(self, work: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
+        """Run ``work`` for this session; a :class:`_Closing` it raises ends the session."""
+        task = asyncio.create_task(self._guarded(work), name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _guarded(self, work: Coroutine[Any, Any, None]) -> None:
+        try:
+            await work
+        except _Closing as closing:
+            self.end(closing)
+        except REDIS_UNAVAILABLE:
+            self.end(_Closing(CLOSE_UNAVAILABLE, "server/unavailable"))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("socket task failed")
+            self.end(_Closing(1011, "server/error"))
+
+    def end(self, closing: _Closing) -> None:
+        if not self._ended.done():
+            self._ended.set_result(closing)
+
+    async def run(self) -> None:
+        """Serve the connection until the peer leaves or the session must close."""
+        self.spawn(self._guard(), "socket-guard")
+        reader = self.spawn(self._read(), "socket-reader")
+        reader.add_done_callback(lambda _task: self.end(_Closing(None)))
+        try:
+            closing = await self._ended
+        finally:
+            self.closed = True
+            for task in list(self._tasks):
+                task.cancel()
+        if self._tasks:
+            # Bounded: a cancellation that a library swallows (asyncio.wait_for on 3.11 may)
+            # must not hold the connection's end; such a task stops at its next check of
+            # ``closed`` instead.
+            await asyncio.wait(list(self._tasks), timeout=CANCEL_WAIT_S)
+        if closing.code is not None:
+            await _close(self.websocket, closing.code, closing.reason)
+
+    # the token -------------------------------------------------------------------------
+
+    async def _guard(self) -> None:
+        """Close at once when the token is revoked (its mark is watched), and when it expires."""
+        store = AuthStore(self.ctx.store.redis, self.ctx.store.keys)
+        credential = self.credential
+        async with self.ctx.waiters.watch(credential.caller.revoked_key) as watch:
+            while not self.closed:
+                if await store.is_revoked(credential.principal.token_id):
+                    raise _Closing(CLOSE_AUTH_REVOKED, "auth/revoked")
+                remaining = credential.caller.valid_until - time.time()
+                if remaining <= 0:
+                    raise _Closing(CLOSE_AUTH_EXPIRED, "auth/expired")
+                await watch.changed(remaining)
+
+    async def _renew(self, message: AuthMessage) -> None:
+        """A fresh token of the same agent replaces the connection's (before it expires)."""
+        try:
+            credential = await _authenticate(self.websocket, message.token)
+            if credential.principal.agent_id != self.credential.principal.agent_id:
+                raise auth_problem("auth/invalid", "A connection keeps its agent; open another.")
+        except ProblemError as error:
+            await self.send_problem(error)
+            return
+        self.credential = credential
+        for task in list(self._tasks):
+            if task.get_name() == "socket-guard":
+                task.cancel()
+        self.spawn(self._guard(), "socket-guard")
+        await self.send(credential.welcome())
+
+    # reading ---------------------------------------------------------------------------
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                text = await self.websocket.receive_text()
+            except (WebSocketDisconnect, RuntimeError, KeyError):
+                return  # gone, or a binary frame (refused: the protocol is JSON text)
+            try:
+                message = _CLIENT_MESSAGE.validate_json(text)
+            except ValidationError as error:
+                await self.send_problem(_invalid(error), ref=_ref_of(text))
+                continue
+            await self._dispatch(message)
+
+    async def _dispatch(self, message: Any) -> None:
+        if isinstance(message, ActMessage):
+            await self._acts.acquire()  # bounded: past this the socket stops reading
+            task = self.spawn(self._act(message), "socket-act")
+            task.add_done_callback(lambda _task: self._acts.release())
+        elif isinstance(message, SubscribeMessage):
+            await self._subscribe(message)
+        elif isinstance(message, UnsubscribeMessage):
+            await self._unsubscribe(message.table_id)
+        elif isinstance(message, SubscribeAssignmentsMessage):
+            if self._assignments is not None:
+                self._assignments.cancel()
+            self._assignments = self.spawn(self._follow_assignments(message.after),
+                                           "socket-assignments")
+        elif isinstance(message, AuthMessage):
+            await self._renew(message)
+
+    # actions ---------------------------------------------------------------------------
+
+    async def _act(self, message: ActMessage) -> None:
+        body = ActionRequest(version=message.version, action=message.action)
+        table_id = message.table_id
+        watch = self._watches.get(table_id)
+        if watch is not None:  # its own write, known before its publish may come
+            watch.know(message.version + 1)
+        try:
+            applied = await actions_service.submit(
+                self.ctx, table_id, self.credential.caller, body, message.idempotency_key)
+            if watch is not None and (applied.retried or applied.table.record.status != "playing"):
+                watch.wake()  # not this request's write, or the end: the subscription reads
+        except ProblemError as error:
+            if watch is not None:
+                watch.wake()  # nothing written here: whatever wrote that version is news
+            await self.send_problem(error, ref=message.ref, table_id=table_id)
+            closing = _closing_for(error)
+            if closing is not None:
+                raise closing from None
+            return
+        except REDIS_UNAVAILABLE:
+            if watch is not None:
+                watch.wake()
+            # Applied or not, the client cannot tell: it retries with the same key.
+            await self.send_problem(redis_unavailable(), ref=message.ref, table_id=table_id)
+            return
+        version = applied.table.version
+        following = None
+        if (table_id in self._tables and not applied.retried and applied.decides
+                and applied.table.record.status == "playing"
+                and version > self._pushed.get(table_id, -1)):
+            # Still to act (no turn entry wakes the subscription): the answer carries the
+            # decision, built from the state the commit wrote, and it is pushed once too.
+            self._pushed[table_id] = version
+            following = tables_service.observation_after(applied)
+        await self.send(AcceptedMessage(ref=message.ref, table_id=table_id,
+                                        result=applied.result(following)))
+        if following is not None:  # also pushed, for clients that act on pushes only
+            await self.send(ObservationMessage(table_id=table_id, observation=following))
+
+    # subscriptions ---------------------------------------------------------------------
+
+    async def _subscribe(self, message: SubscribeMessage) -> None:
+        await self._unsubscribe(message.table_id)
+        if len(self._tables) >= MAX_SUBSCRIPTIONS:
+            await self.send_problem(ProblemError(
+                422, "request/invalid", "Invalid request",
+                f"One connection follows at most {MAX_SUBSCRIPTIONS} tables; unsubscribe "
+                "from finished ones or open another connection."), table_id=message.table_id)
+            return
+        self._tables[message.table_id] = self.spawn(
+            self._follow_table(message), f"socket-table-{message.table_id}")
+
+    async def _unsubscribe(self, table_id: str) -> None:
+        task = self._tables.pop(table_id, None)
+        if task is not None:
+            task.cancel()
+            await asyncio.wait([task], timeout=CANCEL_WAIT_S)
+
+    async def _follow_table(self, message: SubscribeMessage) -> None:
+        table_id = message.table_id
+        decisions = asyncio.create_task(self._follow_decisions(table_id, message.after_version))
+        following: list[asyncio.Task[Any]] = [decisions]
+        if message.events_after is not None:
+            following.append(asyncio.create_task(
+                self._follow_events(table_id, message.events_after)))
+        try:
+            done, _running = await asyncio.wait(following, return_when=asyncio.FIRST_EXCEPTION)
+            for task in done:
+                task.result()  # the first error, if any
+            # Every event, the table's end included, before `end`.
+            await asyncio.gather(*following)
+            await self.send(EndMessage(table_id=table_id, observation=decisions.result()))
+        except ProblemError as error:
+            closing = _closing_for(error)
+            if closing is not None:
+                raise closing from None
+            await self.send_problem(error, table_id=table_id)
+        finally:
+            for task in following:
+                task.cancel()
+            await asyncio.wait(following, timeout=CANCEL_WAIT_S)
+            for task in following:  # retrieved, so that asyncio does not log them again
+                if task.done() and not task.cancelled():
+                    task.exception()
+            if self._tables.get(table_id) is asyncio.current_task():
+                del self._tables[table_id]
+
+    async def _follow_decisions(self, table_id: str, after_version: int) -> ObservationOut:
+        """Push the seat's observation at each decision after ``after_version``; the final
+        observation once the table is over. One watch of the turn stream for the whole
+        subscription, so each wait starts from the last read without reading again."""
+        ctx, caller = self.ctx, self.credential.caller
+        self._pushed[table_id] = after_version
+        async with ctx.waiters.watch(ctx.store.turns_key(table_id)) as watch:
+            self._watches[table_id] = watch
+            try:
+                loaded, principal = await actions_service.read_visible(ctx, table_id, caller)
+                position = tables_service.Position(
+                    loaded, loaded.record.seat_for(principal), principal)
+                recent = None
+                first = after_version == -1  # a first subscription learns its seat at once
+                while not self.closed:
+                    table, seat = position.table, position.seat
+                    if table.record.status == "finished":
+                        return await tables_service.observation_of(
+                            ctx, table_id, caller, position, recent)
+                    pushed = self._pushed.get(table_id, after_version)
+                    if first or (seat is not None and table.version > pushed
+                                 and table.record.status == "playing"
+                                 and seat in table.game.to_act(table.state)):
+                        first = False
+                        self._pushed[table_id] = max(pushed, table.version)
+                        await self.send(ObservationMessage(
+                            table_id=table_id, observation=await tables_service.observation_of(
+                                ctx, table_id, caller, position, recent)))
+                    # A seat waits for its next decision; a spectator for any change.
+                    after = table.version if seat is None else self._pushed[table_id]
+                    moved, recent = await tables_service.hold(
+                        ctx, table_id, caller, position, wait=RECHECK_S, after_version=after,
+                        watch=watch)
+                    if moved.table is position.table:  # the wait ran out: read anyway
+                        watch.wake()
+                    position = moved
+            finally:
+                self._pushed.pop(table_id, None)
+                if self._watches.get(table_id) is watch:
+                    del self._watches[table_id]
+        raise _Closing(None)
+
+    async def _follow_events(self, table_id: str, after: int) -> None:
+        cursor = after
+        async with self.ctx.waiters.watch(self.ctx.store.events_key(table_id)) as watch:
+            while not self.closed:
+                page = await events_service.poll_events(
+                    self.ctx, table_id, self.credential.caller, after=cursor, wait=0)
+                if page.events:
+                    await self.send(EventsMessage(table_id=table_id, events=page.events,
+                                                  last_id=page.last_id))
+                cursor = page.last_id
+                if page.events:
+                    continue
+                if page.status == "finished":
+                    return
+                await watch.changed(RECHECK_S)
+
+    async def _follow_assignments(self, after: str) -> None:
+        cursor = after
+        while not self.closed:
+            credential = self.credential
+            try:
+                page = await tournaments_service.assignments(
+                    self.ctx, credential.principal, after=cursor,
+                    wait=self.ctx.settings.long_poll_max_wait_s,
+                    revoked_key=credential.caller.revoked_key)
+            except ProblemError as error:
+                closing = _closing_for(error)
+                if closing is not None:
+                    raise closing from None
+                await self.send_problem(error)
+                return
+            if page.assignments:
+                await self.send(AssignmentsMessage(assignments=page.assignments,
+                                                   last_id=page.last_id))
+            cursor = page.last_id
+
+
+def _invalid(error: ValidationError) -> ProblemError:
+    """A message that is not one of the protocol's, as HTTP's ``request/invalid``."""
+    errors = [{"loc": [str(part) for part in e["loc"]], "msg": e["msg"], "type": e["type"]}
+              for e in error.errors(include_input=False, include_url=False)]
+    where = ", ".join(".".join(entry["loc"]) for entry in errors[:5])
+    return ProblemError(422, "request/invalid", "Invalid request",
+                        f"The message does not match its schema ({where}).", errors=errors)
+
+
+def _ref_of(text: str) -> str | None:
+    """The ``ref`` of a refused message, when it has a usable one (to answer it by)."""
+    with contextlib.suppress(ValueError):
+        sent = json.loads(text)
+        if isinstance(sent, dict) and isinstance(sent.get("ref"), str) and sent["ref"]:
+            return str(sent["ref"])[:200]
+    return None
+
+
+@dataclass(frozen=True)
+class _Credential:
+    """The connection's token, verified and not revoked when it came."""
+
+    principal: Principal
+    caller: PendingRevocation
+    """The same caller, for the service functions that ask its revocation with their read."""
+    expires_at: float
+
+    def welcome(self) -> WelcomeMessage:
+        return WelcomeMessage(agent_id=self.principal.agent_id, expires_at=self.expires_at)
+
+
+async def _authenticate(websocket: WebSocket, token: str) -> _Credential:
+    """The credential of ``token``, its revocation asked now.
+
+    :raises ProblemError: 401 ``auth/...``.
+    """
+    state = websocket.app.state
+    tokens: TokenService = state.tokens
+    verified = await tokens.authenticate(token, AuthStore(state.redis, state.keys).is_revoked)
+    principal = verified.principal
+    caller = PendingRevocation(principal.agent_id, revoked_key(state.keys, principal.token_id),
+                               principal, tokens.valid_until(verified))
+    return _Credential(principal, caller, float(verified.expires_at))
+
+
+async def _first_token(websocket: WebSocket) -> str:
+    """The bearer token of the upgrade, else of the first message.
+
+    :raises _Closing: without a token in time, or when the first message is not ``auth``.
+    """
+    header = websocket.headers.get("authorization")
+    if header:
+        scheme, token = get_authorization_scheme_param(header)
+        if scheme.lower() != "bearer" or not token:
+            raise _Closing(CLOSE_AUTH_FAILED, "auth/invalid")
+        return token
+    try:
+        async with asyncio.timeout(AUTH_TIMEOUT_S):
+            text = await websocket.receive_text()
+    except TimeoutError:
+        raise _Closing(CLOSE_AUTH_TIMEOUT, "auth/missing") from None
+    except (WebSocketDisconnect, RuntimeError, KeyError):
+        raise _Closing(None) from None
+    try:
+        message = _CLIENT_MESSAGE.validate_json(text)
+    except ValidationError:
+        message = None
+    if not isinstance(message, AuthMessage):
+        raise _Closing(CLOSE_PROTOCOL, "request/invalid")
+    return message.token
+
+
+async def _close(websocket: WebSocket, code: int, reason: str) -> None:
+    if websocket.client_state == WebSocketState.CONNECTED:
+        with contextlib.suppress(Exception):  # the peer may be gone meanwhile
+            await websocket.close(code, reason)
+
+
+@router.websocket(SOCKET_PATH, name="socket")
+async def socket(websocket: WebSocket) -> None:
+    """``/v1/ws``: authenticate, then serve the session (see the module docstring)."""
+    await websocket.accept()
+    if getattr(websocket.app.state, "redis", None) is None:
+        await _close(websocket, CLOSE_UNAVAILABLE, "server/unavailable")
+        return
+    try:
+        token = await _first_token(websocket)
+        credential = await _authenticate(websocket, token)
+    except _Closing as closing:
+        if closing.code is not None:
+            await _close(websocket, closing.code, closing.reason)
+        return
+    except ProblemError as error:
+        await _close(websocket, CLOSE_AUTH_FAILED, error.code)
+        return
+    except REDIS_UNAVAILABLE:
+        await _close(websocket, CLOSE_UNAVAILABLE, "server/unavailable")
+        return
+    session = _Session(websocket, table_context(websocket.app), credential)
+    try:
+        await session.send(credential.welcome())
+    except _Closing:
+        return
+    await session.run()
+
+
+def socket_options() -> dict[str, Any]:
+    """uvicorn's WebSocket settings for ``/v1/ws``: its sans-I/O protocol on the
+    ``websockets`` library (the older ``websockets`` one runs on that library's deprecated
+    legacy API), no permessage-deflate (compressing each observation costs more CPU than its bytes
+    save), a ping every 20 s that closes a peer silent for 20 s more, and
+    :data:`MAX_MESSAGE_BYTES` per message."""
+    return {
+        "ws": "websockets-sansio",
+        "ws_per_message_deflate": False,
+        "ws_ping_interval": 20.0,
+        "ws_ping_timeout": 20.0,
+        "ws_max_size": MAX_MESSAGE_BYTES,
+    }

@@ -1,0 +1,169 @@
+"""The public rated queue: the only way an agent gets a rated table outside a tournament.
+
+A rating must measure play, so an agent never arranges who it plays. It joins a game's
+queue for a mode and a number of seats; once the pool's oldest agent has waited
+``rated_queue_gather_s``, a draw seats the waiting agents at random (a keyed hash under
+a fresh secret salt orders the pool), never two agents that joined from one address at
+one table: an owner running several agents from one host never meets itself. Agents
+left over wait for the next draw; one that waits ``rated_queue_wait_s`` with none
+expires. Every seat is an agent's: house bots never fill a rated queue table, since a
+deterministic bot is a fixed target an agent could be tuned to farm.
+
+A drawn table is dealt from a secret seed with the server's default turn clock, seen by
+its seats and the organiser only, and rated like any rated table: leaving it during play
+forfeits it, and a seat that never moves loses on time. Each worker draws when a waiting
+agent asks (a join or a read of its ticket), so no background loop is needed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import time
+from typing import Any
+
+from pydantic import ValidationError
+
+from gateway.principal import Principal
+from gateway.schemas.tournaments import RatedQueueRequest, RatedQueueTicket
+from gateway.services.context import TableContext
+from gateway.services.records import game_or_problem, problem
+from gateway.services.tournament_tables import create_tournament_table, seat_record
+from gateway.services.tournaments.assignments import refuse_if_revoked
+from gateway.services.tournaments.state import store_of
+from gateway.store.rated_queue import RatedQueueStore
+
+__all__ = ["QUEUE_CREATOR", "join_queue", "leave_queue", "queue_ticket"]
+
+QUEUE_CREATOR = "rated-queue"
+"""The ``created_by`` of a table the queue drew: no agent created it, so none may close it."""
+
+_TABLES_PER_DRAW = 8
+"""The most tables one draw seats (a larger pool is drawn on at the next ask)."""
+
+
+def _store(ctx: TableContext) -> RatedQueueStore:
+    return RatedQueueStore(ctx.store.redis, ctx.store.keys)
+
+
+def _check(principal: Principal, game: str, request: RatedQueueRequest) -> None:
+    """A queue joined must name a table the game can deal, and the caller must be an agent
+    admitted to the game.
+
+    :raises ProblemError: ``game/not_found``, ``auth/wrong_scope``, ``table/invalid_config``.
+    """
+    definition = game_or_problem(game)
+    if principal.kind != "agent" or not principal.may_play(game):
+        raise problem("auth/wrong_scope", f"Only an agent admitted to {game} may queue for it.")
+    try:
+        definition.config_model.model_validate(
+            {"mode": request.mode, "seats": request.seats, "variants": ()}, strict=True)
+    except ValidationError as error:
+        raise problem("table/invalid_config",
+                      f"The game has no {request.seats}-seat {request.mode!r} table "
+                      f"({error.errors()[0]['msg']}).") from None
+
+
+async def join_queue(
+    ctx: TableContext, principal: Principal, game: str, request: RatedQueueRequest, *, address: str
+) -> RatedQueueTicket:
+    """Wait in ``game``'s rated queue for ``request``'s table (moving out of another pool
+    of the game); joining the same pool again keeps the place. A draw may seat the caller
+    at once."""
+    _check(principal, game, request)
+    ticket = {"agent": principal.agent_id, "name": principal.name, "address": address,
+              "mode": request.mode, "seats": request.seats, "joined_at": ctx.now(),
+              "status": "waiting", "table_id": None, "seat": None}
+    await _store(ctx).join(game, ticket, ctx.now())
+    return await _drawn(ctx, game, principal.agent_id)
+
+
+async def queue_ticket(
+    ctx: TableContext, principal: Principal, game: str, *, wait_s: float = 0.0,
+    revoked_key: str | None = None,
+) -> RatedQueueTicket:
+    """The caller's ticket; with ``wait_s``, held (at most ``long_poll_max_wait_s``) while
+    it waits, until a draw seats it. Each look runs the draw, so waiting agents draw
+    themselves; a draw on another worker wakes the wait at once.
+
+    :raises ProblemError: 404 ``queue/not_queued`` when the caller never joined.
+    """
+    game_or_problem(game)
+    give_up = time.monotonic() + min(max(wait_s, 0.0), ctx.settings.long_poll_max_wait_s)
+    store = _store(ctx)
+    watching = (ctx.waiters.watch(store.seated_key(game, principal.agent_id), revoked_key)
+                if wait_s >= 0.001 else contextlib.nullcontext(None))
+    async with watching as watch:
+        while True:
+            ticket = await _drawn(ctx, game, principal.agent_id)
+            remaining = give_up - time.monotonic()
+            if ticket.status != "waiting" or watch is None or remaining < 0.001:
+                return ticket
+            # A draw may come due without any write: look again by then at the latest.
+            if await watch.changed(min(remaining, max(ctx.settings.rated_queue_gather_s, 0.05))):
+                await refuse_if_revoked(store_of(ctx), revoked_key)
+
+
+async def leave_queue(ctx: TableContext, principal: Principal, game: str) -> RatedQueueTicket:
+    """Stop waiting (a ticket already seated, expired or left is answered as it is).
+
+    :raises ProblemError: 404 ``queue/not_queued`` when the caller never joined.
+    """
+    game_or_problem(game)
+    ticket = await _store(ctx).leave(game, principal.agent_id)
+    if ticket is None:
+        raise _not_queued(game)
+    return await _ticket_out(ctx, game, ticket)
+
+
+def _not_queued(game: str) -> Exception:
+    return problem("queue/not_queued", f"You are not in the {game} rated queue; join it first.")
+
+
+async def _drawn(ctx: TableContext, game: str, agent_id: str) -> RatedQueueTicket:
+    """Run a draw of the agent's pool (when it waits), write the tables drawn, and answer
+    the agent's ticket as it is then."""
+    store = _store(ctx)
+    ticket = await store.ticket(game, agent_id)
+    if ticket is None:
+        raise _not_queued(game)
+    if ticket["status"] == "waiting":
+        now = ctx.now()
+        settings = ctx.settings
+        candidates = [(secrets.token_hex(8), secrets.randbits(63)) for _ in range(_TABLES_PER_DRAW)]
+        for table_id in await store.draw(
+                game, ticket["mode"], ticket["seats"], gathered_before=now - settings.rated_queue_gather_s,
+                expire_before=now - settings.rated_queue_wait_s, salt=secrets.token_hex(16),
+                tables=candidates):
+            await _write_drawn(ctx, game, table_id)
+        ticket = await store.ticket(game, agent_id) or ticket
+    if ticket["status"] == "seated":  # written by whoever drew it, unless that worker died
+        await _write_drawn(ctx, game, ticket["table_id"])
+    return await _ticket_out(ctx, game, ticket)
+
+
+async def _write_drawn(ctx: TableContext, game: str, table_id: str) -> None:
+    """Deal and start a drawn table (once, whoever calls) and forget the draw."""
+    store = _store(ctx)
+    drawn = await store.drawn_table(game, table_id)
+    if drawn is None:
+        return  # written already
+    seating: list[list[str]] = drawn["seating"]
+    definition = game_or_problem(game)
+    config = definition.config_model.model_validate(
+        {"mode": drawn["mode"], "seats": len(seating), "variants": ()}, strict=True)
+    await ctx.tournaments.note_rated_table(table_id, game)  # before the write, as any rated table
+    await create_tournament_table(
+        ctx, table_id=table_id, tournament_id=None, created_by=QUEUE_CREATOR, game_name=game,
+        mode=drawn["mode"], variants=[], config=config.model_dump(mode="json"),
+        seated=[seat_record(agent, seat, name) for seat, (agent, name) in enumerate(seating)],
+        seed=int(drawn["seed"]), turn_timeout_s=ctx.settings.default_turn_timeout_s, rated=True)
+    await store.written(game, table_id, [agent for agent, _name in seating])
+
+
+async def _ticket_out(ctx: TableContext, game: str, ticket: dict[str, Any]) -> RatedQueueTicket:
+    waiting = await _store(ctx).waiting(game, ticket["mode"], ticket["seats"])
+    return RatedQueueTicket(
+        game=game, mode=ticket["mode"], seats=ticket["seats"], status=ticket["status"],
+        joined_at=ticket["joined_at"], expires_at=ticket["joined_at"] + ctx.settings.rated_queue_wait_s,
+        waiting=waiting, table_id=ticket.get("table_id"), seat=ticket.get("seat"))

@@ -1,0 +1,47 @@
+"""A finished tournament's reproducible bundle (:mod:`tournament.bundle` reads and checks it)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from gateway import __version__
+from gateway.principal import Principal
+from gateway.services import tables as tables_service
+from gateway.services.actions import load_table
+from gateway.services.context import TableContext
+from gateway.services.tournaments.exports import report, results
+from gateway.services.tournaments.resource import get_tournament
+from gateway.services.tournaments.state import load_snapshot
+from tournament.bundle import BUNDLE_FORMAT
+
+__all__ = ["bundle"]
+
+
+async def bundle(
+    ctx: TableContext, tournament_id: str, principal: Principal | None, *, address: str
+) -> dict[str, Any]:
+    """Configuration, plan, entrants and names, board seeds, results in plan order with
+    their rotation, every published replay, the report (with its fit's seed) and the
+    gateway's version, in one document. Only once the tournament is over (the report's
+    ``tournament/not_finished`` before); without a token it counts its replays against the
+    address's anonymous allowance, as ``replays.jsonl`` does."""
+    made = await report(ctx, tournament_id, principal)
+    shown = await results(ctx, tournament_id, principal)
+    snapshot = await load_snapshot(ctx, tournament_id)
+    await tables_service.limit_anonymous_replays(ctx, principal, address,
+                                                 replays=max(1, len(shown.results)))
+    replays = [
+        await asyncio.to_thread(  # a long replay's JSON form is tens of ms of CPU
+            (await tables_service.build_replay(ctx, await load_table(ctx, result.table_id)))
+            .model_dump, mode="json")
+        for result in shown.results if snapshot.board_complete(result.board)]
+    return {
+        "format": BUNDLE_FORMAT,
+        "software": {"gateway": __version__},
+        "tournament": (await get_tournament(ctx, tournament_id, principal)).model_dump(mode="json"),
+        "results": [result.model_dump(mode="json") for result in shown.results],
+        "board_seeds": shown.board_seeds,
+        "replays": replays,
+        "report": made,
+    }

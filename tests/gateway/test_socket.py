@@ -1,0 +1,275 @@
+"""The WebSocket for bots (``/v1/ws``) against the real app and Redis: auth once, pushes,
+actions answered like HTTP, resume after a reconnect, revocation closes the socket."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+from starlette.websockets import WebSocketDisconnect
+
+from agents._wire.socket import (
+    CLOSE_AUTH_EXPIRED,
+    CLOSE_AUTH_FAILED,
+    CLOSE_AUTH_REVOKED,
+    CLOSE_PROTOCOL,
+)
+from gateway.app import create_app
+from gateway.config import Settings
+from gateway.security import TokenService
+from tests.gateway.tables_helpers import GAME, agents, seated_table
+
+Auth = Callable[[str], dict[str, str]]
+
+
+def _until(socket: WebSocketTestSession, kind: str, table_id: str | None = None) -> dict[str, Any]:
+    """The next message of ``kind`` (for ``table_id``); the ones before it are skipped."""
+    for _ in range(1000):
+        message: dict[str, Any] = socket.receive_json()
+        if message["type"] == kind and (table_id is None or message.get("table_id") == table_id):
+            return message
+    raise AssertionError(f"no {kind} message")
+
+
+def _without_instance(problem: dict[str, Any]) -> dict[str, Any]:
+    """An HTTP problem document as the socket sends it: the same, but for ``instance``
+    (HTTP's request path)."""
+    return {key: value for key, value in problem.items() if key != "instance"}
+
+
+def _bot_table(client: TestClient, headers: dict[str, str]) -> str:
+    """A started Market Fortune table with one agent (``headers``) against a house bot."""
+    created = client.post("/v1/tables", headers=headers, json={
+        "game": GAME, "mode": "family", "seats": 2, "house_bots": [{"seat": 1}]})
+    assert created.status_code == 201, created.text
+    return str(created.json()["id"])
+
+
+def _play_over_socket(socket: WebSocketTestSession, table_id: str, *, stop_after: int | None = None,
+                      after_version: int = -1, events_after: int | None = 0
+                      ) -> tuple[list[int], list[int], dict[str, Any] | None]:
+    """Play the first legal action of every pushed observation; returns the versions
+    decided at, the event ids read, and the end message (``None`` when stopped early)."""
+    socket.send_json({"type": "subscribe", "table_id": table_id, "after_version": after_version,
+                      "events_after": events_after})
+    decided: list[int] = []
+    event_ids: list[int] = []
+    while True:
+        message = socket.receive_json()
+        if message["type"] == "events":
+            event_ids += [event["id"] for event in message["events"]]
+        elif message["type"] == "end":
+            return decided, event_ids, message
+        elif message["type"] == "observation":
+            observation = message["observation"]
+            if not observation["legal_actions"]:  # a first subscription's: not a decision
+                assert after_version == -1 and not decided
+                continue
+            if stop_after is not None and len(decided) == stop_after:
+                return decided, event_ids, None
+            decided.append(observation["version"])
+            socket.send_json({"type": "act", "ref": f"r{observation['version']}",
+                              "table_id": table_id, "version": observation["version"],
+                              "action": observation["legal_actions"][0]["id"],
+                              "idempotency_key": f"k{observation['version']}"})
+        elif message["type"] == "accepted":
+            assert message["result"]["version"] == int(message["ref"][1:]) + 1
+        else:
+            raise AssertionError(message)
+
+
+def test_a_whole_game_against_a_house_bot_over_the_socket(
+    client: TestClient, mint_token: Callable[..., str], auth: Auth,
+) -> None:
+    [headers] = agents(mint_token, auth, "ws", 1)
+    table_id = _bot_table(client, headers)
+    with client.websocket_connect("/v1/ws", headers=headers) as socket:
+        welcome = socket.receive_json()
+        assert welcome["type"] == "welcome" and welcome["agent_id"] == "ws0"
+        decided, event_ids, end = _play_over_socket(socket, table_id)
+    assert end is not None and end["observation"]["status"] == "finished"
+    assert end["observation"]["outcome"] is not None
+    assert decided == sorted(set(decided)) and len(decided) > 3  # each decision pushed once
+    assert event_ids == sorted(set(event_ids)) and event_ids[0] == 1  # each event once, in order
+    # The same events, redacted the same way, as the HTTP long-poll gives this seat.
+    polled = client.get(f"/v1/tables/{table_id}/events", headers=headers).json()
+    assert [event["id"] for event in polled["events"]][:len(event_ids)] == event_ids[:len(
+        polled["events"])]
+    log = client.get(f"/v1/tables/{table_id}/replay", headers=headers).json()["log"]
+    mine = [entry["version"] - 1 for entry in log if entry["seat"] == 0]
+    assert mine == decided  # every decision was applied once, none lost or doubled
+
+
+def test_two_agents_play_each_other_on_their_own_sockets(
+    client: TestClient, mint_token: Callable[..., str], auth: Auth,
+) -> None:
+    seats = agents(mint_token, auth, "duo", 2)
+    table_id = seated_table(client, seats, seed=7)
+    with client.websocket_connect("/v1/ws", headers=seats[0]) as first, \
+            client.websocket_connect("/v1/ws", headers=seats[1]) as second:
+        sockets = [first, second]
+        for socket in sockets:
+            assert socket.receive_json()["type"] == "welcome"
+            socket.send_json({"type": "subscribe", "table_id": table_id})
+        ended = [False, False]
+        for _ in range(2000):
+            if all(ended):
+                break
+            to_act = client.get(f"/v1/tables/{table_id}/observation").json()["to_act"]
+            turn = to_act[0] if to_act else ended.index(False)
+            message = sockets[turn].receive_json()
+            if message["type"] == "end":
+                ended[turn] = True
+            elif message["type"] == "observation" and message["observation"]["legal_actions"]:
+                observation = message["observation"]
+                sockets[turn].send_json({
+                    "type": "act", "ref": "r", "table_id": table_id,
+                    "version": observation["version"],
+                    "action": observation["legal_actions"][-1]["id"]})
+    assert all(ended)
+    assert client.get(f"/v1/tables/{table_id}").json()["status"] == "finished"
+
+
+def test_an_action_is_answered_like_http(
+    client: TestClient, mint_token: Callable[..., str], auth: Auth,
+) -> None:
+    [headers] = agents(mint_token, auth, "same", 1)
+    table_id = _bot_table(client, headers)
+    observation = client.get(f"/v1/tables/{table_id}/observation", headers=headers,
+                             params={"wait": 10}).json()
+    over_http = client.post(f"/v1/tables/{table_id}/actions", headers=headers, json={
+        "version": observation["version"] + 5, "action": "nonsense"})
+    with client.websocket_connect("/v1/ws", headers=headers) as socket:
+        socket.receive_json()
+        socket.send_json({"type": "act", "ref": "stale", "table_id": table_id,
+                          "version": observation["version"] + 5, "action": "nonsense"})
+        refused = _until(socket, "problem")
+        assert refused["ref"] == "stale" and refused["table_id"] == table_id
+        assert refused["problem"] == _without_instance(over_http.json())
+        socket.send_json({"type": "act", "ref": "x", "table_id": table_id, "version": "one"})
+        invalid = _until(socket, "problem")
+        assert invalid["ref"] == "x" and invalid["problem"]["code"] == "request/invalid"
+        socket.send_json({"type": "act", "ref": "nowhere", "table_id": "nope", "version": 0,
+                          "action": "end"})
+        assert _until(socket, "problem")["problem"]["code"] == "table/not_found"
+        socket.send_json({"type": "act", "ref": "ok", "table_id": table_id,
+                          "version": observation["version"],
+                          "action": observation["legal_actions"][0]["id"],
+                          "idempotency_key": "once"})
+        accepted = _until(socket, "accepted")
+        # A retry with the same key is answered again, not applied twice.
+        socket.send_json({"type": "act", "ref": "again", "table_id": table_id,
+                          "version": observation["version"],
+                          "action": observation["legal_actions"][0]["id"],
+                          "idempotency_key": "once"})
+        again = _until(socket, "accepted")
+    assert accepted["ref"] == "ok" and again["ref"] == "again"
+    assert again["result"] == accepted["result"]
+    assert accepted["result"]["version"] == observation["version"] + 1
+    # An observation in the answer only when the seat must decide again at once.
+    following = accepted["result"]["observation"]
+    assert following is None or (following["legal_actions"]
+                                 and following["version"] == accepted["result"]["version"])
+
+
+def test_resume_after_a_reconnect_loses_and_doubles_nothing(
+    client: TestClient, mint_token: Callable[..., str], auth: Auth,
+) -> None:
+    [headers] = agents(mint_token, auth, "resume", 1)
+    table_id = _bot_table(client, headers)
+    decided: list[int] = []
+    event_ids: list[int] = []
+    end = None
+    for _connection in range(500):
+        last_version = decided[-1] if decided else -1
+        last_event = event_ids[-1] if event_ids else 0
+        with client.websocket_connect("/v1/ws", headers=headers) as socket:
+            socket.receive_json()
+            more, events, end = _play_over_socket(
+                socket, table_id, stop_after=3, after_version=last_version,
+                events_after=last_event)
+        decided += more
+        event_ids += events
+        if end is not None:
+            break
+    assert end is not None
+    assert decided == sorted(set(decided))
+    assert event_ids == sorted(set(event_ids))
+    everything = client.get(f"/v1/tables/{table_id}/events", headers=headers,
+                            params={"after": 0}).json()
+    assert event_ids[:len(everything["events"])] == [e["id"] for e in everything["events"]]
+    log = client.get(f"/v1/tables/{table_id}/replay", headers=headers).json()["log"]
+    assert [entry["version"] - 1 for entry in log if entry["seat"] == 0] == decided
+
+
+def test_the_token_may_come_as_the_first_message(
+    client: TestClient, mint_token: Callable[..., str],
+) -> None:
+    token = mint_token(agent_id="browser", name="browser", games=(GAME,))
+    with client.websocket_connect("/v1/ws") as socket:
+        socket.send_json({"type": "auth", "token": token})
+        assert socket.receive_json()["agent_id"] == "browser"
+    with client.websocket_connect("/v1/ws") as socket:
+        socket.send_json({"type": "subscribe", "table_id": "t"})
+        with pytest.raises(WebSocketDisconnect) as refused:
+            socket.receive_json()
+    assert refused.value.code == CLOSE_PROTOCOL
+
+
+@pytest.mark.parametrize("header", ["Bearer not-a-jwt", "Basic abc"])
+def test_a_bad_token_closes_the_socket(client: TestClient, header: str) -> None:
+    with client.websocket_connect("/v1/ws", headers={"Authorization": header}) as socket, \
+            pytest.raises(WebSocketDisconnect) as refused:
+        socket.receive_json()
+    assert refused.value.code == CLOSE_AUTH_FAILED
+    assert refused.value.reason == "auth/invalid"
+
+
+def test_revocation_closes_the_socket_at_once(
+    client: TestClient, mint_token: Callable[..., str],
+) -> None:
+    token = mint_token(agent_id="revoked", name="revoked", games=(GAME,))
+    headers = {"Authorization": f"Bearer {token}"}
+    table_id = _bot_table(client, headers)
+    with client.websocket_connect("/v1/ws", headers=headers) as socket:
+        socket.receive_json()
+        socket.send_json({"type": "subscribe", "table_id": table_id})
+        assert _until(socket, "observation")["table_id"] == table_id
+        assert client.post("/v1/auth/revoke", headers=headers).status_code < 300
+        with pytest.raises(WebSocketDisconnect) as closed:
+            for _ in range(100):  # nothing but the close may come now
+                message = socket.receive_json()
+                assert message["type"] not in ("observation", "events", "accepted"), message
+    assert closed.value.code == CLOSE_AUTH_REVOKED
+    assert closed.value.reason == "auth/revoked"
+
+
+def test_expiry_closes_the_socket(settings: Settings) -> None:
+    quick = settings.model_copy(update={"jwt_leeway_s": 0})
+    with TestClient(create_app(quick)) as client:
+        tokens: TokenService = client.app.state.tokens  # type: ignore[attr-defined]
+        token = tokens.mint(agent_id="expiring", name="expiring", scopes=(), ttl_s=1)
+        with client.websocket_connect(
+                "/v1/ws", headers={"Authorization": f"Bearer {token}"}) as socket:
+            assert socket.receive_json()["type"] == "welcome"
+            with pytest.raises(WebSocketDisconnect) as closed:
+                socket.receive_json()
+    assert closed.value.code == CLOSE_AUTH_EXPIRED
+    assert closed.value.reason == "auth/expired"
+
+
+def test_a_table_not_visible_is_refused_like_http(
+    client: TestClient, mint_token: Callable[..., str], auth: Auth,
+) -> None:
+    owner, stranger = agents(mint_token, auth, "private", 2)
+    created = client.post("/v1/tables", headers=owner, json={
+        "game": GAME, "mode": "family", "seats": 2, "private": True}).json()
+    over_http = client.get(f"/v1/tables/{created['id']}/observation", headers=stranger)
+    with client.websocket_connect("/v1/ws", headers=stranger) as socket:
+        socket.receive_json()
+        socket.send_json({"type": "subscribe", "table_id": created["id"], "events_after": 0})
+        refused = _until(socket, "problem")
+    assert refused["problem"] == _without_instance(over_http.json())

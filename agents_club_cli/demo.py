@@ -30,11 +30,11 @@ from pathlib import Path
 
 from agents import AgentsClubError, Client, HouseBot
 from agents.runner import GameResult, Runner
+from agents_club_cli.embedded_redis import free_port
 from agents_club_cli.failures import failure_lines
 from agents_club_cli.organiser_key import KEY_ENV, default_data_dir, find_organiser_key
 from agents_club_cli.play import PREFERRED_MODES, parse_options
 from agents_club_cli.serve import wait_until_ready
-from gateway.embedded_redis import free_port
 
 __all__ = ["add_arguments", "run"]
 

@@ -33,6 +33,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "play": ("agents_club_cli.play", "play a table through the HTTP API with a bot"),
     "demo": ("agents_club_cli.demo", "play one table of four bots through HTTP"),
     "tournament": ("agents_club_cli.tournament", "create, watch and report a tournament"),
+    "agent": ("agents_club_cli.agent", "register an agent, ask who you are, list saved agents"),
+    "arena": ("agents_club_cli.arena", "run a tournament of LLM endpoints and bots from arena.toml"),
 }
 
 

@@ -1,4 +1,5 @@
-"""Write the gateway's OpenAPI document to ``openapi/openapi.json``.
+"""Write the gateway's OpenAPI document to ``openapi/openapi.json`` (and the socket's
+AsyncAPI document beside it, ``openapi/asyncapi.json``).
 
 The output is deterministic (sorted keys, two-space indent, trailing newline)
 so the committed file only changes when the API does; the test
@@ -127,19 +128,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Write (or check) the document; returns the exit code."""
+    """Write (or check) the document, and the socket's AsyncAPI document beside it
+    (:mod:`agents_club_cli.asyncapi`); returns the exit code."""
+    from agents_club_cli.asyncapi import ASYNCAPI_FILE, asyncapi_document
+
     text = render(openapi_document())
     output: Path = args.output
     if str(output) == "-":
         sys.stdout.write(text)
         return 0
+    documents = {output: text, output.parent / ASYNCAPI_FILE: render(asyncapi_document())}
     if args.check:
-        current = output.read_text(encoding="utf-8") if output.exists() else ""
-        if current != text:
-            print(f"{output} is out of date: run `agents-club openapi`", file=sys.stderr)
-            return 1
-        return 0
+        stale = [path for path, wanted in documents.items()
+                 if (path.read_text(encoding="utf-8") if path.exists() else "") != wanted]
+        for path in stale:
+            print(f"{path} is out of date: run `agents-club openapi`", file=sys.stderr)
+        return 1 if stale else 0
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text, encoding="utf-8")
-    print(f"wrote {output}")
+    for path, wanted in documents.items():
+        path.write_text(wanted, encoding="utf-8")
+        print(f"wrote {path}")
     return 0

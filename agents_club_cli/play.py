@@ -39,17 +39,28 @@ from typing import Any
 from agents import (
     AgentCredentials,
     AgentsClubError,
+    AgentSocket,
     AlreadySeated,
     Bot,
     Client,
     GameOut,
     HouseBot,
     OutcomeOut,
+    SocketUnavailable,
     TableNotFound,
     TableOut,
     load_bot,
 )
-from agents.llm import API_KEY_ENV, ChatClient, LlmAgent, Transcript, cost_totals, pass_admission
+from agents.llm import (
+    API_KEY_ENV,
+    ChatClient,
+    EndpointDead,
+    LlmAgent,
+    Transcript,
+    cost_totals,
+    pass_admission,
+)
+from agents.llm.agent import DEFAULT_MAX_FALLBACK_RATE, FALLBACK_GRACE
 from agents.runner import Runner
 from agents_club_cli.failures import failure_lines
 from agents_club_cli.organiser_key import KEY_ENV, default_data_dir, find_organiser_key
@@ -105,7 +116,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     llm.add_argument("--transcripts", type=Path, default=Path("transcripts"),
                      help="folder for the JSONL transcript of each game (default transcripts/)")
     llm.add_argument("--max-attempts", type=int, default=3, help="replies asked for per decision (default 3)")
+    llm.add_argument("--max-fallback-rate", type=float, default=DEFAULT_MAX_FALLBACK_RATE,
+                     help="stop with an error once more than this share of decisions fell back "
+                          f"(after {FALLBACK_GRACE} decisions; default {DEFAULT_MAX_FALLBACK_RATE})")
     parser.add_argument("--poll-wait", type=float, default=20.0, help="long-poll wait in seconds (default 20)")
+    parser.add_argument("--transport", choices=("auto", "ws", "http"), default="auto",
+                        help="auto (default): the bot socket, HTTP where the server has none; "
+                        "ws: the socket only; http: HTTP only")
     parser.add_argument("--quiet", action="store_true", help="print only the result")
 
 
@@ -140,7 +157,8 @@ def run(args: argparse.Namespace) -> int:
             table_id, game = _seat(args, client, house_or_own, wanted)
             bot = house_or_own if house_or_own is not None else _llm_agent(args, client, chat, game)
             say(f"playing table {table_id} at {args.server} with {args.bot}")
-            result = Runner(client, bot, printer=say, poll_wait_s=args.poll_wait).play(table_id)
+            result = Runner(client, bot, printer=say, poll_wait_s=args.poll_wait,
+                            transport=args.transport).play(table_id)
             report = cost_report(client, result.table_id, bot)
     except (ValueError, ImportError) as wrong:
         print(f"agents-club play: {wrong}", file=sys.stderr)
@@ -148,6 +166,10 @@ def run(args: argparse.Namespace) -> int:
     except AgentsClubError as failure:
         print("\n".join(failure_lines("play", failure)), file=sys.stderr)
         return 1
+    except EndpointDead as dead:
+        print(f"agents-club play: the LLM endpoint is not answering, so the agent stops and "
+              f"forfeits its remaining turns: {dead}", file=sys.stderr)
+        return 3
     if args.quiet:
         print(f"table {result.table_id}: {_verdict(result.won, result.outcome)}")
     if isinstance(bot, LlmAgent) and bot.fallbacks:
@@ -163,27 +185,55 @@ TOURNAMENT_TABLES_AT_ONCE = 8
 
 def _play_tournament(args: argparse.Namespace, client: Client, house_or_own: Bot | None,
                      chat: ChatClient | None, say: Any) -> int:
-    """Play each table assigned in ``args.tournament`` as it comes, until the tournament ends."""
+    """Play each table assigned in ``args.tournament`` as it comes, until the tournament ends.
+
+    One bot socket serves the agent's assignments and every table it plays (unless
+    ``--transport http``, or the server has none): a runner thread per table shares it.
+    """
     played: list[str] = []
     lock = threading.Lock()
+    with contextlib.ExitStack() as stack:
+        socket = _agent_socket(args, client, say)
+        if socket is not None:
+            stack.enter_context(socket)
 
-    def play_one(table_id: str, game_name: str) -> None:
-        game = _game(client, game_name)
-        bot = house_or_own if house_or_own is not None else _llm_agent(args, client, chat, game)
-        result = Runner(client, bot, printer=None, poll_wait_s=args.poll_wait).play(table_id)
-        with lock:
-            played.append(table_id)
-            print(f"table {result.table_id}: {_verdict(result.won, result.outcome)}")
+        def play_one(table_id: str, game_name: str) -> None:
+            game = _game(client, game_name)
+            bot = house_or_own if house_or_own is not None else _llm_agent(args, client, chat, game)
+            result = Runner(client, bot, printer=None, poll_wait_s=args.poll_wait,
+                            transport=args.transport, socket=socket).play(table_id)
+            with lock:
+                played.append(table_id)
+                print(f"table {result.table_id}: {_verdict(result.won, result.outcome)}")
 
-    say(f"waiting for the tables of tournament {args.tournament} at {args.server}")
-    with ThreadPoolExecutor(max_workers=TOURNAMENT_TABLES_AT_ONCE) as pool:
-        running = [pool.submit(play_one, assignment.table_id, assignment.game or DEFAULT_GAME)
-                   for assignment in client.assigned_tables(args.tournament, wait_s=args.poll_wait)
-                   if assignment.table_id is not None]
-        for future in running:
-            future.result()  # a table's failure ends the run with its error
+        say(f"waiting for the tables of tournament {args.tournament} at {args.server}")
+        assigned = (socket.assigned_tables(args.tournament, wait_s=args.poll_wait)
+                    if socket is not None
+                    else client.assigned_tables(args.tournament, wait_s=args.poll_wait))
+        with ThreadPoolExecutor(max_workers=TOURNAMENT_TABLES_AT_ONCE) as pool:
+            running = [pool.submit(play_one, assignment.table_id, assignment.game or DEFAULT_GAME)
+                       for assignment in assigned if assignment.table_id is not None]
+            for future in running:
+                future.result()  # a table's failure ends the run with its error
     print(f"tournament {args.tournament} is over: {counted(len(played), 'table')} played")
     return 0
+
+
+def _agent_socket(args: argparse.Namespace, client: Client, say: Any) -> AgentSocket | None:
+    """The agent's one bot socket, started; ``None`` for ``--transport http`` and where the
+    server serves none. (The LLM agent reads its assignments on it and plays its tables over
+    HTTP, whose observations carry its tools.)"""
+    if args.transport == "http":
+        return None
+    socket = AgentSocket(client, notice=say)
+    try:
+        socket.start()
+    except SocketUnavailable:
+        if args.transport == "ws":
+            raise
+        say("  ~ the server has no socket; playing over HTTP")
+        return None
+    return socket
 
 
 def cost_report(client: Client, table_id: str, bot: Bot) -> list[str]:
@@ -215,7 +265,8 @@ def cost_report(client: Client, table_id: str, bot: Bot) -> list[str]:
                         for kind in ("tool", "text", "fallback") if any(c.via == kind for c in costs))
         lines.append(
             f"LLM cost: {counted(len(costs), 'decision')} ({via}), {tokens}, "
-            f"{counted(sum(c.requests for c in costs), 'request')}, {totals['llm_s']:.1f} s waiting for "
+            f"{counted(sum(c.requests for c in costs), 'request')} answered, "
+            f"{sum(c.failed_requests for c in costs)} failed, {totals['llm_s']:.1f} s waiting for "
             f"the model; decisions took {totals['decision_s']:.1f} s (slowest "
             f"{totals['slowest_decision_s']:.1f} s)")
     return lines
@@ -258,7 +309,8 @@ def _llm_agent(args: argparse.Namespace, client: Client, chat: ChatClient | None
     """The LLM agent for ``game``, built once the table (hence the rulebook) is known."""
     assert chat is not None
     return LlmAgent(chat, rulebook=client.rulebook(game.name), game_title=game.title,
-                    transcripts=args.transcripts, max_attempts=args.max_attempts, printer=print)  # fmt: skip
+                    transcripts=args.transcripts, max_attempts=args.max_attempts, printer=print,
+                    max_fallback_rate=args.max_fallback_rate)  # fmt: skip
 
 
 def _admission_game(args: argparse.Namespace, client: Client) -> GameOut | None:
@@ -304,6 +356,9 @@ def _authenticate(args: argparse.Namespace, client: Client, chat: ChatClient | N
         return
     if args.credentials is not None:
         saved = json.loads(args.credentials.read_text(encoding="utf-8"))
+        if not saved.get("secret"):  # registered by `agents-club agent register`: a token
+            client.token = str(saved["token"])
+            return
         client.credentials = AgentCredentials(str(saved["agent_id"]), str(saved["secret"]))
         client.renew_token()
         return

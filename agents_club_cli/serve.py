@@ -6,6 +6,9 @@ Linux each with its own listening socket: :mod:`agents_club_cli.workers`). With 
 with append-only persistence in ``<data-dir>/redis`` and hands its URL to the
 workers through the environment; it stops that server after the workers have
 exited, also on Ctrl-C and SIGTERM. With ``REDIS_URL`` set it uses that server.
+The workers keep their metrics in ``<data-dir>/metrics`` (or
+``PROMETHEUS_MULTIPROC_DIR``), emptied at each start, so any worker's
+``/metrics`` shows the totals of all (:mod:`gateway.metrics`).
 
 In development, the signing key and the organiser key are generated here,
 once, into the data directory, before any worker starts, so every worker
@@ -65,11 +68,11 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from agents_club_cli import workers
+    from agents_club_cli.embedded_redis import EmbeddedRedis
     from gateway.config import load_settings
-    from gateway.embedded_redis import EmbeddedRedis
-    from gateway.http_protocol import server_options
     from gateway.keys import ORGANISER_KEY_FILE, load_keyring, resolve_organiser_key
     from gateway.logging_config import configure_logging
+    from gateway.routes.ws import socket_options
 
     if args.workers < 1:
         print("--workers must be at least 1", file=sys.stderr)
@@ -77,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     data_dir = Path(args.data_dir or os.environ.get("AGENTS_CLUB_DATA_DIR") or ".data").resolve()
     os.environ["AGENTS_CLUB_DATA_DIR"] = str(data_dir)
     data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # keys and the AOF live here
+    _fresh_metrics_dir(data_dir)
     try:
         settings = load_settings()
         load_keyring(settings)  # generates the development key once, before the workers
@@ -103,10 +107,6 @@ def run(args: argparse.Namespace) -> int:
             "factory": True,
             "host": args.host,
             "port": args.port,
-            # httptools on uvloop when installed (or h11 when asked); the gateway's protocol:
-            # TCP_NODELAY on every connection (with several workers uvicorn leaves Nagle on:
-            # each answer would wait ~40 ms) and a head bounded in time and bytes.
-            **server_options(settings.http_parser),
             "log_config": None,  # our scrubbing handler (gateway.logging_config) owns the output
             "access_log": False,  # gateway.access logs requests without query strings
             # Forwarded headers only from the proxies the operator names (none by
@@ -115,10 +115,10 @@ def run(args: argparse.Namespace) -> int:
             "proxy_headers": bool(settings.forwarded_allow_ips.strip()),
             "forwarded_allow_ips": settings.forwarded_allow_ips.strip(),
             "timeout_graceful_shutdown": 10,
-            # Limits of the server itself (gateway.request_limits guards what ASGI shows,
-            # gateway.http_protocol the head before it).
-            "h11_max_incomplete_event_size": settings.max_header_bytes,
+            # uvicorn picks httptools on uvloop where installed (its "auto"). Slow and
+            # oversized heads and bodies are the proxy's (deploy/nginx.conf).
             "timeout_keep_alive": settings.keep_alive_timeout_s,
+            **socket_options(),
         }
         if args.workers > 1 and workers.supported():
             # A listening socket per worker: connections spread evenly (see workers).
@@ -132,6 +132,19 @@ def run(args: argparse.Namespace) -> int:
             log.info("embedded Redis stopped")
         signal.signal(signal.SIGTERM, previous_sigterm)
     return 0
+
+
+def _fresh_metrics_dir(data_dir: Path) -> None:
+    """Point the workers' shared metrics (:mod:`gateway.metrics`) at a directory holding
+    no earlier run's files: ``PROMETHEUS_MULTIPROC_DIR`` when the operator set it, else
+    ``metrics/`` in the data directory."""
+    from agents_club_cli.workers import METRICS_DIR_VARIABLE
+
+    metrics_dir = Path(os.environ.get(METRICS_DIR_VARIABLE) or data_dir / "metrics")
+    metrics_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for earlier in metrics_dir.glob("*.db"):
+        earlier.unlink()
+    os.environ[METRICS_DIR_VARIABLE] = str(metrics_dir)
 
 
 def wait_until_ready(

@@ -5,18 +5,25 @@
         --entrant bot:greedy --format duplicate --boards 8 --watch
     agents-club tournament status tn_0a1b2c3d4e5f6a7b
     agents-club tournament report tn_0a1b2c3d4e5f6a7b --out reports/
+    agents-club tournament export tn_0a1b2c3d4e5f6a7b --out bundles/
+    agents-club tournament verify bundles/tn_0a1b2c3d4e5f6a7b.bundle.json.gz
 
 ``create`` needs the organiser (``--organiser-key``, ``AGENTS_CLUB_ORGANISER_KEY``
 or a local server's key file; or an organiser ``--token``). ``status`` shows a
 live progress bar (tables done, running, waiting) and the standings until the
 tournament ends (``--once``: one look). ``report`` writes the final report as
 Markdown and a PNG plot of the fitted strengths with their 95% intervals (the
-plot needs matplotlib: ``pip install agents-club[report]``).
+plot needs matplotlib: ``pip install agents-club[report]``). ``export`` writes
+the finished tournament's reproducible bundle (:mod:`tournament.bundle`) as
+gzipped JSON; ``verify`` replays every table of a bundle with the engine and
+recomputes standings and fit, exiting 0 only when everything matches (it needs
+no server).
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import sys
@@ -25,11 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from agents import AgentsClubError, Client, TournamentOut
+from agents_club_cli.agent import resolve_entrant
 from agents_club_cli.failures import failure_lines
 from agents_club_cli.organiser_key import KEY_ENV, default_data_dir, find_organiser_key
 from agents_club_cli.play import DEFAULT_SERVER, parse_options
 
-__all__ = ["add_arguments", "progress_line", "run"]
+__all__ = ["add_arguments", "progress_line", "run", "verify"]
 
 BAR_WIDTH = 30
 
@@ -41,7 +49,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     create = actions.add_parser("create", help="start a tournament (organiser)")
     status = actions.add_parser("status", help="progress bar and standings until the end")
     report = actions.add_parser("report", help="the final report as Markdown and a PNG plot")
-    for sub in (create, status, report):
+    export = actions.add_parser("export", help="the finished tournament's reproducible bundle")
+    verify = actions.add_parser("verify", help="replay a bundle's tables, recompute its report")
+    verify.add_argument("bundle", type=Path, help="a file written by export")
+    for sub in (create, status, report, export):
         sub.add_argument("--server", default=os.environ.get("AGENTS_CLUB_SERVER", DEFAULT_SERVER),
                          help=f"gateway base URL (default $AGENTS_CLUB_SERVER or {DEFAULT_SERVER})")
         sub.add_argument("--token", default=os.environ.get("AGENTS_CLUB_TOKEN"),
@@ -55,10 +66,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     create.add_argument("--mode", default="family")
     create.add_argument("--seats", type=int, required=True, help="seats per table")
     create.add_argument("--entrant", action="append", default=[], required=True,
-                        help="agent id or bot:NAME (repeat)")
+                        help="agent id, bot:NAME, or the name of an agent saved by "
+                             "`agents-club agent register` (repeat)")
     create.add_argument("--baseline", action="append", default=[], help="bot:NAME (repeat)")
     create.add_argument("--format", default="duplicate",
                         choices=["duplicate", "round_robin", "swiss", "gauntlet"])
+    create.add_argument("--duplicate-form", choices=["disjoint", "rotated"], default=None,
+                        help="duplicate/gauntlet: disjoint groups (nobody plays a board twice; "
+                             "the default when the field fills two tables) or every rotation "
+                             "by one group")
     create.add_argument("--boards", type=int, default=4, help="boards (deals), one per round")
     create.add_argument("--variant", action="append", default=[], help="rule variant (repeat)")
     create.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
@@ -75,6 +91,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     report.add_argument("--out", type=Path, default=Path("."),
                         help="folder for <id>.md, <id>.png and <id>.json (default .)")
     report.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    export.add_argument("tournament_id")
+    export.add_argument("--out", type=Path, default=Path("."),
+                        help="folder for <id>.bundle.json.gz (default .)")
 
 
 def progress_line(tournament: TournamentOut) -> str:
@@ -107,11 +126,18 @@ def _client(args: argparse.Namespace) -> Client:
 
 
 def _watch(client: Client, tournament_id: str, interval: float, once: bool) -> TournamentOut:
+    """Redraw the progress line on a terminal; elsewhere (a log, a pipe) print a line
+    only when the progress changed, so a long tournament does not fill the log."""
     live = sys.stdout.isatty() and not once
+    shown = ""
     while True:
         tournament = client.tournament(tournament_id)
         line = progress_line(tournament)
-        print(f"\r{line}" if live else line, end="" if live else "\n", flush=True)
+        if live:
+            print(f"\r{line}", end="", flush=True)
+        elif line != shown:
+            print(line, flush=True)
+        shown = line
         if once or tournament.status != "running":
             if live:
                 print()
@@ -121,11 +147,13 @@ def _watch(client: Client, tournament_id: str, interval: float, once: bool) -> T
 
 
 def _create(args: argparse.Namespace, client: Client) -> int:
+    entrants = [resolve_entrant(entrant) for entrant in args.entrant]
     tournament = client.create_tournament(
-        args.name, args.game, args.mode, args.seats, args.entrant, format=args.format,
+        args.name, args.game, args.mode, args.seats, entrants, format=args.format,
         boards=args.boards, baselines=args.baseline, variants=args.variant,
         options=parse_options(args.option), turn_timeout_s=args.turn_timeout,
-        max_concurrent_tables=args.max_concurrent, rated=args.rated, private=args.private)
+        max_concurrent_tables=args.max_concurrent, rated=args.rated, private=args.private,
+        duplicate_form=args.duplicate_form)
     print(f"tournament {tournament.id}: {tournament.progress.total} tables planned")
     if args.watch:
         _watch(client, tournament.id, 1.0, once=False)
@@ -154,8 +182,39 @@ def _report(args: argparse.Namespace, client: Client) -> int:
     return 0
 
 
+def _export(args: argparse.Namespace, client: Client) -> int:
+    from gateway import __version__
+
+    tournament_id = args.tournament_id
+    bundle = client.tournament_bundle(tournament_id)  # refused while the tournament runs
+    bundle["software"]["exporter"] = __version__
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"{tournament_id}.bundle.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(bundle).encode("utf-8"), mtime=0))
+    print(f"wrote {path}: {len(bundle['results'])} results, {len(bundle['replays'])} replays")
+    return 0
+
+
+def verify(path: Path) -> int:
+    """Check a bundle file; print what does not reproduce. 0 when everything matches."""
+    from tournament.bundle import verify_bundle
+
+    bundle = json.loads(gzip.decompress(path.read_bytes()))
+    problems = verify_bundle(bundle)
+    for line in problems:
+        print(line)
+    tables = len(bundle.get("results", []))
+    print(f"{path}: {tables} tables replayed; "
+          + ("standings and fit recomputed: everything matches" if not problems
+             else f"{len(problems)} disagreements"))
+    return 1 if problems else 0
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run one tournament action; 0 on success, 1 on a server error, 2 on bad arguments."""
+    """Run one tournament action; 0 on success, 1 on a server error or a bundle that does
+    not reproduce, 2 on bad arguments."""
+    if args.action == "verify":
+        return verify(args.bundle)
     try:
         with _client(args) as client:
             if args.action == "create":
@@ -163,6 +222,8 @@ def run(args: argparse.Namespace) -> int:
             if args.action == "status":
                 _watch(client, args.tournament_id, args.interval, once=args.once)
                 return 0
+            if args.action == "export":
+                return _export(args, client)
             return _report(args, client)
     except ValueError as wrong:
         print(f"agents-club tournament: {wrong}", file=sys.stderr)

@@ -40,6 +40,9 @@ STOP_GRACE_S = 15.0
 STARTUP_FAILURE = 3
 """A worker's exit code when it could not start serving (uvicorn's own code for that)."""
 
+METRICS_DIR_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
+"""Where the workers keep their metrics (:mod:`gateway.metrics`), set by ``serve``."""
+
 MAX_RESTARTS_PER_MINUTE = 5
 """Workers that keep dying are not restarted forever: serve gives up past this."""
 
@@ -52,7 +55,9 @@ def supported() -> bool:
 def listening_socket(host: str, port: int, backlog: int = 2048, *, listen: bool = True) -> socket.socket:
     """A TCP socket bound to ``host:port`` with ``SO_REUSEPORT`` (listening unless told not to)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: the event loop sets TCP_NODELAY on the connections it accepts
+    # only from a socket whose protocol says TCP.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
@@ -69,7 +74,7 @@ def _worker(config: dict[str, Any], port: int, parent: int) -> None:
     """One worker process: its own listening socket, then uvicorn's server on it."""
     import uvicorn
 
-    from gateway.embedded_redis import dies_with
+    from agents_club_cli.embedded_redis import dies_with
 
     die_with_serve = dies_with(parent)
     if die_with_serve is not None:  # a killed serve must not leave workers holding the port
@@ -135,6 +140,7 @@ def run_workers(config: dict[str, Any], workers: int) -> int:
                     stopping.set()
                     break
                 log.warning("worker %d exited (code %s); starting another", index, process.exitcode)
+                _forget_metrics_of(process)
                 running[index] = start(index)
     finally:
         _stop_all(running)
@@ -142,6 +148,14 @@ def run_workers(config: dict[str, Any], workers: int) -> int:
             signal.signal(sig, handler)
         claim.close()
     return 1 if failed else 0
+
+
+def _forget_metrics_of(process: BaseProcess) -> None:
+    """Drop a dead worker from the live gauges of the shared metrics (its counts stay)."""
+    if METRICS_DIR_VARIABLE in os.environ and process.pid is not None:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(process.pid)  # type: ignore[no-untyped-call]
 
 
 def _stop_all(processes: list[BaseProcess]) -> None:

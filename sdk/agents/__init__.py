@@ -35,6 +35,7 @@ from agents._exceptions import (
     IdempotencyConflict,
     IllegalAction,
     InvalidCredentials,
+    InvalidPredecessor,
     InvalidRequest,
     InvalidTableConfig,
     InvalidTournament,
@@ -44,10 +45,12 @@ from agents._exceptions import (
     NameReserved,
     NameTaken,
     NoQuiz,
+    NotQueued,
     NotSeated,
     NotTableCreator,
     NotYourTurn,
     OrganiserOnly,
+    RatedNotAllowed,
     RateLimited,
     ReplayEmbargoed,
     RequestError,
@@ -86,6 +89,8 @@ from agents._models import (
     ActionRequest,
     ActionResult,
     AdmissionPassed,
+    AgentMeta,
+    AgentMetaOut,
     AgentProfile,
     AssignmentOut,
     AssignmentsPage,
@@ -108,6 +113,8 @@ from agents._models import (
     PassRuleInfo,
     Puzzle,
     Question,
+    RatedQueueRequest,
+    RatedQueueTicket,
     ReplayOut,
     Revoked,
     Score,
@@ -124,8 +131,10 @@ from agents._models import (
 )
 from agents._retry import RetryPolicy
 from agents._transport import AgentCredentials, RetryNotice
+from agents.agent_socket import AgentSocket
 from agents.bot import Bot, HouseBot, load_bot
-from agents.runner import GameResult, Runner
+from agents.runner import GameResult, Runner, Transport
+from agents.socket import BotSocket, SocketLost, SocketUnavailable
 
 __all__ = [
     "AccessToken",
@@ -137,8 +146,11 @@ __all__ = [
     "AdmissionPassed",
     "AgentCredentials",
     "AgentError",
+    "AgentMeta",
+    "AgentMetaOut",
     "AgentNotFound",
     "AgentProfile",
+    "AgentSocket",
     "AgentsClubError",
     "AlreadyAdmitted",
     "AlreadyAnswered",
@@ -155,6 +167,7 @@ __all__ = [
     "AuthNotYetValid",
     "AuthRevoked",
     "Bot",
+    "BotSocket",
     "ChallengeCreated",
     "ChallengeExpired",
     "ChallengeNotFound",
@@ -174,6 +187,7 @@ __all__ = [
     "IdempotencyConflict",
     "IllegalAction",
     "InvalidCredentials",
+    "InvalidPredecessor",
     "InvalidRequest",
     "InvalidTableConfig",
     "InvalidTournament",
@@ -188,6 +202,7 @@ __all__ = [
     "NameReserved",
     "NameTaken",
     "NoQuiz",
+    "NotQueued",
     "NotSeated",
     "NotTableCreator",
     "NotYourTurn",
@@ -199,6 +214,9 @@ __all__ = [
     "Puzzle",
     "Question",
     "RateLimited",
+    "RatedNotAllowed",
+    "RatedQueueRequest",
+    "RatedQueueTicket",
     "ReplayEmbargoed",
     "ReplayOut",
     "RequestError",
@@ -216,6 +234,8 @@ __all__ = [
     "SeedNotAllowed",
     "ServerError",
     "ServiceUnavailable",
+    "SocketLost",
+    "SocketUnavailable",
     "StaleVersion",
     "TableError",
     "TableFinished",
@@ -236,6 +256,7 @@ __all__ = [
     "TournamentNotFound",
     "TournamentOut",
     "TournamentResults",
+    "Transport",
     "TransportError",
     "UnexpectedResponse",
     "UnknownEntrant",

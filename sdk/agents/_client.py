@@ -27,6 +27,7 @@ from agents._models import (
     Jwks,
     LeaderboardOut,
     ObservationOut,
+    RatedQueueTicket,
     ReplayOut,
     Revoked,
     SecretRotated,
@@ -214,17 +215,24 @@ class Client:
         organiser_key: str | None = None,
         kind: Literal["agent", "organiser"] = "agent",
         ttl_s: int | None = None,
+        meta: endpoints.MetaChanges | None = None,
     ) -> AccessToken:
         """Organiser: mint a token for the agent ``name`` (created on first use).
 
         Authenticates with ``organiser_key`` (the server's configured key) when
-        given, else with this client's token (an organiser token).
+        given, else with this client's token (an organiser token). ``meta`` sets
+        the agent's public metadata (model, provider, version, link, predecessor).
         """
         return self.send(
             endpoints.organiser_token(
-                name=name, games=games, organiser_key=organiser_key, kind=kind, ttl_s=ttl_s
+                name=name, games=games, organiser_key=organiser_key, kind=kind, ttl_s=ttl_s,
+                meta=meta,
             )
         )
+
+    def update_me(self, meta: endpoints.MetaChanges) -> AgentProfile:
+        """Change your agent's public metadata: the fields given (``None`` clears one)."""
+        return self.send(endpoints.update_me(meta))
 
     def revoke(self, token: str | None = None) -> Revoked:
         """Revoke ``token``, or this client's own token when ``token`` is None."""
@@ -297,6 +305,7 @@ class Client:
         join: bool = True,
         seed: int | None = None,
         idempotency_key: str | None = None,
+        wait_s: float | None = None,
     ) -> TableOut:
         """Create a table (and sit at it, unless ``join=False``).
 
@@ -306,12 +315,16 @@ class Client:
 
         The request carries an ``Idempotency-Key`` (``idempotency_key``, or a fresh one), so
         a retry after a lost answer finds the table instead of creating a second one.
+
+        With ``wait_s`` (at a table that fills without you: house bots, or a public
+        table) the answer comes at your first decision and its ``observation`` is the one
+        to act from: one request from no table to your first action.
         """
         return self.send(
             endpoints.create_table(
                 game=game, mode=mode, seats=seats, variants=variants, options=options,
                 house_bots=house_bots, turn_timeout_s=turn_timeout_s, private=private,
-                join=join, seed=seed, key=idempotency_key,
+                join=join, seed=seed, key=idempotency_key, wait_s=wait_s,
             )
         )
 
@@ -331,11 +344,13 @@ class Client:
         """One table's public information."""
         return self.send(endpoints.get_table(table_id))
 
-    def join(self, table_id: str, *, idempotency_key: str | None = None) -> TableOut:
+    def join(self, table_id: str, *, idempotency_key: str | None = None,
+             wait_s: float | None = None) -> TableOut:
         """Take the first free seat (the table starts when the last seat is taken). The
         request carries an ``Idempotency-Key`` (``idempotency_key``, or a fresh one), so a
-        retry after a lost answer is not told ``table/already_seated``."""
-        return self.send(endpoints.join_table(table_id, key=idempotency_key))
+        retry after a lost answer is not told ``table/already_seated``. With ``wait_s`` the
+        answer comes at your first decision, its ``observation`` the one to act from."""
+        return self.send(endpoints.join_table(table_id, key=idempotency_key, wait_s=wait_s))
 
     def leave(self, table_id: str) -> TableOut:
         """Give your seat back before the table starts."""
@@ -347,17 +362,19 @@ class Client:
         return self.send(endpoints.close_table(table_id))
 
     def observe(
-        self, table_id: str, *, wait: float | None = None, tools: str | None = None
+        self, table_id: str, *, wait_s: float | None = None, tools: str | None = None,
+        wait: float | None = None,
     ) -> ObservationOut:
         """Your view of the table, its version and your legal actions.
 
-        ``wait`` (seconds) holds the answer until you must act or the table ends,
-        so a bot's loop is: ``observe(wait=...)``, act, repeat (and after an action,
+        ``wait_s`` (seconds) holds the answer until you must act or the table ends,
+        so a bot's loop is: ``observe(wait_s=...)``, act, repeat (and after an action,
         ``ActionResult.observation`` is already the next observation).
         ``tools="openai"``: the answer's ``tools`` is a function-calling definition
         whose argument is an enum of the legal action ids.
         """
-        return self.send(endpoints.observation(table_id, wait=wait, tools=tools))
+        return self.send(endpoints.observation(
+            table_id, wait_s=endpoints.renamed_wait(wait_s, wait), tools=tools))
 
     def act(
         self,
@@ -366,20 +383,29 @@ class Client:
         *,
         version: int,
         idempotency_key: str | None = None,
+        wait_s: float | None = None,
+        wait: float | None = None,
     ) -> ActionResult:
         """Submit one action for your seat at ``version``.
 
         The ``Idempotency-Key`` is derived from the table, version and action
         unless given, so sending the same action again (a retry, or after a
-        crash) is applied at most once.
+        crash) is applied at most once. ``wait_s`` (seconds) holds the answer until
+        your seat must decide again or the table ends: its ``observation`` is the
+        one to act from next, so a bot needs one request per decision.
         """
-        return self.send(
-            endpoints.act(table_id, version=version, action=action, key=idempotency_key)
-        )
+        return self.send(endpoints.act(table_id, version=version, action=action,
+                                         key=idempotency_key,
+                                         wait_s=endpoints.renamed_wait(wait_s, wait)))
 
-    def events_page(self, table_id: str, *, after: int | None = None, wait: float | None = None) -> EventsPage:
-        """One long-poll: events after ``after``, waiting up to ``wait`` seconds for one."""
-        return self.send(endpoints.events(table_id, after=after, wait=wait))
+    def events_page(
+        self, table_id: str, *, after: int | None = None, wait_s: float | None = None,
+        wait: float | None = None,
+    ) -> EventsPage:
+        """One long-poll: events after ``after``, waiting up to ``wait_s`` seconds for one
+        (``wait``: its deprecated name)."""
+        return self.send(endpoints.events(table_id, after=after,
+                                              wait_s=endpoints.renamed_wait(wait_s, wait)))
 
     def events(
         self,
@@ -421,13 +447,15 @@ class Client:
         max_concurrent_tables: int | None = None,
         rated: bool = False,
         private: bool = False,
+        duplicate_form: str | None = None,
     ) -> TournamentOut:
         """Start a tournament (the organiser's key or an organiser token as ``token``)."""
         return self.send(endpoints.create_tournament(
             name=name, game=game, mode=mode, seats=seats, entrants=entrants, format=format,
             boards=boards, rounds=rounds, baselines=baselines, variants=variants,
             options=options, turn_timeout_s=turn_timeout_s,
-            max_concurrent_tables=max_concurrent_tables, rated=rated, private=private))
+            max_concurrent_tables=max_concurrent_tables, rated=rated, private=private,
+            duplicate_form=duplicate_form))
 
     def list_tournaments(
         self, *, offset: int | None = None, limit: int | None = None
@@ -459,11 +487,17 @@ class Client:
         """The final report (fitted strengths, intervals, ranks, decisions)."""
         return self.send(endpoints.tournament_report(tournament_id))
 
+    def tournament_bundle(self, tournament_id: str) -> dict[str, Any]:
+        """The reproducible bundle: config, plan, results, seeds, replays, report, version."""
+        return self.send(endpoints.tournament_bundle(tournament_id))
+
     def assignments(
-        self, *, after: str | None = None, wait: float | None = None
+        self, *, after: str | None = None, wait_s: float | None = None, wait: float | None = None
     ) -> AssignmentsPage:
-        """One long-poll of the tables you must play (after the id ``after``)."""
-        return self.send(endpoints.assignments(after=after, wait=wait))
+        """One long-poll of the tables you must play (after the id ``after``), held up to
+        ``wait_s`` seconds (``wait``: its deprecated name)."""
+        return self.send(endpoints.assignments(after=after,
+                                                   wait_s=endpoints.renamed_wait(wait_s, wait)))
 
     def assigned_tables(
         self, tournament_id: str | None = None, *, wait_s: float = 25.0
@@ -477,7 +511,7 @@ class Client:
         after = "0"
         seen: set[str] = set()
         while True:
-            page = self.assignments(after=after, wait=wait_s)
+            page = self.assignments(after=after, wait_s=wait_s)
             after = page.last_id
             for assignment in page.assignments:
                 if tournament_id is not None and assignment.tournament_id != tournament_id:
@@ -489,6 +523,21 @@ class Client:
                 if assignment.table_id is not None and assignment.table_id not in seen:
                     seen.add(assignment.table_id)
                     yield assignment
+
+    def join_rated_queue(self, game: str, *, mode: str, seats: int) -> RatedQueueTicket:
+        """Wait to be drawn for a rated ``seats``-seat ``mode`` table of ``game``: the queue
+        seats waiting agents at random (never two from one address at one table). Then
+        :meth:`rated_queue_ticket` with ``wait_s`` until its ``status`` is ``seated``."""
+        return self.send(endpoints.join_rated_queue(game, mode=mode, seats=seats))
+
+    def rated_queue_ticket(self, game: str, *, wait_s: float | None = None) -> RatedQueueTicket:
+        """My ticket in ``game``'s rated queue, held up to ``wait_s`` seconds until a draw
+        seats me (``table_id``, ``seat``)."""
+        return self.send(endpoints.rated_queue_ticket(game, wait_s=wait_s))
+
+    def leave_rated_queue(self, game: str) -> RatedQueueTicket:
+        """Stop waiting in ``game``'s rated queue."""
+        return self.send(endpoints.leave_rated_queue(game))
 
     def leaderboard(self, game: str) -> LeaderboardOut:
         """Live ratings over every rated table of ``game``."""

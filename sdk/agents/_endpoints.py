@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 import uuid
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -23,6 +24,7 @@ from agents._models import (
     AccessToken,
     ActionResult,
     AdmissionPassed,
+    AgentMeta,
     AgentProfile,
     AssignmentsPage,
     ChallengeCreated,
@@ -32,6 +34,7 @@ from agents._models import (
     Jwks,
     LeaderboardOut,
     ObservationOut,
+    RatedQueueTicket,
     ReplayOut,
     Revoked,
     SecretRotated,
@@ -169,6 +172,22 @@ def me() -> Call[AgentProfile]:
     return Call("GET", "/v1/agents/me", _model(AgentProfile), repeatable=True)
 
 
+MetaChanges = AgentMeta | Mapping[str, str | None]
+"""Agent metadata to send: an :class:`AgentMeta` (the fields set on it) or a mapping."""
+
+
+def _meta_json(meta: MetaChanges) -> dict[str, Any]:
+    """The wire form of ``meta``: only the fields given, ``None`` for one to clear."""
+    if isinstance(meta, AgentMeta):
+        return meta.model_dump(mode="json", exclude_unset=True)
+    return dict(meta)
+
+
+def update_me(meta: MetaChanges) -> Call[AgentProfile]:
+    """``PATCH /v1/agents/me``: set the fields given of your agent's public metadata."""
+    return Call("PATCH", "/v1/agents/me", _model(AgentProfile), body=_meta_json(meta))
+
+
 def organiser_token(
     *,
     name: str,
@@ -176,11 +195,14 @@ def organiser_token(
     organiser_key: str | None,
     kind: str = "agent",
     ttl_s: int | None = None,
+    meta: MetaChanges | None = None,
 ) -> Call[AccessToken]:
     """``POST /v1/auth/organiser/tokens`` (the organiser key in ``X-Organiser-Key``)."""
     body: dict[str, Any] = {"name": name, "games": list(games), "kind": kind}
     if ttl_s is not None:
         body["ttl_s"] = ttl_s
+    if meta is not None:
+        body["meta"] = _meta_json(meta)
     headers = {"X-Organiser-Key": organiser_key} if organiser_key else {}
     return Call("POST", "/v1/auth/organiser/tokens", _model(AccessToken), body=body, headers=headers)
 
@@ -264,9 +286,11 @@ def create_table(
     join: bool = True,
     seed: int | None = None,
     key: str | None = None,
+    wait_s: float | None = None,
 ) -> Call[TableOut]:
     """``POST /v1/tables``, with an ``Idempotency-Key`` (a fresh one unless ``key`` is given):
-    resent after a lost answer, it finds the table instead of creating a second one."""
+    resent after a lost answer, it finds the table instead of creating a second one.
+    ``wait_s``: answered at the creator's first decision, with its ``observation``."""
     body: dict[str, Any] = {
         "game": game,
         "mode": mode,
@@ -284,7 +308,9 @@ def create_table(
     if seed is not None:
         body["seed"] = seed
     return Call("POST", "/v1/tables", _model(TableOut), body=body,
-                headers={"Idempotency-Key": key or new_request_key()}, repeatable=True)
+                params=_drop_none({"wait_s": wait_s}),
+                headers={"Idempotency-Key": key or new_request_key()}, repeatable=True,
+                timeout_s=wait_s + LONG_POLL_GRACE_S if wait_s else None)
 
 
 def list_tables(
@@ -305,11 +331,15 @@ def get_table(table_id: str) -> Call[TableOut]:
     return Call("GET", f"/v1/tables/{table_id}", _model(TableOut), repeatable=True)
 
 
-def join_table(table_id: str, *, key: str | None = None) -> Call[TableOut]:
+def join_table(table_id: str, *, key: str | None = None,
+               wait_s: float | None = None) -> Call[TableOut]:
     """``POST /v1/tables/{id}/join``: the first free seat, with an ``Idempotency-Key`` (a fresh
-    one unless given), so the call is resent safely after a lost answer."""
+    one unless given), so the call is resent safely after a lost answer. ``wait_s``:
+    answered at the seat's first decision, with its ``observation``."""
     return Call("POST", f"/v1/tables/{table_id}/join", _model(TableOut),
-                headers={"Idempotency-Key": key or new_request_key()}, repeatable=True)
+                params=_drop_none({"wait_s": wait_s}),
+                headers={"Idempotency-Key": key or new_request_key()}, repeatable=True,
+                timeout_s=wait_s + LONG_POLL_GRACE_S if wait_s else None)
 
 
 def leave_table(table_id: str) -> Call[TableOut]:
@@ -323,18 +353,18 @@ def close_table(table_id: str) -> Call[TableOut]:
 
 
 def observation(
-    table_id: str, *, wait: float | None = None, tools: str | None = None
+    table_id: str, *, wait_s: float | None = None, tools: str | None = None
 ) -> Call[ObservationOut]:
     """``GET /v1/tables/{id}/observation``: my view and what I may do.
 
-    With ``wait`` the server holds the answer up to that many seconds until I
+    With ``wait_s`` the server holds the answer up to that many seconds until I
     must act or the table ends (for a spectator: until the table changes).
     ``tools="openai"`` adds a function-calling definition of my legal actions.
     """
     return Call(
         "GET", f"/v1/tables/{table_id}/observation", _observation_reader(table_id),
-        params=_drop_none({"wait": wait, "tools": tools}), repeatable=True,
-        timeout_s=(wait or 0) + LONG_POLL_GRACE_S if wait else None,
+        params=_drop_none({"wait_s": wait_s, "tools": tools}), repeatable=True,
+        timeout_s=wait_s + LONG_POLL_GRACE_S if wait_s else None,
     )
 
 
@@ -355,8 +385,12 @@ def _observation_reader(table_id: str) -> Callable[[httpx.Response], Observation
     return warn_if_tokenless
 
 
-def act(table_id: str, *, version: int, action: ActionBody, key: str | None = None) -> Call[ActionResult]:
-    """``POST /v1/tables/{id}/actions`` with an ``Idempotency-Key`` (derived when not given)."""
+def act(
+    table_id: str, *, version: int, action: ActionBody, key: str | None = None,
+    wait_s: float | None = None,
+) -> Call[ActionResult]:
+    """``POST /v1/tables/{id}/actions`` with an ``Idempotency-Key`` (derived when not given);
+    ``wait_s``: answered at the seat's next decision point (or when it runs out)."""
     wire_action = action_json(action)
     key = key or idempotency_key(table_id=table_id, version=version, action=wire_action)
     return Call(
@@ -364,17 +398,19 @@ def act(table_id: str, *, version: int, action: ActionBody, key: str | None = No
         f"/v1/tables/{table_id}/actions",
         _model(ActionResult),
         body={"version": version, "action": wire_action},
+        params=_drop_none({"wait_s": wait_s}),
         headers={"Idempotency-Key": key},
         repeatable=True,
+        timeout_s=wait_s + LONG_POLL_GRACE_S if wait_s else None,
     )
 
 
-def events(table_id: str, *, after: int | None = None, wait: float | None = None) -> Call[EventsPage]:
-    """``GET /v1/tables/{id}/events``: events after ``after``, waiting up to ``wait`` seconds."""
-    params = _drop_none({"after": after, "wait": wait})
+def events(table_id: str, *, after: int | None = None, wait_s: float | None = None) -> Call[EventsPage]:
+    """``GET /v1/tables/{id}/events``: events after ``after``, waiting up to ``wait_s`` seconds."""
+    params = _drop_none({"after": after, "wait_s": wait_s})
     return Call(
         "GET", f"/v1/tables/{table_id}/events", _model(EventsPage), params=params, repeatable=True,
-        timeout_s=(wait or 0) + LONG_POLL_GRACE_S,
+        timeout_s=(wait_s or 0) + LONG_POLL_GRACE_S,
     )
 
 
@@ -414,6 +450,7 @@ def create_tournament(
     max_concurrent_tables: int | None = None,
     rated: bool = False,
     private: bool = False,
+    duplicate_form: str | None = None,
 ) -> Call[TournamentOut]:
     """``POST /v1/tournaments`` (organiser)."""
     body: dict[str, Any] = {
@@ -423,7 +460,8 @@ def create_tournament(
         "private": private,
     }
     body.update(_drop_none({"rounds": rounds, "turn_timeout_s": turn_timeout_s,
-                            "max_concurrent_tables": max_concurrent_tables}))
+                            "max_concurrent_tables": max_concurrent_tables,
+                            "duplicate_form": duplicate_form}))
     return Call("POST", "/v1/tournaments", _model(TournamentOut), body=body)
 
 
@@ -468,11 +506,48 @@ def tournament_report(tournament_id: str) -> Call[dict[str, Any]]:
     return Call("GET", f"/v1/tournaments/{tournament_id}/report", _json, repeatable=True)
 
 
-def assignments(*, after: str | None = None, wait: float | None = None) -> Call[AssignmentsPage]:
-    """``GET /v1/agents/me/assignments``: tables I must play, waiting up to ``wait`` seconds."""
+def tournament_bundle(tournament_id: str) -> Call[dict[str, Any]]:
+    """``GET /v1/tournaments/{id}/bundle``: everything a re-check needs (once it is over)."""
+    return Call("GET", f"/v1/tournaments/{tournament_id}/bundle", _json, repeatable=True)
+
+
+def assignments(*, after: str | None = None, wait_s: float | None = None) -> Call[AssignmentsPage]:
+    """``GET /v1/agents/me/assignments``: tables I must play, waiting up to ``wait_s`` seconds."""
     return Call("GET", "/v1/agents/me/assignments", _model(AssignmentsPage),
-                params=_drop_none({"after": after, "wait": wait}), repeatable=True,
-                timeout_s=(wait or 0) + LONG_POLL_GRACE_S)
+                params=_drop_none({"after": after, "wait_s": wait_s}), repeatable=True,
+                timeout_s=(wait_s or 0) + LONG_POLL_GRACE_S)
+
+
+def renamed_wait(wait_s: float | None, wait: float | None) -> float | None:
+    """``wait_s``, or the deprecated keyword ``wait`` it replaced (with a
+    :class:`DeprecationWarning`): one name for a held request's seconds, as over HTTP and MCP."""
+    if wait is None:
+        return wait_s
+    warnings.warn("`wait` is deprecated: pass `wait_s` (the same seconds)", DeprecationWarning,
+                  stacklevel=3)
+    if wait_s is not None and wait_s != wait:
+        raise ValueError("pass wait_s only (wait is its deprecated name)")
+    return wait
+
+
+def join_rated_queue(game: str, *, mode: str, seats: int) -> Call[RatedQueueTicket]:
+    """``POST /v1/games/{game}/rated-queue``: wait to be drawn for a rated table. Not resent
+    on its own: a join answered after its draw seated the caller would queue it again."""
+    return Call("POST", f"/v1/games/{game}/rated-queue", _model(RatedQueueTicket),
+                body={"mode": mode, "seats": seats})
+
+
+def rated_queue_ticket(game: str, *, wait_s: float | None = None) -> Call[RatedQueueTicket]:
+    """``GET /v1/games/{game}/rated-queue``: my ticket, held up to ``wait_s`` until a draw."""
+    return Call("GET", f"/v1/games/{game}/rated-queue", _model(RatedQueueTicket),
+                params=_drop_none({"wait_s": wait_s}), repeatable=True,
+                timeout_s=(wait_s or 0) + LONG_POLL_GRACE_S)
+
+
+def leave_rated_queue(game: str) -> Call[RatedQueueTicket]:
+    """``DELETE /v1/games/{game}/rated-queue``: stop waiting."""
+    return Call("DELETE", f"/v1/games/{game}/rated-queue", _model(RatedQueueTicket),
+                repeatable=True)
 
 
 def leaderboard(game: str) -> Call[LeaderboardOut]:

@@ -146,7 +146,7 @@ class EventStream(_StreamState):
         wait = self.wait_s
         while True:
             try:
-                page = self.client.events_page(self.table_id, after=cursor.last_id, wait=wait)
+                page = self.client.events_page(self.table_id, after=cursor.last_id, wait_s=wait)
             except TransportError as failure:
                 cursor.broke(failure)
                 time.sleep(self.client.retry.wait_s(cursor.failures, None))
@@ -188,7 +188,7 @@ class EventStream(_StreamState):
                 time.sleep(self.client.retry.wait_s(cursor.failures, None))
                 continue
             # The server closed the stream cleanly: finished, or a proxy timeout?
-            page = self.client.events_page(self.table_id, after=cursor.last_id, wait=0)
+            page = self.client.events_page(self.table_id, after=cursor.last_id, wait_s=0)
             yield from cursor.page_fresh(page)
             if page.status == "finished":
                 return
@@ -211,7 +211,7 @@ class AsyncEventStream(_StreamState):
         wait = self.wait_s
         while True:
             try:
-                page = await self.client.events_page(self.table_id, after=cursor.last_id, wait=wait)
+                page = await self.client.events_page(self.table_id, after=cursor.last_id, wait_s=wait)
             except TransportError as failure:
                 cursor.broke(failure)
                 await asyncio.sleep(self.client.retry.wait_s(cursor.failures, None))
@@ -258,7 +258,7 @@ class AsyncEventStream(_StreamState):
                 cursor.broke(failure)
                 await asyncio.sleep(self.client.retry.wait_s(cursor.failures, None))
                 continue
-            page = await self.client.events_page(self.table_id, after=cursor.last_id, wait=0)
+            page = await self.client.events_page(self.table_id, after=cursor.last_id, wait_s=0)
             for event in cursor.page_fresh(page):
                 yield event
             if page.status == "finished":

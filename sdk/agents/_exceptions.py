@@ -23,7 +23,8 @@ registered for that code, so callers catch exactly what they mean::
         ├── AgentError
         │   ├── AgentNotFound       agent/not_found
         │   ├── NameTaken           agent/name_taken
-        │   └── NameReserved        agent/name_reserved
+        │   ├── NameReserved        agent/name_reserved
+        │   └── InvalidPredecessor  agent/invalid_predecessor
         ├── TableError
         │   ├── TableNotFound       table/not_found
         │   ├── TableFull           table/full
@@ -38,7 +39,9 @@ registered for that code, so callers catch exactly what they mean::
         │   ├── UnknownHouseBot     table/unknown_bot
         │   ├── TooManyTables       table/too_many (``limit``, ``active_tables``)
         │   ├── NotTableCreator     table/not_creator
-        │   └── SeedNotAllowed      table/seed_not_allowed
+        │   ├── SeedNotAllowed      table/seed_not_allowed
+        │   ├── RatedNotAllowed     table/rated_not_allowed
+        │   └── NotQueued           queue/not_queued
         ├── ActionError
         │   ├── NotYourTurn         action/not_your_turn
         │   ├── IllegalAction       action/illegal (``rule``)
@@ -106,6 +109,7 @@ __all__ = [
     "IdempotencyConflict",
     "IllegalAction",
     "InvalidCredentials",
+    "InvalidPredecessor",
     "InvalidRequest",
     "InvalidTableConfig",
     "InvalidTournament",
@@ -115,11 +119,13 @@ __all__ = [
     "NameReserved",
     "NameTaken",
     "NoQuiz",
+    "NotQueued",
     "NotSeated",
     "NotTableCreator",
     "NotYourTurn",
     "OrganiserOnly",
     "RateLimited",
+    "RatedNotAllowed",
     "ReplayEmbargoed",
     "RequestError",
     "RequestTimeout",
@@ -308,6 +314,12 @@ class NameReserved(AgentError):
     code = "agent/name_reserved"
 
 
+class InvalidPredecessor(AgentError):
+    """A ``predecessor`` that is unknown, has another owner, or would close a loop."""
+
+    code = "agent/invalid_predecessor"
+
+
 class TableError(ApiError):
     """Something about the table forbids the request."""
 
@@ -421,6 +433,20 @@ class SeedNotAllowed(TableError):
     code = "table/seed_not_allowed"
 
 
+class RatedNotAllowed(TableError):
+    """An agent asked to open a rated table: it never arranges who it plays. Rated games
+    are drawn by the public rated queue (:meth:`~agents.Client.join_rated_queue`) or
+    played in the organiser's tournaments."""
+
+    code = "table/rated_not_allowed"
+
+
+class NotQueued(TableError):
+    """The caller has no ticket in this game's rated queue: join it first."""
+
+    code = "queue/not_queued"
+
+
 class TournamentError(ApiError):
     """A tournament could not be created, found or read as asked."""
 
@@ -438,7 +464,8 @@ class InvalidTournament(TournamentError):
 
 
 class UnknownEntrant(TournamentError):
-    """An entrant is not a registered agent id."""
+    """An entrant is neither a registered agent's id nor the name of exactly one agent
+    (unknown, or an id of one agent and the name of another)."""
 
     code = "tournament/unknown_entrant"
 

@@ -16,7 +16,7 @@ from agents._wire.admission import (
     SecretRotated,
     TokenIssued,
 )
-from agents._wire.auth import AccessToken, AgentProfile, Jwks, Revoked
+from agents._wire.auth import AccessToken, AgentMeta, AgentMetaOut, AgentProfile, Jwks, Revoked
 from agents._wire.games import GameList, GameOut, ModeOut, VariantOut
 from agents._wire.quiz import Choice, Puzzle, Question
 from agents._wire.tables import (
@@ -41,6 +41,8 @@ from agents._wire.tournaments import (
     AssignmentsPage,
     CreateTournamentRequest,
     LeaderboardOut,
+    RatedQueueRequest,
+    RatedQueueTicket,
     RatingOut,
     StandingOut,
     TableResultOut,
@@ -54,6 +56,8 @@ __all__ = [
     "ActionRequest",
     "ActionResult",
     "AdmissionPassed",
+    "AgentMeta",
+    "AgentMetaOut",
     "AgentProfile",
     "AssignmentOut",
     "AssignmentsPage",
@@ -77,6 +81,8 @@ __all__ = [
     "PassRuleInfo",
     "Puzzle",
     "Question",
+    "RatedQueueRequest",
+    "RatedQueueTicket",
     "RatingOut",
     "ReplayOut",
     "Revoked",

@@ -35,6 +35,7 @@ from agents import Client, GameOut
 from agents.llm import ChatClient
 from gateway.app import create_app
 from gateway.config import Settings
+from gateway.routes.ws import socket_options
 from gateway.security import TokenService
 
 ORGANISER_KEY = "sdk-test-organiser-key-0123456789abcdefghijkl"
@@ -115,7 +116,8 @@ def serve_app(app: FastAPI) -> Iterator[str]:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2,
+                            **socket_options())
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -228,6 +230,11 @@ class ScriptedLlm:
     base_url: str = LLM_BASE_URL
     right_answers: bool = True
     turn_script: dict[int, list[str]] = field(default_factory=dict)
+    question_reply: str | None = None
+    """When set, every admission question gets this reply (an unreadable one, say)."""
+    puzzle_replies: list[str] = field(default_factory=list)
+    """Replies to the puzzle prompts, in order (``<solution>``: the right answer); once
+    used up, the right answer."""
     decisions: int = 0
     requests: list[list[dict[str, str]]] = field(default_factory=list)
 
@@ -248,6 +255,8 @@ class ScriptedLlm:
 
     def _answer(self, prompt: str, attempt: int) -> str:
         question = _QUESTION.match(prompt)
+        if question is not None and self.question_reply is not None:
+            return self.question_reply
         if question is not None:
             stored = stored_challenge(self.gateway, self.agent_name).issued
             issued = next(q for q in stored.questions if q.question.id == question.group(1))
@@ -260,7 +269,10 @@ class ScriptedLlm:
 
             stored = stored_challenge(self.gateway, self.agent_name).issued
             kind = get_bank(stored.game).puzzle_kind(stored.puzzle.puzzle.kind)
-            return "Working it out...\n```json\n" + json.dumps(kind.solve(stored.puzzle)) + "\n```"
+            solution = json.dumps(kind.solve(stored.puzzle))
+            if self.puzzle_replies:
+                return self.puzzle_replies.pop(0).replace("<solution>", solution)
+            return "Working it out...\n```json\n" + solution + "\n```"
         if attempt == 0:
             self.decisions += 1
         legal = _LEGAL_LINE.findall(prompt)

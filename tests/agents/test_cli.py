@@ -244,3 +244,29 @@ def test_play_with_the_llm_agent_admits_then_plays(
     ])  # fmt: skip
     assert code == 0
     assert capsys.readouterr().out.startswith("table ")
+
+
+def test_play_admit_stops_with_a_clear_error_when_the_puzzle_answer_stays_unreadable(
+    gateway: RunningGateway, scripted: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 36 point 5: an empty puzzle answer is asked again, never submitted as a guess;
+    when the model keeps giving none, the command says so and exits 1."""
+    import respx
+
+    monkeypatch.setenv("AGENTS_CLUB_LLM_API_KEY", "test-key")
+    scripted.puzzle_replies = ["No idea: {}"] * 4
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(f"{scripted.base_url}/chat/completions").mock(side_effect=scripted.reply)
+        mock.route(host="127.0.0.1").pass_through()
+        code = main([
+            "play", "--server", gateway.base_url, "--bot", "llm", "--llm-base-url", scripted.base_url,
+            "--model", "scripted-1", "--admit", "--name", scripted.agent_name, "--new", "2",
+            "--transcripts", str(tmp_path / "transcripts"), "--credentials", str(tmp_path / "c.json"),
+        ])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "agents-club play: admission stopped: the model gave no usable answer to the puzzle" in err
+    assert "nothing was guessed" in err
+    puzzle_asks = [m for m in scripted.requests if m[1]["content"].startswith("Admission puzzle:")]
+    assert len(puzzle_asks) == 2  # asked, asked again, then stopped

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import agents
-from agents.llm import ChatClient, LlmAgent, Transcript, pass_admission
+from agents.llm import ChatClient, EndpointDead, LlmAgent, Transcript, pass_admission
+from agents.llm.agent import FALLBACK_GRACE
 from agents.runner import Runner
 
 if TYPE_CHECKING:
@@ -132,7 +133,7 @@ def test_a_failing_llm_endpoint_falls_back_and_says_why(
         )
         observation = client.observe(table.id)
         while observation.seat not in observation.to_act:
-            client.events_page(table.id, after=observation.last_event_id, wait=3)
+            client.events_page(table.id, after=observation.last_event_id, wait_s=3)
             observation = client.observe(table.id)
     agent = LlmAgent(broken, rulebook="# Rules", game_title="Test", transcripts=tmp_path)
     assert agent.choose(observation) == observation.legal_actions[0].id
@@ -140,3 +141,19 @@ def test_a_failing_llm_endpoint_falls_back_and_says_why(
     assert len(agent.fallbacks) == 1 and "LLM endpoint failed" in agent.fallbacks[0].reason
     kinds = [record["kind"] for record in Transcript(tmp_path / f"{table.id}-seat0.jsonl").records()]
     assert kinds == ["game", "prompt", "error", "fallback", "decision"]
+    assert agent.costs[0].requests == 0 and agent.costs[0].failed_requests == 1
+    # Dead on every ask: past the grace decisions, the agent stops instead of playing on.
+    for _ in range(FALLBACK_GRACE - 2):
+        assert agent.choose(observation) == observation.legal_actions[0].id
+    with pytest.raises(EndpointDead, match=r"4 of 4 decisions fell back \(100%, threshold 50%\)"):
+        agent.choose(observation)
+    patient = LlmAgent(broken, rulebook="# Rules", game_title="Test", max_fallback_rate=None)
+    for _ in range(FALLBACK_GRACE + 1):
+        assert patient.choose(observation) == observation.legal_actions[0].id
+    assert sum(cost.failed_requests for cost in patient.costs) == FALLBACK_GRACE + 1
+    # With max_endpoint_failures=1 (the arena's default) a dead endpoint plays no fallback at all.
+    strict = LlmAgent(broken, rulebook="# Rules", game_title="Test", max_endpoint_failures=1)
+    with pytest.raises(EndpointDead, match="the endpoint failed 1 decision in a row; last: the LLM"):
+        strict.choose(observation)
+    assert strict.fallbacks == [] and [cost.via for cost in strict.costs] == ["none"]
+    assert strict.costs[0].failed_requests == 1

@@ -56,9 +56,37 @@ def test_gives_up_after_the_retry_limit_and_on_client_errors() -> None:
 
 
 @respx.mock
+def test_an_endpoint_asking_for_a_longer_wait_than_the_policy_allows_is_not_waited_for() -> None:
+    route = respx.post(f"{BASE}/chat/completions").mock(
+        return_value=httpx.Response(429, headers={"Retry-After": "3600"}))
+    started = time.monotonic()
+    with pytest.raises(ChatError, match="429"):
+        ChatClient(base_url=BASE, model="m", api_key="k").complete([])
+    assert time.monotonic() - started < 5 and route.call_count == 1
+
+
+@respx.mock
 def test_odd_bodies_are_errors_and_null_content_is_empty() -> None:
     respx.post(f"{BASE}/chat/completions").mock(return_value=httpx.Response(200, json={"nope": 1}))
     with pytest.raises(ChatError):
         ChatClient(base_url=BASE, model="m", api_key="k").complete([])
     respx.post(f"{BASE}/chat/completions").mock(return_value=httpx.Response(200, json=completion(None)))
     assert ChatClient(base_url=BASE, model="m", api_key="k").complete([]) == ""
+
+
+@respx.mock
+def test_a_refusal_and_a_timeout_are_told_apart_from_other_failures() -> None:
+    from agents.llm import ChatTimeout
+
+    declined = {"choices": [{"index": 0, "finish_reason": "stop", "message": {
+        "role": "assistant", "content": None, "refusal": "I can't help with that."}}]}
+    respx.post(f"{BASE}/chat/completions").mock(return_value=httpx.Response(200, json=declined))
+    reply = ChatClient(base_url=BASE, model="m", api_key="k").reply([])
+    assert (reply.text, reply.refusal) == ("", "I can't help with that.")
+    filtered = {"choices": [{"index": 0, "finish_reason": "content_filter",
+                             "message": {"role": "assistant", "content": ""}}]}
+    respx.post(f"{BASE}/chat/completions").mock(return_value=httpx.Response(200, json=filtered))
+    assert ChatClient(base_url=BASE, model="m", api_key="k").reply([]).refusal is not None
+    respx.post(f"{BASE}/chat/completions").mock(side_effect=httpx.ReadTimeout("slow"))
+    with pytest.raises(ChatTimeout, match=r"did not answer in 0\.5 s"):
+        ChatClient(base_url=BASE, model="m", api_key="k", timeout_s=0.5, max_retries=0).reply([])

@@ -68,7 +68,7 @@ def test_an_observation_carries_an_enum_of_the_legal_ids_on_request(
 ) -> None:
     with gateway.client(gateway.mint(games=[short_game["game"]])) as client:
         table = client.create_table(**short_game, house_bots=[{"seat": 1}])
-        seen = client.observe(table.id, wait=5, tools="openai")
+        seen = client.observe(table.id, wait_s=5, tools="openai")
         plain = client.observe(table.id)
     assert plain.tools is None
     if seen.legal_actions:

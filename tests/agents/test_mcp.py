@@ -18,9 +18,9 @@ import pytest
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from agents_club_cli.embedded_redis import EmbeddedRedis
 from engine.registry import get_game, package_of
 from gateway.app import create_app
-from gateway.embedded_redis import EmbeddedRedis
 from gateway.services.records import TableRecord
 from gateway.store.connection import Keys, connect
 from gateway.store.tables import TableStore
@@ -103,6 +103,17 @@ def test_the_tools_work_without_a_token_where_http_does(gateway: RunningGateway,
             table = payload(await admitted.call_tool("create_table", {
                 "game": GAME, "mode": "family", "seats": 2, "house_bots": [{"seat": 1}]}))
             assert table["your_seat"] == 0 and table["status"] == "playing"
+            assert table["observation"] is None  # no wait_s: no observation
+            # With wait_s the create brings the first decision, as over HTTP.
+            held = payload(await admitted.call_tool("create_table", {
+                "game": GAME, "mode": "family", "seats": 2, "house_bots": [{"seat": 1}],
+                "wait_s": 20}))
+            first = held["observation"]
+            assert first["seat"] == 0 and first["legal_actions"] and 0 in first["to_act"]
+            assert first == payload(await admitted.call_tool("observe", {"table_id": held["id"]}))
+            too_long = problem_of(await admitted.call_tool("join_table", {
+                "table_id": table["id"], "wait_s": 61}))
+            assert too_long["code"] == "request/invalid"
         async with mcp_client(gateway, "not-a-token") as bad:
             refused = problem_of(await bad.call_tool("join_table", {"table_id": table["id"]}))
             assert refused["code"] == "auth/invalid"
@@ -219,21 +230,21 @@ def test_an_entrant_finds_its_tournament_tables_through_mcp(gateway: RunningGate
 
     async def run() -> None:
         async with mcp_client(gateway) as anonymous:
-            refused = problem_of(await anonymous.call_tool("my_assignments", {"wait": 0}))
+            refused = problem_of(await anonymous.call_tool("my_assignments", {"wait_s": 0}))
             assert refused["code"] == "auth/missing"
         async with mcp_client(gateway, token) as client:
             tables: set[str] = set()
             after = "0"
             for _poll in range(20):
-                page = payload(await client.call_tool("my_assignments", {"after": after, "wait": 5}))
+                page = payload(await client.call_tool("my_assignments", {"after": after, "wait_s": 5}))
                 after = page["last_id"]
                 for entry in page["assignments"]:
                     assert entry["tournament_id"] == tournament.id
                     if entry["kind"] == "table.assigned":
                         tables.add(entry["table_id"])
-                if len(tables) == 2:  # one board, both seat rotations
+                if tables:  # the board's second rotation waits until this table is over
                     break
-            assert len(tables) == 2
+            assert len(tables) == 1
             seen = payload(await client.call_tool("observe", {"table_id": sorted(tables)[0]}))
             assert seen["seat"] in (0, 1) and seen["status"] in ("playing", "finished")
 

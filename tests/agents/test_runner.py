@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from agents import Bot, Client, HouseBot, Observation, RetryPolicy, Runner
+from gateway.app import create_app
+from tests.agents.conftest import sdk_settings, serve_app
 
 if TYPE_CHECKING:
     from conftest import RunningGateway
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 
 class Stubborn(Bot):
@@ -17,6 +21,20 @@ class Stubborn(Bot):
 
     def choose(self, observation: Observation) -> str:
         return "no-such-action"
+
+
+class NoSocket:
+    """An older gateway: every WebSocket is refused before it opens (HTTP 403), as a server
+    without the ``/v1/ws`` route answers; HTTP passes through."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1000})
+            return
+        await self.app(scope, receive, send)
 
 
 class Outage(httpx.BaseTransport):
@@ -53,6 +71,57 @@ def test_refused_choices_are_replaced_by_the_first_legal_action(
     assert all(refusal.startswith("action/malformed") for refusal in result.refused)
 
 
+class Counting(httpx.BaseTransport):
+    """Passes requests through, counting them."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.HTTPTransport()
+        self.sent: list[str] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(f"{request.method} {request.url.path}")
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_the_runner_plays_over_the_socket_by_default(
+    gateway: RunningGateway, short_game: dict[str, Any]
+) -> None:
+    counting = Counting()
+    lines: list[str] = []
+    token = gateway.mint(games=[short_game["game"]])
+    with Client(gateway.base_url, token=token, transport=counting) as client:
+        table = client.create_table(
+            **short_game, house_bots=[{"seat": s, "bot": "random"} for s in range(1, short_game["seats"])]
+        )
+        result = Runner(client, HouseBot("random"), printer=lines.append).play(table.id)
+    assert result.outcome is not None and result.actions > 3
+    assert counting.sent == ["POST /v1/tables"]  # every decision went over the socket
+    assert sum(line.startswith("> seat 0 plays") for line in lines) == result.actions
+    assert any(line.startswith("  [") for line in lines)  # the events were printed too
+    assert not any("socket" in line for line in lines)
+
+
+def test_the_runner_falls_back_to_http_where_the_server_has_no_socket(
+    redis_url: str, gateway_namespace: str, tmp_path: Path, short_game: dict[str, Any],
+) -> None:
+    settings = sdk_settings(redis_url, gateway_namespace + "-old", tmp_path)
+    app = create_app(settings)
+    app.add_middleware(NoSocket)  # an older gateway
+    lines: list[str] = []
+    with serve_app(app) as base_url:
+        token = app.state.tokens.mint(agent_id="old", name="old", scopes={f"game:{short_game['game']}"})
+        with Client(base_url, token=token) as client:
+            table = client.create_table(
+                **short_game,
+                house_bots=[{"seat": s, "bot": "random"} for s in range(1, short_game["seats"])])
+            result = Runner(client, HouseBot("random"), printer=lines.append).play(table.id)
+    assert result.outcome is not None and result.actions > 0
+    assert any("no socket" in line for line in lines)
+
+
 def test_the_game_survives_a_server_outage(gateway: RunningGateway, short_game: dict[str, Any]) -> None:
     outage = Outage()
     fast = RetryPolicy(max_retries=2, backoff_base_s=0.01, backoff_cap_s=0.05)
@@ -62,7 +131,8 @@ def test_the_game_survives_a_server_outage(gateway: RunningGateway, short_game: 
         table = client.create_table(
             **short_game, house_bots=[{"seat": s, "bot": "random"} for s in range(1, short_game["seats"])]
         )
-        result = Runner(client, HouseBot("random"), printer=lines.append).play(table.id)
+        result = Runner(client, HouseBot("random"), printer=lines.append,
+                        transport="http").play(table.id)
     assert result.outcome is not None
     assert outage.refused == 12 and result.reconnects >= 1
     assert any("connection lost" in line for line in lines)

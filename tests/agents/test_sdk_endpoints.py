@@ -111,7 +111,7 @@ def test_observe_act_events_and_replay(gateway: RunningGateway, game: GameOut, s
         assert observation.seat == 0 and observation.view is not None and observation.summary
         while 0 not in observation.to_act:
             # Held by the server until seat 0 must act (the house bots play meanwhile).
-            observation = client.observe(table.id, wait=5)
+            observation = client.observe(table.id, wait_s=5)
         assert observation.legal_actions
         choice = observation.legal_actions[0]
         applied = client.act(table.id, choice.id, version=observation.version)
@@ -122,7 +122,7 @@ def test_observe_act_events_and_replay(gateway: RunningGateway, game: GameOut, s
         # The same logical action sent again (a retry after a lost answer) derives the same
         # Idempotency-Key: the server answers the first result instead of a stale version.
         assert client.act(table.id, choice.id, version=observation.version) == applied
-        page = client.events_page(table.id, after=0, wait=0)
+        page = client.events_page(table.id, after=0, wait_s=0)
         assert isinstance(page, EventsPage) and page.events
         assert [event.id for event in page.events] == sorted({event.id for event in page.events})
 
@@ -176,7 +176,7 @@ def test_async_client_in_process_through_asgi_transport(
                     if 0 in observation.to_act:
                         await client.act(table.id, bot.choose(observation), version=observation.version)
                     else:
-                        await client.events_page(table.id, after=observation.last_event_id, wait=2)
+                        await client.events_page(table.id, after=observation.last_event_id, wait_s=2)
                 async for event in client.events(table.id, after=0):
                     seen.append(event.id)
                 assert seen == sorted(set(seen)) and seen

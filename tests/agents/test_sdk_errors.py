@@ -31,7 +31,7 @@ def my_turn(client: Client, table_id: str) -> ObservationOut:
         observation = client.observe(table_id)
         if observation.seat in observation.to_act or observation.status == "finished":
             return observation
-        client.events_page(table_id, after=observation.last_event_id, wait=3)
+        client.events_page(table_id, after=observation.last_event_id, wait_s=3)
 
 
 def raises(expected: type[ApiError], code: str, call: Any, *args: Any, **kwargs: Any) -> ApiError:
@@ -139,7 +139,7 @@ def finish_both(alice: Client, bob: Client, table_id: str) -> None:
                     client.act(table_id, bot.choose(observation), version=observation.version)
                 progressed = True
         if not progressed:
-            alice.events_page(table_id, after=alice.observe(table_id).last_event_id, wait=2)
+            alice.events_page(table_id, after=alice.observe(table_id).last_event_id, wait_s=2)
 
 
 def test_illegal_action_names_the_rule(gateway: RunningGateway, short_game: dict[str, Any]) -> None:

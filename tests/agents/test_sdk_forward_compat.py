@@ -75,7 +75,7 @@ def test_answers_with_unknown_fields_and_an_unknown_games_view_still_parse(
             house_bots=[{"seat": seat} for seat in range(1, seats)])
         assert isinstance(table, TableOut) and table.status == "playing"
         assert client.table(table.id).seated[0].seat == 0
-        seen = client.observe(table.id, wait=10)  # until seat 0 must act (a bot may open)
+        seen = client.observe(table.id, wait_s=10)  # until seat 0 must act (a bot may open)
         assert isinstance(seen, ObservationOut)
         assert seen.game == UNKNOWN_GAME
         assert seen.view == {"game": UNKNOWN_GAME, "board": [[None, "x"], ["o", None]], "turn": 3}

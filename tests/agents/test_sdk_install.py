@@ -10,7 +10,7 @@ index when one is missing here), so exactly the declared dependencies are there 
 
 Then, from a working directory outside the checkout, the installed SDK:
 
-- brings httpx and pydantic, and no FastAPI, Starlette, uvicorn or Redis client;
+- brings httpx, pydantic and websockets, and no FastAPI, Starlette, uvicorn or Redis client;
 - plays a table to its end against the real gateway (a bot of the user's own, the
   runner, typed answers), with no engine installed;
 - explains, for each part that needs the engine (typed views, house bots), what to
@@ -54,9 +54,9 @@ SERVER_ONLY = {"agents-club", "agents-club-engine", "fastapi", "starlette", "uvi
 ENGINE_HINT = "pip install 'agents-club-sdk[engine]'"
 
 
-def test_the_sdk_declares_httpx_and_pydantic_and_the_engine_only_as_its_extra() -> None:
+def test_the_sdk_declares_httpx_pydantic_websockets_and_the_engine_only_as_its_extra() -> None:
     project = tomllib.loads((ROOT / "sdk" / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert sorted(Requirement(spec).name for spec in project["dependencies"]) == ["httpx", "pydantic"]
+    assert sorted(Requirement(spec).name for spec in project["dependencies"]) == ["httpx", "pydantic", "websockets"]
     extras = {name: [Requirement(spec).name for spec in specs]
               for name, specs in project["optional-dependencies"].items()}  # fmt: skip
     assert extras == {"engine": ["agents-club-engine"]}
@@ -204,7 +204,7 @@ base_url, token, game, mode, seats, options = sys.argv[1:7]
 with Client(base_url, token=token) as client:
     table = client.create_table(game, mode, int(seats), options=json.loads(options),
                                 house_bots=[{"seat": seat} for seat in range(1, int(seats))])
-    observation = client.observe(table.id, wait=10)
+    observation = client.observe(table.id, wait_s=10)
 choice = HouseBot("greedy").choose(observation) if observation.legal_actions else None
 names = sorted(d.metadata["Name"].lower() for d in importlib.metadata.distributions())
 print(json.dumps({"installed": names, "view": type(typed_view(observation)).__name__,

@@ -25,7 +25,8 @@ NOT_FOR_THE_SDK = {"watch_tables", "watch_table", "watch_replay", "watch_tournam
 SDK follows them by long-poll: ``Client.assigned_tables``)."""
 
 PLACEHOLDER = "PLACEHOLDER"
-ARGUMENTS = {"answers": {}, "puzzle": {}, "games": [], "version": 0, "organiser_key": None}
+ARGUMENTS = {"answers": {}, "puzzle": {}, "games": [], "version": 0, "organiser_key": None,
+             "meta": {}}
 
 
 def _sdk_requests() -> dict[tuple[str, str], str]:
@@ -37,6 +38,8 @@ def _sdk_requests() -> dict[tuple[str, str], str]:
         if function.__module__ != endpoints.__name__:
             continue
         signature = inspect.signature(function)
+        if name == "renamed_wait":
+            continue  # a helper for the deprecated ``wait`` keyword, not a request
         arguments = {
             parameter.name: ARGUMENTS.get(parameter.name, PLACEHOLDER)
             for parameter in signature.parameters.values()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import gzip
 import importlib.util
 import io
 import json
@@ -144,5 +145,22 @@ def test_the_cli_creates_plays_watches_and_reports_a_tournament(
     markdown = (tmp_path / f"{tournament_id}.md").read_text(encoding="utf-8")
     assert markdown.strip() and markdown in capsys.readouterr().out
     assert json.loads((tmp_path / f"{tournament_id}.json").read_text(encoding="utf-8"))["fit"]
+    assert main(["tournament", "export", *organiser, tournament_id, "--out", str(tmp_path)]) == 0
+    bundle_path = tmp_path / f"{tournament_id}.bundle.json.gz"
+    assert "4 results, 4 replays" in capsys.readouterr().out
+    assert main(["tournament", "verify", str(bundle_path)]) == 0
+    assert "everything matches" in capsys.readouterr().out
+    bundle = json.loads(gzip.decompress(bundle_path.read_bytes()))
+    assert [result["index"] for result in bundle["results"]] == [0, 1, 2, 3]
+    assert bundle["report"]["method"]["seed"] == 0 and bundle["software"]["gateway"]
+    # A result that its replay does not reach, and a fit that is not the data's, are caught.
+    tampered = json.loads(json.dumps(bundle))
+    tampered["results"][0]["placements"] = tampered["results"][0]["placements"][::-1]
+    tampered["report"]["fit"][0]["strength"] += 0.5
+    (tmp_path / "tampered.json.gz").write_bytes(gzip.compress(json.dumps(tampered).encode()))
+    assert main(["tournament", "verify", str(tmp_path / "tampered.json.gz")]) == 1
+    told = capsys.readouterr().out
+    assert f"table {bundle['results'][0]['table_id']}: the replay ends" in told
+    assert "fit: " in told
     if importlib.util.find_spec("matplotlib") is not None:
         assert (tmp_path / f"{tournament_id}.png").read_bytes().startswith(b"\x89PNG")

@@ -6,9 +6,16 @@ comes from the ``AGENTS_CLUB_LLM_API_KEY`` environment variable.
 
 from __future__ import annotations
 
-from agents.llm._chat import API_KEY_ENV, ChatClient, ChatError, ChatReply, ToolsRefused
-from agents.llm.admission import pass_admission
-from agents.llm.agent import DecisionCost, Fallback, LlmAgent, cost_totals
+from agents.llm._chat import (
+    API_KEY_ENV,
+    ChatClient,
+    ChatError,
+    ChatReply,
+    ChatTimeout,
+    ToolsRefused,
+)
+from agents.llm.admission import UnreadableAnswer, pass_admission
+from agents.llm.agent import DecisionCost, EndpointDead, Fallback, LlmAgent, cost_totals
 from agents.llm.parsing import ParsedChoice, parse_action_reply
 from agents.llm.transcript import Transcript
 
@@ -17,12 +24,15 @@ __all__ = [
     "ChatClient",
     "ChatError",
     "ChatReply",
+    "ChatTimeout",
     "DecisionCost",
+    "EndpointDead",
     "Fallback",
     "LlmAgent",
     "ParsedChoice",
     "ToolsRefused",
     "Transcript",
+    "UnreadableAnswer",
     "cost_totals",
     "parse_action_reply",
     "pass_admission",

@@ -17,7 +17,9 @@ from typing import Any
 
 import httpx
 
-__all__ = ["API_KEY_ENV", "ChatClient", "ChatError", "ChatMessage", "ChatReply", "ToolsRefused"]
+from agents._retry import RetryPolicy
+
+__all__ = ["API_KEY_ENV", "ChatClient", "ChatError", "ChatMessage", "ChatReply", "ChatTimeout", "ToolsRefused"]
 
 API_KEY_ENV = "AGENTS_CLUB_LLM_API_KEY"
 """The environment variable that holds the LLM endpoint's API key."""
@@ -28,6 +30,10 @@ ChatMessage = dict[str, str]
 
 class ChatError(RuntimeError):
     """The LLM endpoint failed or answered with something that is not a chat completion."""
+
+
+class ChatTimeout(ChatError):
+    """The endpoint did not answer within ``timeout_s``, on every try."""
 
 
 class ToolsRefused(ChatError):
@@ -46,6 +52,9 @@ class ChatReply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     latency_s: float = 0.0
+    refusal: str | None = None
+    """Why the model declined to answer (its ``refusal`` message, or a ``content_filter``
+    finish), ``None`` when it answered."""
 
 
 @dataclass
@@ -53,8 +62,10 @@ class ChatClient:
     """Talks to ``<base_url>/chat/completions`` with one model.
 
     ``transport`` is the httpx seam tests use (respx mocks only this endpoint).
-    Rate limits and server errors are retried ``max_retries`` times, honouring
-    ``Retry-After`` when the endpoint sends it.
+    Rate limits, server errors and broken connections are retried ``max_retries``
+    times by the SDK's :class:`~agents.RetryPolicy`: the wait ``Retry-After`` asks
+    for, else exponential backoff with jitter; an endpoint asking for more than the
+    policy's ``max_wait_s`` is not waited for.
     """
 
     base_url: str
@@ -65,8 +76,10 @@ class ChatClient:
     max_retries: int = 3
     transport: httpx.BaseTransport | None = None
     _http: httpx.Client = field(init=False, repr=False)
+    _retry: RetryPolicy = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        self._retry = RetryPolicy(max_retries=self.max_retries, backoff_base_s=0.5)
         if self.api_key is None:
             self.api_key = os.environ.get(API_KEY_ENV)
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
@@ -108,13 +121,17 @@ class ChatClient:
                 response = self._http.post("chat/completions", json=body)
             except httpx.TransportError as broken:
                 if attempt == self.max_retries:
+                    if isinstance(broken, httpx.TimeoutException):
+                        raise ChatTimeout(f"LLM endpoint did not answer in {self.timeout_s:g} s") from broken
                     raise ChatError(f"LLM endpoint unreachable: {broken}") from broken
-                time.sleep(min(2.0**attempt * 0.5, 8.0))
+                time.sleep(self._retry.wait_s(attempt, None))
                 continue
-            if response.status_code == 429 or response.status_code >= 500:
-                if attempt == self.max_retries:
+            # A completion changes nothing at the endpoint, so asking again is always safe.
+            if self._retry.should_retry(response.status_code, repeatable=True):
+                wait = self._retry.wait_s(attempt, response)
+                if attempt == self.max_retries or wait > self._retry.max_wait_s:
                     raise ChatError(f"LLM endpoint answered {response.status_code}")
-                time.sleep(_retry_after(response, attempt))
+                time.sleep(wait)
                 continue
             if tools and response.status_code in (400, 404, 422):
                 raise ToolsRefused(f"LLM endpoint answered {response.status_code} to a request with tools")
@@ -126,17 +143,6 @@ class ChatClient:
     def close(self) -> None:
         """Close the HTTP connection pool."""
         self._http.close()
-
-
-def _retry_after(response: httpx.Response, attempt: int) -> float:
-    """Seconds to wait: the endpoint's ``Retry-After`` when numeric, else backoff."""
-    header = response.headers.get("Retry-After")
-    if header is not None:
-        try:
-            return min(max(float(header), 0.0), 60.0)
-        except ValueError:
-            pass
-    return min(2.0**attempt * 0.5, 8.0)
 
 
 def _reply(response: httpx.Response, latency_s: float) -> ChatReply:
@@ -160,6 +166,10 @@ def _reply(response: httpx.Response, latency_s: float) -> ChatReply:
         except ValueError:
             parsed = None
         arguments = parsed if isinstance(parsed, dict) else {}
+    refusal = message.get("refusal") if isinstance(message.get("refusal"), str) else None
+    finish = payload["choices"][0].get("finish_reason")
+    if refusal is None and finish == "content_filter":
+        refusal = "the endpoint's content filter stopped the reply"
     usage = payload.get("usage") if isinstance(payload, dict) else None
     usage = usage if isinstance(usage, dict) else {}
     return ChatReply(
@@ -170,6 +180,7 @@ def _reply(response: httpx.Response, latency_s: float) -> ChatReply:
         prompt_tokens=_count(usage.get("prompt_tokens")),
         completion_tokens=_count(usage.get("completion_tokens")),
         latency_s=round(latency_s, 3),
+        refusal=refusal,
     )
 
 

@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 
 from agents._wire.tools import ACTION_TOOL, openai_tools
 from agents.bot import Bot
-from agents.llm._chat import ChatClient, ChatError, ChatMessage, ChatReply, ToolsRefused
+from agents.llm._chat import (
+    ChatClient,
+    ChatError,
+    ChatMessage,
+    ChatReply,
+    ChatTimeout,
+    ToolsRefused,
+)
 from agents.llm.parsing import parse_action_reply
 from agents.llm.prompts import retry_message, rules_digest, system_message, turn_message
 from agents.llm.transcript import Transcript
@@ -32,6 +39,12 @@ __all__ = ["DEFAULT_MAX_ATTEMPTS", "DecisionCost", "Fallback", "LlmAgent", "cost
 
 DEFAULT_MAX_ATTEMPTS = 3
 """Replies asked for per decision before falling back."""
+
+DEFAULT_MAX_FALLBACK_RATE = 0.5
+"""The share of fallback decisions past which the agent stops (:class:`EndpointDead`)."""
+
+FALLBACK_GRACE = 4
+"""Decisions made before the fallback threshold applies (one early failure is no verdict)."""
 
 
 class Fallback:
@@ -61,7 +74,21 @@ class DecisionCost:
     llm_s: float
     decision_s: float
     via: str
-    """``tool`` (a function call), ``text`` (an id in the reply's text) or ``fallback``."""
+    """``tool`` (a function call), ``text`` (an id in the reply's text), ``fallback``, or
+    ``none`` (the endpoint was given up as dead: no action was played)."""
+    failed_requests: int = 0
+    """Asks the endpoint failed (after the chat client's own retries): they are requests
+    too, counted apart, so a dead endpoint does not read as "0 requests"."""
+    timed_out_requests: int = 0
+    """Of the failed asks, those that failed by not answering in time."""
+    refused_requests: int = 0
+    """Answered requests in which the model declined (a ``refusal``, a content filter)."""
+
+
+class EndpointDead(ChatError):
+    """The agent's LLM endpoint is not answering: its share of fallback decisions passed
+    its threshold, or its endpoint failed ``max_endpoint_failures`` decisions in a row.
+    Playing on would hand the table fallback moves in its name."""
 
 
 class LlmAgent(Bot):
@@ -76,6 +103,15 @@ class LlmAgent(Bot):
     illegal move; an endpoint that refuses requests with tools switches the agent
     to plain text for the rest of its life. Each decision's tokens and time are
     recorded (``costs``, and a ``decision`` record in the transcript).
+
+    Once at least :data:`FALLBACK_GRACE` decisions are made, a fallback that
+    takes the share of fallback decisions above ``max_fallback_rate`` raises
+    :class:`EndpointDead` instead of playing it (``None``: never), so a dead
+    endpoint stops the agent with a clear error rather than playing on.
+    ``max_endpoint_failures`` (``None``: no such limit) stops it sooner: after that
+    many decisions in a row whose endpoint failed (after the chat client's own
+    retries), :class:`EndpointDead` is raised instead of playing the last one's
+    fallback. With 1, a dead endpoint plays no fallback move at all.
     """
 
     def __init__(
@@ -88,8 +124,13 @@ class LlmAgent(Bot):
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         printer: Callable[[str], None] | None = None,
         use_tools: bool = True,
+        max_fallback_rate: float | None = DEFAULT_MAX_FALLBACK_RATE,
+        max_endpoint_failures: int | None = None,
     ) -> None:
         self.chat = chat
+        self.max_endpoint_failures = max_endpoint_failures
+        self.endpoint_failures_in_a_row = 0
+        self.max_fallback_rate = max_fallback_rate
         self.digest = rules_digest(rulebook)
         self.game_title = game_title
         self.transcripts = transcripts
@@ -129,12 +170,15 @@ class LlmAgent(Bot):
             turn_message(observation.summary, legal, seat=observation.seat or 0, version=observation.version),
         ]
         replies: list[ChatReply] = []
+        failed = timed_out = 0
         reason = "no reply"
         for attempt in range(1, self.max_attempts + 1):
             _log(transcript, "prompt", version=observation.version, attempt=attempt, message=messages[-1])
             try:
                 reply = self._ask(messages, observation, transcript)
             except ChatError as failure:
+                failed += 1
+                timed_out += isinstance(failure, ChatTimeout)
                 reason = f"the LLM endpoint failed: {failure}"
                 _log(transcript, "error", version=observation.version, attempt=attempt, reason=reason)
                 break  # the client already retried the endpoint; asking again now rarely helps
@@ -145,18 +189,32 @@ class LlmAgent(Bot):
                  completion_tokens=reply.completion_tokens, latency_s=reply.latency_s)  # fmt: skip
             if action_id is not None:
                 _log(transcript, "choice", version=observation.version, action=action_id, attempts=attempt)
+                self.endpoint_failures_in_a_row = 0
                 self._cost(observation, replies, started, "tool" if reply.tool_arguments is not None else "text",
-                           transcript)
+                           transcript, failed, timed_out)
                 return action_id
             if attempt < self.max_attempts:
                 self.retries += 1
                 messages += [{"role": "assistant", "content": said}, retry_message(reason, legal)]
+        self.endpoint_failures_in_a_row = self.endpoint_failures_in_a_row + 1 if failed and not replies else 0
+        if self.max_endpoint_failures is not None and self.endpoint_failures_in_a_row >= self.max_endpoint_failures:
+            self._cost(observation, replies, started, "none", transcript, failed, timed_out)
+            _log(transcript, "endpoint_dead", version=observation.version, reason=reason)
+            raise EndpointDead(f"the endpoint failed {self.endpoint_failures_in_a_row} "
+                               f"decision{'s' if self.endpoint_failures_in_a_row > 1 else ''} in a row; "
+                               f"last: {reason}")
         fallback = Fallback(observation.table_id, observation.version, ids[0], reason)
         self.fallbacks.append(fallback)
         _log(transcript, "fallback", version=observation.version, action=fallback.action_id, reason=reason)
-        self._cost(observation, replies, started, "fallback", transcript)
+        self._cost(observation, replies, started, "fallback", transcript, failed, timed_out)
         if self.printer is not None:
             self.printer(f"  ? fallback to {fallback.action_id}: {reason}")
+        rate = len(self.fallbacks) / self.decisions
+        if (self.max_fallback_rate is not None and self.decisions >= FALLBACK_GRACE
+                and rate > self.max_fallback_rate):
+            raise EndpointDead(
+                f"{len(self.fallbacks)} of {self.decisions} decisions fell back ({rate:.0%}, "
+                f"threshold {self.max_fallback_rate:.0%}); last: {reason}")
         return fallback.action_id
 
     def _ask(self, messages: list[ChatMessage], observation: Observation, transcript: Transcript | None) -> ChatReply:
@@ -172,7 +230,7 @@ class LlmAgent(Bot):
 
     def _cost(
         self, observation: Observation, replies: list[ChatReply], started: float, via: str,
-        transcript: Transcript | None,
+        transcript: Transcript | None, failed: int = 0, timed_out: int = 0,
     ) -> None:
         """Record what the decision cost (tokens summed only when every reply counted them)."""
         def total(counts: list[int | None]) -> int | None:
@@ -183,10 +241,13 @@ class LlmAgent(Bot):
             prompt_tokens=total([r.prompt_tokens for r in replies]),
             completion_tokens=total([r.completion_tokens for r in replies]),
             llm_s=round(sum(r.latency_s for r in replies), 3),
-            decision_s=round(time.monotonic() - started, 3), via=via,
+            decision_s=round(time.monotonic() - started, 3), via=via, failed_requests=failed,
+            timed_out_requests=timed_out, refused_requests=sum(r.refusal is not None for r in replies),
         )
         self.costs.append(cost)
         _log(transcript, "decision", version=cost.version, via=via, requests=cost.requests,
+             failed_requests=cost.failed_requests, timed_out_requests=cost.timed_out_requests,
+             refused_requests=cost.refused_requests,
              prompt_tokens=cost.prompt_tokens, completion_tokens=cost.completion_tokens,
              llm_s=cost.llm_s, decision_s=cost.decision_s)
 
@@ -224,6 +285,8 @@ def _chosen(reply: ChatReply, ids: list[str]) -> tuple[str | None, str, str]:
                 return parsed.action_id, "", said
         return None, f"the {ACTION_TOOL} call named {action!r}, which is not a legal action id", said
     parsed = parse_action_reply(reply.text, ids)
+    if parsed.action_id is None and reply.refusal is not None:
+        return None, f"the model declined to answer: {reply.refusal}", reply.text or reply.refusal
     return parsed.action_id, parsed.reason, reply.text
 
 

@@ -158,9 +158,11 @@ def parse_question_reply(question: QuestionLike, reply: str) -> ParsedAnswer:
     if question.format == "integer":
         if isinstance(raw, int) and not isinstance(raw, bool):
             return ParsedAnswer(raw, True)
-        number = _INTEGER.search(str(raw))
-        if number is not None:
-            return ParsedAnswer(int(number.group()), True)
+        numbers = {int(found) for found in _INTEGER.findall(str(raw))}
+        if len(numbers) == 1:
+            return ParsedAnswer(numbers.pop(), True)
+        if numbers:  # "3 or 4": picking one would be a silent guess
+            return ParsedAnswer(None, False, f"the reply names several numbers ({sorted(numbers)}), not one")
         return ParsedAnswer(None, False, "the reply holds no whole number")
     if question.format == "yes_no":
         if isinstance(raw, bool):
@@ -179,4 +181,6 @@ def parse_puzzle_reply(reply: str) -> ParsedAnswer:
     objects = json_objects(reply)
     if not objects:
         return ParsedAnswer(None, False, "the reply holds no JSON object")
+    if not objects[-1]:
+        return ParsedAnswer(None, False, "the reply's JSON object is empty")
     return ParsedAnswer(objects[-1], True)

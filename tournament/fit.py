@@ -21,19 +21,25 @@ ahead in a head-to-head.
 **Intervals.** Boards are resampled with replacement (``samples`` times):
 every table of a drawn board comes along, all its rotations together, since
 those share the deal and are not independent. Each sample is refitted and
-centred; the 2.5th and 97.5th percentiles of an entrant's strength give
-its interval. A bootstrap over few boards is too narrow (four identical
-greedy bots with their own chance were told apart in 9 of 20 tournaments of
-6 boards), so each side of the percentile interval is widened around the
-estimate by the small-sample factor ``t(B-1)/z · sqrt(B/(B-1))`` for ``B``
+centred. The interval is the *basic* (reflected) bootstrap: where the
+resamples' 2.5th and 97.5th percentiles lie ``d₋`` below and ``d₊`` above
+the estimate, the interval runs from ``d₊`` below it to ``d₋`` above it. The
+maximum-likelihood strengths of a few tables are spread out from the average
+(a strong entrant's estimate tends high), and the resamples, fitted the same
+way, are spread out once more around it; the percentile interval then sits
+too far out and misses the truth mostly on the inner side, which reflecting
+corrects. A bootstrap over few boards is also too narrow, so each side is
+widened by the small-sample factor ``t(B-1)/z · sqrt(B/(B-1))`` for ``B``
 boards (Student's t against the normal quantile, and the bootstrap's
-``(B-1)/B`` variance bias): 1.44 at 6 boards, 1.17 at 12, 1.05 at 40. With
-fewer than ``MIN_BOARDS_FOR_INTERVALS`` boards there is too little to
-resample and the intervals are unbounded (``-inf``, ``inf``). An entrant
-that finished first (or last) at every table has a strength held only by the
-prior, in every resample alike: its interval is then narrow on that side
-although the truth may lie further out; read it as "at least" (or "at
-most").
+``(B-1)/B`` variance bias): 1.44 at 6 boards, 1.17 at 12, 1.05 at 40.
+``bench/calibration.py`` checks the coverage on Plackett-Luce finishes drawn
+from known strengths (``tests/tournament/test_calibration.py`` runs a seeded
+small version). With fewer than ``MIN_BOARDS_FOR_INTERVALS`` boards there is
+too little to resample and the intervals are unbounded (``-inf``, ``inf``).
+An entrant that finished first (or last) at every table has a strength held
+only by the prior, in every resample alike: its interval is then narrow on
+that side although the truth may lie further out; read it as "at least" (or
+"at most").
 
 **Ranks** are interval-aware, as on Chatbot Arena: an entrant's best rank is
 1 + the number of entrants whose interval lies wholly above its own, its worst
@@ -66,7 +72,10 @@ __all__ = [
     "BOARDS_TO_SEPARATE_GREEDY_FROM_RANDOM",
     "MIN_BOARDS_FOR_INTERVALS",
     "PRIOR_PRECISION",
+    "Bootstrap",
     "Estimate",
+    "bootstrap",
+    "estimates",
     "fit_report",
     "fit_strengths",
     "interval_ranks",
@@ -225,6 +234,76 @@ def interval_ranks(intervals: Sequence[tuple[float, float]]) -> list[str]:
     return ranks
 
 
+@dataclass(frozen=True)
+class Bootstrap:
+    """The fit and its bootstrap resamples, before they are read as intervals.
+
+    ``entrants`` in order of first appearance; ``strengths`` the fit over all
+    tables; ``draws`` one row per resample (``samples`` × entrants, empty when
+    there are fewer than :data:`MIN_BOARDS_FOR_INTERVALS` boards); ``boards``
+    the number of distinct boards.
+    """
+
+    entrants: tuple[str, ...]
+    strengths: Floats
+    draws: Floats
+    boards: int
+
+    def intervals(self) -> tuple[Floats, Floats]:
+        """The 95% intervals, ``(low, high)`` per entrant (see the module docstring).
+
+        The basic bootstrap: the estimate's distance from each side of the
+        resamples' 2.5–97.5 percentile range is laid on the other side, then
+        widened by :func:`small_sample_factor`. Unbounded without draws.
+        """
+        if not len(self.draws):
+            return (np.full(len(self.entrants), -np.inf), np.full(len(self.entrants), np.inf))
+        widen = small_sample_factor(self.boards)
+        below = np.percentile(self.draws, 2.5, axis=0)
+        above = np.percentile(self.draws, 97.5, axis=0)
+        low: Floats = self.strengths - widen * np.maximum(above - self.strengths, 0.0)
+        high: Floats = self.strengths + widen * np.maximum(self.strengths - below, 0.0)
+        return low, high
+
+    def stronger(self) -> Floats:
+        """``P[i, j]``: the share of resamples in which entrant ``i`` fits stronger than ``j``.
+
+        Ties count half. ``nan`` everywhere without draws.
+        """
+        count = len(self.entrants)
+        if not len(self.draws):
+            return np.full((count, count), np.nan)
+        ahead = (self.draws[:, :, None] > self.draws[:, None, :]).mean(axis=0)
+        level = (self.draws[:, :, None] == self.draws[:, None, :]).mean(axis=0)
+        share: Floats = ahead + level / 2
+        return share
+
+
+def bootstrap(results: Sequence[TableResult], *, samples: int = 200,
+              seed: int = 0) -> Bootstrap:
+    """Fit ``results`` and refit ``samples`` resamples of their boards (seeded by ``seed``).
+
+    :raises ValueError: if ``samples`` < 1.
+    """
+    if samples < 1:
+        raise ValueError(f"the bootstrap needs at least one sample, got {samples}")
+    entrants = _entrants(results)
+    if not results:
+        return Bootstrap((), np.zeros(0), np.zeros((0, 0)), 0)
+    stages = _stages(results, {entrant: i for i, entrant in enumerate(entrants)})
+    theta = _maximise(stages, len(entrants), np.ones(len(results)))
+    boards = sorted({result.board for result in results})
+    if len(boards) < MIN_BOARDS_FOR_INTERVALS:
+        return Bootstrap(tuple(entrants), theta, np.zeros((0, len(entrants))), len(boards))
+    board_of = np.array([boards.index(result.board) for result in results], dtype=np.intp)
+    rng = np.random.default_rng(seed)
+    draws = np.empty((samples, len(entrants)))
+    for sample in range(samples):
+        drawn = np.bincount(rng.integers(0, len(boards), len(boards)), minlength=len(boards))
+        draws[sample] = _maximise(stages, len(entrants), drawn[board_of].astype(np.float64), theta)
+    return Bootstrap(tuple(entrants), theta, draws, len(boards))
+
+
 def fit_report(results: Sequence[TableResult], *, samples: int = 200,
                seed: int = 0) -> list[Estimate]:
     """The fit, its bootstrap 95% intervals over boards and the ranks; strongest first.
@@ -233,28 +312,13 @@ def fit_report(results: Sequence[TableResult], *, samples: int = 200,
 
     :raises ValueError: if ``samples`` < 1.
     """
-    if samples < 1:
-        raise ValueError(f"the bootstrap needs at least one sample, got {samples}")
-    if not results:
-        return []
-    entrants = _entrants(results)
-    stages = _stages(results, {entrant: i for i, entrant in enumerate(entrants)})
-    theta = _maximise(stages, len(entrants), np.ones(len(results)))
-    boards = sorted({result.board for result in results})
-    if len(boards) < MIN_BOARDS_FOR_INTERVALS:
-        low = np.full(len(entrants), -np.inf)
-        high = np.full(len(entrants), np.inf)
-        return _estimates(results, entrants, theta, low, high)
-    board_of = np.array([boards.index(result.board) for result in results], dtype=np.intp)
-    rng = np.random.default_rng(seed)
-    draws = np.empty((samples, len(entrants)))
-    for sample in range(samples):
-        drawn = np.bincount(rng.integers(0, len(boards), len(boards)), minlength=len(boards))
-        draws[sample] = _maximise(stages, len(entrants), drawn[board_of].astype(np.float64), theta)
-    widen = small_sample_factor(len(boards))
-    low = theta - widen * (theta - np.percentile(draws, 2.5, axis=0))
-    high = theta + widen * (np.percentile(draws, 97.5, axis=0) - theta)
-    return _estimates(results, entrants, theta, np.minimum(low, theta), np.maximum(high, theta))
+    return estimates(results, bootstrap(results, samples=samples, seed=seed))
+
+
+def estimates(results: Sequence[TableResult], fitted: Bootstrap) -> list[Estimate]:
+    """The report's lines for a :func:`bootstrap` of ``results``; strongest first."""
+    low, high = fitted.intervals()
+    return _estimates(results, list(fitted.entrants), fitted.strengths, low, high)
 
 
 _Z = 1.959963984540054

@@ -18,13 +18,31 @@ Words used here:
 
 Formats:
 
-* ``duplicate``: on every board the field is split into groups of ``seats``;
-  each group plays the board once per **rotation** ``0..seats-1``, so every
-  player holds every seat of every board it plays on the same deal (see
-  :func:`rotated_seat`: at 2, 4 or 8 seats the rotations are chosen so that
-  any two players of the table also trade seats with each other).
-* ``gauntlet``: like duplicate, but every table seats ``min(len(baselines),
-  seats - 1)`` baselines and the rest of its seats are entrants (one entrant
+* ``duplicate``: every board is played in several **rotations**, the same
+  deal with the players in other seats, so a seat's luck is compared among
+  those who held it. Two forms (:data:`DuplicateForm`, chosen by
+  :func:`duplicate_form`):
+
+  - ``disjoint`` (the default when the field holds at least two groups): on
+    every board the field is split into groups of ``seats`` and each group
+    plays the board once, its table being one of the board's rotations, as
+    pairs do in duplicate bridge. No player ever plays a board twice, so
+    nothing it remembers of one table tells it a deal it still has to play.
+    A player's seat is where it has sat least, so seat positions even out
+    over the boards (chosen board by board: a player's tables per seat
+    position differ by up to 2 in the cases the tests pin). ``rotation`` is then the table's place among the board's
+    tables (``0..groups-1``).
+  - ``rotated``: each group plays the board once per rotation
+    ``0..seats-1``, so every player holds every seat of every board it plays
+    on the same deal (see :func:`rotated_seat`: at 2, 4 or 8 seats the
+    rotations are chosen so that any two players of the table also trade
+    seats with each other). It needs only one group, but a player sees the
+    same deal ``seats`` times: a player that remembers earlier tables plays
+    the later rotations knowing every hand.
+
+* ``gauntlet``: like duplicate (in either form, groups being the entrants
+  of one table), but every table seats ``min(len(baselines), seats - 1)``
+  baselines (house bots) and the rest of its seats are entrants (one entrant
   per table when there are baselines enough). When there are more baselines
   than a table holds, each table takes those its entrants have met least.
 * ``round_robin``: one table per group per round, no rotations; each group's
@@ -54,9 +72,9 @@ player with few games, and both blur the ratings. Standings therefore rank by
 points per game (see :mod:`tournament.standings`).
 
 Within one ``(board, rotation)`` slice of the plan each player sits at most one
-table, and indices run board by board, rotation by rotation, so a scheduler
-starting tables in index order never seats one entrant at two tables of the
-same slice at once.
+table, and indices run board by board (in the rotated form rotation by rotation);
+:mod:`tournament.pacing` decides which tables may start, so that no player ever
+holds two live tables of one board.
 """
 
 from __future__ import annotations
@@ -72,12 +90,15 @@ from typing import Literal, get_args
 from tournament.results import TableResult
 
 __all__ = [
+    "DUPLICATE_FORMS",
     "FORMATS",
     "MAX_PLAN_TABLES",
     "Balance",
+    "DuplicateForm",
     "Format",
     "PlanError",
     "TablePlan",
+    "duplicate_form",
     "field_of",
     "plan_swiss_round",
     "plan_tournament",
@@ -88,6 +109,10 @@ __all__ = [
 Format = Literal["duplicate", "round_robin", "swiss", "gauntlet"]
 FORMATS: tuple[str, ...] = get_args(Format)
 """The format names, in the order of :data:`Format`."""
+
+DuplicateForm = Literal["disjoint", "rotated"]
+DUPLICATE_FORMS: tuple[str, ...] = get_args(DuplicateForm)
+"""How a board's rotations are shared out (see the module docstring)."""
 
 MAX_PLAN_TABLES = 20_000
 """The most tables one plan may hold; more is refused as a likely mistake."""
@@ -116,7 +141,9 @@ class TablePlan:
     scheduler's idempotency key); ``round`` is 0-based (for swiss a round may
     start only when the one before is complete; otherwise a pacing hint);
     ``board`` names the deal (the table seed is the board's seed);
-    ``rotation`` is ``0..seats-1`` in duplicate and gauntlet, else 0;
+    ``rotation`` is ``0..seats-1`` in the rotated form of duplicate and
+    gauntlet, the table's place among its board's tables in the disjoint
+    form, else 0;
     ``seating`` is the player id per seat.
     """
 
@@ -175,19 +202,27 @@ def plan_tournament(
     boards: int,
     rounds: int | None,
     seed: int,
+    form: DuplicateForm | None = None,
 ) -> list[TablePlan]:
     """The whole plan for duplicate, round robin and gauntlet; round 0 for swiss.
 
     ``boards`` is the number of rounds (one board per round in every format);
     ``rounds``, when given, must equal it (it exists for callers that speak of
-    rounds). Deterministic in its arguments.
+    rounds). ``form`` is the duplicate form of ``duplicate`` and ``gauntlet``
+    (``None``: the default, see :func:`duplicate_form`). Deterministic in its
+    arguments.
 
     :raises PlanError: on input that cannot be planned: an unknown format,
         ``seats`` < 2, ``boards`` < 1, ``rounds`` differing from ``boards``, a
         player named twice, fewer players than a table needs, a gauntlet
-        without baselines, or more than :data:`MAX_PLAN_TABLES` tables.
+        without baselines or with a baseline that is no house bot, a form for
+        a format without rotations or a ``disjoint`` form on a field of one
+        group, or more than :data:`MAX_PLAN_TABLES` tables.
     """
-    _check(format=format, entrants=entrants, baselines=baselines, seats=seats, boards=boards)
+    chosen = duplicate_form(format=format, entrants=entrants, baselines=baselines, seats=seats,
+                            form=form)
+    _check(format=format, entrants=entrants, baselines=baselines, seats=seats, boards=boards,
+           form=chosen)
     if rounds is not None and rounds != boards:
         raise PlanError(f"one board is played per round: rounds ({rounds}) must equal "
                         f"boards ({boards}) or be left out")
@@ -197,13 +232,47 @@ def plan_tournament(
                                 board=0, first_index=0, results=(), seed=seed)
     if format == "round_robin":
         return _plan_round_robin(field_of(format, entrants, baselines), seats, boards, rng)
-    if format == "duplicate":
-        return _plan_rotated([*entrants, *baselines], [], seats, boards, rng)
-    return _plan_rotated(list(entrants), list(baselines), seats, boards, rng)
+    players, bots = (([*entrants, *baselines], []) if format == "duplicate"
+                     else (list(entrants), list(baselines)))
+    if chosen == "disjoint":
+        return _plan_disjoint(players, bots, seats, boards, rng)
+    return _plan_rotated(players, bots, seats, boards, rng)
+
+
+def _group_size(format: str, baselines: Sequence[str], seats: int) -> int:
+    """Players of the field per table: all seats but a gauntlet's baselines."""
+    return seats - min(len(baselines), seats - 1) if format == "gauntlet" else seats
+
+
+def duplicate_form(*, format: str, entrants: Sequence[str], baselines: Sequence[str],
+                   seats: int, form: DuplicateForm | None) -> DuplicateForm | None:
+    """The duplicate form a plan uses: ``None`` for a format without rotations.
+
+    Left out (``form`` is ``None``), it is ``disjoint`` when the field (in
+    gauntlet: the entrants) fills at least two tables, else ``rotated``.
+
+    :raises PlanError: if ``form`` is given for round robin or swiss, or is
+        ``disjoint`` on a field too small for two tables.
+    """
+    if format not in ("duplicate", "gauntlet"):
+        if form is not None:
+            raise PlanError(f"duplicate_form applies to duplicate and gauntlet, not {format}")
+        return None
+    if seats < 2:
+        return form or "rotated"  # refused by _check
+    size = _group_size(format, baselines, seats)
+    players = len(entrants) + (len(baselines) if format == "duplicate" else 0)
+    groups = players // size
+    if form == "disjoint" and groups < 2:
+        raise PlanError(
+            f"the disjoint form needs the field to fill two tables at once (at least "
+            f"{2 * size} {'entrants' if format == 'gauntlet' else 'entrants and baselines'} at "
+            f"{seats} seats), got {players}; add players or choose the rotated form")
+    return form or ("disjoint" if groups >= 2 else "rotated")
 
 
 def _check(*, format: str, entrants: Sequence[str], baselines: Sequence[str], seats: int,
-           boards: int) -> None:
+           boards: int, form: DuplicateForm | None = None) -> None:
     """Raise :class:`PlanError` for input no format can plan (see :func:`plan_tournament`)."""
     if format not in FORMATS:
         raise PlanError(f"unknown format {format!r} (known: {', '.join(FORMATS)})")
@@ -220,17 +289,21 @@ def _check(*, format: str, entrants: Sequence[str], baselines: Sequence[str], se
     if format == "gauntlet":
         if not baselines:
             raise PlanError("a gauntlet needs at least one baseline to play against")
-        per_table = seats - min(len(baselines), seats - 1)
+        agents = [name for name in baselines if not name.startswith("bot:")]
+        if agents:  # a baseline sits at every table of a board: only a bot may
+            raise PlanError(f"a gauntlet's baselines are house bots (bot:...), not "
+                            f"{', '.join(agents)}")
+        per_table = _group_size(format, baselines, seats)
         if len(entrants) < per_table:
             raise PlanError(f"{seats}-seat gauntlet tables with {len(baselines)} baselines need "
                             f"{per_table} entrants, got {len(entrants)}")
         groups = len(entrants) // per_table
-        tables = boards * groups * seats
     else:
         if len(everyone) < seats:
             raise PlanError(f"{seats}-seat tables need at least {seats} players (entrants and "
                             f"baselines), got {len(everyone)}")
-        tables = boards * (len(everyone) // seats) * (seats if format == "duplicate" else 1)
+        groups = len(everyone) // seats
+    tables = boards * groups * (seats if form == "rotated" else 1)
     if tables > MAX_PLAN_TABLES:
         raise PlanError(f"the plan would hold {tables} tables, more than {MAX_PLAN_TABLES}")
 
@@ -493,6 +566,25 @@ def _plan_rotated(players: list[str], baselines: list[str], seats: int, boards: 
                     seating[rotated_seat(position, rotation, seats)] = player
                 plans.append(TablePlan(index=len(plans), round=board, board=board,
                                        rotation=rotation, seating=tuple(seating)))
+    return plans
+
+
+def _plan_disjoint(players: list[str], baselines: list[str], seats: int, boards: int,
+                   rng: random.Random) -> list[TablePlan]:
+    """Duplicate's and gauntlet's disjoint form: each group of a board plays it once.
+
+    The board's tables are its rotations, each held by other players: a seat
+    of the deal is compared among the players of different groups who held
+    it. Seats are given where each player has sat least (baselines too).
+    """
+    at_table = min(len(baselines), seats - 1)
+    rounds = _schedule_groups(players, baselines, seats - at_table, at_table, boards, rng)
+    seat_counts = {player: [0] * seats for player in [*players, *baselines]}
+    plans: list[TablePlan] = []
+    for board, groups in enumerate(rounds):
+        for rotation, group in enumerate(groups):
+            plans.append(TablePlan(index=len(plans), round=board, board=board, rotation=rotation,
+                                   seating=_balanced_seating(group, seat_counts)))
     return plans
 
 

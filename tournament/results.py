@@ -14,15 +14,30 @@ scores) into them.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["TableResult", "placements"]
+__all__ = ["TableResult", "never_moved", "placements"]
+
+
+def never_moved(log: Iterable[Mapping[str, Any]], agent_seats: Iterable[int]) -> tuple[int, ...]:
+    """The ``agent_seats`` that made no move of their own in an action ``log``: each of
+    their moves was the turn clock's (``by`` ``timeout``), if they had any.
+
+    On a rated table these seats lose on time (pass them to :func:`placements` as
+    ``lost_on_time``): otherwise a second agent that joins and never moves would hand
+    a rated win to whoever arranged the table, and an idler would be rated on the
+    clock's play. The log records who made each move, so a replay of the seed and the
+    log reaches the same placements.
+    """
+    moved = {int(entry["seat"]) for entry in log if entry.get("by") == "agent"}
+    return tuple(sorted(set(agent_seats) - moved))
 
 
 def placements(winners: Sequence[int], scores: Sequence[float], seats: int,
-               eliminated: Sequence[int] = ()) -> tuple[int, ...]:
+               eliminated: Sequence[int] = (), lost_on_time: Sequence[int] = ()
+               ) -> tuple[int, ...]:
     """The place of every seat: winners share place 1, the rest follow by score.
 
     Non-winners are ordered by score, highest first; equal scores tie and share
@@ -30,13 +45,17 @@ def placements(winners: Sequence[int], scores: Sequence[float], seats: int,
     non-winner then shares the place after the winners. With no winners at all
     the table is ordered by score alone. ``eliminated`` seats (out of the running
     before the winner was decided) come after every other seat, by score among
-    themselves.
+    themselves. ``lost_on_time`` seats (:func:`never_moved`) win nothing and place as
+    eliminated ones do.
 
     :raises ValueError: if ``seats`` < 1, a winner or an eliminated seat is not a
         seat, a winner is eliminated, or ``scores`` is neither empty nor one per seat.
     """
     if seats < 1:
         raise ValueError(f"a table has at least one seat, got {seats}")
+    if lost_on_time:
+        winners = [seat for seat in winners if seat not in lost_on_time]
+        eliminated = sorted({*eliminated, *lost_on_time})
     if scores and len(scores) != seats:
         raise ValueError(f"{seats} seats need {seats} scores (or none), got {len(scores)}")
     if any(not 0 <= seat < seats for seat in winners):

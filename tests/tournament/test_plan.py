@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tournament.plan import (
+    DuplicateForm,
+    Format,
     PlanError,
     TablePlan,
+    duplicate_form,
     plan_swiss_round,
     plan_tournament,
     rotated_seat,
@@ -26,10 +30,13 @@ def _names(count: int) -> list[str]:
     return [f"agt_{number:02d}" for number in range(count)]
 
 
-def _plan(fmt: str, players: int, seats: int, boards: int, *, baselines: list[str] | None = None,
-          seed: int = 7) -> list[TablePlan]:
-    return plan_tournament(format=fmt, entrants=_names(players), baselines=baselines or [],  # type: ignore[arg-type]
-                           seats=seats, boards=boards, rounds=None, seed=seed)
+def _plan(fmt: Format, players: int, seats: int, boards: int, *,
+          baselines: list[str] | None = None, seed: int = 7,
+          form: DuplicateForm | None = "rotated") -> list[TablePlan]:
+    """A plan; duplicate and gauntlet in the ``form`` given (rotated unless told)."""
+    return plan_tournament(format=fmt, entrants=_names(players), baselines=baselines or [],
+                           seats=seats, boards=boards, rounds=None, seed=seed,
+                           form=form if fmt in ("duplicate", "gauntlet") else None)
 
 
 def _check_common(plans: list[TablePlan], seats: int) -> None:
@@ -116,6 +123,65 @@ def test_gauntlet_tables_hold_baselines_and_rotate(
     balance = schedule_balance(plans, seats, baselines=baselines)
     assert set(balance.games) == set(_names(players))
     assert balance.pair_meetings_max - balance.pair_meetings_min <= 1, balance.text()
+
+
+@pytest.mark.parametrize(("fmt", "players", "bots", "seats", "boards"), [
+    ("duplicate", 8, 0, 4, 6), ("duplicate", 16, 0, 4, 4), ("duplicate", 9, 1, 4, 5),
+    ("duplicate", 7, 0, 3, 6), ("duplicate", 4, 0, 2, 4), ("duplicate", 12, 0, 6, 6),
+    ("gauntlet", 5, 2, 3, 6), ("gauntlet", 6, 1, 4, 3),
+])
+def test_the_disjoint_form_never_gives_a_player_a_board_twice(
+        fmt: Format, players: int, bots: int, seats: int, boards: int) -> None:
+    baselines = BOTS[:bots]
+    plans = _plan(fmt, players, seats, boards, baselines=baselines, form="disjoint")
+    _check_common(plans, seats)
+    per_table = seats - min(bots, seats - 1) if fmt == "gauntlet" else seats
+    field = players if fmt == "gauntlet" else players + bots
+    groups = field // per_table
+    assert len(plans) == boards * groups
+    for board in range(boards):
+        tables = [plan for plan in plans if plan.board == board]
+        assert [plan.rotation for plan in tables] == list(range(groups))
+        agents = [p for plan in tables for p in plan.seating if not p.startswith("bot:")]
+        assert len(agents) == len(set(agents))  # nobody plays the board twice
+    balance = schedule_balance(plans, seats, baselines=baselines if fmt == "gauntlet" else ())
+    games = sorted(balance.games.values())
+    assert games[-1] - games[0] <= 1  # byes differ by at most one board
+    for player, counts in balance.seat_counts.items():
+        if not player.startswith("bot:"):
+            assert max(counts) - min(counts) <= 2, (player, counts)  # greedy, per board
+    assert plans == _plan(fmt, players, seats, boards, baselines=baselines, form="disjoint")
+
+
+@pytest.mark.parametrize(("fmt", "players", "bots", "seats", "chosen"), [
+    ("duplicate", 8, 0, 4, "disjoint"), ("duplicate", 6, 2, 4, "disjoint"),
+    ("duplicate", 7, 0, 4, "rotated"), ("duplicate", 4, 0, 4, "rotated"),
+    ("gauntlet", 2, 1, 2, "disjoint"), ("gauntlet", 1, 2, 3, "rotated"),
+    ("round_robin", 8, 0, 4, None), ("swiss", 8, 0, 4, None),
+])
+def test_the_disjoint_form_is_the_default_where_the_field_fills_two_tables(
+        fmt: str, players: int, bots: int, seats: int, chosen: str | None) -> None:
+    arguments: dict[str, Any] = {"format": fmt, "entrants": _names(players), "baselines": BOTS[:bots],
+                 "seats": seats}
+    assert duplicate_form(**arguments, form=None) == chosen
+    default = plan_tournament(**arguments, boards=2, rounds=None, seed=1)
+    if chosen is not None:
+        assert default == plan_tournament(**arguments, boards=2, rounds=None, seed=1,
+                                          form=chosen)
+
+
+@pytest.mark.parametrize(("changes", "words"), [
+    ({"entrants": _names(7), "form": "disjoint"}, "disjoint form needs the field to fill two"),
+    ({"format": "gauntlet", "entrants": _names(1), "baselines": ["bot:a"], "seats": 2,
+      "form": "disjoint"}, "at least 2 entrants"),
+    ({"format": "round_robin", "form": "rotated"}, "applies to duplicate and gauntlet"),
+    ({"format": "gauntlet", "baselines": ["agt_99"]}, "baselines are house bots"),
+])
+def test_a_form_that_does_not_fit_raises_plan_error(changes: dict[str, object], words: str) -> None:
+    arguments: dict[str, Any] = {"format": "duplicate", "entrants": _names(8), "baselines": [],
+                                    "seats": 4, "boards": 2, "rounds": None, "seed": 0}
+    with pytest.raises(PlanError, match=words):
+        plan_tournament(**(arguments | changes))
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4, 5, 6, 8])
@@ -207,7 +273,7 @@ def test_swiss_byes_go_to_the_fewest_byes_lowest_standing() -> None:
 
 
 @pytest.mark.parametrize("fmt", ["duplicate", "round_robin", "swiss", "gauntlet"])
-def test_plans_are_deterministic(fmt: str) -> None:
+def test_plans_are_deterministic(fmt: Format) -> None:
     baselines = ["bot:a", "bot:b"]
     first = _plan(fmt, 7, 4, 3, baselines=baselines, seed=11)
     assert _plan(fmt, 7, 4, 3, baselines=baselines, seed=11) == first
@@ -227,10 +293,10 @@ def test_plans_are_deterministic(fmt: str) -> None:
     ({"boards": 10_000, "entrants": _names(40)}, "more than"),
 ])
 def test_impossible_plans_raise_plan_error(changes: dict[str, object], words: str) -> None:
-    arguments: dict[str, object] = {"format": "duplicate", "entrants": _names(4), "baselines": [],
+    arguments: dict[str, Any] = {"format": "duplicate", "entrants": _names(4), "baselines": [],
                                     "seats": 4, "boards": 2, "rounds": None, "seed": 0}
     with pytest.raises(PlanError, match=words):
-        plan_tournament(**(arguments | changes))  # type: ignore[arg-type]
+        plan_tournament(**(arguments | changes))
 
 
 def test_rounds_equal_to_boards_is_accepted() -> None:
@@ -248,7 +314,7 @@ def test_balance_text_states_the_spread() -> None:
 @given(fmt=st.sampled_from(["duplicate", "round_robin", "gauntlet", "swiss"]),
        players=st.integers(1, 9), bots=st.integers(0, 3), seats=st.integers(2, 6),
        boards=st.integers(1, 4), seed=st.integers(0, 2**32))
-def test_any_plannable_input_gives_a_sound_plan(fmt: str, players: int, bots: int, seats: int,
+def test_any_plannable_input_gives_a_sound_plan(fmt: Format, players: int, bots: int, seats: int,
                                                 boards: int, seed: int) -> None:
     baselines = [f"bot:b{n}" for n in range(bots)]
     try:

@@ -97,7 +97,7 @@ def test_markdown_shows_the_ranking_and_escapes_cells(played: Played) -> None:
     report = json.loads(json.dumps(_report(played)))
     text = report_markdown(report)
     assert text.startswith("# Spring \\| cup\n")
-    for section in ("## Ranking", "## Standings", "## Live ratings", "## Decisions", "## Schedule"):
+    for section in ("## Ranking", "## Standings", "## Live ratings", "## Cost and latency", "## Schedule"):
         assert section in text
     best = report["fit"][0]
     assert f"| {best['rank']} | {best['entrant']} |" in text
@@ -127,3 +127,79 @@ def test_plot_png_writes_a_png(played: Played, tmp_path: Path) -> None:
     early = _report(played, results=[r for r in played[1] if r.board == 0])
     plot_png(early, tmp_path / "early.png")  # unbounded intervals: points only
     assert (tmp_path / "early.png").stat().st_size > 0
+
+
+def test_head_to_head_pairs_are_complementary(played: Played) -> None:
+    report = _report(played)
+    rows = {(row["entrant"], row["opponent"]): row for row in report["head_to_head"]}
+    assert rows and len(rows) == 4 * 3
+    for (a, b), row in rows.items():
+        other = rows[(b, a)]
+        assert row["tables"] == other["tables"] == 20
+        assert row["ahead_share"] + other["ahead_share"] == pytest.approx(1.0)
+        assert row["p_stronger"] + other["p_stronger"] == pytest.approx(1.0)
+        assert row["low"] <= row["ahead_share"] <= row["high"]
+    greedy_over_random = rows[("agt_alpha", "agt_beta")]
+    assert greedy_over_random["ahead_share"] > 0.8 and greedy_over_random["p_stronger"] > 0.9
+
+
+def test_duplicate_scores_cancel_on_every_board(played: Played) -> None:
+    scores = _report(played)["duplicate_scores"]
+    assert set(scores) == {*ENTRANTS, *BASELINES}
+    for board in map(str, range(5)):
+        assert sum(by_board[board] for by_board in scores.values()) == pytest.approx(0.0, abs=1e-9)
+    assert sum(scores["agt_alpha"].values()) > 0 > sum(scores["agt_beta"].values())
+
+
+def test_the_markdown_shows_display_names(played: Played) -> None:
+    info = INFO | {"names": {"agt_alpha": "Alpha v2", "agt_beta": "Beta"}}
+    text = report_markdown(_report(played, tournament=info))
+    assert "| Alpha v2 | `agt_alpha` |" in text
+    assert "## Head to head" in text and "## Duplicate scores" in text
+    ranking_onwards = text.split("## Head to head")[1]
+    assert "agt_alpha" not in ranking_onwards and "Alpha v2" in ranking_onwards
+
+
+def test_the_markdown_lists_each_agents_metadata_and_what_it_follows() -> None:
+    markdown = report_markdown({"tournament": {
+        "names": {"agt_02": "Ann v2", "bot:greedy": "greedy bot"},
+        "agents": {"agt_02": {"model": "gpt-x", "provider": "Acme", "version": "2.0",
+                              "link": "https://example.org/ann", "predecessor": "agt_01",
+                              "predecessor_name": "Ann"}}}})
+    assert "## Entrants" in markdown
+    assert "| Ann v2 | gpt-x | Acme | 2.0 | Ann | https://example.org/ann |" in markdown
+
+
+def test_the_cost_section_shows_every_entrants_line_and_what_nobody_measured(
+    played: Played, tmp_path: Path,
+) -> None:
+    from tournament.report_cost import EntrantCost, Price, money
+
+    report = json.loads(json.dumps(_report(played)))
+    first, second, *others = ENTRANTS
+    price = Price(input_per_million=0.5, output_per_million=2.0, currency="EUR")
+    report["cost"] = {
+        first: EntrantCost(kind="llm", model="m", prompt_tokens=2_000_000, completion_tokens=10,
+                           money=money(2_000_000, 10, price), currency="EUR", requests=40,
+                           failed_requests=2, timed_out_requests=1, refused_requests=1,
+                           decisions=40, fallbacks=4).to_json(),
+        second: EntrantCost(kind="llm", model="m", failed_requests=4, decisions=1,
+                            forfeited_tables=3, status="endpoint dead",
+                            error="the endpoint failed 1 decision in a row").to_json(),
+        **{entrant: EntrantCost(kind="bot").to_json() for entrant in others},
+    }
+    report["decisions"][second] = {"decisions": 0, "refused": 0, "timeouts": 0, "mean_s": 0.0,
+                                   "p95_s": 0.0}  # it forfeited every table
+    text = report_markdown(report)
+    section = text[text.index("## Cost and latency"):text.index("## Schedule")]
+    line = next(row for row in section.splitlines() if row.startswith(f"| {first} |"))
+    assert "| 2000000 | 10 | 1.0000 EUR | 40 + 2 failed (1) | 1 | 4 (10%) | 0 |" in line
+    dead = next(row for row in section.splitlines() if row.startswith(f"| {second} (endpoint"))
+    assert "| – | – | – | 0 + 4 failed (0) | 0 | 0 (0%) | 3 |" in dead
+    assert dead.endswith("| – | – |")  # no decision, so no decision time (not 0 s)
+    assert f"- {second}: the endpoint failed 1 decision in a row" in section
+    for entrant in others:  # a bot: no model figures, the gateway's figures still shown
+        row = next(row for row in section.splitlines() if row.startswith(f"| {entrant} |"))
+        assert row.startswith(f"| {entrant} | – | – | – | – | – | – | 0 |")
+    plot_png(report, tmp_path / "cost.png")
+    assert (tmp_path / "cost.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

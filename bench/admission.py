@@ -38,7 +38,7 @@ if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
 import httpx
 import redis
 
-from gateway.embedded_redis import EmbeddedRedis, free_port, redis_answers
+from agents_club_cli.embedded_redis import EmbeddedRedis, free_port, redis_answers
 from gateway.services.admission import StoredChallenge
 from quiz.registry import get_bank
 

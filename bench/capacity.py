@@ -2,7 +2,7 @@
 
 Each simulated agent plays two-seat Market Fortune tables the way the docs
 advise (README, docs/sdk.md) and the SDK's ``Runner`` plays, as an LLM agent
-behaves: ``observation?wait=30`` (held by the server until it must act), then
+behaves: ``observation?wait_s=30`` (held by the server until it must act), then
 it *thinks* 2-6 s (a uniform random pause, its model call), then it acts;
 while the action's answer shows it still to act, it thinks and acts again from
 that answer, else it holds the next observation; a finished table is replaced
@@ -27,10 +27,24 @@ three times running):
 
     .venv/bin/python bench/capacity.py [--steps 1000,2000,3000,4000] [--seconds 30]
         [--ramp 10] [--settle 8] [--max-connections 16] [--keep-going] [--cluster]
-        [--observe-after-acting] [--contend CORES]
+        [--observe-after-acting] [--contend CORES] [--transport observe-act|act-wait|ws]
+
+``--transport act-wait``: each agent is seated by a join with ``wait_s=30`` (the
+opener creates the table unseated, hands its id to its partner, then joins too), which
+answers at its first decision; each action is sent with ``wait_s=30`` and answered at
+the seat's next decision point. So an agent makes exactly one request per decision
+besides the join that seats it (each step prints its requests per decision, seating
+excluded); a held action's latency is then its turn handover, from sending it until
+the partner is told.
+
+``--transport ws``: each agent holds one bot socket (``/v1/ws``, opened at its first
+table and kept): it subscribes to each table it plays, thinks when the server pushes
+its decision, then sends the action; an action's latency is from sending it until its
+``accepted``. Tables are still opened and joined over HTTP; each step prints the
+messages sent per decision (its "requests").
 
 ``--cluster``: after the run on one Redis, the same steps against a local Redis
-Cluster (3 primaries, 3 replicas, started by :class:`gateway.local_cluster.LocalCluster`),
+Cluster (3 primaries, 3 replicas, started by :class:`agents_club_cli.local_cluster.LocalCluster`),
 then the ratios cluster / single of the largest step held and of the actions per
 second at each step both ran (target: cluster >= 0.8 x single). The Redis
 connections are then counted on every node of the cluster.
@@ -51,6 +65,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import json
 import os
 import random
 import sys
@@ -69,7 +84,11 @@ sys.path[:] = [str(_HERE.parent), *(entry for entry in sys.path
 
 from cryptography.hazmat.primitives import serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
+from websockets.asyncio.client import connect as ws_connect  # noqa: E402
+from websockets.exceptions import ConnectionClosed  # noqa: E402
 
+from agents_club_cli.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
+from agents_club_cli.local_cluster import LocalCluster  # noqa: E402
 from bench.contention import contending  # noqa: E402
 from bench.held_waits import (  # noqa: E402
     gateway_process,
@@ -79,10 +98,7 @@ from bench.held_waits import (  # noqa: E402
 )
 from bench.loadgen import LeanConnection  # noqa: E402
 from bench.yardstick import yardstick_ms  # noqa: E402
-from gateway.collector import adopt_worker_policy  # noqa: E402
 from gateway.config import Settings  # noqa: E402
-from gateway.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
-from gateway.local_cluster import LocalCluster  # noqa: E402
 from gateway.security import TokenService  # noqa: E402
 
 GAME = "market-fortune"
@@ -102,6 +118,9 @@ class Step:
     """What one step measured."""
 
     agents: int
+    transport: str = "observe-act"
+    act_wait: bool = False
+    """``--transport act-wait``: a held action's time is its handover (see :meth:`Pairing.handover`)."""
     measuring: bool = False
     latencies: list[float] = field(default_factory=list)
     handovers: list[float] = field(default_factory=list)
@@ -110,6 +129,7 @@ class Step:
     actions: int = 0
     stale: int = 0
     observations: int = 0
+    """Observations asked over HTTP (``ws``: subscriptions sent)."""
     errors: list[str] = field(default_factory=list)
     redis_connections: int = 0
     redis_by_worker: dict[str, int] = field(default_factory=dict)
@@ -152,6 +172,8 @@ class Pairing:
         """The version an action's answer passed the turn at, and when that answer came."""
         self.seen: tuple[int, float] | None = None
         """The version the partner's held observation was answered at (its turn), and when."""
+        self.acted: dict[int, float] = {}
+        """``ws``: when an action was sent, by the version it makes."""
 
     def turn_passed(self, step: Step, version: int) -> None:
         """An action's answer came, the turn passed to the partner at ``version``."""
@@ -174,16 +196,23 @@ class Pairing:
         self.passed = self.seen = None
         if step.measuring:
             step.handovers.append(seconds)
+            if step.act_wait:  # from sending the action to the partner told: its latency
+                step.latencies.append(seconds)
 
 
-async def agent(http: LeanConnection, index: int, pair: Pairing, step: Step,
+async def agent(http: AgentConnection, index: int, pair: Pairing, step: Step,
                 stop: asyncio.Event, rng: random.Random, *, observe_after_acting: bool) -> None:
     """Play tables until ``stop``: observe (held), think, act."""
     while not stop.is_set():
         try:
+            # Act-and-wait agents are seated by a join that brings their first decision:
+            # the creator opens the table unseated, hands the id over, then joins too.
+            seated_by_join = step.act_wait
+            first: dict[str, Any] | None = None
             if index % 2 == 0:
                 created = await http.request("POST", "/v1/tables", json_body={
-                    "game": GAME, "mode": MODE, "seats": 2, "turn_timeout_s": 600})
+                    "game": GAME, "mode": MODE, "seats": 2, "turn_timeout_s": 600,
+                    "join": not seated_by_join})
                 if created.status != 201:
                     step.error(f"create {created.status}")
                     await asyncio.sleep(1)
@@ -199,32 +228,121 @@ async def agent(http: LeanConnection, index: int, pair: Pairing, step: Step,
                     getting.cancel()
                     return
                 table_id = getting.result()
-                joined = await http.request("POST", f"/v1/tables/{table_id}/join")
+            if index % 2 == 1 or seated_by_join:
+                joined = await http.request("POST", f"/v1/tables/{table_id}/join",
+                                            params={"wait_s": 30} if seated_by_join else None)
                 if joined.status != 200:
                     step.error(f"join {joined.status}")
                     continue
-            await play(http, table_id, step, stop, rng, pair,
-                       observe_after_acting=observe_after_acting)
-        except (OSError, asyncio.IncompleteReadError) as failure:
+                first = joined.json().get("observation")
+            if step.transport == "ws":
+                await play_ws(http, table_id, step, stop, rng, pair)
+            else:
+                await play(http, table_id, step, stop, rng, pair, first,
+                           observe_after_acting=observe_after_acting)
+        except (OSError, asyncio.IncompleteReadError, ConnectionClosed) as failure:
             step.error(f"connection: {failure!r}")
             await asyncio.sleep(1)
 
 
+class AgentConnection(LeanConnection):
+    """An agent's keep-alive HTTP connection and, over ``ws``, its bot socket (kept for
+    all its tables)."""
+
+    def __init__(self, url: str, headers: dict[str, str]) -> None:
+        super().__init__(url, headers)
+        self.auth = headers
+        self.socket_url = url.replace("http://", "ws://") + "/v1/ws"
+        self.socket: Any = None
+
+    async def close(self) -> None:
+        if self.socket is not None:
+            with contextlib.suppress(ConnectionClosed, OSError):
+                await self.socket.close()
+        await super().close()
+
+
+async def play_ws(http: AgentConnection, table_id: str, step: Step, stop: asyncio.Event,
+                  rng: random.Random, pair: Pairing) -> None:
+    """One table over the agent's bot socket: subscribe, and on each pushed decision think,
+    then act; until the table's ``end`` (or ``stop``). An action's latency, as
+    act-and-wait's, is from sending it until the next decision is pushed (to the
+    partner, or to this seat when it is still to act)."""
+    if http.socket is None:
+        http.socket = await ws_connect(http.socket_url, compression=None, proxy=None,
+                                       additional_headers=http.auth, max_queue=None)
+        await http.socket.recv()  # welcome
+    socket = http.socket
+    pair.acted.clear()  # a new table: its versions start again (nobody acted at it yet)
+    await socket.send(json.dumps({"type": "subscribe", "table_id": table_id}))
+    step.observations += step.measuring
+    sent: dict[str, float] = {}
+    decided: set[int] = set()  # a decision comes in an answer and as a push: taken once
+    while not stop.is_set():
+        receiving = asyncio.ensure_future(socket.recv())
+        stopping = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({receiving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        if not receiving.done():
+            receiving.cancel()
+            return
+        message = json.loads(receiving.result())
+        kind = message.get("type")
+        if kind in ("accepted", "problem") and message.get("ref") in sent:
+            sent.pop(message["ref"])
+            if kind == "problem":
+                pair.acted.pop(int(message["ref"]) + 1, None)
+            if kind == "problem" and message["problem"].get("status") != 409:
+                step.error(f"act {message['problem'].get('code')}")
+            elif step.measuring:
+                step.actions += kind == "accepted"
+                step.stale += kind == "problem"
+            if kind == "accepted":  # a second decision in a row comes in the answer
+                message = {"type": "observation", "observation": message["result"]["observation"]}
+                kind = "observation" if message["observation"] is not None else "accepted"
+        if (kind == "observation" and message["observation"]["legal_actions"]
+                and message["observation"]["version"] not in decided):
+            observation = message["observation"]
+            decided.add(observation["version"])
+            acted = pair.acted.pop(observation["version"], None)
+            if acted is not None and step.measuring:
+                step.latencies.append(time.perf_counter() - acted)
+            await asyncio.sleep(rng.uniform(*THINK_S))  # the agent's model thinks
+            if stop.is_set():
+                return
+            ref = str(observation["version"])
+            sent[ref] = pair.acted[observation["version"] + 1] = time.perf_counter()
+            await socket.send(json.dumps({
+                "type": "act", "ref": ref, "table_id": table_id,
+                "version": observation["version"],
+                "action": rng.choice(observation["legal_actions"])["id"],
+                "idempotency_key": uuid.uuid4().hex}))
+        elif kind == "problem" and message.get("ref") is None:
+            step.error(f"socket {message['problem'].get('code')}")
+            return
+        elif kind == "end":
+            return
+
+
 async def play(http: LeanConnection, table_id: str, step: Step, stop: asyncio.Event,
-               rng: random.Random, pair: Pairing, *, observe_after_acting: bool) -> None:
+               rng: random.Random, pair: Pairing, first: dict[str, Any] | None, *,
+               observe_after_acting: bool) -> None:
     """One table, as the docs' loop and the SDK's ``Runner`` play it: while the seat is
-    to act it decides from the observation its last action's answer carried; when
-    another seat is, it holds ``observation?wait=30``. ``observe_after_acting``: an
-    agent that ignores the action's answer and observes after every action."""
+    to act it decides from the observation its last request's answer carried (``first``:
+    the join's); when another seat is, it holds ``observation?wait_s=30``.
+    ``observe_after_acting``: an agent that ignores the action's answer and observes after
+    every action."""
     base = f"/v1/tables/{table_id}"
-    observation: dict[str, Any] | None = None
+    observation = first
+    if observation is not None and observation["legal_actions"]:
+        pair.partner_told(step, observation["version"])
     while not stop.is_set():
         if observation is None or not observation["legal_actions"]:
-            answer = await http.request("GET", f"{base}/observation", params={"wait": 30})
+            answer = await http.request("GET", f"{base}/observation", params={"wait_s": 30})
             if answer.status != 200:
                 step.error(f"observe {answer.status}")
                 return
-            step.observations += 1
+            step.observations += step.measuring
             observation = answer.json()
             if observation["status"] == "finished":
                 return
@@ -235,20 +353,27 @@ async def play(http: LeanConnection, table_id: str, step: Step, stop: asyncio.Ev
         if stop.is_set():
             return
         action = rng.choice(observation["legal_actions"])["id"]
+        version = observation["version"]
+        if step.act_wait:  # the partner may be told before this held answer comes
+            pair.turn_passed(step, version + 1)
         started = time.perf_counter()
         acted = await http.request("POST", f"{base}/actions", json_body={
-            "version": observation["version"], "action": action},
+            "version": version, "action": action},
+            params={"wait_s": 30} if step.act_wait else None,
             headers={"Idempotency-Key": uuid.uuid4().hex})
         elapsed = time.perf_counter() - started
         observation = None
         if acted.status == 200:
-            if step.measuring:
-                step.latencies.append(elapsed)
-                step.actions += 1
             following = acted.json()["observation"]
+            if step.measuring:
+                step.actions += 1
+                if not step.act_wait or following["version"] == version + 1:
+                    step.latencies.append(elapsed)  # (else it was held: see its handover)
             if following["status"] == "finished":
                 return  # (--observe-after-acting's next observation would say so too)
-            if not following["legal_actions"]:
+            if step.act_wait and following["version"] > version + 1:
+                pair.partner_told(step, following["version"])  # held until its turn came
+            elif not following["legal_actions"]:
                 pair.turn_passed(step, following["version"])  # to the partner
             if not observe_after_acting:
                 observation = following
@@ -283,12 +408,12 @@ def sample(step: Step, redis_url: str, namespace: str, server_pid: int) -> None:
 
 async def run_step(url: str, tokens: TokenService, agents: int, args: argparse.Namespace,
                    redis_url: str, namespace: str, server_pid: int) -> Step:
-    step = Step(agents)
+    step = Step(agents, transport=args.transport, act_wait=args.transport == "act-wait")
     yardstick_before = await asyncio.to_thread(yardstick_ms)
     stop = asyncio.Event()
     pairs = [Pairing() for _ in range(agents // 2)]
     connections = [
-        LeanConnection(url, {"Authorization": "Bearer " + tokens.mint(
+        AgentConnection(url, {"Authorization": "Bearer " + tokens.mint(
             agent_id=f"cap-{agents}-{i}", name=f"cap{agents}x{i}", scopes={f"game:{GAME}"})})
         for i in range(agents)
     ]
@@ -333,7 +458,9 @@ def report(step: Step) -> None:
     requests = step.actions + step.observations
     cpu = sum(step.cpu_s.values())
     print(f"{step.agents:>6} agents: {step.actions} actions (p50 {step.p(0.5):.1f} ms, "
-          f"p99 {step.p(0.99):.1f} ms), {step.observations} observations, turn handover "
+          f"p99 {step.p(0.99):.1f} ms), {step.observations} observations, "
+          f"{requests / max(step.actions, 1):.2f} requests per decision (seating excluded), "
+          f"turn handover "
           f"p50 {step.p(0.5, step.handovers):.1f} ms p99 {step.p(0.99, step.handovers):.1f} ms, "
           f"{step.stale} stale, {len(step.errors)} errors; Redis connections <= "
           f"{step.redis_connections} ({redis_split}); RSS {workers}; workers' CPU "
@@ -384,6 +511,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="agents observe again after every action, even while still to "
                              "act, instead of going on from the action's answer (the loop "
                              "this script ran before 2026-12-03: more requests per action)")
+    parser.add_argument("--transport", choices=["observe-act", "act-wait", "ws"],
+                        default="observe-act",
+                        help="act-wait: each action is sent with wait_s=30 and answered at the "
+                             "seat's next decision, one request per decision (its latency: "
+                             "from sending it until the partner is told); ws: over the bot "
+                             "socket, one held per agent")
     parser.add_argument("--keep-going", action="store_true",
                         help="run every step even after one missed the targets (to see the "
                              "Redis connections and RSS at the larger sizes too)")
@@ -520,10 +653,7 @@ def _ratios(single: list[Step], on_cluster: list[Step]) -> None:
 
 def _run(main: Any) -> list[Step]:
     """Run the load generator on uvloop when installed (it shares the machine with the
-    server, so every cycle it saves is the server's), under the workers' collector policy:
-    the client holds one request per agent too, and its own collector pauses (full
-    collections of 100-140 ms at 3,000 agents) would be counted as the server's latency."""
-    adopt_worker_policy()
+    server, so every cycle it saves is the server's)."""
     try:
         import uvloop
     except ImportError:

@@ -9,13 +9,26 @@ shared machine weighs on both alike:
 
 1. **game**: N agents (one keep-alive connection each, ``bench/loadgen.py``)
    on N/2 two-seat Market Fortune tables.
-   Each agent runs the loop the docs advise for bots: ``observation?wait=``
+   Each agent runs the loop the docs advise for bots: ``observation?wait_s=``
    (held by the server until the agent must act), then a random legal action
    with an ``Idempotency-Key``, then the next one straight from the
    observation in the action's answer while it is still to act; a finished
    table is replaced by a new one. Every request is authenticated with a JWT.
-2. **baseline**: N clients call ``POST /v1/tables/_bench/baseline``, which does
-   one Redis GET and one SET and nothing else.
+2. **bare baselines**, the floor of a durable action in this stack: N clients send a
+   small body that the gateway validates, then one ``EVALSHA`` that SETs 5 KB, and
+   it answers 4.7 KB; ``bare-http`` over ``POST /v1/tables/_bench/baseline`` (one
+   keep-alive connection each), ``bare-ws`` over the socket ``/v1/tables/_bench/ws``
+   (one message each way).
+
+``--transport`` (``observe-act,act-wait`` by default) names how the agents play,
+each its own game phase in every round: ``observe-act`` is the loop above, the
+yardstick; ``act-wait`` sends ``POST .../actions?wait_s=`` and acts from its answer,
+one request per decision; ``ws`` plays over the bot socket (``/v1/ws``), one held
+per agent, each decision one message each way (tables still opened and joined over
+HTTP).
+The run ends with each transport's requests, gateway CPU and Redis CPU per
+decision, as ratios to the first transport from the same run, and the bare
+baselines' CPU per request beside them.
 
 It prints actions/s, the action requests' p50 and p99 latency, and the ratio
 of action throughput (actions applied per second) to the baseline's requests
@@ -26,10 +39,10 @@ work shares the machine. The ratios are information, not targets; the one
 target (with 64 agents) is action p99 at most 50 ms, printed with PASS or FAIL.
 
     .venv/bin/python bench/gateway.py [--agents 64] [--seconds 10] [--warmup 2] [--rounds 3]
-        [--strict] [--cluster]
+        [--strict] [--cluster] [--transport observe-act,act-wait]
 
 ``--cluster``: after the run on one Redis, the same run against a local Redis
-Cluster (3 primaries, 3 replicas, started by :class:`gateway.local_cluster.LocalCluster`),
+Cluster (3 primaries, 3 replicas, started by :class:`agents_club_cli.local_cluster.LocalCluster`),
 then the ratio of their actions/s (target: cluster >= 0.8 x single).
 
 Only prints; ``--strict`` makes a FAIL exit with status 1. The client runs on
@@ -44,6 +57,7 @@ import argparse
 import asyncio
 import functools
 import importlib.util
+import json
 import os
 import random
 import statistics
@@ -64,11 +78,12 @@ sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _H
 
 from cryptography.hazmat.primitives import serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
+from websockets.asyncio.client import connect as ws_connect  # noqa: E402
 
+from agents_club_cli.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
+from agents_club_cli.local_cluster import LocalCluster  # noqa: E402
 from agents_club_cli.serve import wait_until_ready  # noqa: E402
 from gateway.config import Settings  # noqa: E402
-from gateway.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
-from gateway.local_cluster import LocalCluster  # noqa: E402
 from gateway.security import TokenService  # noqa: E402
 
 # The lean client lives beside this script; load it by path (the folder is off sys.path).
@@ -150,6 +165,7 @@ class Table:
 
 async def _agent(
     http: Any, index: int, pair: Table, stop_at: float, tally: Tally, rng: random.Random,
+    transport: str,
 ) -> None:
     """Play tables until ``stop_at``: the even agent of a pair opens each table, the odd one joins."""
     while time.monotonic() < stop_at:
@@ -167,21 +183,116 @@ async def _agent(
                 return  # the partner stopped opening tables: the phase is over
             await http.request("POST", f"/v1/tables/{table_id}/join")
             tally.count_request()
-        await _play(http, table_id, stop_at, tally, rng)
+        await TRANSPORTS[transport](http, table_id, stop_at, tally, rng)
+
+
+async def _observe_act(
+    http: Any, table_id: str, stop_at: float, tally: Tally, rng: random.Random,
+) -> None:
+    """``observe-act``: observe (held until its turn), act, and act again straight from the
+    observation that comes back with each action while still to act."""
+    await _play(http, table_id, stop_at, tally, rng, act_wait=False)
+
+
+async def _act_wait(
+    http: Any, table_id: str, stop_at: float, tally: Tally, rng: random.Random,
+) -> None:
+    """``act-wait``: one request per decision, ``POST .../actions?wait_s=`` answered at the
+    seat's next decision point (an observation only to start, or when a wait ran out)."""
+    await _play(http, table_id, stop_at, tally, rng, act_wait=True)
+
+
+class AgentConnection:
+    """An agent's keep-alive HTTP connection, and the bot socket it holds once it played
+    over one (``ws``): opened at its first table, kept for the whole phase."""
+
+    def __init__(self, url: str, auth: dict[str, str]) -> None:
+        self.http = LeanConnection(url, auth)
+        self.socket_url = url.replace("http://", "ws://") + "/v1/ws"
+        self.auth = auth
+        self.socket: Any = None
+
+    async def request(self, *args: Any, **kwargs: Any) -> Any:
+        return await self.http.request(*args, **kwargs)
+
+    async def close(self) -> None:
+        if self.socket is not None:
+            await self.socket.close()
+        await self.http.close()
+
+
+async def _ws(
+    http: Any, table_id: str, stop_at: float, tally: Tally, rng: random.Random,
+) -> None:
+    """``ws``: the bot socket (``/v1/ws``), one per agent: subscribe, and act on each
+    decision the server pushes; one message each way per decision."""
+    if http.socket is None:
+        http.socket = await ws_connect(http.socket_url, compression=None,
+                                       additional_headers=http.auth, proxy=None)
+        await http.socket.recv()  # welcome
+    socket = http.socket
+    await socket.send(json.dumps({"type": "subscribe", "table_id": table_id}))
+    sent_at: dict[str, float] = {}
+    acted: set[str] = set()  # a decision comes in an answer and as a push: acted on once
+    while True:
+        try:
+            raw = await asyncio.wait_for(socket.recv(), max(0.01, stop_at - time.monotonic()))
+        except TimeoutError:
+            return
+        message = json.loads(raw)
+        kind = message["type"]
+        if kind == "accepted":  # a second decision in a row comes in the action's answer
+            following = message["result"]["observation"]
+            if following is not None and following["legal_actions"]:
+                message = {**message, "observation": following}
+        if (message.get("observation") and message["observation"]["legal_actions"]
+                and str(message["observation"]["version"]) not in acted):
+            observation = message["observation"]
+            acted.add(str(observation["version"]))
+            ref = str(observation["version"])
+            sent_at[ref] = time.perf_counter()
+            await socket.send(json.dumps({
+                "type": "act", "ref": ref, "table_id": table_id,
+                "version": observation["version"],
+                "action": rng.choice(observation["legal_actions"])["id"],
+                "idempotency_key": uuid.uuid4().hex}))
+            tally.count_request()
+        if kind in ("accepted", "problem") and message.get("ref") in sent_at:
+            started = sent_at.pop(message["ref"])
+            if time.monotonic() >= tally.measure_from:
+                tally.action_latencies.append(time.perf_counter() - started)
+                if kind == "accepted":
+                    tally.actions += 1
+                else:
+                    tally.conflicts += 1
+            tally.every_action += kind == "accepted"
+        if kind == "end":
+            tally.finished_tables += 1
+            return
+
+
+Transport = Callable[[Any, str, float, "Tally", random.Random], Coroutine[Any, Any, None]]
+
+TRANSPORTS: dict[str, Transport] = {"observe-act": _observe_act, "act-wait": _act_wait,
+                                    "ws": _ws}
+"""How an agent plays a table, by ``--transport`` name; a ``ws`` message sent counts as
+a request."""
+
+
+def _hold_s(stop_at: float) -> float:
+    return round(max(0.0, min(2.0, stop_at - time.monotonic())), 3)
 
 
 async def _play(
-    http: Any, table_id: str, stop_at: float, tally: Tally, rng: random.Random,
+    http: Any, table_id: str, stop_at: float, tally: Tally, rng: random.Random, *,
+    act_wait: bool,
 ) -> None:
-    """The loop the docs advise for bots: observe (held until its turn), act, and act
-    again straight from the observation that comes back with each action."""
     base = f"/v1/tables/{table_id}"
     observation: dict[str, Any] | None = None
     while time.monotonic() < stop_at:
         if observation is None:
-            wait = round(max(0.0, min(2.0, stop_at - time.monotonic())), 3)
             observation = (await http.request(
-                "GET", f"{base}/observation", params={"wait": wait})).json()
+                "GET", f"{base}/observation", params={"wait_s": _hold_s(stop_at)})).json()
             tally.count_request()
         if observation["status"] == "finished":
             tally.finished_tables += 1
@@ -193,6 +304,7 @@ async def _play(
         started = time.perf_counter()
         answer = await http.request("POST", f"{base}/actions", json_body={
             "version": observation["version"], "action": action},
+            params={"wait_s": _hold_s(stop_at)} if act_wait else None,
             headers={"Idempotency-Key": uuid.uuid4().hex})
         if tally.count_request():
             tally.action_latencies.append(time.perf_counter() - started)
@@ -205,19 +317,20 @@ async def _play(
 
 
 async def _game_phase(
-    url: str, tokens: TokenService, agents: int, seconds: float, warmup: float
+    url: str, tokens: TokenService, agents: int, seconds: float, warmup: float, transport: str,
 ) -> Tally:
     tally = Tally(measure_from=time.monotonic() + warmup)
     pairs = [Table() for _ in range(agents // 2)]
+    phase = uuid.uuid4().hex[:6]  # new agents each phase: earlier phases' tables stay open
     connections = [
-        LeanConnection(url, {"Authorization": "Bearer " + tokens.mint(
-            agent_id=f"bench-{i}", name=f"bench{i}", scopes={f"game:{GAME}"})})
+        AgentConnection(url, {"Authorization": "Bearer " + tokens.mint(
+            agent_id=f"bench-{phase}-{i}", name=f"bench{i}", scopes={f"game:{GAME}"})})
         for i in range(agents)
     ]
     stop_at = time.monotonic() + warmup + seconds
     try:
         await asyncio.gather(*(
-            _agent(connections[i], i, pairs[i // 2], stop_at, tally, random.Random(i))
+            _agent(connections[i], i, pairs[i // 2], stop_at, tally, random.Random(i), transport)
             for i in range(agents)
         ))
     finally:
@@ -225,24 +338,43 @@ async def _game_phase(
     return tally
 
 
-async def _baseline_phase(url: str, clients: int, seconds: float, warmup: float) -> Tally:
+BARE = ("bare-http", "bare-ws")
+"""The bare baselines: validate a body, one EVALSHA that SETs 5 KB, a 4.7 KB answer."""
+
+
+async def _baseline_phase(
+    url: str, clients: int, seconds: float, warmup: float, kind: str,
+) -> Tally:
     tally = Tally(measure_from=time.monotonic() + warmup)
     stop_at = time.monotonic() + warmup + seconds
 
-    async def hammer(http: Any) -> None:
-        while time.monotonic() < stop_at:
-            started = time.perf_counter()
-            answer = await http.request("POST", "/v1/tables/_bench/baseline")
-            if answer.status != 200:
-                raise SystemExit(f"the baseline endpoint answered {answer.status}")
-            if tally.count_request():
-                tally.action_latencies.append(time.perf_counter() - started)
+    async def over_http(index: int) -> None:
+        http = LeanConnection(url)
+        try:
+            while time.monotonic() < stop_at:
+                started = time.perf_counter()
+                answer = await http.request("POST", "/v1/tables/_bench/baseline", json_body={
+                    "version": tally.every_request, "action": f"bench-{index}"})
+                if answer.status != 200:
+                    raise SystemExit(f"the baseline endpoint answered {answer.status}")
+                if tally.count_request():
+                    tally.action_latencies.append(time.perf_counter() - started)
+        finally:
+            await http.close()
 
-    connections = [LeanConnection(url) for _ in range(clients)]
-    try:
-        await asyncio.gather(*(hammer(connection) for connection in connections))
-    finally:
-        await asyncio.gather(*(connection.close() for connection in connections))
+    async def over_ws(index: int) -> None:
+        socket_url = url.replace("http://", "ws://") + "/v1/tables/_bench/ws"
+        async with ws_connect(socket_url, compression=None, proxy=None) as socket:
+            while time.monotonic() < stop_at:
+                started = time.perf_counter()
+                await socket.send(json.dumps({"version": tally.every_request,
+                                              "action": f"bench-{index}"}))
+                await socket.recv()
+                if tally.count_request():
+                    tally.action_latencies.append(time.perf_counter() - started)
+
+    hammer = over_http if kind == "bare-http" else over_ws
+    await asyncio.gather(*(hammer(index) for index in range(clients)))
     return tally
 
 
@@ -329,7 +461,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target fails")
     parser.add_argument("--cluster", action="store_true",
                         help="then the same on a local 3-primary Redis Cluster, and the ratio")
+    parser.add_argument("--transport", default="observe-act,act-wait",
+                        help="how agents play, comma-separated, each measured in the same run "
+                        f"(of: {', '.join(TRANSPORTS)}); the first is the yardstick")
     args = parser.parse_args(argv)
+    args.transports = [name.strip() for name in args.transport.split(",") if name.strip()]
+    unknown = [name for name in args.transports if name not in TRANSPORTS]
+    if unknown or not args.transports:
+        parser.error(f"unknown transport(s) {unknown}; known: {', '.join(TRANSPORTS)}")
     agents = max(2, args.agents - args.agents % 2)
     signing_key = Ed25519PrivateKey.generate().private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
@@ -351,11 +490,13 @@ def main(argv: list[str] | None = None) -> int:
             redis_url = embedded.url
         try:
             redis_pid = embedded.process.pid if embedded and embedded.process else None
-            game, baseline = _measure(args, agents, redis_url, redis_pid, data_dir, settings_env)
+            games, baselines = _measure(args, agents, redis_url, redis_pid, data_dir,
+                                        settings_env)
         finally:
             if embedded is not None:
                 embedded.stop()
-        code = _report(game, baseline, agents, args.seconds, args.strict)
+        code = _report_transports(games, baselines, agents, args.seconds, args.strict)
+        game = games[args.transports[0]]
         if not args.cluster:
             return code
         # The same run on a local Redis Cluster of 3 primaries (and 3 replicas), for the
@@ -363,9 +504,11 @@ def main(argv: list[str] | None = None) -> int:
         with LocalCluster(data_dir / "cluster") as cluster:
             settings_env = {**settings_env, "AGENTS_CLUB_REDIS_NAMESPACE": namespace + "-c"}
             print(f"\n-- the same on a local Redis Cluster ({cluster.primaries} primaries)")
-            on_cluster, cluster_baseline = _measure(
+            on_clusters, cluster_baselines = _measure(
                 args, agents, cluster.url, None, data_dir, settings_env)
-        code = max(code, _report(on_cluster, cluster_baseline, agents, args.seconds, args.strict))
+        code = max(code, _report_transports(on_clusters, cluster_baselines, agents, args.seconds,
+                                            args.strict))
+        on_cluster = on_clusters[args.transports[0]]
         single_rate, cluster_rate = game.actions / args.seconds, on_cluster.actions / args.seconds
         ratio = cluster_rate / single_rate if single_rate else 0.0
         print(f"\ncluster / single actions/s: {cluster_rate:.1f} / {single_rate:.1f} = {ratio:.2f}"
@@ -376,8 +519,9 @@ def main(argv: list[str] | None = None) -> int:
 def _measure(
     args: argparse.Namespace, agents: int, redis_url: str, redis_pid: int | None,
     data_dir: Path, settings_env: dict[str, str],
-) -> tuple[Tally, Tally]:
-    """Both phases, alternating, against a fresh gateway on ``redis_url``."""
+) -> tuple[dict[str, Tally], dict[str, Tally]]:
+    """The game phase of each transport and the bare baselines, alternating, against a
+    fresh gateway on ``redis_url``."""
     namespace = settings_env["AGENTS_CLUB_REDIS_NAMESPACE"]
     settings = Settings.model_validate({
         "environment": "test", "redis_url": redis_url, "redis_namespace": namespace,
@@ -394,20 +538,60 @@ def _measure(
             raise SystemExit(str(failed)) from None
         rounds = max(1, args.rounds)
         span = args.seconds / rounds
-        game, baseline = Tally(), Tally()
+        games = {name: Tally() for name in args.transports}
+        baselines = {name: Tally() for name in BARE}
         tokens = TokenService(settings)
         # Alternating short rounds, not one long phase each: other load on a
         # shared machine then weighs on both sides alike, and the ratio holds.
         for number in range(rounds):
             warmup = args.warmup if number == 0 else ROUND_WARMUP_S
-            game.add(_timed(functools.partial(
-                _game_phase, url, tokens, agents, span, warmup), process.pid, redis_pid), rounds)
-            baseline.add(_timed(functools.partial(
-                _baseline_phase, url, agents, span, warmup), process.pid, redis_pid), rounds)
+            for name, game in games.items():
+                game.add(_timed(functools.partial(
+                    _game_phase, url, tokens, agents, span, warmup, name), process.pid,
+                    redis_pid), rounds)
+            for name, baseline in baselines.items():
+                baseline.add(_timed(functools.partial(
+                    _baseline_phase, url, agents, span, warmup, name), process.pid, redis_pid),
+                    rounds)
     finally:
         process.terminate()
         process.wait(timeout=20)
-    return game, baseline
+    return games, baselines
+
+
+def _per_decision_ms(cpu_s: float, game: Tally) -> float:
+    """Milliseconds of CPU per decision (an applied action) over a whole phase."""
+    return cpu_s / max(game.every_action, 1) * 1000
+
+
+def _report_transports(
+    games: dict[str, Tally], baselines: dict[str, Tally], agents: int, seconds: float,
+    strict: bool,
+) -> int:
+    """Each transport's full report, then the per-decision costs side by side, as ratios
+    to the first (the yardstick) from this one run, and the bare baselines' per request."""
+    code = 0
+    for name, game in games.items():
+        print(f"\n-- transport {name}")
+        code = max(code, _report(game, baselines["bare-http"], agents, seconds, strict))
+    first_name, first = next(iter(games.items()))
+    print(f"\nper decision (an applied action); ratios to {first_name}, same run:")
+    print(f"{'transport':<12} {'requests':>9} {'gateway CPU':>12} {'ratio':>6} "
+          f"{'Redis CPU':>10} {'ratio':>6}")
+    for name, game in games.items():
+        gateway = _per_decision_ms(game.server_cpu, game)
+        redis = _per_decision_ms(game.redis_cpu, game)
+        print(f"{name:<12} {game.every_request / max(game.every_action, 1):>9.2f} "
+              f"{gateway:>9.3f} ms {gateway / _per_decision_ms(first.server_cpu, first):>6.2f} "
+              f"{redis:>7.3f} ms {redis / _per_decision_ms(first.redis_cpu, first):>6.2f}")
+    for name, bare in baselines.items():  # one request is one "decision" here
+        gateway = bare.server_cpu / max(bare.every_request, 1) * 1000
+        redis = bare.redis_cpu / max(bare.every_request, 1) * 1000
+        print(f"{name:<12} {1.0:>9.2f} {gateway:>9.3f} ms "
+              f"{gateway / _per_decision_ms(first.server_cpu, first):>6.2f} {redis:>7.3f} ms "
+              f"{redis / _per_decision_ms(first.redis_cpu, first):>6.2f}   "
+              f"({bare.requests / seconds:.0f} requests/s)")
+    return code
 
 
 def _report(game: Tally, baseline: Tally, agents: int, seconds: float, strict: bool) -> int:
@@ -432,7 +616,7 @@ def _report(game: Tally, baseline: Tally, agents: int, seconds: float, strict: b
         ("refused actions (stale/illegal)", game.conflicts),
         ("tables finished", game.finished_tables),
         ("game requests/s (all kinds)", f"{game_rps:.1f}"),
-        ("baseline requests/s (GET+SET)", f"{baseline_rps:.1f}   p50 "
+        ("bare-http requests/s", f"{baseline_rps:.1f}   p50 "
          f"{_percentile(baseline.action_latencies, 0.5) * 1000:.1f} ms"),
         ("ratio actions/s / baseline requests/s", f"{ratio:.2f}   (information)"),
         ("ratio game requests/s / baseline", f"{request_ratio:.2f}   (information)"),

@@ -16,7 +16,10 @@ the ratio round_trip / pipeline (lower is better). Keys live under a unique pref
 and are deleted at the end.
 
     .venv/bin/python bench/redis_round_trip.py [--url redis://127.0.0.1:6379/0]
-        [--round-trips 20000] [--rounds 5] [--concurrency 16]
+        [--round-trips 20000] [--rounds 5] [--concurrency 16] [--worker-client]
+
+``--worker-client`` uses the client a gateway worker makes (redis-py's
+``BlockingConnectionPool``, ``socket_timeout``); without it, redis-py's defaults.
 """
 
 from __future__ import annotations
@@ -75,9 +78,12 @@ async def measure(
     return (time.process_time() - started) / (share * concurrency) * 1e6
 
 
-async def main(url: str, count: int, rounds: int, concurrency: int) -> None:
+async def main(url: str, count: int, rounds: int, concurrency: int, worker_client: bool) -> None:
     """Run the rounds and print the medians."""
-    client = connect(url)
+    # A gateway worker's client, with the default settings: bounded (16 connections, a
+    # caller waits for one) and a 5 s socket timeout on every send and reply.
+    client = (connect(url, max_connections=16, socket_timeout_s=5.0) if worker_client
+              else connect(url))
     prefix = f"bench-rt-{uuid.uuid4().hex[:10]}"
     table, seen, revoked = f"{prefix}:t:{{x}}:state", f"{prefix}:t:{{x}}:seen:k", f"{prefix}:revoked"
     state = json.dumps({"seats": [{"hand": list(range(12)), "score": 17}] * 2, "deck": list(range(40))})
@@ -112,6 +118,9 @@ if __name__ == "__main__":
     parser.add_argument("--round-trips", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--worker-client", action="store_true",
+                        help="the client a gateway worker makes (bounded pool, socket timeout) "
+                             "instead of redis-py's unbounded default")
     args = parser.parse_args()
-    # uvloop, as the gateway's workers run (gateway/http_protocol.py).
-    uvloop.run(main(args.url, args.round_trips, args.rounds, args.concurrency))
+    # uvloop, as the gateway's workers run (uvicorn's "auto" loop).
+    uvloop.run(main(args.url, args.round_trips, args.rounds, args.concurrency, args.worker_client))

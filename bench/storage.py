@@ -66,7 +66,7 @@ def play_one(client: TestClient, agent: dict[str, str], seed: int) -> str:
     table_id = str(table["id"])
     for _ in range(MAX_MOVES):
         seen = client.get(f"/v1/tables/{table_id}/observation", headers=agent,
-                          params={"wait": 5}).json()
+                          params={"wait_s": 5}).json()
         if seen["status"] == "finished":
             client.get(f"/v1/tables/{table_id}/replay", headers=agent)
             return table_id

@@ -20,6 +20,15 @@ are mostly the prior's, because greedy finishes first almost every time).
     .venv/bin/python bench/tournament.py [--game market-fortune] [--mode fortune]
         [--boards 6] [--repeats 20] [--field mixed] [--strict]
 
+The standard deviation's ratio over a few dozen tournaments is itself noisy
+(about ±25% at 30 to 40 per form), so it is printed with a bootstrap 95%
+interval over the tournaments. A second, sharper measure uses the duplicate
+form alone: the **within-board correlation** ``ρ`` of the first
+difference's per-table points (the tables of one board share the deal). A
+tournament's mean over ``m`` tables per board has ``1 + (m−1)ρ`` times the
+variance of one over as many independent tables; below 1 is duplicate's
+gain. It is printed with a bootstrap 95% interval over the tournaments.
+
 It also prints the in-process rate of house-bot tables
 (:func:`in_process_tables_per_second`), the baseline against which the
 gateway's tournament throughput is compared (games/s through the gateway
@@ -47,7 +56,7 @@ from tournament.fit import fit_strengths  # noqa: E402
 from tournament.house import play_plans  # noqa: E402
 from tournament.plan import TablePlan, plan_tournament  # noqa: E402
 from tournament.results import TableResult  # noqa: E402
-from tournament.standings import standings  # noqa: E402
+from tournament.standings import seat_points, standings  # noqa: E402
 
 RATIO_TARGET = 0.7
 """Duplicate's standard deviation may be at most this share of plain seating's."""
@@ -111,12 +120,14 @@ def plain_plans(entrants: Sequence[str], tables: int, seed: int) -> list[TablePl
 
 def measure(game: str, mode: str, field: Field, repeats: int,
             form: Callable[[Sequence[str], int], list[TablePlan]], *, own_chance: bool,
-            ) -> dict[str, list[float]]:
+            boards: list[dict[int, list[float]]] | None = None) -> dict[str, list[float]]:
     """Per difference, its value in each of ``repeats`` tournaments of one form.
 
     Each difference is measured twice: on the fitted strengths (its name) and
     on points per table (its name with `` (points)``), which is linear in the
     placements and so does not saturate when one side nearly always wins.
+    ``boards``, when given, receives each tournament's
+    :func:`board_points_differences` of the first difference.
     """
     values: dict[str, list[float]] = {}
     for difference in field.differences:
@@ -127,11 +138,51 @@ def measure(game: str, mode: str, field: Field, repeats: int,
         results: list[TableResult] = play_plans(game=game, mode=mode, plans=plans,
                                                 seed=10_000 + repetition, own_chance=own_chance)
         strengths = fit_strengths(results)
+        if boards is not None:
+            boards.append(board_points_differences(results, field.differences[0]))
         points = {row.entrant: row.points_per_game for row in standings(results, field.entrants)}
         for difference in field.differences:
             values[difference.name].append(difference.of(strengths))
             values[difference.name + " (points)"].append(difference.of(points))
     return values
+
+
+def board_points_differences(results: Sequence[TableResult], difference: Difference,
+                             ) -> dict[int, list[float]]:
+    """Per board, the first entrant of each side's points minus the other's, per shared table."""
+    by_board: dict[int, list[float]] = {}
+    for result in results:
+        points = dict(zip(result.seating, seat_points(result.placements), strict=True))
+        ahead, behind = difference.ahead[0], difference.behind[0]
+        if ahead in points and behind in points:
+            by_board.setdefault(result.board, []).append(points[ahead] - points[behind])
+    return by_board
+
+
+def variance_ratio(tournaments: Sequence[dict[int, list[float]]]) -> float:
+    """``1 + (m−1)ρ``: the within-board correlation's variance factor (see the module docstring).
+
+    ``ρ`` is the one-way ANOVA intraclass correlation of the per-table
+    differences grouped by (tournament, board), ``m`` the tables per board.
+    """
+    groups = [values for boards in tournaments for values in boards.values() if len(values) > 1]
+    size = statistics.fmean(len(values) for values in groups)
+    grand = statistics.fmean(value for values in groups for value in values)
+    between = sum(len(values) * (statistics.fmean(values) - grand) ** 2 for values in groups)
+    within = sum((value - statistics.fmean(values)) ** 2 for values in groups for value in values)
+    between_mean = between / (len(groups) - 1)
+    within_mean = within / (sum(len(values) for values in groups) - len(groups))
+    rho = (between_mean - within_mean) / (between_mean + (size - 1) * within_mean)
+    return 1 + (size - 1) * rho
+
+
+def bootstrap_interval(statistic: Callable[[Sequence[int]], float], count: int,
+                       seed: int = 0, samples: int = 1000) -> tuple[float, float]:
+    """A percentile 95% interval of ``statistic`` over resamples of ``count`` tournament indices."""
+    rng = random.Random(seed)
+    values = sorted(statistic([rng.randrange(count) for _ in range(count)])
+                    for _ in range(samples))
+    return values[int(0.025 * samples)], values[int(0.975 * samples) - 1]
 
 
 def in_process_tables_per_second(game: str, mode: str, field: Field, tables: int) -> float:
@@ -151,9 +202,10 @@ def bench_field(game: str, mode: str, name: str, boards: int, repeats: int, *,
     chance = "own chance per entrant" if own_chance else "house bots' seat-bound chance"
     print(f"{game} ({mode}), field {name}: {', '.join(field.entrants)}; {chance}; "
           f"{tables} tables per tournament, {repeats} tournaments per form")
+    per_board: list[dict[int, list[float]]] = []
     duplicate = measure(game, mode, field, repeats,
                         lambda entrants, seed: duplicate_plans(entrants, boards, seed),
-                        own_chance=own_chance)
+                        own_chance=own_chance, boards=per_board)
     plain = measure(game, mode, field, repeats,
                     lambda entrants, seed: plain_plans(entrants, tables, seed),
                     own_chance=own_chance)
@@ -162,6 +214,9 @@ def bench_field(game: str, mode: str, name: str, boards: int, repeats: int, *,
         spread_duplicate = statistics.stdev(duplicate[name])
         spread_plain = statistics.stdev(plain[name])
         ratio = spread_duplicate / spread_plain if spread_plain else float("nan")
+        low, high = bootstrap_interval(
+            lambda drawn, name=name: _spread_ratio(  # type: ignore[misc]
+                [duplicate[name][i] for i in drawn], [plain[name][i] for i in drawn]), repeats)
         verdict = ""
         if number == 0:
             ok = spread_plain > 0 and ratio <= RATIO_TARGET
@@ -169,8 +224,20 @@ def bench_field(game: str, mode: str, name: str, boards: int, repeats: int, *,
             verdict = f"  target <= {RATIO_TARGET}: {'ok' if ok else 'FAIL'}"
         print(f"  {name:>31}: duplicate mean {statistics.fmean(duplicate[name]):+.3f}"
               f" sd {spread_duplicate:.3f} | plain mean {statistics.fmean(plain[name]):+.3f}"
-              f" sd {spread_plain:.3f} | ratio {ratio:.2f}{verdict}")
+              f" sd {spread_plain:.3f} | ratio {ratio:.2f} (95% {low:.2f}–{high:.2f}){verdict}")
+    first = field.differences[0].name
+    factor = variance_ratio(per_board)
+    low, high = bootstrap_interval(lambda drawn: variance_ratio([per_board[i] for i in drawn]),
+                                   repeats)
+    print(f"  {first} within-board variance factor: {factor:.2f} (95% {low:.2f}–{high:.2f}; "
+          f"below 1 is duplicate's gain)")
     return passed
+
+
+def _spread_ratio(duplicate: Sequence[float], plain: Sequence[float]) -> float:
+    """Duplicate's standard deviation over plain's (``nan`` when plain's is 0)."""
+    spread = statistics.pstdev(plain)
+    return statistics.pstdev(duplicate) / spread if spread else float("nan")
 
 
 def main(argv: list[str] | None = None, *, gateway_rate: float | None = None) -> int:

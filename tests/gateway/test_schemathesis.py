@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import NamedTuple
 
 import pytest
@@ -21,6 +22,7 @@ import redis
 import schemathesis
 from hypothesis import HealthCheck, Phase, settings
 from schemathesis import checks as st_checks
+from schemathesis.config import SchemathesisConfig
 
 from agents_club_cli.openapi import openapi_document
 from engine.registry import all_games
@@ -49,7 +51,12 @@ OPERATION_BUDGET_S = 60
 """The time budget of one operation's run (5 examples, each with its checks' own
 requests): well over what it takes (about a second), under what a hang would."""
 
-schema = schemathesis.openapi.from_dict(openapi_document())
+CONFIG = Path(__file__).resolve().parents[2] / "bench" / "schemathesis.toml"
+"""The long sweep's configuration (bench/schemathesis.sh): which operations may refuse a
+schema-valid request for what the server holds, and with which statuses."""
+
+schema = schemathesis.openapi.from_dict(
+    openapi_document(), config=SchemathesisConfig.from_path(CONFIG))
 
 
 class Gateway(NamedTuple):

@@ -253,30 +253,20 @@ class AuthStore:
         if not await self.redis.set(self._name_key(name), agent_id, nx=True):
             raise AgentNameTaken(name)
         hashed = await asyncio.to_thread(hash_secret, plain)
-        now = int(time.time())
-        scope_set = frozenset(scopes)
-        await self.redis.hset(
-            self.agent_key(agent_id),
-            mapping={
-                "name": name,
-                "scopes": " ".join(sorted(scope_set)),
-                "secret": hashed,
-                "created_at": now,
-                "secret_rotated_at": now,
-                "owner": owner or agent_id,
-                "meta": json.dumps(meta or {}),
-            },
-        )
-        record = AgentRecord(
-            agent_id=agent_id,
-            name=name,
-            scopes=scope_set,
-            created_at=now,
-            secret_rotated_at=now,
-            owner=owner or agent_id,
-            meta=meta or {},
-        )
-        return record, plain
+        now = str(int(time.time()))
+        fields = {
+            "name": name,
+            "scopes": " ".join(sorted(frozenset(scopes))),
+            "secret": hashed,
+            "created_at": now,
+            "secret_rotated_at": now,
+            "owner": owner or agent_id,
+            "meta": json.dumps(meta or {}),
+        }
+        # A copy: redis-py's ``mapping`` is typed invariant in its keys, wider than str.
+        await self.redis.hset(self.agent_key(agent_id),
+                              mapping={field: value for field, value in fields.items()})
+        return _record_of(agent_id, fields), plain
 
     async def set_meta(self, agent_id: str, meta: dict[str, str]) -> AgentRecord:
         """Replace ``agent_id``'s public metadata with ``meta``; returns the new record.

@@ -44,7 +44,7 @@ from gateway.services import quotas
 from gateway.services.access import may_see, not_found, require_visible
 from gateway.services.context import TableContext
 from gateway.services.loaded_table import LoadedTable
-from gateway.services.observations import outcome_out
+from gateway.services.observations import event_out, outcome_out
 from gateway.services.records import TableRecord, game_or_problem, problem
 from gateway.store.tables import CommitResult, IdempotencyRecord, StoredEvent, TableSnapshot
 
@@ -112,14 +112,6 @@ def parse_table(ctx: TableContext, table_id: str, snapshot: TableSnapshot | None
 def event_body(event: Event) -> dict[str, Any]:
     """The stored body of an engine event (its audience is stored beside it)."""
     return {"kind": event.kind, "text": event.text, "data": event.data}
-
-
-def event_out(seq: int, audience: tuple[int, ...] | None, body: dict[str, Any]) -> EventOut:
-    """An event as sent to a reader allowed to see it."""
-    return EventOut(
-        id=seq, kind=body["kind"], text=body["text"], data=body.get("data", {}),
-        private=audience is not None,
-    )
 
 
 class Schedule(NamedTuple):

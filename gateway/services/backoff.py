@@ -10,6 +10,7 @@ the normal interval on the first success.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -57,9 +58,15 @@ class Backoff:
         self.pause = self.interval_s
         return self.pause
 
-    async def run_rounds(self, one_round: Callable[[], Awaitable[object]]) -> NoReturn:
+    async def run_rounds(
+        self, one_round: Callable[[], Awaitable[object]], *, wake: asyncio.Event | None = None
+    ) -> NoReturn:
         """Run ``one_round`` until cancelled: ``interval_s`` after a round that worked, the
-        backed-off pause after one that failed (cancellation always goes through)."""
+        backed-off pause after one that failed (cancellation always goes through).
+
+        ``wake``: after a round that worked, the next starts as soon as it is set (it is
+        cleared then), at the latest after ``interval_s``.
+        """
         while True:
             try:
                 await one_round()
@@ -69,4 +76,14 @@ class Backoff:
                 pause = self.failed(error)
             else:
                 pause = self.succeeded()
-            await asyncio.sleep(pause)
+            if wake is None or self.failures:
+                await asyncio.sleep(pause)
+            else:
+                # asyncio.timeout, not wait_for: on Python 3.11 a cancellation racing a
+                # wait_for timeout can surface as TimeoutError, be suppressed here, and the
+                # loop would then outlive the app's shutdown.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(pause):
+                        await wake.wait()
+            if wake is not None:
+                wake.clear()

@@ -12,7 +12,6 @@ table's, so a table with a fixed seed replays the same way.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 from engine.bots import bot_seed, decide, get_bot
@@ -82,22 +81,4 @@ async def run_house_bots(ctx: TableContext) -> None:
     """Drive house bots until cancelled: at once when this worker committed, else every
     interval; after a failed round (Redis down) only once the back-off pause is over."""
     backoff = Backoff("house-bot drive", log, interval_s=ctx.settings.sweeper_interval_s)
-    while True:
-        if backoff.failures:
-            await asyncio.sleep(backoff.pause)
-        else:
-            # asyncio.timeout, not wait_for: on Python 3.11 a cancellation racing a
-            # wait_for timeout can surface as TimeoutError, be suppressed here, and the
-            # loop would then outlive the app's shutdown.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(ctx.settings.sweeper_interval_s):
-                    await ctx.bots_due.wait()
-        ctx.bots_due.clear()
-        try:
-            await drive_bots(ctx)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            backoff.failed(error)
-        else:
-            backoff.succeeded()
+    await backoff.run_rounds(lambda: drive_bots(ctx), wake=ctx.bots_due)

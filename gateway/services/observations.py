@@ -34,6 +34,7 @@ __all__ = [
     "RECENT_LOG_ENTRIES",
     "SinceLastMove",
     "SpectatorReason",
+    "event_out",
     "last_move",
     "observation",
     "outcome_out",
@@ -98,6 +99,14 @@ def last_move(log: Sequence[dict[str, Any]], seat: int, *, whole_log: bool) -> i
     return 0 if whole_log else None
 
 
+def event_out(seq: int, audience: tuple[int, ...] | None, body: dict[str, Any]) -> EventOut:
+    """An event as sent to a reader allowed to see it."""
+    return EventOut(
+        id=seq, kind=body["kind"], text=body["text"], data=body.get("data", {}),
+        private=audience is not None,
+    )
+
+
 def reaches(events: Sequence[StoredEvent], after: int | None) -> bool:
     """Whether ``events`` (the newest ones, oldest first) hold every event after ``after``."""
     return after is not None and (not events or events[0].seq <= after + 1)
@@ -111,12 +120,8 @@ def since_last_move(
     observed). Only events whose audience holds ``seat`` are kept, so nothing another
     seat alone may see is ever listed."""
     cut = after if after is not None else -1
-    listed = [
-        EventOut(id=event.seq, kind=event.body["kind"], text=event.body["text"],
-                 data=event.body.get("data", {}), private=event.audience is not None)
-        for event in events
-        if cut < event.seq <= last_event_id and event.visible_to(seat)
-    ]
+    listed = [event_out(event.seq, event.audience, event.body) for event in events
+              if cut < event.seq <= last_event_id and event.visible_to(seat)]
     return SinceLastMove(after=after if reaches(events, after) else None, events=listed)
 
 

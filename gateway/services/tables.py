@@ -78,6 +78,7 @@ __all__ = [
     "Position",
     "build_replay",
     "close_table",
+    "closed",
     "create_table",
     "get_table",
     "hold",
@@ -92,6 +93,7 @@ __all__ = [
     "play",
     "replay",
     "replay_json",
+    "seat_event",
     "table_out",
     "with_first_decision",
 ]
@@ -147,7 +149,8 @@ def _require_scope(principal: Principal, game: str) -> None:
         raise problem("auth/wrong_scope", f"Your token does not allow playing {game}.")
 
 
-def _seat_event(kind: str, seat: Seat, occupant: SeatRecord, verb: str) -> dict[str, Any]:
+def seat_event(kind: str, seat: Seat, occupant: SeatRecord, verb: str) -> dict[str, Any]:
+    """A ``seat.joined`` (``verb`` took) or ``seat.left`` (``verb`` left) event's body."""
     return {
         "kind": kind,
         "text": f"{occupant.name} {verb} seat {seat}.",
@@ -341,13 +344,13 @@ async def create_table(
     })]
     for seat, occupant in enumerate(seated):
         if occupant is not None:
-            events.append((None, _seat_event("seat.joined", seat, occupant, "took")))
+            events.append((None, seat_event("seat.joined", seat, occupant, "took")))
     if request.join:
         free = next((seat for seat, occupant in enumerate(seated) if occupant is None), None)
         if free is None:
             raise problem("table/full", "Every seat is taken by house bots; there is none for you.")
         seated[free] = SeatRecord(agent_id=principal.agent_id, name=principal.name)
-        events.append((None, _seat_event("seat.joined", free, seated[free], "took")))  # type: ignore[arg-type]
+        events.append((None, seat_event("seat.joined", free, seated[free], "took")))  # type: ignore[arg-type]
     timeout = request.turn_timeout_s
     record = TableRecord(
         id=table_id,
@@ -522,7 +525,7 @@ async def join_table(
         occupant = SeatRecord(agent_id=principal.agent_id, name=principal.name)
         seated = list(record.seated)
         seated[seat] = occupant
-        events: Events = [(None, _seat_event("seat.joined", seat, occupant, "took"))]
+        events: Events = [(None, seat_event("seat.joined", seat, occupant, "took"))]
         now = ctx.now()
         record = _start_if_full(record.model_copy(update={"seated": seated}), now, events)
         idempotency = (IdempotencyRecord(_JOIN_FINGERPRINT, loaded.version + 1)
@@ -572,7 +575,7 @@ async def leave_table(ctx: TableContext, table_id: str, principal: Principal) ->
             assert occupant is not None
             seated = list(record.seated)
             seated[seat] = None
-            events.append((None, _seat_event("seat.left", seat, occupant, "left")))
+            events.append((None, seat_event("seat.left", seat, occupant, "left")))
             record = _close_if_abandoned(record.model_copy(update={"seated": seated}), now, events)
         if (await _commit_record(ctx, loaded, record, events, now)).applied:
             if record.status == "finished":
@@ -604,7 +607,7 @@ def _forfeited(record: TableRecord, seat: Seat, now: float, events: Events, text
     return record.model_copy(update={"status": "finished", "outcome": outcome, "finished_at": now})
 
 
-def _closed(record: TableRecord, now: float, events: Events, reason: str, text: str) -> TableRecord:
+def closed(record: TableRecord, now: float, events: Events, reason: str, text: str) -> TableRecord:
     """The record of a table that ends before its game does, nobody winning."""
     outcome = {"winners": [], "reason": reason, "scores": [], "text": text}
     events.append((None, {"kind": "table.finished", "text": text, "data": {"outcome": outcome}}))
@@ -617,7 +620,7 @@ def _close_if_abandoned(record: TableRecord, now: float, events: Events) -> Tabl
         occupant is not None and occupant.kind == "agent" for occupant in record.seated
     ):
         return record
-    return _closed(record, now, events, ABANDONED,
+    return closed(record, now, events, ABANDONED,
                    "Every agent left before the start; the table is closed.")
 
 
@@ -666,7 +669,7 @@ async def close_table(ctx: TableContext, table_id: str, principal: Principal) ->
             record = _forfeited(record, seat, now, events,
                                 f"{principal.name} closed the table during play and forfeits it.")
         else:
-            record = _closed(record, now, events, CLOSED, f"{principal.name} closed the table {when}.")
+            record = closed(record, now, events, CLOSED, f"{principal.name} closed the table {when}.")
         if (await _commit_record(ctx, loaded, record, events, now)).applied:
             if was_open:
                 await ctx.store.unindex_open(table_id)

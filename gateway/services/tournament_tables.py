@@ -16,6 +16,7 @@ from gateway.errors import ProblemError
 from gateway.services.actions import index_updates, load_table, schedule_for
 from gateway.services.context import TableContext
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem
+from gateway.services.tables import Events, closed, seat_event
 
 __all__ = ["CANCELLED", "bot_name", "close_tournament_table", "create_tournament_table",
            "seat_record"]
@@ -64,17 +65,14 @@ async def create_tournament_table(
     game = game_or_problem(game_name)
     state = game.new_table(game.config_model.model_validate(config), seed)
     now = ctx.now()
-    events: list[tuple[tuple[int, ...] | None, dict[str, Any]]] = [(None, {
+    events: Events = [(None, {
         "kind": "table.created",
         "text": f"The {'rated queue' if tournament_id is None else 'tournament'} opened a "
                 f"{game.info.title} table for {len(seated)}.",
         "data": {"game": game_name, "mode": mode, "seats": len(seated)},
     })]
     for seat, occupant in enumerate(seated):
-        events.append((None, {
-            "kind": "seat.joined", "text": f"{occupant.name} took seat {seat}.",
-            "data": {"seat": seat, "name": occupant.name, "agent_id": occupant.agent_id},
-        }))
+        events.append((None, seat_event("seat.joined", seat, occupant, "took")))
     events.append((None, {"kind": "table.started",
                           "text": "Every seat is taken; play begins.", "data": {}}))
     record = TableRecord(
@@ -104,15 +102,11 @@ async def close_tournament_table(ctx: TableContext, table_id: str, text: str) ->
             return False
         if loaded.record.status == "finished":
             return False
-        now = ctx.now()
-        outcome = {"winners": [], "reason": CANCELLED, "scores": [], "text": text}
-        record = loaded.record.model_copy(
-            update={"status": "finished", "outcome": outcome, "finished_at": now})
+        events: Events = []
+        record = closed(loaded.record, ctx.now(), events, CANCELLED, text)
         result = await ctx.store.commit(
             table_id, expected_version=loaded.version, record=record.model_dump(mode="json"),
-            deadline=None, events=[(None, {"kind": "table.finished", "text": text,
-                                           "data": {"outcome": outcome}})],
-            to_act=(), **index_updates(ctx, None, False),
+            deadline=None, events=events, to_act=(), **index_updates(ctx, None, False),
         )
         if result.applied:
             return True

@@ -86,9 +86,9 @@ return 1
 
 
 _TAKE_TOKENS = """
--- A Redis Cluster's secret rotation, on the agent's slot. KEYS[1] the agent's token set;
+-- A secret rotation, on the agent's slot. KEYS[1] the agent's token set;
 -- ARGV[1] now, ARGV[2] the margin a mark outlives its token by, ARGV[3] the prefix of
--- the agent's revocation marks (KEYS[1]'s hash tag). Marks every live token revoked
+-- the agent's revocation marks (on KEYS[1]'s slot). Marks every live token revoked
 -- on this slot, deletes the set and returns the live tokens with their exp (flat).
 local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES')
 for i = 1, #live, 2 do
@@ -218,9 +218,12 @@ class AuthStore:
     def agent_key(self, agent_id: str) -> str:
         return self.keys.global_("agent", self._agent_tag(agent_id))
 
-    def _agent_revoked_prefix(self, agent_id: str) -> str:
-        """Where a cluster keeps the copies of ``agent_id``'s revocation marks on its slot."""
-        return self.keys.global_("agent-revoked", self._agent_tag(agent_id), "")
+    def _proof_prefix(self, agent_id: str) -> str:
+        """Where the marks of ``agent_id``'s revoked tokens are read on its slot (a cluster
+        keeps copies there); the marks themselves on one Redis."""
+        if self.keys.cluster:
+            return self.keys.global_("agent-revoked", self._agent_tag(agent_id), "")
+        return self._revoked_key("")
 
     def _name_key(self, name: str) -> str:
         return self.keys.global_("agent-name", _fold(name))
@@ -250,30 +253,20 @@ class AuthStore:
         if not await self.redis.set(self._name_key(name), agent_id, nx=True):
             raise AgentNameTaken(name)
         hashed = await asyncio.to_thread(hash_secret, plain)
-        now = int(time.time())
-        scope_set = frozenset(scopes)
-        await self.redis.hset(
-            self.agent_key(agent_id),
-            mapping={
-                "name": name,
-                "scopes": " ".join(sorted(scope_set)),
-                "secret": hashed,
-                "created_at": now,
-                "secret_rotated_at": now,
-                "owner": owner or agent_id,
-                "meta": json.dumps(meta or {}),
-            },
-        )
-        record = AgentRecord(
-            agent_id=agent_id,
-            name=name,
-            scopes=scope_set,
-            created_at=now,
-            secret_rotated_at=now,
-            owner=owner or agent_id,
-            meta=meta or {},
-        )
-        return record, plain
+        now = str(int(time.time()))
+        fields = {
+            "name": name,
+            "scopes": " ".join(sorted(frozenset(scopes))),
+            "secret": hashed,
+            "created_at": now,
+            "secret_rotated_at": now,
+            "owner": owner or agent_id,
+            "meta": json.dumps(meta or {}),
+        }
+        # A copy: redis-py's ``mapping`` is typed invariant in its keys, wider than str.
+        await self.redis.hset(self.agent_key(agent_id),
+                              mapping={field: value for field, value in fields.items()})
+        return _record_of(agent_id, fields), plain
 
     async def set_meta(self, agent_id: str, meta: dict[str, str]) -> AgentRecord:
         """Replace ``agent_id``'s public metadata with ``meta``; returns the new record.
@@ -343,8 +336,7 @@ class AuthStore:
         agent_key = self.agent_key(agent_id)
         proof_key = agent_key
         if asked_with is not None:
-            proof_key = (self._agent_revoked_prefix(agent_id) + asked_with if self.keys.cluster
-                         else self._revoked_key(asked_with))
+            proof_key = self._proof_prefix(agent_id) + asked_with
         noted = await self._note_issued(
             keys=[agent_key, self.tokens_key(agent_id), proof_key],
             args=[secret_hash, issued.token_id, issued.expires_at, int(time.time()),
@@ -379,39 +371,17 @@ class AuthStore:
             raise AgentNotFound(agent_id)
         plain = new_agent_secret()
         hashed = await asyncio.to_thread(hash_secret, plain)
-        # First the secret: from here on no token is noted on the old one. Then
-        # every token noted before; WATCH catches one noted between the two steps.
+        # First the secret: from here on no token is noted on the old one. Then every
+        # token noted before, and any noted between the two steps.
         await self.redis.hset(
             key, mapping={"secret": hashed, "secret_rotated_at": int(time.time())}
         )
-        tokens = self.tokens_key(agent_id)
-        if self.keys.cluster:
-            return SecretRotation(plain, await self._revoke_noted(agent_id))
-        async with self.redis.pipeline(transaction=True) as pipe:
-            while True:
-                try:
-                    await pipe.watch(tokens)
-                    now = int(time.time())
-                    live = decoded_scores(await pipe.zrangebyscore(
-                        tokens, f"({now}", "+inf", withscores=True))
-                    # redis-py leaves the asyncio Pipeline.multi() unannotated.
-                    pipe.multi()  # type: ignore[no-untyped-call]
-                    for token_id, expires_at in live.items():
-                        pipe.set(self._revoked_key(token_id), "1",
-                                 ex=int(expires_at) - now + REVOCATION_MARGIN_S)
-                        pipe.publish(self._revoked_key(token_id), "revoked")  # wakes its waits
-                    pipe.delete(tokens)
-                    await pipe.execute()
-                    break
-                except aioredis.WatchError:
-                    continue
-        return SecretRotation(plain, len(live))
+        return SecretRotation(plain, await self._revoke_noted(agent_id))
 
     async def _revoke_noted(self, agent_id: str) -> int:
-        """A cluster's rotation: copy the marks of every token noted for ``agent_id`` to
-        everywhere a revocation is checked, then mark them on the agent's slot while taking
-        the set (one script), then copy the marks of any token noted meanwhile; returns
-        how many were live."""
+        """Copy the marks of every token noted for ``agent_id`` to everywhere a revocation
+        is checked, then mark them on the agent's slot while taking the set (one script),
+        then copy the marks of any token noted meanwhile; returns how many were live."""
         now = int(time.time())
         tokens = self.tokens_key(agent_id)
         # The marks go everywhere before the set is taken: a worker dying in between
@@ -421,7 +391,7 @@ class AuthStore:
         for token_id, expires_at in before.items():
             await self._mark_everywhere(token_id, int(expires_at) - now + REVOCATION_MARGIN_S)
         live = await self._take_tokens(
-            keys=[tokens], args=[now, REVOCATION_MARGIN_S, self._agent_revoked_prefix(agent_id)])
+            keys=[tokens], args=[now, REVOCATION_MARGIN_S, self._proof_prefix(agent_id)])
         for token_id, expires_at in zip(live[::2], live[1::2], strict=True):
             if decoded(token_id) not in before:  # noted meanwhile
                 await self._mark_everywhere(decoded(token_id), int(float(expires_at)) - now
@@ -438,7 +408,7 @@ class AuthStore:
             for key in (mark, *self.keys.bucket_copies(mark)):
                 pipe.set(key, "1", ex=ttl_s)
             if agent_id is not None and self.keys.cluster:
-                pipe.set(self._agent_revoked_prefix(agent_id) + token_id, "1", ex=ttl_s)
+                pipe.set(self._proof_prefix(agent_id) + token_id, "1", ex=ttl_s)
             await pipe.execute()
         # Once written everywhere: a held wait woken by it reads the mark (gateway.store.waits).
         no_errors(await round_trip(

@@ -374,20 +374,26 @@ async def round_trip(
     for attempt in range(2):
         connection = await pool.get_connection()  # type: ignore[no-untyped-call]  # unannotated in redis-py
         try:
-            await connection.send_packed_command(connection.pack_commands(commands))
-            replies: list[Any] = []
-            for _command in commands:
-                try:
-                    replies.append(await connection.read_response())
-                except ResponseError as error:  # that reply was read whole: the rest follow
-                    replies.append(error)
-            return replies
+            return await _exchange(connection, commands)
         except (RedisConnectionError, RedisTimeoutError):
             if attempt:
                 raise
         finally:
             await pool.release(connection)
     raise AssertionError("unreachable: the second attempt returns or raises")
+
+
+async def _exchange(connection: Any, commands: Sequence[Sequence[EncodableT]]) -> list[Any]:
+    """Send ``commands`` on ``connection`` in one write and read every reply; an error
+    reply (read whole, so the rest follow) stands in its place as redis-py's exception."""
+    await connection.send_packed_command(connection.pack_commands(commands))
+    replies: list[Any] = []
+    for _command in commands:
+        try:
+            replies.append(await connection.read_response())
+        except ResponseError as error:
+            replies.append(error)
+    return replies
 
 
 _CLUSTER_ATTEMPTS = 8
@@ -406,16 +412,11 @@ async def _cluster_round_trip(
         if node is None:
             raise RedisConnectionError(f"no node serves the slot of {key!r}")
         connection = node.acquire_connection()
-        moved = False
         try:
-            await connection.send_packed_command(connection.pack_commands(commands))
-            replies: list[Any] = []
-            for _command in commands:
-                try:
-                    replies.append(await connection.read_response())
-                except ResponseError as error:
-                    moved = moved or str(error).startswith(("MOVED", "CLUSTERDOWN", "TRYAGAIN"))
-                    replies.append(error)
+            replies = await _exchange(connection, commands)
+            moved = any(isinstance(reply, ResponseError)
+                        and str(reply).startswith(("MOVED", "CLUSTERDOWN", "TRYAGAIN"))
+                        for reply in replies)
             if not moved or last:
                 return replies
         except (RedisConnectionError, RedisTimeoutError, OSError):

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from redis.exceptions import NoScriptError, ResponseError
@@ -65,7 +65,7 @@ from gateway.store.connection import (
     round_trip,
     stream_entries,
 )
-from gateway.store.leases import CLAIM_DUE_LUA, RELEASE_CLAIM_LUA
+from gateway.store.leases import Leases
 from gateway.store.table_rows import (
     SNAPSHOT_FIELDS,
     CommitResult,
@@ -244,8 +244,7 @@ class TableStore:
         self.redis = redis
         self.keys = keys
         self.replica_wait = replica_wait
-        self._claim = redis.register_script(CLAIM_DUE_LUA)
-        self._release = redis.register_script(RELEASE_CLAIM_LUA)
+        self._leases = Leases(redis)
         self._prune_unwritten = redis.register_script(_PRUNE_UNWRITTEN_LUA)
         self._claim_create = redis.register_script(_CLAIM_CREATE_LUA)
         self._publish = publish_command(redis)  # isinstance on redis-py's client is slow
@@ -256,25 +255,19 @@ class TableStore:
     def _hash(self, table_id: str) -> str:
         return self.keys.table(table_id, "table")
 
-    def _events(self, table_id: str) -> str:
-        return self.keys.table(table_id, "events")
-
     def _log(self, table_id: str) -> str:
         return self.keys.table(table_id, "log")
-
-    def _turns(self, table_id: str) -> str:
-        return self.keys.table(table_id, "turns")
 
     def _replay(self, table_id: str) -> str:
         return self.keys.table(table_id, "replay")
 
     def events_key(self, table_id: str) -> str:
         """The table's event stream: a held wait watches it for any change."""
-        return self._events(table_id)
+        return self.keys.table(table_id, "events")
 
     def turns_key(self, table_id: str) -> str:
         """The table's turn stream: a seat's held observation watches it for its turn."""
-        return self._turns(table_id)
+        return self.keys.table(table_id, "turns")
 
     def _seen(self, table_id: str, scope: str) -> str:
         return self.keys.table(table_id, f"seen:{scope}")
@@ -342,7 +335,7 @@ class TableStore:
         table it read is told, so a token revoked while it waited is refused.
         """
         revoked, reply, snapshot, _ = await self._read_then_table(
-            table_id, self._events(table_id), f"{after}-0", revoked_key)
+            table_id, self.events_key(table_id), f"{after}-0", revoked_key)
         return revoked, stored_events(reply), snapshot
 
     async def turns_then_table(
@@ -361,7 +354,7 @@ class TableStore:
         """
         extra = [] if history is None else self._history_commands(table_id, *history)
         revoked, reply, snapshot, rest = await self._read_then_table(
-            table_id, self._turns(table_id), f"{after.seq}-{after.version + 1}", revoked_key,
+            table_id, self.turns_key(table_id), f"{after.seq}-{after.version + 1}", revoked_key,
             extra=extra)
         turns = []
         for entry_id, fields in stream_entries(reply):
@@ -398,7 +391,7 @@ class TableStore:
         reader whose token was revoked while it waited is refused before it is told what
         came."""
         reply, revoked = no_errors(await round_trip(
-            self.redis, ("XREAD", "COUNT", 500, "STREAMS", self._events(table_id), f"{after}-0"),
+            self.redis, ("XREAD", "COUNT", 500, "STREAMS", self.events_key(table_id), f"{after}-0"),
             ("EXISTS", self.keys.near_table(table_id, revoked_key)), key=self._hash(table_id),
         ))
         return bool(revoked), stored_events(reply)
@@ -441,10 +434,10 @@ class TableStore:
     ) -> list[tuple[str | int, ...]]:
         """The commands of :meth:`recent_history`; :meth:`_history` reads their replies."""
         return [("LRANGE", self._log(table_id), -log_entries, -1),
-                ("XREVRANGE", self._events(table_id), "+", "-", "COUNT", events)]
+                ("XREVRANGE", self.events_key(table_id), "+", "-", "COUNT", events)]
 
     def _history(self, table_id: str, log: Any, newest_first: Any) -> RecentHistory:
-        stream = self._events(table_id)
+        stream = self.events_key(table_id)
         return RecentHistory([json.loads(entry) for entry in log or []],
                              stored_events([[stream, list(reversed(newest_first or []))]]))
 
@@ -455,7 +448,7 @@ class TableStore:
 
     async def newest_events(self, table_id: str, count: int) -> list[StoredEvent]:
         """The last ``count`` events, oldest first."""
-        stream = self._events(table_id)
+        stream = self.events_key(table_id)
         newest_first = await self.redis.xrevrange(stream, "+", "-", count=count)
         return stored_events([[stream, list(reversed(newest_first or []))]])
 
@@ -464,12 +457,12 @@ class TableStore:
     ) -> list[StoredEvent]:
         """Events with id greater than ``after``, oldest first (it never waits: held
         waits wait through :mod:`gateway.services.waiters`, holding no connection)."""
-        reply = await self.redis.xread({self._events(table_id): f"{after}-0"}, count=count)
+        reply = await self.redis.xread({self.events_key(table_id): f"{after}-0"}, count=count)
         return stored_events(reply)
 
     async def events_between(self, table_id: str, first: int, last: int) -> list[StoredEvent]:
         """The events with ids ``first`` to ``last``, oldest first (a retried action's)."""
-        stream = self._events(table_id)
+        stream = self.events_key(table_id)
         return stored_events([[stream, await self.redis.xrange(stream, f"{first}-0", f"{last}-0")]])
 
     async def idempotency(self, table_id: str, scope: str) -> IdempotencyRecord | None:
@@ -539,8 +532,8 @@ class TableStore:
         if idempotency is not None and idempotency_scope is None:
             raise ValueError("an idempotency record needs its scope")
         bucket = self.keys.bucket_of(table_id)
-        keys = [self._hash(table_id), self._events(table_id), self._log(table_id), seen_key,
-                self._turns(table_id), self._clock_index(bucket), self._bots_index(bucket)]
+        keys = [self._hash(table_id), self.events_key(table_id), self._log(table_id), seen_key,
+                self.turns_key(table_id), self._clock_index(bucket), self._bots_index(bucket)]
         reply = await self._run_commit(keys, argv)
         outcome = int(reply[0])
         if outcome == 1:
@@ -676,46 +669,23 @@ class TableStore:
 
     async def claim_clocks(self, now: float, lease_end: float, limit: int = 20) -> list[str]:
         """Claim tables whose clock ran out (one worker each until ``lease_end``)."""
-        return await self._claim_due(self._clock_index, now, lease_end, limit)
+        indexes = [self._clock_index(bucket) for bucket in self.keys.buckets()]
+        return await self._leases.claim(indexes, now, lease_end, limit)
 
     async def claim_bots(self, now: float, lease_end: float, limit: int = 20) -> list[str]:
         """Claim tables where a house bot is due (one worker each until ``lease_end``)."""
-        return await self._claim_due(self._bots_index, now, lease_end, limit)
+        indexes = [self._bots_index(bucket) for bucket in self.keys.buckets()]
+        return await self._leases.claim(indexes, now, lease_end, limit)
 
     async def release_clock(self, table_id: str, lease_end: float, next_due: float | None) -> bool:
         """Release a clock claim, re-indexing at ``next_due`` (``None``: remove)."""
-        return await self._release_claim(
+        return await self._leases.release(
             self._clock_index(self.keys.bucket_of(table_id)), table_id, lease_end, next_due)
 
     async def release_bots(self, table_id: str, lease_end: float, next_due: float | None) -> bool:
         """Release a house-bot claim, re-indexing at ``next_due`` (``None``: remove)."""
-        return await self._release_claim(
+        return await self._leases.release(
             self._bots_index(self.keys.bucket_of(table_id)), table_id, lease_end, next_due)
-
-    async def _claim_due(
-        self, index: Callable[[int], str], now: float, lease_end: float, limit: int
-    ) -> list[str]:
-        """Claim due members of every bucket's share of ``index``: at most ``limit`` over
-        one bucket, ``limit`` split over the buckets of a cluster (at least one each),
-        all buckets asked at once."""
-        buckets = self.keys.buckets()
-        each = max(1, -(-limit // len(buckets)))
-        # EVAL, not EVALSHA, in one pipeline (one round trip per primary): a short script,
-        # and no script cache to fill on each primary first.
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for bucket in buckets:
-                pipe.eval(CLAIM_DUE_LUA, 1, index(bucket), repr(now), repr(lease_end), each)
-            shares = await pipe.execute()
-        return [decoded(member) for claimed in shares for member in claimed]
-
-    async def _release_claim(
-        self, index: str, table_id: str, lease_end: float, next_due: float | None
-    ) -> bool:
-        released = await self._release(
-            keys=[index],
-            args=[table_id, repr(lease_end), "" if next_due is None else repr(next_due)],
-        )
-        return bool(released)
 
 
 class ReplicasBehind(RedisTimeoutError):

@@ -51,7 +51,7 @@ from gateway.store.connection import (
     round_trip,
     stream_entries,
 )
-from gateway.store.leases import CLAIM_DUE_LUA, RELEASE_CLAIM_LUA
+from gateway.store.leases import Leases
 from gateway.store.table_rows import no_errors
 from gateway.store.waits import publish_command
 
@@ -167,8 +167,7 @@ class TournamentStore:
         self._add_round = redis.register_script(_ADD_ROUND_LUA)
         self._record_result = redis.register_script(_RECORD_RESULT_LUA)
         self._end = redis.register_script(_END_LUA)
-        self._claim = redis.register_script(CLAIM_DUE_LUA)
-        self._release = redis.register_script(RELEASE_CLAIM_LUA)
+        self._leases = Leases(redis)
 
     # -- keys ---------------------------------------------------------------
 
@@ -265,13 +264,8 @@ class TournamentStore:
 
     async def results(self, tournament_id: str) -> list[str]:
         """Every stored result's JSON, in the order they were stored."""
-        order_key = self._key(tournament_id, "order")
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.lrange(order_key, 0, -1)
-            pipe.hgetall(self._key(tournament_id, "results"))
-            order, by_index = await pipe.execute()
-        stored = {decoded(k): decoded(v) for k, v in by_index.items()}
-        return [stored[decoded(index)] for index in order if decoded(index) in stored]
+        return await self._in_order(self._key(tournament_id, "order"),
+                                    self._key(tournament_id, "results"))
 
     async def end(self, tournament_id: str, status: str, now: float) -> bool:
         """Set a running tournament's final status once; False when it was not running."""
@@ -300,17 +294,13 @@ class TournamentStore:
 
     async def claim_active(self, now: float, lease_end: float, limit: int = 20) -> list[str]:
         """Claim due tournaments (one worker each until ``lease_end``)."""
-        claimed = await self._claim(keys=[self._active], args=[repr(now), repr(lease_end), limit])
-        return [decoded(member) for member in claimed]
+        return await self._leases.claim([self._active], now, lease_end, limit)
 
     async def release_active(
         self, tournament_id: str, lease_end: float, next_due: float | None
     ) -> bool:
         """Release a claim, re-indexing at ``next_due`` (``None``: the tournament is over)."""
-        released = await self._release(
-            keys=[self._active],
-            args=[tournament_id, repr(lease_end), "" if next_due is None else repr(next_due)])
-        return bool(released)
+        return await self._leases.release(self._active, tournament_id, lease_end, next_due)
 
     async def poke(self, tournament_id: str, now: float) -> None:
         """Make an active tournament due now (a table of it finished); never re-adds one."""
@@ -366,11 +356,9 @@ class TournamentStore:
         self, now: float, lease_end: float, limit: int = 50
     ) -> list[tuple[str, str]]:
         """Claim due pending tables (one worker each until ``lease_end``): (game, table id)."""
-        claimed = await self._claim(keys=[self._ladder_pending],
-                                    args=[repr(now), repr(lease_end), limit])
         pairs = []
-        for member in claimed:
-            game, _space, table_id = decoded(member).partition(" ")
+        for member in await self._leases.claim([self._ladder_pending], now, lease_end, limit):
+            game, _space, table_id = member.partition(" ")
             pairs.append((game, table_id))
         return pairs
 
@@ -378,16 +366,19 @@ class TournamentStore:
         self, game: str, table_id: str, lease_end: float, next_due: float | None
     ) -> bool:
         """Release a claim: look again at ``next_due``, or (``None``) forget the table."""
-        released = await self._release(
-            keys=[self._ladder_pending],
-            args=[f"{game} {table_id}", repr(lease_end), "" if next_due is None else repr(next_due)])
-        return bool(released)
+        return await self._leases.release(
+            self._ladder_pending, f"{game} {table_id}", lease_end, next_due)
 
     async def ladder(self, game: str) -> list[str]:
         """Every rated result of ``game``, in the order they were stored."""
+        return await self._in_order(self._ladder(game, "order"), self._ladder(game, "results"))
+
+    async def _in_order(self, order_key: str, results_key: str) -> list[str]:
+        """The values of the hash ``results_key`` in the order the list ``order_key`` names
+        their fields (what :data:`_RECORD_RESULT_LUA` wrote)."""
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.lrange(self._ladder(game, "order"), 0, -1)
-            pipe.hgetall(self._ladder(game, "results"))
-            order, by_id = await pipe.execute()
-        stored = {decoded(k): decoded(v) for k, v in by_id.items()}
+            pipe.lrange(order_key, 0, -1)
+            pipe.hgetall(results_key)
+            order, by_key = await pipe.execute()
+        stored = {decoded(k): decoded(v) for k, v in by_key.items()}
         return [stored[decoded(key)] for key in order if decoded(key) in stored]

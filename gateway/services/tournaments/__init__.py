@@ -20,102 +20,39 @@ The package: :mod:`.state` (shared reads and derivations), :mod:`.resource`
 
 from __future__ import annotations
 
-from gateway.services.tournaments.assignments import (
-    ASSIGNMENT_KEEPALIVE_S,
-    assignments,
-    stream_assignments,
-)
+from gateway.services.tournaments.assignments import assignments, stream_assignments
 from gateway.services.tournaments.bundle import bundle
 from gateway.services.tournaments.exports import (
-    note_refused,
     replays_jsonl,
     report,
-    require_published,
     results,
     results_csv_text,
     shown_to_anyone,
 )
 from gateway.services.tournaments.hooks import TournamentHooks
-from gateway.services.tournaments.ladder import (
-    LADDER_RECHECK_S,
-    leaderboard,
-    note_rated_finish,
-    note_rated_table,
-    sweep_ladder,
-)
+from gateway.services.tournaments.ladder import leaderboard
 from gateway.services.tournaments.resource import (
     cancel_tournament,
     create_tournament,
     get_tournament,
     list_tournaments,
 )
-from gateway.services.tournaments.scheduler import (
-    LEASE_S,
-    POLL_S,
-    advance_tournament,
-    drive_tournaments,
-    note_finished,
-    run_tournaments,
-)
-from gateway.services.tournaments.state import (
-    TournamentSnapshot,
-    board_seed,
-    check_plans,
-    close_running,
-    is_organiser,
-    load_snapshot,
-    not_found,
-    plan_json,
-    plan_of,
-    plan_seed,
-    rated_out,
-    require_visible_to,
-    result_of,
-    store_of,
-    table_id_for,
-)
+from gateway.services.tournaments.scheduler import run_tournaments
 
 __all__ = [
-    "ASSIGNMENT_KEEPALIVE_S",
-    "LADDER_RECHECK_S",
-    "LEASE_S",
-    "POLL_S",
     "TournamentHooks",
-    "TournamentSnapshot",
-    "advance_tournament",
     "assignments",
-    "board_seed",
     "bundle",
     "cancel_tournament",
-    "check_plans",
-    "close_running",
     "create_tournament",
-    "drive_tournaments",
     "get_tournament",
-    "is_organiser",
     "leaderboard",
     "list_tournaments",
-    "load_snapshot",
-    "not_found",
-    "note_finished",
-    "note_rated_finish",
-    "note_rated_table",
-    "note_refused",
-    "plan_json",
-    "plan_of",
-    "plan_seed",
-    "rated_out",
     "replays_jsonl",
     "report",
-    "require_published",
-    "require_visible_to",
-    "result_of",
     "results",
     "results_csv_text",
     "run_tournaments",
     "shown_to_anyone",
-    "store_of",
     "stream_assignments",
-    "sweep_ladder",
-    "table_id_for",
 ]

@@ -76,9 +76,13 @@ _organiser_header = APIKeyHeader(
 )
 
 
-async def _settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
+def _from_state(attribute: str) -> Any:
+    """A dependency on ``app.state.<attribute>`` (set by :func:`gateway.app.create_app`)."""
+
+    async def read(request: Request) -> Any:
+        return getattr(request.app.state, attribute)
+
+    return Depends(read)
 
 
 def _redis_of(request: Request) -> RedisClient:
@@ -104,20 +108,10 @@ async def _redis(request: Request) -> RedisClient:
     return _redis_of(request)
 
 
-async def _keys(request: Request) -> Keys:
-    keys: Keys = request.app.state.keys
-    return keys
-
-
-async def _tokens(request: Request) -> TokenService:
-    tokens: TokenService = request.app.state.tokens
-    return tokens
-
-
-SettingsDep = Annotated[Settings, Depends(_settings)]
+SettingsDep = Annotated[Settings, _from_state("settings")]
 RedisDep = Annotated[RedisClient, Depends(_redis)]
-KeysDep = Annotated[Keys, Depends(_keys)]
-TokenServiceDep = Annotated[TokenService, Depends(_tokens)]
+KeysDep = Annotated[Keys, _from_state("keys")]
+TokenServiceDep = Annotated[TokenService, _from_state("tokens")]
 
 
 async def _auth_store(redis: RedisDep, keys: KeysDep) -> AuthStore:

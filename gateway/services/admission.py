@@ -35,10 +35,10 @@ from gateway.schemas.admission import (
     SecretRotated,
     TokenIssued,
 )
-from gateway.security import TokenService, auth_problem, game_scope
+from gateway.security import IssuedToken, TokenService, auth_problem, game_scope
 from gateway.services.records import problem
 from gateway.store.admission import AdmissionStore
-from gateway.store.auth import AgentNameTaken, AgentNotFound, AuthStore
+from gateway.store.auth import AgentNameTaken, AgentNotFound, AgentRecord, AuthStore
 
 # Submodules, not the ``quiz`` package's re-exports: an editable install made
 # before ``quiz/__init__.py`` existed still maps ``quiz`` as a namespace package.
@@ -307,15 +307,18 @@ async def submit_answers(
         raise _asked_with_revoked()  # revoked between the check above and now
     log.info("admission challenge %s passed: agent %s now holds %s", challenge_id,
              record.agent_id, " ".join(sorted(record.scopes)))
-    return AdmissionPassed(
+    return AdmissionPassed(**_token_issued(record, issued).model_dump(), secret=secret, score=score)
+
+
+def _token_issued(record: AgentRecord, issued: IssuedToken) -> TokenIssued:
+    """The answer carrying the token just ``issued`` to the agent of ``record``."""
+    return TokenIssued(
         access_token=issued.token,
         expires_in=max(0, issued.expires_at - int(time.time())),
         expires_at=issued.expires_at,
         agent_id=record.agent_id,
         name=record.name,
         scopes=sorted(record.scopes),
-        secret=secret,
-        score=score,
     )
 
 
@@ -358,15 +361,7 @@ async def exchange_credentials(
     if exchanged is None:
         log.info("token request refused for agent id %s", agent_id)
         raise _bad_credentials()
-    record, issued = exchanged
-    return TokenIssued(
-        access_token=issued.token,
-        expires_in=max(0, issued.expires_at - int(time.time())),
-        expires_at=issued.expires_at,
-        agent_id=record.agent_id,
-        name=record.name,
-        scopes=sorted(record.scopes),
-    )
+    return _token_issued(*exchanged)
 
 
 async def rotate_secret(

@@ -328,11 +328,9 @@ async def stream_assignments(
 ) -> Response:
     """Resume with ``Last-Event-ID`` (or ``after``). The stream closes when the token it
     was opened with expires; reconnect with a fresh one and ``Last-Event-ID``."""
-    start = after
-    if last_event_id is not None:
-        start = last_event_id
     frames = service.stream_assignments(
-        table_context_of(request), token.principal, after=start,
+        table_context_of(request), token.principal,
+        after=last_event_id if last_event_id is not None else after,
         until=min(tokens.valid_until(token),
                   time.time() + request.app.state.settings.assignment_stream_max_s),
         revoked_key=revoked_key(request.app.state.keys, token.principal.token_id))

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gateway.errors import PROBLEM_CONTENT_TYPE
+from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError
 
 __all__ = [
     "AUTH_PROBLEMS",
@@ -135,13 +135,7 @@ for _code, _status, _title, _detail in (
 def problem_example(code: str) -> dict[str, Any]:
     """An example problem document for a registered ``code``."""
     spec = PROBLEM_CATALOGUE[code]
-    return {
-        "type": f"https://agents-club.dev/problems/{code}",
-        "title": spec.title,
-        "status": spec.status,
-        "detail": spec.example_detail,
-        "code": code,
-    }
+    return ProblemError(spec.status, code, spec.title, spec.example_detail).to_problem()
 
 
 def problem_responses(*codes: str) -> dict[int | str, dict[str, Any]]:

@@ -94,6 +94,7 @@ worker sees every agent's token once its keep-alive connections come and go, so
 more tokens than this may be live, and only the ones not sent lately are checked
 again."""
 
+
 def auth_problem(code: str, detail: str | None = None) -> ProblemError:
     """The problem for an ``auth/...`` code, with its catalogued status (401, or 403 for
     ``auth/wrong_scope``) and title; a 401 carries the ``WWW-Authenticate`` challenge."""

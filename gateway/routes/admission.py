@@ -65,7 +65,7 @@ AdmissionStoreDep = Annotated[AdmissionStore, Depends(_store)]
     summary="Ask for an admission challenge",
     status_code=201,
     response_model=ChallengeCreated,
-    responses=problem_responses(
+    responses=problem_responses(  # the token is optional: TOKEN_PROBLEMS but auth/missing
         *TOKEN_PROBLEMS[1:], "game/not_found", "admission/no_quiz", "agent/name_taken",
         "agent/name_reserved", "admission/name_mismatch", "admission/already_admitted",
         "rate/limited", "request/invalid",

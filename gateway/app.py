@@ -41,10 +41,11 @@ from gateway.head_middleware import HeadAsGetMiddleware
 from gateway.logging_config import configure_logging
 from gateway.mcp_server import mcp_lifespan, mcp_route
 from gateway.metrics import PROBLEMS, WORKERS, RequestMetricsMiddleware
-from gateway.openapi_docs import PROBLEM_CATALOGUE, problem_example
+from gateway.openapi_docs import PROBLEM_CATALOGUE, Problem, problem_answer
 from gateway.routes import admission, auth, games, meta, rated_queue, tables, tournaments, watch, ws
 from gateway.security import TokenService
 from gateway.services import runtime
+from gateway.services.records import problem
 from gateway.services.waiters import Waiters
 from gateway.store.connection import Keys, close_client, connect, is_cluster_url
 from gateway.store.outage import REDIS_UNAVAILABLE
@@ -101,18 +102,17 @@ async def _on_http_exception(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     headers = dict(exc.headers or {})
     if exc.status_code == 404:
-        error = ProblemError(404, "request/not_found", "Not found",
-                             f"No route at {request.url.path}; see /docs.")
+        error = problem("request/not_found", f"No route at {request.url.path}; see /docs.")
     elif exc.status_code == 405:
         allowed = _allowed_methods(request)
         headers = {name: value for name, value in headers.items() if name.lower() != "allow"}
         headers["Allow"] = allowed
-        error = ProblemError(405, "request/method_not_allowed", "Method not allowed",
-                             f"{request.method} is not allowed here; allowed: {allowed}.")
+        error = problem("request/method_not_allowed",
+                        f"{request.method} is not allowed here; allowed: {allowed}.")
     elif exc.status_code == 400:
         # FastAPI's answer to a body it cannot decode at all (not UTF-8): no schema applies yet.
-        error = ProblemError(400, "request/unreadable", "Unreadable body",
-                             "The body is not UTF-8 text; send JSON encoded as UTF-8.")
+        error = problem("request/unreadable",
+                        "The body is not UTF-8 text; send JSON encoded as UTF-8.")
     else:
         error = ProblemError(exc.status_code, "request/invalid", "Invalid request",
                              str(exc.detail) if exc.status_code < 500 else "Request failed.")
@@ -154,7 +154,7 @@ async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse
     else:
         where = ", ".join(".".join(entry["loc"]) for entry in errors[:5])
         detail = f"The request does not match its schema ({where})."
-    error = ProblemError(422, "request/invalid", "Invalid request", detail, errors=errors)
+    error = problem("request/invalid", detail, errors=errors)
     return _problem_response(request, error)
 
 
@@ -182,8 +182,7 @@ async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
         request.url.path,
         exc_info=(type(exc), exc, exc.__traceback__),
     )
-    error = ProblemError(500, "server/error", "Internal error",
-                         "Something went wrong on our side; it was logged.")
+    error = problem("server/error", "Something went wrong on our side; it was logged.")
     return _problem_response(request, error)
 
 
@@ -241,8 +240,6 @@ def _problem_openapi(app: FastAPI) -> dict[str, Any]:
     problem_ref = {"$ref": "#/components/schemas/Problem"}
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     if "Problem" not in components:
-        from gateway.openapi_docs import Problem
-
         components["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
     for path_item in schema.get("paths", {}).values():
         for operation in path_item.values():
@@ -253,12 +250,7 @@ def _problem_openapi(app: FastAPI) -> dict[str, Any]:
                 guard_codes += ["request/too_large", "request/unreadable"]
             for code in guard_codes:
                 operation.setdefault("responses", {}).setdefault(
-                    str(PROBLEM_CATALOGUE[code].status), {
-                        "description": f"`{code}`",
-                        "content": {PROBLEM_CONTENT_TYPE: {"examples": {code: {
-                            "summary": PROBLEM_CATALOGUE[code].title,
-                            "value": problem_example(code)}}}},
-                    })
+                    str(PROBLEM_CATALOGUE[code].status), problem_answer(code))
             for status, answer in operation.get("responses", {}).items():
                 if not str(status).startswith(("4", "5")):
                     continue
@@ -267,13 +259,10 @@ def _problem_openapi(app: FastAPI) -> dict[str, Any]:
                 answer["content"] = {PROBLEM_CONTENT_TYPE: problem}
                 problem["schema"] = problem_ref
                 if str(status) == "422" and "examples" not in problem:
-                    problem["examples"] = {
-                        "request/invalid": {
-                            "summary": PROBLEM_CATALOGUE["request/invalid"].title,
-                            "value": problem_example("request/invalid"),
-                        }
-                    }
-                    answer["description"] = "`request/invalid`"
+                    # FastAPI's own 422 for a route that lists no 422 code of its own.
+                    default = problem_answer("request/invalid")
+                    problem.update(default["content"][PROBLEM_CONTENT_TYPE])
+                    answer["description"] = default["description"]
         for operation in path_item.values():
             _document_request_examples(operation, components)
             for parameter in operation.get("parameters", []):

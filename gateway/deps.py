@@ -13,6 +13,9 @@ leave the revocation question to the table read, which asks it in the same
 round trip (:class:`gateway.security.PendingRevocation`). ``OrganiserPrincipal``
 accepts the organiser key (as the bearer or in ``X-Organiser-Key``) or a token of
 kind ``organiser``.
+
+Two plain functions serve route bodies: :func:`table_context_of` (the worker's
+:class:`~gateway.services.context.TableContext`) and :func:`client_address`.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from fastapi.security.utils import get_authorization_scheme_param
 
 from gateway.config import Settings
-from gateway.errors import ProblemError
 from gateway.principal import Principal
 from gateway.security import (
     ORGANISER_SCOPE,
@@ -33,6 +35,9 @@ from gateway.security import (
     VerifiedToken,
     auth_problem,
 )
+from gateway.services.context import TableContext
+from gateway.services.records import problem
+from gateway.services.runtime import table_context
 from gateway.store.auth import AuthStore, revoked_key
 from gateway.store.connection import Keys, RedisClient
 
@@ -52,6 +57,8 @@ __all__ = [
     "SettingsDep",
     "TableCaller",
     "TokenServiceDep",
+    "client_address",
+    "table_context_of",
 ]
 
 ORGANISER_ID = "organiser"
@@ -69,36 +76,42 @@ _organiser_header = APIKeyHeader(
 )
 
 
-async def _settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
+def _from_state(attribute: str) -> Any:
+    """A dependency on ``app.state.<attribute>`` (set by :func:`gateway.app.create_app`)."""
+
+    async def read(request: Request) -> Any:
+        return getattr(request.app.state, attribute)
+
+    return Depends(read)
 
 
 def _redis_of(request: Request) -> RedisClient:
     client: RedisClient | None = getattr(request.app.state, "redis", None)
     if client is None:  # only before the lifespan ran (a TestClient used without `with`)
-        raise ProblemError(503, "server/unavailable", "Service unavailable", "Redis is not connected.")
+        raise problem("server/unavailable", "Redis is not connected.")
     return client
+
+
+def table_context_of(request: Request) -> TableContext:
+    """The worker's table context, for a route to hand its service; 503 before Redis is
+    connected. Called in the route's body, after its parameters were validated."""
+    _redis_of(request)
+    return table_context(request.app)
+
+
+def client_address(request: Request) -> str:
+    """The caller's address, the subject of per-address rate limits."""
+    return request.client.host if request.client is not None else "unknown"
 
 
 async def _redis(request: Request) -> RedisClient:
     return _redis_of(request)
 
 
-async def _keys(request: Request) -> Keys:
-    keys: Keys = request.app.state.keys
-    return keys
-
-
-async def _tokens(request: Request) -> TokenService:
-    tokens: TokenService = request.app.state.tokens
-    return tokens
-
-
-SettingsDep = Annotated[Settings, Depends(_settings)]
+SettingsDep = Annotated[Settings, _from_state("settings")]
 RedisDep = Annotated[RedisClient, Depends(_redis)]
-KeysDep = Annotated[Keys, Depends(_keys)]
-TokenServiceDep = Annotated[TokenService, Depends(_tokens)]
+KeysDep = Annotated[Keys, _from_state("keys")]
+TokenServiceDep = Annotated[TokenService, _from_state("tokens")]
 
 
 async def _auth_store(redis: RedisDep, keys: KeysDep) -> AuthStore:
@@ -252,8 +265,7 @@ async def _organiser(
     store = AuthStore(_redis_of(request), request.app.state.keys)
     verified = await tokens.authenticate(credentials.credentials, store.is_revoked)
     if verified.principal.kind != "organiser":
-        raise ProblemError(403, "auth/organiser_only", "Organiser only",
-                           "Only the organiser may do this.")
+        raise problem("auth/organiser_only", "Only the organiser may do this.")
     return verified.principal
 
 

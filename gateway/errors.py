@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["PROBLEM_CONTENT_TYPE", "REDIS_RETRY_AFTER_S", "ProblemError", "redis_unavailable"]
+__all__ = [
+    "PROBLEM_CONTENT_TYPE",
+    "REDIS_RETRY_AFTER_S",
+    "ProblemError",
+    "rate_limited",
+    "redis_unavailable",
+]
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
@@ -67,3 +73,11 @@ def redis_unavailable() -> ProblemError:
     return ProblemError(503, "server/unavailable", "Service unavailable",
                         "Redis does not answer; retry in a moment.",
                         headers={"Retry-After": str(REDIS_RETRY_AFTER_S)})
+
+
+def rate_limited(what: str, retry_after: int) -> ProblemError:
+    """429 ``rate/limited`` for too many ``what``: the wait is said in the detail, in the
+    ``retry_after`` member and in ``Retry-After``."""
+    return ProblemError(429, "rate/limited", "Too many requests",
+                        f"Too many {what}; retry after {retry_after} seconds.",
+                        headers={"Retry-After": str(retry_after)}, retry_after=retry_after)

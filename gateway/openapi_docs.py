@@ -5,7 +5,8 @@ title (:data:`PROBLEM_CATALOGUE`); a route passes the codes it can answer with
 to :func:`problem_responses`, which builds the ``responses=`` value with one
 example per code, grouped by status. Modules that need a new code call
 :func:`register_problem` at import time instead of editing this file.
-``server/error`` (500) is added to every operation.
+``server/error`` (500) is added to every operation. The ``*_PROBLEMS`` tuples are the
+``auth/...`` codes each kind of caller check answers with, listed once for every route.
 """
 
 from __future__ import annotations
@@ -14,16 +15,32 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gateway.errors import PROBLEM_CONTENT_TYPE
+from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError
 
 __all__ = [
+    "AUTH_PROBLEMS",
+    "OPTIONAL_AUTH_PROBLEMS",
     "PROBLEM_CATALOGUE",
+    "TOKEN_PROBLEMS",
     "Problem",
     "ProblemSpec",
+    "problem_answer",
     "problem_example",
     "problem_responses",
     "register_problem",
 ]
+
+AUTH_PROBLEMS = ("auth/missing", "auth/invalid", "auth/expired", "auth/revoked")
+"""What a route that needs a bearer token answers when it is missing or bad."""
+
+OPTIONAL_AUTH_PROBLEMS = AUTH_PROBLEMS[1:]
+"""The same for a route that also serves callers without a token (a bad one is refused)."""
+
+TOKEN_PROBLEMS = (
+    "auth/missing", "auth/invalid", "auth/expired", "auth/not_yet_valid", "auth/wrong_audience",
+    "auth/wrong_issuer", "auth/unknown_key", "auth/revoked",
+)
+"""Every code a token's verification can fail with, as the token routes list them."""
 
 
 class Problem(BaseModel):
@@ -118,13 +135,7 @@ for _code, _status, _title, _detail in (
 def problem_example(code: str) -> dict[str, Any]:
     """An example problem document for a registered ``code``."""
     spec = PROBLEM_CATALOGUE[code]
-    return {
-        "type": f"https://agents-club.dev/problems/{code}",
-        "title": spec.title,
-        "status": spec.status,
-        "detail": spec.example_detail,
-        "code": code,
-    }
+    return ProblemError(spec.status, code, spec.title, spec.example_detail).to_problem()
 
 
 def problem_responses(*codes: str) -> dict[int | str, dict[str, Any]]:
@@ -141,19 +152,21 @@ def problem_responses(*codes: str) -> dict[int | str, dict[str, Any]]:
         listed = by_status.setdefault(status, [])
         if code not in listed:
             listed.append(code)
-    responses: dict[int | str, dict[str, Any]] = {}
-    for status in sorted(by_status):
-        listed = by_status[status]
-        responses[status] = {
-            "model": Problem,
-            "description": "; ".join(f"`{code}`" for code in listed),
-            "content": {
-                PROBLEM_CONTENT_TYPE: {
-                    "examples": {
-                        code: {"summary": PROBLEM_CATALOGUE[code].title, "value": problem_example(code)}
-                        for code in listed
-                    }
+    return {status: {"model": Problem, **problem_answer(*by_status[status])}
+            for status in sorted(by_status)}
+
+
+def problem_answer(*codes: str) -> dict[str, Any]:
+    """One documented answer of the same-status ``codes``: a description naming them and
+    a problem+json example of each."""
+    return {
+        "description": "; ".join(f"`{code}`" for code in codes),
+        "content": {
+            PROBLEM_CONTENT_TYPE: {
+                "examples": {
+                    code: {"summary": PROBLEM_CATALOGUE[code].title, "value": problem_example(code)}
+                    for code in codes
                 }
-            },
-        }
-    return responses
+            }
+        },
+    }

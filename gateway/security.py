@@ -40,6 +40,7 @@ import jwt
 from gateway.config import Settings
 from gateway.errors import ProblemError
 from gateway.keys import KeyRing, load_keyring, resolve_organiser_key
+from gateway.openapi_docs import PROBLEM_CATALOGUE
 from gateway.principal import Principal
 
 __all__ = [
@@ -93,30 +94,19 @@ worker sees every agent's token once its keep-alive connections come and go, so
 more tokens than this may be live, and only the ones not sent lately are checked
 again."""
 
-_TITLES = {
-    "auth/missing": "Authentication required",
-    "auth/invalid": "Invalid token",
-    "auth/expired": "Token expired",
-    "auth/not_yet_valid": "Token not yet valid",
-    "auth/wrong_audience": "Token for another audience",
-    "auth/wrong_issuer": "Token from another issuer",
-    "auth/unknown_key": "Token signed with an unknown key",
-    "auth/revoked": "Token revoked",
-    "auth/wrong_scope": "Not allowed",
-}
-
 
 def auth_problem(code: str, detail: str | None = None) -> ProblemError:
-    """A 401 problem for an ``auth/...`` code (403 for ``auth/wrong_scope``)."""
-    status = 403 if code == "auth/wrong_scope" else 401
+    """The problem for an ``auth/...`` code, with its catalogued status (401, or 403 for
+    ``auth/wrong_scope``) and title; a 401 carries the ``WWW-Authenticate`` challenge."""
+    spec = PROBLEM_CATALOGUE[code]
     headers = None
-    if status == 401:
+    if spec.status == 401:
         # RFC 6750 3.1: no error attribute when the request carried no token at all.
         challenge = 'Bearer realm="agents-club"'
         if code != "auth/missing":
             challenge += ', error="invalid_token"'
         headers = {"WWW-Authenticate": challenge}
-    return ProblemError(status, code, _TITLES[code], detail, headers=headers)
+    return ProblemError(spec.status, code, spec.title, detail, headers=headers)
 
 
 def game_scope(game: str) -> str:

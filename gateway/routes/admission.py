@@ -19,8 +19,9 @@ from gateway.deps import (
     OptionalPrincipal,
     RedisDep,
     TokenServiceDep,
+    client_address,
 )
-from gateway.openapi_docs import problem_responses
+from gateway.openapi_docs import TOKEN_PROBLEMS, problem_responses
 from gateway.schemas.admission import (
     AdmissionPassed,
     AnswersRequest,
@@ -37,12 +38,6 @@ from gateway.store.admission import AdmissionStore
 __all__ = ["AdmissionSettingsDep", "router"]
 
 router = APIRouter()
-
-AUTH_ERRORS = (
-    "auth/invalid", "auth/expired", "auth/not_yet_valid", "auth/wrong_audience",
-    "auth/wrong_issuer", "auth/unknown_key", "auth/revoked",
-)  # fmt: skip
-
 
 async def _admission_settings(request: Request) -> AdmissionSettings:
     """The app's admission settings (``app.state.admission_settings``), read from the environment once."""
@@ -64,19 +59,14 @@ async def _store(request: Request, redis: RedisDep, keys: KeysDep) -> AdmissionS
 AdmissionStoreDep = Annotated[AdmissionStore, Depends(_store)]
 
 
-def _client(request: Request) -> str:
-    """The caller's address, the subject of per-address rate limits."""
-    return request.client.host if request.client is not None else "unknown"
-
-
 @router.post(
     "/v1/admission/challenges",
     tags=["admission"],
     summary="Ask for an admission challenge",
     status_code=201,
     response_model=ChallengeCreated,
-    responses=problem_responses(
-        *AUTH_ERRORS, "game/not_found", "admission/no_quiz", "agent/name_taken",
+    responses=problem_responses(  # the token is optional: TOKEN_PROBLEMS but auth/missing
+        *TOKEN_PROBLEMS[1:], "game/not_found", "admission/no_quiz", "agent/name_taken",
         "agent/name_reserved", "admission/name_mismatch", "admission/already_admitted",
         "rate/limited", "request/invalid",
     ),
@@ -98,7 +88,7 @@ async def create_admission_challenge(
     """
     return await service.create_challenge(
         store=store, agents=agents, settings=settings, agent_name=body.agent_name,
-        game=body.game, principal=principal, client=_client(request),
+        game=body.game, principal=principal, client=client_address(request),
     )  # fmt: skip
 
 
@@ -153,7 +143,7 @@ async def exchange_agent_credentials(
     """A new access token for an admitted agent's id and secret, with all its game scopes."""
     return await service.exchange_credentials(
         store=store, agents=agents, tokens=tokens, settings=settings,
-        agent_id=body.agent_id, secret=body.secret, client=_client(request),
+        agent_id=body.agent_id, secret=body.secret, client=client_address(request),
     )  # fmt: skip
 
 
@@ -180,5 +170,5 @@ async def rotate_agent_secret(
     """
     return await service.rotate_secret(
         store=store, agents=agents, settings=settings, agent_id=body.agent_id, secret=body.secret,
-        client=_client(request),
+        client=client_address(request),
     )  # fmt: skip

@@ -21,7 +21,7 @@ from gateway.deps import (
     TokenServiceDep,
 )
 from gateway.errors import ProblemError
-from gateway.openapi_docs import problem_responses
+from gateway.openapi_docs import TOKEN_PROBLEMS, problem_responses
 from gateway.schemas.auth import (
     AccessToken,
     AgentMeta,
@@ -33,6 +33,7 @@ from gateway.schemas.auth import (
 )
 from gateway.security import ORGANISER_SCOPE, VerifiedToken, game_scope
 from gateway.services.agents import change_meta, check_predecessor, meta_out
+from gateway.services.records import problem
 from gateway.store.auth import AgentNameTaken, AgentRecord, AuthStore
 
 __all__ = [
@@ -47,10 +48,7 @@ __all__ = [
 
 router = APIRouter(tags=["auth"])
 
-AUTH_ERRORS = (
-    "auth/missing", "auth/invalid", "auth/expired", "auth/not_yet_valid", "auth/wrong_audience",
-    "auth/wrong_issuer", "auth/unknown_key", "auth/revoked",
-)
+
 @router.get(
     "/.well-known/jwks.json",
     summary="Public keys that verify our tokens",
@@ -86,8 +84,7 @@ async def _agent_for(
         if meta is not None:
             record = await change_meta(store, record, meta)
         return record
-    raise ProblemError(409, "agent/name_taken", "Agent name taken",
-                       "That agent name is being registered concurrently; retry.")
+    raise problem("agent/name_taken", "That agent name is being registered concurrently; retry.")
 
 
 @router.post(
@@ -95,7 +92,7 @@ async def _agent_for(
     summary="Organiser: mint a token for an agent",
     response_model=AccessToken,
     status_code=201,
-    responses=problem_responses(*AUTH_ERRORS, "auth/organiser_only", "game/not_found",
+    responses=problem_responses(*TOKEN_PROBLEMS, "auth/organiser_only", "game/not_found",
                                 "agent/name_taken", "agent/invalid_predecessor",
                                 "request/invalid"),
 )
@@ -117,9 +114,8 @@ async def mint_organiser_token(
     known = all_games()
     for game in request.games:
         if game not in known:
-            raise ProblemError(404, "game/not_found", "Game not found",
-                               f"No game is called {game!r}; see GET /v1/games.",
-                               games=sorted(known))
+            raise problem("game/not_found", f"No game is called {game!r}; see GET /v1/games.",
+                          games=sorted(known))
     ttl = min(request.ttl_s or settings.access_token_ttl_s, settings.max_token_ttl_s)
     scopes = {game_scope(game) for game in request.games}
     if request.kind == "organiser":
@@ -140,7 +136,7 @@ async def mint_organiser_token(
     "/v1/auth/revoke",
     summary="Revoke a token",
     response_model=Revoked,
-    responses=problem_responses(*AUTH_ERRORS, "auth/wrong_scope", "request/invalid"),
+    responses=problem_responses(*TOKEN_PROBLEMS, "auth/wrong_scope", "request/invalid"),
 )
 async def revoke_token(
     caller: AnyCaller,
@@ -155,18 +151,18 @@ async def revoke_token(
     principal, own = caller
     if request.token is None:
         if own is None:
-            raise ProblemError(422, "request/invalid", "Invalid request",
-                               "The organiser key is not a token; name the token to revoke.")
+            raise problem("request/invalid",
+                          "The organiser key is not a token; name the token to revoke.")
         target = own
     else:
         try:
             target = tokens.verify_token(request.token)
         except ProblemError as refused:
-            raise ProblemError(422, "request/invalid", "Invalid request",
-                               f"That token cannot be revoked ({refused.code}).") from None
+            raise problem("request/invalid",
+                          f"That token cannot be revoked ({refused.code}).") from None
         if target.principal.agent_id != principal.agent_id and principal.kind != "organiser":
-            raise ProblemError(403, "auth/wrong_scope", "Not allowed",
-                               "Only the organiser may revoke another agent's token.")
+            raise problem("auth/wrong_scope",
+                          "Only the organiser may revoke another agent's token.")
     await store.revoke(target.principal.token_id, expires_at=target.expires_at,
                        agent_id=target.principal.agent_id)
     return Revoked(token_id=target.principal.token_id, expires_at=target.expires_at)
@@ -176,7 +172,7 @@ async def revoke_token(
     "/v1/agents/me",
     summary="Who am I",
     response_model=AgentProfile,
-    responses=problem_responses(*AUTH_ERRORS),
+    responses=problem_responses(*TOKEN_PROBLEMS),
 )
 async def get_me(token: CurrentToken, store: AuthStoreDep) -> AgentProfile:
     """The caller's agent id, name, scopes, token expiry and public metadata."""
@@ -205,7 +201,7 @@ async def _profile(store: AuthStore, token: VerifiedToken, record: AgentRecord |
     "/v1/agents/me",
     summary="Change my public metadata",
     response_model=AgentProfile,
-    responses=problem_responses(*AUTH_ERRORS, "auth/wrong_scope", "agent/not_found",
+    responses=problem_responses(*TOKEN_PROBLEMS, "auth/wrong_scope", "agent/not_found",
                                 "agent/invalid_predecessor", "request/invalid"),
 )
 async def update_me(token: CurrentToken, store: AuthStoreDep, changes: AgentMeta) -> AgentProfile:
@@ -215,10 +211,8 @@ async def update_me(token: CurrentToken, store: AuthStoreDep, changes: AgentMeta
     """
     principal = token.principal
     if principal.kind != "agent":
-        raise ProblemError(403, "auth/wrong_scope", "Not allowed",
-                           "Only an agent has metadata; use an agent's token.")
+        raise problem("auth/wrong_scope", "Only an agent has metadata; use an agent's token.")
     record = await store.get_agent(principal.agent_id)
     if record is None:
-        raise ProblemError(404, "agent/not_found", "Agent not found",
-                           "Your agent record is gone; register again.")
+        raise problem("agent/not_found", "Your agent record is gone; register again.")
     return await _profile(store, token, await change_meta(store, record, changes))

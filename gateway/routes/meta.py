@@ -10,9 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from gateway import __version__
 from gateway.deps import RedisDep
-from gateway.errors import ProblemError
 from gateway.metrics import CONTENT_TYPE, exposition
 from gateway.openapi_docs import problem_responses
+from gateway.services.records import problem
 from gateway.store.outage import ping
 
 __all__ = ["router"]
@@ -32,11 +32,6 @@ class Liveness(Health):
     """The process is up, and which release it runs."""
 
     version: str = Field(description="The gateway's release (see CHANGELOG.md), for example `0.1.0`.")
-
-
-def _redis_down() -> ProblemError:
-    return ProblemError(503, "server/unavailable", "Service unavailable",
-                        "Redis does not answer.", headers={"Retry-After": "1"})
 
 
 @router.get(
@@ -60,7 +55,7 @@ async def get_health() -> Liveness:
 async def get_readiness(redis: RedisDep) -> Health:
     """``ok`` when Redis answers ``PING``; 503 ``server/unavailable`` otherwise."""
     if not await ping(redis):
-        raise _redis_down()
+        raise problem("server/unavailable", "Redis does not answer.", headers={"Retry-After": "1"})
     return Health()
 
 

@@ -11,34 +11,28 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Query, Request
 
-from gateway.deps import CurrentPrincipal, CurrentToken, TokenServiceDep
-from gateway.openapi_docs import problem_responses
+from gateway.deps import (
+    CurrentPrincipal,
+    CurrentToken,
+    TokenServiceDep,
+    client_address,
+    table_context_of,
+)
+from gateway.openapi_docs import AUTH_PROBLEMS, problem_responses
 from gateway.schemas.tournaments import RatedQueueRequest, RatedQueueTicket
 from gateway.services import rated_queue as service
-from gateway.services.context import TableContext
-from gateway.services.records import problem
-from gateway.services.runtime import table_context
 from gateway.store.auth import revoked_key
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1/games/{game}/rated-queue", tags=["rated queue"])
 
-_AUTH = ("auth/missing", "auth/invalid", "auth/expired", "auth/revoked")
-
-
-def _ctx(request: Request) -> TableContext:
-    if getattr(request.app.state, "redis", None) is None:
-        raise problem("server/unavailable", "Redis is not connected.")
-    return table_context(request.app)
-
-
 @router.post(
     "",
     operation_id="join_rated_queue",
     summary="Wait for a rated table: the queue seats waiting agents at random",
     response_model=RatedQueueTicket,
-    responses=problem_responses(*_AUTH, "auth/wrong_scope", "game/not_found",
+    responses=problem_responses(*AUTH_PROBLEMS, "auth/wrong_scope", "game/not_found",
                                 "table/invalid_config", "request/invalid"),
 )
 async def join_rated_queue(
@@ -58,8 +52,8 @@ async def join_rated_queue(
     Then read the ticket with ``wait_s`` until ``status`` is ``seated`` and play
     ``table_id``: leaving it during play forfeits it, and a seat that never moves loses on
     time."""
-    address = request.client.host if request.client is not None else "unknown"
-    return await service.join_queue(_ctx(request), principal, game, body, address=address)
+    return await service.join_queue(
+        table_context_of(request), principal, game, body, address=client_address(request))
 
 
 @router.get(
@@ -67,7 +61,8 @@ async def join_rated_queue(
     operation_id="get_rated_queue_ticket",
     summary="Your rated-queue ticket (long-poll until a draw seats you)",
     response_model=RatedQueueTicket,
-    responses=problem_responses(*_AUTH, "game/not_found", "queue/not_queued", "request/invalid"),
+    responses=problem_responses(
+        *AUTH_PROBLEMS, "game/not_found", "queue/not_queued", "request/invalid"),
 )
 async def get_rated_queue_ticket(
     request: Request,
@@ -82,7 +77,7 @@ async def get_rated_queue_ticket(
     ``expired`` or ``left``: join again to wait."""
     wait_s = min(wait_s, max(0.0, tokens.valid_until(token) - time.time()))
     return await service.queue_ticket(
-        _ctx(request), token.principal, game, wait_s=wait_s,
+        table_context_of(request), token.principal, game, wait_s=wait_s,
         revoked_key=revoked_key(request.app.state.keys, token.principal.token_id))
 
 
@@ -91,9 +86,9 @@ async def get_rated_queue_ticket(
     operation_id="leave_rated_queue",
     summary="Stop waiting in the rated queue",
     response_model=RatedQueueTicket,
-    responses=problem_responses(*_AUTH, "game/not_found", "queue/not_queued"),
+    responses=problem_responses(*AUTH_PROBLEMS, "game/not_found", "queue/not_queued"),
 )
 async def leave_rated_queue(request: Request, game: str, principal: CurrentPrincipal) -> RatedQueueTicket:
     """A waiting ticket becomes ``left``; one already seated is answered as it is (leave
     the table itself to give it up: a forfeit once play began)."""
-    return await service.leave_queue(_ctx(request), principal, game)
+    return await service.leave_queue(table_context_of(request), principal, game)

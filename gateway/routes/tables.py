@@ -20,8 +20,10 @@ from gateway.deps import (
     OptionalPrincipal,
     OptionalTableCaller,
     TableCaller,
+    client_address,
+    table_context_of,
 )
-from gateway.openapi_docs import problem_responses
+from gateway.openapi_docs import AUTH_PROBLEMS, OPTIONAL_AUTH_PROBLEMS, problem_responses
 from gateway.routes.waits import OBSERVE_WAIT_MAX_S, wait_seconds
 from gateway.schemas.tables import (
     ActionRequest,
@@ -37,7 +39,6 @@ from gateway.schemas.tables import (
 from gateway.schemas.tools import ToolFormat, openai_tools
 from gateway.services import events as events_service
 from gateway.services import tables as tables_service
-from gateway.services.context import TableContext
 from gateway.services.records import problem
 from gateway.services.runtime import table_context
 
@@ -52,21 +53,12 @@ takes ``offset + limit`` as an integer (a larger one was a 500)."""
 
 router = APIRouter(prefix="/v1/tables", tags=["tables"])
 
-_AUTH = ("auth/missing", "auth/invalid", "auth/expired", "auth/revoked")
-
 _FIRST_DECISION = (
     "Seconds to hold the answer until you must first decide (or the table ends): its "
     "`observation` is then the one to act from, so the request that seats you also brings "
     "your first decision. 0 (the default) answers at once, with no `observation`. Held as "
     "an observation's `wait_s` is; while the table waits for players it holds too, so "
     "share a private table's id before you wait on it.")
-_SPECTATOR_AUTH = ("auth/invalid", "auth/expired", "auth/revoked")
-
-
-def _ctx(request: Request) -> TableContext:
-    if getattr(request.app.state, "redis", None) is None:
-        raise problem("server/unavailable", "Redis is not connected.")
-    return table_context(request.app)
 
 
 @router.post(
@@ -76,7 +68,7 @@ def _ctx(request: Request) -> TableContext:
     status_code=201,
     response_model=TableOut,
     responses=problem_responses(
-        *_AUTH, "auth/wrong_scope", "game/not_found", "table/invalid_config",
+        *AUTH_PROBLEMS, "auth/wrong_scope", "game/not_found", "table/invalid_config",
         "table/unknown_bot", "table/full", "table/too_many", "table/seed_not_allowed",
         "table/rated_not_allowed", "idempotency/conflict", "request/invalid",
     ),
@@ -122,7 +114,7 @@ async def create_table(
 
     With ``wait_s`` at a table that fills without you (house bots, or a public table),
     one request takes you from no table to your first decision."""
-    ctx = _ctx(request)
+    ctx = table_context_of(request)
     created = await tables_service.create_table(
         ctx, principal, body, idempotency_key=idempotency_key)
     return await tables_service.with_first_decision(ctx, created, caller, wait=wait)
@@ -133,7 +125,7 @@ async def create_table(
     operation_id="list_tables",
     summary="List public tables, newest first",
     response_model=TableList,
-    responses=problem_responses(*_SPECTATOR_AUTH, "request/invalid"),
+    responses=problem_responses(*OPTIONAL_AUTH_PROBLEMS, "request/invalid"),
     openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def list_tables(
@@ -147,9 +139,8 @@ async def list_tables(
 ) -> TableList:
     """Private tables are never listed. Filters apply within each page of ``limit``
     tables, so a page may hold fewer; follow ``next_offset`` until it is null."""
-    return await tables_service.list_tables(
-        _ctx(request), principal, game=game, mode=mode, status=status, offset=offset, limit=limit
-    )
+    return await tables_service.list_tables(table_context_of(request), principal, game=game,
+                                            mode=mode, status=status, offset=offset, limit=limit)
 
 
 @router.get(
@@ -157,12 +148,12 @@ async def list_tables(
     operation_id="get_table",
     summary="Show a table's public facts",
     response_model=TableOut,
-    responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found"),
+    responses=problem_responses(*OPTIONAL_AUTH_PROBLEMS, "table/not_found"),
     openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def get_table(request: Request, table_id: str, principal: OptionalPrincipal) -> TableOut:
     """Seats, status, version and outcome; never the seed or any hidden card."""
-    return await tables_service.get_table(_ctx(request), table_id, principal)
+    return await tables_service.get_table(table_context_of(request), table_id, principal)
 
 
 @router.post(
@@ -171,7 +162,7 @@ async def get_table(request: Request, table_id: str, principal: OptionalPrincipa
     summary="Take the first free seat",
     response_model=TableOut,
     responses=problem_responses(
-        *_AUTH, "auth/wrong_scope", "table/not_found", "table/full", "table/already_seated",
+        *AUTH_PROBLEMS, "auth/wrong_scope", "table/not_found", "table/full", "table/already_seated",
         "table/started", "table/finished", "table/stale_version", "idempotency/conflict",
         "request/invalid",
     ),
@@ -191,7 +182,7 @@ async def join_table(
 ) -> TableOut:
     """The table starts as soon as its last seat is taken; ``your_seat`` says where you sit.
     With ``wait_s`` the answer comes at your first decision, with its ``observation``."""
-    ctx = _ctx(request)
+    ctx = table_context_of(request)
     joined = await tables_service.join_table(
         ctx, table_id, principal, idempotency_key=idempotency_key)
     return await tables_service.with_first_decision(ctx, joined, caller, wait=wait)
@@ -203,7 +194,7 @@ async def join_table(
     summary="Give up your seat before the start, or forfeit a started rated table",
     response_model=TableOut,
     responses=problem_responses(
-        *_AUTH, "table/not_found", "table/not_seated", "table/started", "table/finished",
+        *AUTH_PROBLEMS, "table/not_found", "table/not_seated", "table/started", "table/finished",
         "table/stale_version",
     ),
 )
@@ -211,7 +202,7 @@ async def leave_table(request: Request, table_id: str, principal: CurrentPrincip
     """While the table is open the seat is freed. Once it has started, seats are fixed
     (409 ``table/started``), except at a rated table: leaving it ends it as a forfeit
     (outcome reason ``forfeit``), rated as a loss for you, every other seat ahead."""
-    return await tables_service.leave_table(_ctx(request), table_id, principal)
+    return await tables_service.leave_table(table_context_of(request), table_id, principal)
 
 
 @router.post(
@@ -220,7 +211,7 @@ async def leave_table(request: Request, table_id: str, principal: CurrentPrincip
     summary="Close a table you created: open, or started with only house bots besides you",
     response_model=TableOut,
     responses=problem_responses(
-        *_AUTH, "table/not_found", "table/not_creator", "table/started", "table/finished",
+        *AUTH_PROBLEMS, "table/not_found", "table/not_creator", "table/started", "table/finished",
         "table/stale_version",
     ),
 )
@@ -234,7 +225,7 @@ async def close_table(request: Request, table_id: str, principal: CurrentPrincip
     `table/started`, except for an entrant seated at a tournament table: closing it
     forfeits it (outcome reason ``forfeit``: the closer places last, the others share
     first). A started rated table closed by its seated creator is forfeited too."""
-    return await tables_service.close_table(_ctx(request), table_id, principal)
+    return await tables_service.close_table(table_context_of(request), table_id, principal)
 
 
 @router.get(
@@ -242,7 +233,7 @@ async def close_table(request: Request, table_id: str, principal: CurrentPrincip
     operation_id="observe_table",
     summary="Your view, the version, who acts and your legal actions (optionally waiting for your turn)",
     response_model=ObservationOut,
-    responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "request/invalid"),
+    responses=problem_responses(*OPTIONAL_AUTH_PROBLEMS, "table/not_found", "request/invalid"),
     openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def observe_table(
@@ -270,7 +261,7 @@ async def observe_table(
     A bot's whole loop can be ``observation?wait_s=30`` then an action: the answer
     comes when the bot is to act (``legal_actions`` not empty), when the table is
     over (``status`` ``finished``), or after ``wait_s`` seconds with neither."""
-    seen = await tables_service.observe(_ctx(request), table_id, caller, wait=wait)
+    seen = await tables_service.observe(table_context_of(request), table_id, caller, wait=wait)
     if tools is not None:
         seen = seen.model_copy(update={"tools": openai_tools(seen.legal_actions)})
     # Made by our own code as an ObservationOut: sent as its JSON, it skips FastAPI's
@@ -284,9 +275,9 @@ async def observe_table(
     summary="Act for your seat (optionally answered at your next decision point)",
     response_model=ActionResult,
     responses=problem_responses(
-        *_AUTH, "auth/wrong_scope", "table/not_found", "table/not_seated", "table/not_started",
-        "table/finished", "table/stale_version", "action/not_your_turn", "action/illegal",
-        "action/malformed", "idempotency/conflict", "request/invalid",
+        *AUTH_PROBLEMS, "auth/wrong_scope", "table/not_found", "table/not_seated",
+        "table/not_started", "table/finished", "table/stale_version", "action/not_your_turn",
+        "action/illegal", "action/malformed", "idempotency/conflict", "request/invalid",
     ),
     openapi_extra=BEARER_SECURITY,
 )
@@ -324,8 +315,8 @@ async def submit_action(
 
     With ``wait_s``, a bot's whole loop is one request per decision: act with the
     ``version`` and a legal action of the answer's ``observation``, repeat."""
-    answer = await tables_service.play(_ctx(request), table_id, caller, body, idempotency_key,
-                                       wait=wait)
+    answer = await tables_service.play(
+        table_context_of(request), table_id, caller, body, idempotency_key, wait=wait)
     # Made by our own code as an ActionResult: sent as its JSON, it skips FastAPI's
     # second validation of a large body.
     return Response(answer.model_dump_json(), media_type="application/json")
@@ -336,7 +327,7 @@ async def submit_action(
     operation_id="poll_events",
     summary="Long-poll the events after an id",
     response_model=EventsPage,
-    responses=problem_responses(*_SPECTATOR_AUTH, "table/not_found", "request/invalid"),
+    responses=problem_responses(*OPTIONAL_AUTH_PROBLEMS, "table/not_found", "request/invalid"),
     openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def poll_events(
@@ -355,8 +346,7 @@ async def poll_events(
     Spectators get public events only. Pass ``last_id`` as the next ``after``.
     A token revoked or expired while the poll waits is refused (401)."""
     return await events_service.poll_events(
-        _ctx(request), table_id, caller, after=after, wait=wait
-    )
+        table_context_of(request), table_id, caller, after=after, wait=wait)
 
 
 @router.get(
@@ -368,7 +358,7 @@ async def poll_events(
         200: {"content": {"text/event-stream": {}},
               "description": "`id:` is the event id, `event:` its kind, `data:` the event JSON; "
               "a final `end` event follows the table's end."},
-        **problem_responses(*_SPECTATOR_AUTH, "table/not_found", "request/invalid"),
+        **problem_responses(*OPTIONAL_AUTH_PROBLEMS, "table/not_found", "request/invalid"),
     },
     openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
@@ -394,7 +384,7 @@ async def stream_events(
         if resume is None:
             raise problem("request/invalid", "Last-Event-ID must be an event id (digits).")
         start = max(start, resume)
-    ctx = _ctx(request)
+    ctx = table_context_of(request)
     principal, seat, status, last, private = await events_service.reader_seat(ctx, table_id, caller)
     frames = events_service.stream_events(
         ctx, table_id, caller, principal, seat, private=private, after=start,
@@ -412,7 +402,7 @@ async def stream_events(
     summary="Seed, action log and final state of a finished table",
     response_model=ReplayOut,
     responses=problem_responses(
-        *_SPECTATOR_AUTH, "table/not_found", "table/not_finished", "replay/embargoed",
+        *OPTIONAL_AUTH_PROBLEMS, "table/not_found", "table/not_finished", "replay/embargoed",
         "rate/limited"),
     openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
@@ -423,8 +413,8 @@ async def get_replay(request: Request, table_id: str, principal: OptionalPrincip
     per ``anonymous_replay_window_s``; 429 ``rate/limited`` beyond).
     A tournament table's replay waits until every table of its board is over
     (409 ``replay/embargoed``)."""
-    address = request.client.host if request.client is not None else "unknown"
-    replay = await tables_service.replay_json(_ctx(request), table_id, principal, address=address)
+    replay = await tables_service.replay_json(
+        table_context_of(request), table_id, principal, address=client_address(request))
     return Response(replay, media_type="application/json")
 
 
@@ -438,7 +428,7 @@ if os.environ.get(BENCH_ENDPOINTS_ENV) == "1":
 
     @router.post("/_bench/baseline", operation_id="bench_baseline", include_in_schema=False)
     async def bench_baseline(request: Request, body: ActionRequest) -> Response:
-        await _ctx(request).store.bench_write(_BENCH_STATE)
+        await table_context_of(request).store.bench_write(_BENCH_STATE)
         return Response(_BENCH_ANSWER, media_type="application/json")
 
     @router.websocket("/_bench/ws")

@@ -19,8 +19,10 @@ from gateway.deps import (
     OptionalCaller,
     OrganiserPrincipal,
     TokenServiceDep,
+    client_address,
+    table_context_of,
 )
-from gateway.openapi_docs import problem_responses
+from gateway.openapi_docs import AUTH_PROBLEMS, OPTIONAL_AUTH_PROBLEMS, problem_responses
 from gateway.routes.waits import ASSIGNMENTS_WAIT_MAX_S, wait_seconds
 from gateway.schemas.streams import StreamId
 from gateway.schemas.tournaments import (
@@ -32,25 +34,13 @@ from gateway.schemas.tournaments import (
     TournamentResults,
 )
 from gateway.services import tournaments as service
-from gateway.services.context import TableContext
-from gateway.services.records import problem
-from gateway.services.runtime import table_context
 from gateway.store.auth import revoked_key
 
 __all__ = ["router"]
 
 router = APIRouter(tags=["tournaments"])
 
-_ORGANISER_AUTH = ("auth/missing", "auth/invalid", "auth/expired", "auth/revoked",
-                   "auth/organiser_only")
-_AUTH = ("auth/missing", "auth/invalid", "auth/expired", "auth/revoked")
-_SPECTATOR_AUTH = ("auth/invalid", "auth/expired", "auth/revoked")
-
-
-def _ctx(request: Request) -> TableContext:
-    if getattr(request.app.state, "redis", None) is None:
-        raise problem("server/unavailable", "Redis is not connected.")
-    return table_context(request.app)
+_ORGANISER_AUTH = (*AUTH_PROBLEMS, "auth/organiser_only")
 
 
 @router.post(
@@ -100,7 +90,7 @@ async def create_tournament(
     server secret: no entrant can know a deal before it is played, and a board's seed and
     replays are published only when all its tables are over. Only the organiser (its key, or
     an organiser token) may create one."""
-    return await service.create_tournament(_ctx(request), principal, body)
+    return await service.create_tournament(table_context_of(request), principal, body)
 
 
 @router.get(
@@ -108,7 +98,7 @@ async def create_tournament(
     operation_id="list_tournaments",
     summary="List tournaments, newest first",
     response_model=TournamentList,
-    responses=problem_responses(*_SPECTATOR_AUTH, "request/invalid"),
+    responses=problem_responses(*OPTIONAL_AUTH_PROBLEMS, "request/invalid"),
     openapi_extra=OPTIONAL_CALLER_SECURITY,
 )
 async def list_tournaments(
@@ -118,7 +108,8 @@ async def list_tournaments(
     limit: Annotated[int, Query(ge=1, le=50)] = 20,
 ) -> TournamentList:
     """Public tournaments; private ones only for the organiser."""
-    return await service.list_tournaments(_ctx(request), principal, offset=offset, limit=limit)
+    return await service.list_tournaments(
+        table_context_of(request), principal, offset=offset, limit=limit)
 
 
 @router.get(
@@ -126,7 +117,7 @@ async def list_tournaments(
     operation_id="get_tournament",
     summary="A tournament's progress, standings and live ratings",
     response_model=TournamentOut,
-    responses=problem_responses(*_SPECTATOR_AUTH, "tournament/not_found"),
+    responses=problem_responses(*OPTIONAL_AUTH_PROBLEMS, "tournament/not_found"),
     openapi_extra=OPTIONAL_CALLER_SECURITY,
 )
 async def get_tournament(
@@ -136,7 +127,7 @@ async def get_tournament(
     placement, placement per seat position); live OpenSkill ratings (``ordinal`` = mu - 3
     sigma, provisional while sigma is high); and links to the tables of boards that are
     over (the organiser sees every table)."""
-    return await service.get_tournament(_ctx(request), tournament_id, principal)
+    return await service.get_tournament(table_context_of(request), tournament_id, principal)
 
 
 @router.post(
@@ -151,7 +142,7 @@ async def cancel_tournament(
 ) -> TournamentOut:
     """No further table is created; tables being played are closed and nobody wins them.
     The results stored so far stay."""
-    return await service.cancel_tournament(_ctx(request), tournament_id, principal)
+    return await service.cancel_tournament(table_context_of(request), tournament_id, principal)
 
 
 @router.get(
@@ -163,7 +154,7 @@ async def cancel_tournament(
         200: {"content": {"text/csv": {"example": "table_index,table_id,board,round,seat,entrant,"
                                                    "placement,points,score,reason,finished_at\n"}},
               "description": "JSON, or CSV with `?format=csv` (one row per seat per table)."},
-        **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found", "request/invalid"),
+        **problem_responses(*OPTIONAL_AUTH_PROBLEMS, "tournament/not_found", "request/invalid"),
     },
     openapi_extra=OPTIONAL_CALLER_SECURITY,
 )
@@ -176,7 +167,7 @@ async def get_tournament_results(
     """Results of boards whose tables are all over, in plan order with each table's rotation,
     and those boards' seeds (the organiser sees every result at once). Placements: 1 is
     first, ties share."""
-    ctx = _ctx(request)
+    ctx = table_context_of(request)
     if format == "csv":
         text = await service.results_csv_text(ctx, tournament_id, principal)
         return PlainTextResponse(text, media_type="text/csv; charset=utf-8")
@@ -192,7 +183,7 @@ async def get_tournament_results(
         200: {"content": {"text/csv": {"example": "table_index,table_id,board,round,seat,entrant,"
                                                    "placement,points,score,reason,finished_at\n"}},
               "description": "One row per seat per table."},
-        **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found"),
+        **problem_responses(*OPTIONAL_AUTH_PROBLEMS, "tournament/not_found"),
     },
     openapi_extra=OPTIONAL_CALLER_SECURITY,
 )
@@ -200,7 +191,7 @@ async def get_tournament_results_csv(
     request: Request, tournament_id: str, principal: OptionalCaller
 ) -> PlainTextResponse:
     """The same rows as ``/results?format=csv``."""
-    text = await service.results_csv_text(_ctx(request), tournament_id, principal)
+    text = await service.results_csv_text(table_context_of(request), tournament_id, principal)
     return PlainTextResponse(text, media_type="text/csv; charset=utf-8")
 
 
@@ -219,7 +210,7 @@ _JSONL_EXAMPLE = '{"tournament_id": "tn_0a1b2c3d4e5f6a7b", "result": {}, "replay
         200: {"content": {media: {"example": _JSONL_EXAMPLE} for media in _JSONL_MEDIA},
               "description": "One line per table of a published board: its result and replay "
               "(`application/jsonl`; `text/plain` when the request's Accept names only that)."},
-        **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found", "rate/limited"),
+        **problem_responses(*OPTIONAL_AUTH_PROBLEMS, "tournament/not_found", "rate/limited"),
     },
     openapi_extra=OPTIONAL_CALLER_SECURITY,
 )
@@ -230,8 +221,8 @@ async def get_tournament_replays(
     placements and scores: enough to check every result independently. Without a token it
     counts against ``anonymous_replays_per_address`` as many replays as it holds (429
     ``rate/limited`` beyond)."""
-    address = request.client.host if request.client is not None else "unknown"
-    lines = await service.replays_jsonl(_ctx(request), tournament_id, principal, address=address)
+    lines = await service.replays_jsonl(
+        table_context_of(request), tournament_id, principal, address=client_address(request))
     accept = request.headers.get("accept", "")
     plain = "text/plain" in accept and "application/jsonl" not in accept
     return StreamingResponse(lines, media_type="text/plain; charset=utf-8" if plain
@@ -245,7 +236,8 @@ async def get_tournament_replays(
     responses={
         200: {"content": {"application/json": {"example": {"estimates": []}}},
               "description": "The report of the `tournament` package (`report_json`)."},
-        **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found", "tournament/not_finished"),
+        **problem_responses(
+            *OPTIONAL_AUTH_PROBLEMS, "tournament/not_found", "tournament/not_finished"),
     },
     openapi_extra=OPTIONAL_CALLER_SECURITY,
 )
@@ -256,7 +248,7 @@ async def get_tournament_report(
     resampled over boards, interval-aware ranks ("2–4"), the schedule's balance and each
     entrant's decisions (refused actions, clock timeouts, mean and p95 decision time).
     Made once the tournament is over (409 ``tournament/not_finished`` before) and kept."""
-    return await service.report(_ctx(request), tournament_id, principal)
+    return await service.report(table_context_of(request), tournament_id, principal)
 
 
 @router.get(
@@ -272,8 +264,8 @@ async def get_tournament_report(
               "results in plan order with their rotation, the board seeds, every replay, the "
               "report (its `method` names the fit's samples and seed) and the gateway's "
               "version. `agents-club tournament verify` checks it."},
-        **problem_responses(*_SPECTATOR_AUTH, "tournament/not_found", "tournament/not_finished",
-                            "rate/limited"),
+        **problem_responses(*OPTIONAL_AUTH_PROBLEMS, "tournament/not_found",
+                            "tournament/not_finished", "rate/limited"),
     },
     openapi_extra=OPTIONAL_CALLER_SECURITY,
 )
@@ -283,8 +275,8 @@ async def get_tournament_bundle(
     """One reproducible bundle of a finished tournament (409 ``tournament/not_finished``
     before). Without a token it counts its replays against ``anonymous_replays_per_address``
     (429 ``rate/limited`` beyond), as ``replays.jsonl`` does."""
-    address = request.client.host if request.client is not None else "unknown"
-    return await service.bundle(_ctx(request), tournament_id, principal, address=address)
+    return await service.bundle(
+        table_context_of(request), tournament_id, principal, address=client_address(request))
 
 
 @router.get(
@@ -292,7 +284,7 @@ async def get_tournament_bundle(
     operation_id="get_assignments",
     summary="Tables you must play (long-poll)",
     response_model=AssignmentsPage,
-    responses=problem_responses(*_AUTH, "request/invalid"),
+    responses=problem_responses(*AUTH_PROBLEMS, "request/invalid"),
 )
 async def get_assignments(
     request: Request,
@@ -310,7 +302,7 @@ async def get_assignments(
     board or anything hidden. The wait ends when the token expires."""
     wait = min(wait, max(0.0, tokens.valid_until(token) - time.time()))
     return await service.assignments(
-        _ctx(request), token.principal, after=after, wait=wait,
+        table_context_of(request), token.principal, after=after, wait=wait,
         revoked_key=revoked_key(request.app.state.keys, token.principal.token_id))
 
 
@@ -322,7 +314,7 @@ async def get_assignments(
     responses={
         200: {"content": {"text/event-stream": {}},
               "description": "`id:` is the stream id, `event:` the kind, `data:` the assignment."},
-        **problem_responses(*_AUTH, "request/invalid"),
+        **problem_responses(*AUTH_PROBLEMS, "request/invalid"),
     },
 )
 async def stream_assignments(
@@ -336,11 +328,9 @@ async def stream_assignments(
 ) -> Response:
     """Resume with ``Last-Event-ID`` (or ``after``). The stream closes when the token it
     was opened with expires; reconnect with a fresh one and ``Last-Event-ID``."""
-    start = after
-    if last_event_id is not None:
-        start = last_event_id
     frames = service.stream_assignments(
-        _ctx(request), token.principal, after=start,
+        table_context_of(request), token.principal,
+        after=last_event_id if last_event_id is not None else after,
         until=min(tokens.valid_until(token),
                   time.time() + request.app.state.settings.assignment_stream_max_s),
         revoked_key=revoked_key(request.app.state.keys, token.principal.token_id))
@@ -358,4 +348,4 @@ async def stream_assignments(
 async def get_leaderboard(request: Request, game: str) -> LeaderboardOut:
     """Every rated table of the game, tournament or not, counted once in finish order
     (OpenSkill Plackett-Luce; ``ordinal`` = mu - 3 sigma; provisional while sigma is high)."""
-    return await service.leaderboard(_ctx(request), game)
+    return await service.leaderboard(table_context_of(request), game)

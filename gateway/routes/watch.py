@@ -24,15 +24,18 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from gateway.deps import OPTIONAL_BEARER_SECURITY, OptionalPrincipal
-from gateway.openapi_docs import problem_responses
+from gateway.deps import (
+    OPTIONAL_BEARER_SECURITY,
+    OptionalPrincipal,
+    client_address,
+    table_context_of,
+)
+from gateway.openapi_docs import OPTIONAL_AUTH_PROBLEMS, problem_responses
 from gateway.schemas.watch import ReplayPositions
 from gateway.services import tables as tables_service
 from gateway.services import tournaments as tournaments_service
-from gateway.services.context import TableContext
-from gateway.services.records import game_or_problem, problem
+from gateway.services.records import game_or_problem
 from gateway.services.replay_positions import opened_by_its_tournament, replay_positions
-from gateway.services.runtime import table_context
 
 __all__ = ["router"]
 
@@ -79,7 +82,7 @@ async def watch_tournament(request: Request, tournament_id: str) -> HTMLResponse
     the live ratings with their intervals; every published table linked to its page and
     its replay. Refreshed while the tournament runs. Private tournaments cannot be watched."""
     # The same check as GET /v1/tournaments/{id} for a caller without a token.
-    await tournaments_service.get_tournament(_ctx(request), tournament_id, None)
+    await tournaments_service.get_tournament(table_context_of(request), tournament_id, None)
     return _page()
 
 
@@ -125,7 +128,7 @@ async def watch_replay(request: Request, table_id: str) -> HTMLResponse:
     step N. Before the end the page says when the replay opens. A table of a public
     tournament can be replayed here once its board is published, though it could not
     be watched live."""
-    ctx = _ctx(request)
+    ctx = table_context_of(request)
     if not await opened_by_its_tournament(ctx, table_id, None):
         await _require_watchable(request, table_id)
     return _page()
@@ -137,8 +140,8 @@ async def watch_replay(request: Request, table_id: str) -> HTMLResponse:
     summary="Every position of a finished table, as the spectator and each seat saw it",
     response_model=ReplayPositions,
     responses=problem_responses(
-        "auth/invalid", "auth/expired", "auth/revoked", "table/not_found", "table/not_finished",
-        "replay/embargoed", "rate/limited"),
+        *OPTIONAL_AUTH_PROBLEMS, "table/not_found", "table/not_finished", "replay/embargoed",
+        "rate/limited"),
     openapi_extra=OPTIONAL_BEARER_SECURITY,
 )
 async def get_replay_positions(request: Request, table_id: str, principal: OptionalPrincipal) -> ReplayPositions:
@@ -148,18 +151,11 @@ async def get_replay_positions(request: Request, table_id: str, principal: Optio
     the table is over, under the same gates as the replay itself (409
     ``table/not_finished`` before; a reader without a token counts against the same
     per-address allowance, 429 ``rate/limited`` beyond)."""
-    ctx = _ctx(request)
-    address = request.client.host if request.client is not None else "unknown"
-    await tables_service.limit_anonymous_replays(ctx, principal, address)
+    ctx = table_context_of(request)
+    await tables_service.limit_anonymous_replays(ctx, principal, client_address(request))
     return await replay_positions(ctx, table_id, principal)
-
-
-def _ctx(request: Request) -> TableContext:
-    if getattr(request.app.state, "redis", None) is None:
-        raise problem("server/unavailable", "Redis is not connected.")
-    return table_context(request.app)
 
 
 async def _require_watchable(request: Request, table_id: str) -> None:
     """The same check as GET /v1/tables/{id} for a caller without a token."""
-    await tables_service.get_table(_ctx(request), table_id, None)
+    await tables_service.get_table(table_context_of(request), table_id, None)

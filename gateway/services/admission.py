@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engine.registry import all_games
-from gateway.errors import ProblemError
+from gateway.errors import ProblemError, rate_limited
 from gateway.openapi_docs import register_problem
 from gateway.principal import Principal
 from gateway.schemas.admission import (
@@ -35,9 +35,10 @@ from gateway.schemas.admission import (
     SecretRotated,
     TokenIssued,
 )
-from gateway.security import TokenService, auth_problem, game_scope
+from gateway.security import IssuedToken, TokenService, auth_problem, game_scope
+from gateway.services.records import problem
 from gateway.store.admission import AdmissionStore
-from gateway.store.auth import AgentNameTaken, AgentNotFound, AuthStore
+from gateway.store.auth import AgentNameTaken, AgentNotFound, AgentRecord, AuthStore
 
 # Submodules, not the ``quiz`` package's re-exports: an editable install made
 # before ``quiz/__init__.py`` existed still maps ``quiz`` as a namespace package.
@@ -127,17 +128,6 @@ class StoredChallenge(BaseModel):
     issued: IssuedChallenge
 
 
-def _rate_limited(what: str, retry_after: int) -> ProblemError:
-    return ProblemError(
-        429,
-        "rate/limited",
-        "Too many requests",
-        f"Too many {what}; retry after {retry_after} seconds.",
-        headers={"Retry-After": str(retry_after)},
-        retry_after=retry_after,
-    )
-
-
 def _is_reserved(name: str) -> bool:
     folded = name.casefold()
     return folded in RESERVED_NAMES or folded.startswith("house")
@@ -167,42 +157,41 @@ async def create_challenge(
     game) it must be that agent's name.
     """
     if game not in all_games():
-        raise ProblemError(404, "game/not_found", "Game not found",
-                           f"No game is called {game!r}; see GET /v1/games.", games=sorted(all_games()))
+        raise problem("game/not_found", f"No game is called {game!r}; see GET /v1/games.",
+                      games=sorted(all_games()))
     try:
         bank = get_bank(game)
     except NoQuiz:
-        raise ProblemError(404, "admission/no_quiz", "No admission for this game",
-                           f"{game} has no admission quiz yet.", games=sorted(all_banks())) from None
+        raise problem("admission/no_quiz", f"{game} has no admission quiz yet.",
+                      games=sorted(all_banks())) from None
     agent_id: str | None = None
     asked_with: str | None = None
     if principal is not None:
         if principal.kind != "agent" or principal.name.casefold() != agent_name.casefold():
-            raise ProblemError(403, "admission/name_mismatch", "Name does not match the token",
-                               "With a bearer token, agent_name must be that agent's name.")
+            raise problem("admission/name_mismatch",
+                          "With a bearer token, agent_name must be that agent's name.")
         record = await agents.get_agent(principal.agent_id)
         if record is None:
-            raise ProblemError(403, "admission/name_mismatch", "Name does not match the token",
-                               "The token's agent is not registered; register without a token.")
+            raise problem("admission/name_mismatch",
+                          "The token's agent is not registered; register without a token.")
         if game_scope(game) in record.scopes:
-            raise ProblemError(409, "admission/already_admitted", "Already admitted",
-                               f"{record.name} may already play {game}.")
+            raise problem("admission/already_admitted", f"{record.name} may already play {game}.")
         agent_id, asked_with = record.agent_id, principal.token_id or None
     else:
         if _is_reserved(agent_name):
-            raise ProblemError(422, "agent/name_reserved", "Agent name reserved",
-                               f"The name {agent_name!r} is reserved; choose another.")
+            raise problem("agent/name_reserved",
+                          f"The name {agent_name!r} is reserved; choose another.")
         if await agents.find_agent_by_name(agent_name) is not None:
-            raise ProblemError(409, "agent/name_taken", "Agent name taken",
-                               "Another agent already uses that name (names are case-insensitive). "
-                               "To add a game to your agent, send its bearer token.")
+            raise problem("agent/name_taken",
+                          "Another agent already uses that name (names are case-insensitive). "
+                          "To add a game to your agent, send its bearer token.")
     for bucket, subject, limit in (
         ("challenge-address", client, settings.challenges_per_address),
         ("challenge-name", agent_name.casefold(), settings.challenges_per_name),
     ):
         decision = await store.hit(bucket, subject, limit=limit, window_s=settings.challenge_window_s)
         if not decision.allowed:
-            raise _rate_limited("admission challenges", decision.retry_after)
+            raise rate_limited("admission challenges", decision.retry_after)
 
     seed = secrets.randbits(63)
     issued = await asyncio.to_thread(generate, bank, seed, questions=settings.questions)
@@ -260,22 +249,22 @@ async def submit_answers(
                               answers, puzzle_answer)
         if errors:
             where = ", ".join(".".join(error["loc"][1:]) for error in errors[:5])
-            raise ProblemError(
-                422, "request/invalid", "Invalid request",
+            raise problem(
+                "request/invalid",
                 f"Some answers do not have the type or shape their question or puzzle asks "
                 f"for ({where}); nothing was graded and the challenge may still be answered.",
                 errors=errors,
             )
     claim = await store.claim_challenge(challenge_id)
     if claim.status == "missing":
-        raise ProblemError(404, "admission/not_found", "Challenge not found",
-                           "No challenge has that id (or it was forgotten long after expiring).")
+        raise problem("admission/not_found",
+                      "No challenge has that id (or it was forgotten long after expiring).")
     if claim.status == "answered":
-        raise ProblemError(409, "admission/already_answered", "Challenge already answered",
-                           "Each challenge accepts one submission; ask for a new challenge.")
+        raise problem("admission/already_answered",
+                      "Each challenge accepts one submission; ask for a new challenge.")
     if claim.status == "late":
-        raise ProblemError(410, "admission/expired", "Challenge expired",
-                           "The answers arrived after the challenge expired; ask for a new one.")
+        raise problem("admission/expired",
+                      "The answers arrived after the challenge expired; ask for a new one.")
     assert claim.payload is not None
     stored = StoredChallenge.model_validate_json(claim.payload)
     bank = get_bank(stored.game)
@@ -290,43 +279,46 @@ async def submit_answers(
         log.info("admission challenge %s failed (%d/%d, puzzle %s)", challenge_id,
                  result.questions_correct, result.questions_total, result.puzzle_solved)
         missed = ", ".join(score.missed_categories) or "none"
-        raise ProblemError(
-            403, "admission/failed", "Admission failed",
+        raise problem(
+            "admission/failed",
             f"{score.questions_correct} of {score.questions_total} questions right; puzzle "
             f"{'solved' if score.puzzle_solved else 'not solved'}. Missed: {missed}. "
             "Read the cited rulebook sections and ask for a new challenge.",
             score=score.model_dump(),
-        )  # fmt: skip
+        )
     scope = game_scope(stored.game)
     secret: str | None = None
     if stored.agent_id is None:
         try:
             record, secret = await agents.create_agent(name=stored.agent_name, scopes={scope})
         except AgentNameTaken:
-            raise ProblemError(409, "agent/name_taken", "Agent name taken",
-                               "Another agent registered that name meanwhile; choose another.") from None
+            raise problem("agent/name_taken",
+                          "Another agent registered that name meanwhile; choose another.") from None
     else:
         if stored.asked_with is not None and await agents.is_revoked(stored.asked_with):
             raise _asked_with_revoked()
         try:
             record = await agents.add_scopes(stored.agent_id, scope)
         except AgentNotFound:
-            raise ProblemError(404, "agent/not_found", "Agent not found",
-                               "The agent that asked for this challenge no longer exists.") from None
+            raise problem("agent/not_found",
+                          "The agent that asked for this challenge no longer exists.") from None
     issued = tokens.issue(agent_id=record.agent_id, name=record.name, scopes=record.scopes)
     if not await agents.note_issued(record.agent_id, issued, asked_with=stored.asked_with):
         raise _asked_with_revoked()  # revoked between the check above and now
     log.info("admission challenge %s passed: agent %s now holds %s", challenge_id,
              record.agent_id, " ".join(sorted(record.scopes)))
-    return AdmissionPassed(
+    return AdmissionPassed(**_token_issued(record, issued).model_dump(), secret=secret, score=score)
+
+
+def _token_issued(record: AgentRecord, issued: IssuedToken) -> TokenIssued:
+    """The answer carrying the token just ``issued`` to the agent of ``record``."""
+    return TokenIssued(
         access_token=issued.token,
         expires_in=max(0, issued.expires_at - int(time.time())),
         expires_at=issued.expires_at,
         agent_id=record.agent_id,
         name=record.name,
         scopes=sorted(record.scopes),
-        secret=secret,
-        score=score,
     )
 
 
@@ -345,12 +337,11 @@ async def _check_token_rate(
     ):
         decision = await store.hit(bucket, subject, limit=limit, window_s=settings.token_window_s)
         if not decision.allowed:
-            raise _rate_limited(what, decision.retry_after)
+            raise rate_limited(what, decision.retry_after)
 
 
 def _bad_credentials() -> ProblemError:
-    return ProblemError(401, "auth/invalid_credentials", "Invalid agent credentials",
-                        "Unknown agent id or wrong secret.")
+    return problem("auth/invalid_credentials", "Unknown agent id or wrong secret.")
 
 
 async def exchange_credentials(
@@ -370,15 +361,7 @@ async def exchange_credentials(
     if exchanged is None:
         log.info("token request refused for agent id %s", agent_id)
         raise _bad_credentials()
-    record, issued = exchanged
-    return TokenIssued(
-        access_token=issued.token,
-        expires_in=max(0, issued.expires_at - int(time.time())),
-        expires_at=issued.expires_at,
-        agent_id=record.agent_id,
-        name=record.name,
-        scopes=sorted(record.scopes),
-    )
+    return _token_issued(*exchanged)
 
 
 async def rotate_secret(

@@ -44,7 +44,7 @@ import inspect
 import json
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, TypeVar
 
 from fastapi import FastAPI
@@ -111,7 +111,6 @@ Agents Club: play hidden-information card games against other agents.
 Errors are problem documents with a stable `code` and a `detail` saying what to do.
 """
 
-_T = TypeVar("_T")
 _Tool = TypeVar("_Tool", bound=Callable[..., Any])
 
 TokenArgument = Annotated[str | None, Field(
@@ -193,9 +192,20 @@ class GatewayTokenVerifier:
                            expires_at=int(verified.expires_at))
 
 
-def _refusal(error: ProblemError) -> ToolError:
-    """A service's problem as a tool error whose text is the problem document, as JSON."""
-    return ToolError(json.dumps(error.to_problem(), default=str))
+def _problem_of(failure: BaseException | None) -> ProblemError | None:
+    """The problem document a failed tool call answers with: HTTP's ``request/invalid`` for
+    arguments out of their schema, a service's own problem, or the ``server/unavailable``
+    HTTP answers through a Redis outage (never the store's own error text, which names its
+    address). ``None`` for a crash, which the SDK reports without its text."""
+    if isinstance(failure, ValidationError):
+        errors = [{"loc": [str(part) for part in e["loc"]], "msg": e["msg"], "type": e["type"]}
+                  for e in failure.errors(include_input=False, include_url=False)]
+        return _invalid(errors)
+    if isinstance(failure, ProblemError):
+        return failure
+    if isinstance(failure, REDIS_UNAVAILABLE):
+        return redis_unavailable()
+    return None
 
 
 def _invalid(errors: list[dict[str, Any]]) -> ProblemError:
@@ -205,25 +215,14 @@ def _invalid(errors: list[dict[str, Any]]) -> ProblemError:
                    errors=errors)
 
 
-async def _answer(work: Awaitable[_T]) -> _T:
-    """Run a service call; its ``ProblemError`` becomes a tool error the model reads, and a
-    Redis outage the same ``server/unavailable`` problem HTTP answers (never the store's
-    own error text, which names its address)."""
-    try:
-        return await work
-    except ProblemError as error:
-        raise _refusal(error) from None
-    except REDIS_UNAVAILABLE:
-        raise _refusal(redis_unavailable()) from None
-
-
 class _ProblemServer(MCPServer):
-    """The SDK's server, with two changes: arguments that fail their schema (checked by
-    the SDK before a tool runs) are refused with the ``request/invalid`` problem document
-    HTTP answers for the same fields, not with pydantic's raw text; and an argument a tool
-    does not have is refused the same way (the SDK would drop it silently: a model that
-    sends ``wait`` for ``wait_s`` must hear that it did not wait), as an HTTP body refuses
-    an unknown field. One validation path for every tool, whatever the argument."""
+    """The SDK's server, answering every refusal with the problem document HTTP answers:
+    arguments that fail their schema (checked by the SDK before a tool runs) with
+    ``request/invalid`` for the same fields, not pydantic's raw text; an argument a tool
+    does not have the same way (the SDK would drop it silently: a model that sends
+    ``wait`` for ``wait_s`` must hear that it did not wait), as an HTTP body refuses an
+    unknown field; and a ``ProblemError`` a tool raises (a service's, or an outage's) as
+    that problem. One validation path and one error path for every tool."""
 
     _arguments: dict[str, frozenset[str]] | None = None
 
@@ -235,18 +234,18 @@ class _ProblemServer(MCPServer):
                                for tool in await self.list_tools()}
         known = self._arguments.get(name)
         unknown = sorted(set(arguments or {}) - known) if known is not None else []
-        errors = [{"loc": [argument], "msg": "Extra inputs are not permitted",
-                   "type": "extra_forbidden"} for argument in unknown]
-        if not errors:
+        if unknown:  # refused as an HTTP body refuses a field it does not have
+            refused = _invalid([{"loc": [argument], "msg": "Extra inputs are not permitted",
+                                 "type": "extra_forbidden"} for argument in unknown])
+        else:
             try:
                 return await super().call_tool(name, arguments, context)
-            except ToolError as refused:
-                invalid = refused.__cause__
-                if not isinstance(invalid, ValidationError):
+            except ToolError as failed:
+                found = _problem_of(failed.__cause__)
+                if found is None:
                     raise
-                errors = [{"loc": [str(part) for part in e["loc"]], "msg": e["msg"], "type": e["type"]}
-                          for e in invalid.errors(include_input=False, include_url=False)]
-        problem_text = json.dumps(_invalid(errors).to_problem(), default=str)
+                refused = found
+        problem_text = json.dumps(refused.to_problem(), default=str)
         raise ToolError(f"Error executing tool {name}: {problem_text}") from None
 
 
@@ -262,7 +261,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
     def redis() -> Any:
         """The app's Redis client; ``server/unavailable`` while it is not connected."""
         if state.redis is None:
-            raise _refusal(redis_unavailable())
+            raise redis_unavailable()
         return state.redis
 
     def sent_token(ctx: Context, argument: str | None) -> str | None:
@@ -278,7 +277,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
             return argument or None
         scheme, _, token = sent.partition(" ")
         if scheme.lower() != "bearer" or not token:
-            raise _refusal(auth_problem("auth/invalid", "Use `Authorization: Bearer <token>`."))
+            raise auth_problem("auth/invalid", "Use `Authorization: Bearer <token>`.")
         return token
 
     async def principal_of(ctx: Context, argument: str | None) -> Principal | None:
@@ -286,17 +285,17 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         token = sent_token(ctx, argument)
         if token is None:
             return None
-        verified = await _answer(tokens().authenticate(token, AuthStore(redis(), state.keys).is_revoked))
+        verified = await tokens().authenticate(token, AuthStore(redis(), state.keys).is_revoked)
         return verified.principal
 
     async def agent_of(ctx: Context, argument: str | None) -> Principal:
         """:func:`principal_of` for a tool that acts as an agent: ``auth/missing`` without one."""
         principal = await principal_of(ctx, argument)
         if principal is None:
-            raise _refusal(auth_problem(
+            raise auth_problem(
                 "auth/missing", "This tool needs your access token: pass the access_token "
                 "answer_admission_challenge gave you as the `token` argument (or have the MCP "
-                "client send `Authorization: Bearer <token>`)."))
+                "client send `Authorization: Bearer <token>`).")
         return principal
 
     async def caller_of(ctx: Context, argument: str | None) -> PendingRevocation | None:
@@ -347,20 +346,17 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
     ) -> str:
         """The game's rulebook (markdown): whole, one section or chapter, or the sections
         matching a search. Admission questions and rule errors cite section numbers."""
-        try:
-            if section_number is not None:
-                found = section(game, section_number.strip())
-                if not found:
-                    return f"No section {section_number} in the {game} rulebook."
-                return "\n\n".join(part.text for part in found)
-            if search is not None:
-                found = find_sections(game, search)
-                if not found:
-                    return f"No section of the {game} rulebook holds all of: {search}."
-                return "\n\n".join(part.text for part in found)
-            return rulebook_text(game)
-        except ProblemError as error:
-            raise _refusal(error) from None
+        if section_number is not None:
+            found = section(game, section_number.strip())
+            if not found:
+                return f"No section {section_number} in the {game} rulebook."
+            return "\n\n".join(part.text for part in found)
+        if search is not None:
+            found = find_sections(game, search)
+            if not found:
+                return f"No section of the {game} rulebook holds all of: {search}."
+            return "\n\n".join(part.text for part in found)
+        return rulebook_text(game)
 
     @server.tool()
     @_with_fields_of(ChallengeRequest)
@@ -371,10 +367,10 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         an admitted agent adding a game sends its token and its own name."""
         body = ChallengeRequest.model_validate(fields)
         principal = await principal_of(ctx, token)
-        created = await _answer(admission_service.create_challenge(
+        created = await admission_service.create_challenge(
             store=AdmissionStore(redis(), state.keys), agents=AuthStore(redis(), state.keys),
             settings=admission_settings(), agent_name=body.agent_name, game=body.game,
-            principal=principal, client=_client_of(ctx)))
+            principal=principal, client=_client_of(ctx))
         answer: dict[str, Any] = created.model_dump(mode="json")
         answer["answer_instructions"] = (
             "Call answer_admission_challenge with challenge_id, answers "
@@ -394,10 +390,10 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         Then pass access_token as the `token` argument of the tools that act as you (or
         have your MCP client send `Authorization: Bearer <access_token>`)."""
         body = AnswersRequest.model_validate(fields)
-        passed = await _answer(admission_service.submit_answers(
+        passed = await admission_service.submit_answers(
             store=AdmissionStore(redis(), state.keys), agents=AuthStore(redis(), state.keys),
             tokens=tokens(), settings=admission_settings(), challenge_id=challenge_id,
-            answers=body.answers, puzzle_answer=body.puzzle))
+            answers=body.answers, puzzle_answer=body.puzzle)
         return passed.model_dump(mode="json")
 
     @server.tool()
@@ -411,9 +407,9 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         token: TokenArgument = None,
     ) -> dict[str, Any]:
         """Public tables, newest first (status "open": tables you may join)."""
-        listed = await _answer(tables_service.list_tables(
+        listed = await tables_service.list_tables(
             ctx_tables(), await principal_of(ctx, token), game=game, mode=mode, status=status,
-            offset=offset, limit=limit))
+            offset=offset, limit=limit)
         return listed.model_dump(mode="json")
 
     @server.tool()
@@ -425,8 +421,8 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         you: house bots, or a public table) the answer comes at your first decision, its
         ``observation`` the one to act from."""
         principal = await agent_of(ctx, token)
-        created = await _answer(tables_service.create_table(
-            ctx_tables(), principal, CreateTableRequest.model_validate(fields)))
+        created = await tables_service.create_table(
+            ctx_tables(), principal, CreateTableRequest.model_validate(fields))
         return await first_decision(ctx, created, token, principal, wait_s)
 
     @server.tool()
@@ -436,15 +432,15 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         taken). With ``wait_s`` the answer comes at your first decision, its
         ``observation`` the one to act from."""
         principal = await agent_of(ctx, token)
-        joined = await _answer(tables_service.join_table(ctx_tables(), table_id, principal))
+        joined = await tables_service.join_table(ctx_tables(), table_id, principal)
         return await first_decision(ctx, joined, token, principal, wait_s)
 
     async def first_decision(ctx: Context, table: TableOut, token: str | None,
                              principal: Principal, wait: float) -> dict[str, Any]:
         """``table`` with the seat's first decision, when ``wait`` asks for it."""
         if wait > 0:
-            table = await _answer(tables_service.with_first_decision(
-                ctx_tables(), table, pending(ctx, token, principal), wait=wait))
+            table = await tables_service.with_first_decision(
+                ctx_tables(), table, pending(ctx, token, principal), wait=wait)
         return table.model_dump(mode="json")
 
     @server.tool()
@@ -452,8 +448,8 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
                       token: TokenArgument = None) -> dict[str, Any]:
         """Your seat's view: summary (plain words, opening with what happened since your
         last move), version, legal_actions (act with one id) and status."""
-        seen = await _answer(tables_service.observe(
-            ctx_tables(), table_id, await caller_of(ctx, token), wait=wait_s))
+        seen = await tables_service.observe(
+            ctx_tables(), table_id, await caller_of(ctx, token), wait=wait_s)
         return seen.model_dump(mode="json")
 
     @server.tool()
@@ -472,9 +468,9 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         and list the legal action ids."""
         caller = pending(ctx, token, await agent_of(ctx, token))
         key = f"mcp:{table_id}:{version}:{action}"  # a retried call is applied once
-        answer = await _answer(tables_service.play(
+        answer = await tables_service.play(
             ctx_tables(), table_id, caller, ActionRequest(version=version, action=action), key,
-            wait=wait_s))
+            wait=wait_s)
         return answer.model_dump(mode="json")
 
     @server.tool()
@@ -490,8 +486,8 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         """The events you may see after ``after`` (public ones, and your seat's own);
         pass last_id back as ``after`` for the next ones. With ``wait_s``, held until
         there is one."""
-        page = await _answer(events_service.poll_events(
-            ctx_tables(), table_id, await caller_of(ctx, token), after=after, wait=wait_s))
+        page = await events_service.poll_events(
+            ctx_tables(), table_id, await caller_of(ctx, token), after=after, wait=wait_s)
         return page.model_dump(mode="json")
 
     @server.tool()
@@ -508,9 +504,9 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         last_id it gives, and observe and act on each assigned table as on any other."""
         principal = await agent_of(ctx, token)
         caller = pending(ctx, token, principal)
-        page = await _answer(tournaments_service.assignments(
+        page = await tournaments_service.assignments(
             ctx_tables(), principal, after=after, revoked_key=caller.revoked_key,
-            wait=min(wait_s, max(0.0, caller.valid_until - time.time()))))
+            wait=min(wait_s, max(0.0, caller.valid_until - time.time())))
         return page.model_dump(mode="json")
 
     @server.tool()
@@ -531,12 +527,12 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         principal = await agent_of(ctx, token)
         caller = pending(ctx, token, principal)
         if mode is not None:
-            await _answer(rated_queue_service.join_queue(
+            await rated_queue_service.join_queue(
                 ctx_tables(), principal, game, RatedQueueRequest(mode=mode, seats=seats),
-                address=_client_of(ctx)))
-        ticket = await _answer(rated_queue_service.queue_ticket(
+                address=_client_of(ctx))
+        ticket = await rated_queue_service.queue_ticket(
             ctx_tables(), principal, game, revoked_key=caller.revoked_key,
-            wait_s=min(wait_s, max(0.0, caller.valid_until - time.time()))))
+            wait_s=min(wait_s, max(0.0, caller.valid_until - time.time())))
         return ticket.model_dump(mode="json")
 
     return server

@@ -11,14 +11,14 @@ its schema is HTTP's ``request/invalid`` problem, and a service's
 ``current_version``).
 
 Authentication is the gateway's own JWT, sent as ``Authorization: Bearer`` on
-the MCP requests, checked by the SDK's bearer backend through
-:class:`GatewayTokenVerifier` (signature, claims, revocation). The token is
-optional at the transport: the rulebook, the game list, the table list and
-admission work without one (admission is how an agent gets one); the tools
-that need a seat or an agent refuse with ``auth/missing``, or with the exact
-reason a sent token failed (``auth/expired``: get a new one with
-``POST /v1/auth/token``). Every tool call checks the token again, so one
-revoked while a client stays connected is refused from its next call.
+the MCP requests and checked by the tool called (signature, claims, revocation),
+as every HTTP route checks it; the transport checks nothing, so a token is
+verified once per call, and one revoked while a client stays connected is
+refused from its next call. The token is optional: the rulebook, the game list,
+the table list and admission work without one (admission is how an agent gets
+one); the tools that need a seat or an agent refuse with ``auth/missing``, or
+with the exact reason a sent token failed (``auth/expired``: get a new one with
+``POST /v1/auth/token``).
 
 A model that connected without credentials earns its token through
 ``answer_admission_challenge`` and can send no header itself, so every tool that
@@ -48,14 +48,10 @@ from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, TypeVar
 
 from fastapi import FastAPI
-from mcp.server.auth.middleware.auth_context import AuthContextMiddleware, get_access_token
-from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend
-from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AfterValidator, BaseModel, Field, Strict, ValidationError
-from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -89,7 +85,7 @@ from gateway.store.admission import AdmissionStore
 from gateway.store.auth import AuthStore, revoked_key
 from gateway.store.outage import REDIS_UNAVAILABLE
 
-__all__ = ["MAX_OBSERVE_WAIT_S", "MCP_PATH", "GatewayTokenVerifier", "build_mcp_server", "mcp_lifespan",
+__all__ = ["MAX_OBSERVE_WAIT_S", "MCP_PATH", "build_mcp_server", "mcp_lifespan",
            "mcp_route"]
 
 MCP_PATH = "/mcp"
@@ -169,29 +165,6 @@ def _with_fields_of(model: type[BaseModel]) -> Callable[[_Tool], _Tool]:
     return take
 
 
-class GatewayTokenVerifier:
-    """The SDK's ``TokenVerifier`` for the gateway's own tokens: signature, claims and
-    revocation, as every HTTP route checks them. A token that fails is ``None`` (the
-    caller is anonymous at the transport; the tools say why it failed)."""
-
-    def __init__(self, app: FastAPI) -> None:
-        self.app = app
-
-    async def verify_token(self, token: str) -> AccessToken | None:
-        """The access info of a valid token, ``None`` otherwise."""
-        state = self.app.state
-        if state.redis is None:
-            return None
-        tokens: TokenService = state.tokens
-        try:
-            verified = await tokens.authenticate(token, AuthStore(state.redis, state.keys).is_revoked)
-        except ProblemError:
-            return None
-        principal = verified.principal
-        return AccessToken(token=token, client_id=principal.agent_id, scopes=sorted(principal.scopes),
-                           expires_at=int(verified.expires_at))
-
-
 def _problem_of(failure: BaseException | None) -> ProblemError | None:
     """The problem document a failed tool call answers with: HTTP's ``request/invalid`` for
     arguments out of their schema, a service's own problem, or the ``server/unavailable``
@@ -265,12 +238,8 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         return state.redis
 
     def sent_token(ctx: Context, argument: str | None) -> str | None:
-        """The token of this call: the bearer header (verified by the transport), else the
-        tool's ``token`` argument, else ``None``; a token that was sent and failed is
-        refused with its exact reason."""
-        access = get_access_token()
-        if access is not None:
-            return access.token
+        """The token of this call: the bearer header, else the tool's ``token`` argument,
+        else ``None`` (a header that is not a bearer token is ``auth/invalid``)."""
         headers = ctx.headers or {}
         sent = next((value for name, value in headers.items() if name.lower() == "authorization"), None)
         if not sent:
@@ -653,10 +622,8 @@ async def mcp_lifespan(app: FastAPI) -> AsyncIterator[None]:
         streamable_http_path=MCP_PATH, stateless_http=True, json_response=True,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
-    authenticated = AuthenticationMiddleware(
-        AuthContextMiddleware(transport), backend=BearerAuthBackend(GatewayTokenVerifier(app)))
     async with server.session_manager.run():
-        app.state.mcp_asgi = authenticated
+        app.state.mcp_asgi = transport
         try:
             yield
         finally:

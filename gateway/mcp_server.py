@@ -64,7 +64,7 @@ from gateway.schemas.admission import AnswersRequest, ChallengeRequest
 from gateway.schemas.streams import StreamId
 from gateway.schemas.tables import ActionRequest, CreateTableRequest, TableOut, TableStatus
 from gateway.schemas.tournaments import RatedQueueRequest
-from gateway.security import PendingRevocation, TokenService, auth_problem
+from gateway.security import PendingRevocation, TokenService, VerifiedToken, auth_problem
 from gateway.services import admission as admission_service
 from gateway.services import events as events_service
 from gateway.services import rated_queue as rated_queue_service
@@ -85,8 +85,7 @@ from gateway.store.admission import AdmissionStore
 from gateway.store.auth import AuthStore, revoked_key
 from gateway.store.outage import REDIS_UNAVAILABLE
 
-__all__ = ["MAX_OBSERVE_WAIT_S", "MCP_PATH", "build_mcp_server", "mcp_lifespan",
-           "mcp_route"]
+__all__ = ["MAX_OBSERVE_WAIT_S", "MCP_PATH", "build_mcp_server", "mcp_lifespan", "mcp_route"]
 
 MCP_PATH = "/mcp"
 
@@ -116,7 +115,7 @@ TokenArgument = Annotated[str | None, Field(
 """The ``token`` argument of every tool that acts as an agent."""
 
 NAME_MAX_CHARS = 64
-"""The longest game, mode or agent name a tool takes (every real one is far shorter)."""
+"""The longest game or mode name a tool takes (every real one is far shorter)."""
 
 ID_MAX_CHARS = 64
 """The longest table or challenge id a tool takes."""
@@ -249,38 +248,38 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
             raise auth_problem("auth/invalid", "Use `Authorization: Bearer <token>`.")
         return token
 
-    async def principal_of(ctx: Context, argument: str | None) -> Principal | None:
-        """The agent whose token this call sent (checked, revocation included), if any."""
+    def agent_token(ctx: Context, argument: str | None) -> str:
+        """:func:`sent_token` for a tool that acts as an agent: ``auth/missing`` without one."""
         token = sent_token(ctx, argument)
         if token is None:
-            return None
-        verified = await tokens().authenticate(token, AuthStore(redis(), state.keys).is_revoked)
-        return verified.principal
-
-    async def agent_of(ctx: Context, argument: str | None) -> Principal:
-        """:func:`principal_of` for a tool that acts as an agent: ``auth/missing`` without one."""
-        principal = await principal_of(ctx, argument)
-        if principal is None:
             raise auth_problem(
                 "auth/missing", "This tool needs your access token: pass the access_token "
                 "answer_admission_challenge gave you as the `token` argument (or have the MCP "
                 "client send `Authorization: Bearer <token>`).")
-        return principal
+        return token
 
-    async def caller_of(ctx: Context, argument: str | None) -> PendingRevocation | None:
-        """The caller as the table routes take it (its revocation asked with the table read)."""
-        principal = await principal_of(ctx, argument)
-        return None if principal is None else pending(ctx, argument, principal)
+    async def verified(token: str) -> VerifiedToken:
+        """``token`` checked as HTTP's ``CurrentToken`` is: its claims, then its revocation."""
+        return await tokens().authenticate(token, AuthStore(redis(), state.keys).is_revoked)
 
-    def pending(ctx: Context, argument: str | None, principal: Principal) -> PendingRevocation:
-        """``principal`` (verified from the token sent) as a table caller, with no second
-        check: its revocation is asked with the table read."""
+    async def principal_of(ctx: Context, argument: str | None) -> Principal | None:
+        """The agent whose token this call sent, if any (HTTP's ``OptionalPrincipal``)."""
         token = sent_token(ctx, argument)
-        assert token is not None
+        return None if token is None else (await verified(token)).principal
+
+    def pending(token: str) -> PendingRevocation:
+        """The caller as HTTP's table routes take it (``TableCaller``): the token's claims
+        checked now, its revocation asked with the table read."""
         service = tokens()
-        verified = service.verify_cached(token)
+        checked = service.verify_cached(token)
+        principal = checked.principal
         return PendingRevocation(principal.agent_id, revoked_key(state.keys, principal.token_id),
-                                 principal, service.valid_until(verified))
+                                 principal, service.valid_until(checked))
+
+    def caller_of(ctx: Context, argument: str | None) -> PendingRevocation | None:
+        """:func:`pending` for the token this call sent, if any (``OptionalTableCaller``)."""
+        token = sent_token(ctx, argument)
+        return None if token is None else pending(token)
 
     def admission_settings() -> AdmissionSettings:
         found = getattr(state, "admission_settings", None)
@@ -389,10 +388,10 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         starts when every seat is taken. With ``wait_s`` (at a table that fills without
         you: house bots, or a public table) the answer comes at your first decision, its
         ``observation`` the one to act from."""
-        principal = await agent_of(ctx, token)
+        sent = agent_token(ctx, token)
         created = await tables_service.create_table(
-            ctx_tables(), principal, CreateTableRequest.model_validate(fields))
-        return await first_decision(ctx, created, token, principal, wait_s)
+            ctx_tables(), (await verified(sent)).principal, CreateTableRequest.model_validate(fields))
+        return await first_decision(created, sent, wait_s)
 
     @server.tool()
     async def join_table(table_id: TableId, ctx: Context, wait_s: ObserveWait = 0,
@@ -400,16 +399,15 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         """Take the first free seat of an open table (it starts when the last seat is
         taken). With ``wait_s`` the answer comes at your first decision, its
         ``observation`` the one to act from."""
-        principal = await agent_of(ctx, token)
-        joined = await tables_service.join_table(ctx_tables(), table_id, principal)
-        return await first_decision(ctx, joined, token, principal, wait_s)
+        sent = agent_token(ctx, token)
+        joined = await tables_service.join_table(ctx_tables(), table_id, (await verified(sent)).principal)
+        return await first_decision(joined, sent, wait_s)
 
-    async def first_decision(ctx: Context, table: TableOut, token: str | None,
-                             principal: Principal, wait: float) -> dict[str, Any]:
+    async def first_decision(table: TableOut, token: str, wait: float) -> dict[str, Any]:
         """``table`` with the seat's first decision, when ``wait`` asks for it."""
         if wait > 0:
             table = await tables_service.with_first_decision(
-                ctx_tables(), table, pending(ctx, token, principal), wait=wait)
+                ctx_tables(), table, pending(token), wait=wait)
         return table.model_dump(mode="json")
 
     @server.tool()
@@ -418,7 +416,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         """Your seat's view: summary (plain words, opening with what happened since your
         last move), version, legal_actions (act with one id) and status."""
         seen = await tables_service.observe(
-            ctx_tables(), table_id, await caller_of(ctx, token), wait=wait_s)
+            ctx_tables(), table_id, caller_of(ctx, token), wait=wait_s)
         return seen.model_dump(mode="json")
 
     @server.tool()
@@ -435,7 +433,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         """Play one legal action at ``version``. The answer holds the events you may see and
         your next observation (with ``wait_s``: at your next decision). Errors name the rule
         and list the legal action ids."""
-        caller = pending(ctx, token, await agent_of(ctx, token))
+        caller = pending(agent_token(ctx, token))
         key = f"mcp:{table_id}:{version}:{action}"  # a retried call is applied once
         answer = await tables_service.play(
             ctx_tables(), table_id, caller, ActionRequest(version=version, action=action), key,
@@ -456,7 +454,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         pass last_id back as ``after`` for the next ones. With ``wait_s``, held until
         there is one."""
         page = await events_service.poll_events(
-            ctx_tables(), table_id, await caller_of(ctx, token), after=after, wait=wait_s)
+            ctx_tables(), table_id, caller_of(ctx, token), after=after, wait=wait_s)
         return page.model_dump(mode="json")
 
     @server.tool()
@@ -471,11 +469,11 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         """The tournament tables you must play (``table.assigned``: table id and seat) and
         the end of each tournament you play (``tournament.finished``). Loop on it with the
         last_id it gives, and observe and act on each assigned table as on any other."""
-        principal = await agent_of(ctx, token)
-        caller = pending(ctx, token, principal)
+        checked = await verified(agent_token(ctx, token))
         page = await tournaments_service.assignments(
-            ctx_tables(), principal, after=after, revoked_key=caller.revoked_key,
-            wait=min(wait_s, max(0.0, caller.valid_until - time.time())))
+            ctx_tables(), checked.principal, after=after,
+            revoked_key=revoked_key(state.keys, checked.principal.token_id),
+            wait=min(wait_s, max(0.0, tokens().valid_until(checked) - time.time())))
         return page.model_dump(mode="json")
 
     @server.tool()
@@ -493,15 +491,15 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         and a draw seats the waiting agents at random (never two from one address). Loop
         until ``status`` is ``seated``, then play ``table_id``. Leaving it during play
         forfeits it; a seat that never moves loses on time."""
-        principal = await agent_of(ctx, token)
-        caller = pending(ctx, token, principal)
+        checked = await verified(agent_token(ctx, token))
         if mode is not None:
             await rated_queue_service.join_queue(
-                ctx_tables(), principal, game, RatedQueueRequest(mode=mode, seats=seats),
+                ctx_tables(), checked.principal, game, RatedQueueRequest(mode=mode, seats=seats),
                 address=_client_of(ctx))
         ticket = await rated_queue_service.queue_ticket(
-            ctx_tables(), principal, game, revoked_key=caller.revoked_key,
-            wait_s=min(wait_s, max(0.0, caller.valid_until - time.time())))
+            ctx_tables(), checked.principal, game,
+            revoked_key=revoked_key(state.keys, checked.principal.token_id),
+            wait_s=min(wait_s, max(0.0, tokens().valid_until(checked) - time.time())))
         return ticket.model_dump(mode="json")
 
     return server

@@ -158,7 +158,8 @@ def _with_fields_of(model: type[BaseModel]) -> Callable[[_Tool], _Tool]:
         body = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
                                   annotation=Annotated[field.annotation, field, Strict()])
                 for name, field in model.model_fields.items()]
-        tool.__signature__ = declared.replace(parameters=[*own, *body])  # type: ignore[attr-defined]
+        signature = declared.replace(parameters=[*own, *body])
+        tool.__signature__ = signature  # type: ignore[attr-defined]
         return tool
 
     return take
@@ -389,8 +390,9 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         you: house bots, or a public table) the answer comes at your first decision, its
         ``observation`` the one to act from."""
         sent = agent_token(ctx, token)
+        principal = (await verified(sent)).principal
         created = await tables_service.create_table(
-            ctx_tables(), (await verified(sent)).principal, CreateTableRequest.model_validate(fields))
+            ctx_tables(), principal, CreateTableRequest.model_validate(fields))
         return await first_decision(created, sent, wait_s)
 
     @server.tool()
@@ -400,7 +402,8 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         taken). With ``wait_s`` the answer comes at your first decision, its
         ``observation`` the one to act from."""
         sent = agent_token(ctx, token)
-        joined = await tables_service.join_table(ctx_tables(), table_id, (await verified(sent)).principal)
+        principal = (await verified(sent)).principal
+        joined = await tables_service.join_table(ctx_tables(), table_id, principal)
         return await first_decision(joined, sent, wait_s)
 
     async def first_decision(table: TableOut, token: str, wait: float) -> dict[str, Any]:

@@ -1,22 +1,24 @@
 """The gateway as an MCP server: ``/mcp``, Streamable HTTP, the same operations as tools.
 
 Built on the official ``mcp`` SDK (``MCPServer``, major version 2). Each tool
-is thin: it checks its arguments with the very request models the HTTP routes
-use and calls the same service function (:mod:`gateway.services`), so an
-agent playing through MCP gets what an agent playing over HTTP gets, errors
-included: a service's ``ProblemError`` becomes a tool error whose text is the
-problem document (``code``, ``detail`` and its extra members, such as
-``legal_actions`` or ``current_version``).
+is thin: its arguments are the fields of the request model the HTTP route takes
+(names, bounds, defaults, descriptions), checked as strictly, and it calls the
+same service function (:mod:`gateway.services`), so an agent playing through MCP
+gets what an agent playing over HTTP gets, errors included: an argument out of
+its schema is HTTP's ``request/invalid`` problem, and a service's
+``ProblemError`` becomes a tool error whose text is the problem document
+(``code``, ``detail`` and its extra members, such as ``legal_actions`` or
+``current_version``).
 
 Authentication is the gateway's own JWT, sent as ``Authorization: Bearer`` on
-the MCP requests, checked by the SDK's bearer backend through
-:class:`GatewayTokenVerifier` (signature, claims, revocation). The token is
-optional at the transport: the rulebook, the game list, the table list and
-admission work without one (admission is how an agent gets one); the tools
-that need a seat or an agent refuse with ``auth/missing``, or with the exact
-reason a sent token failed (``auth/expired``: get a new one with
-``POST /v1/auth/token``). Every tool call checks the token again, so one
-revoked while a client stays connected is refused from its next call.
+the MCP requests and checked by the tool called (signature, claims, revocation),
+as every HTTP route checks it; the transport checks nothing, so a token is
+verified once per call, and one revoked while a client stays connected is
+refused from its next call. The token is optional: the rulebook, the game list,
+the table list and admission work without one (admission is how an agent gets
+one); the tools that need a seat or an agent refuse with ``auth/missing``, or
+with the exact reason a sent token failed (``auth/expired``: get a new one with
+``POST /v1/auth/token``).
 
 A model that connected without credentials earns its token through
 ``answer_admission_challenge`` and can send no header itself, so every tool that
@@ -38,33 +40,31 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, TypeVar
 
 from fastapi import FastAPI
-from mcp.server.auth.middleware.auth_context import AuthContextMiddleware, get_access_token
-from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend
-from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import BaseModel, Field, ValidationError
-from starlette.middleware.authentication import AuthenticationMiddleware
+from pydantic import AfterValidator, BaseModel, Field, Strict, ValidationError
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agents._wire import INTEGRAL
 from gateway.errors import ProblemError, redis_unavailable
 from gateway.principal import Principal
+from gateway.routes.tables import MAX_LIST_OFFSET
 from gateway.routes.waits import ASSIGNMENTS_WAIT_MAX_S, OBSERVE_WAIT_MAX_S
 from gateway.schemas.admission import AnswersRequest, ChallengeRequest
 from gateway.schemas.streams import StreamId
-from gateway.schemas.tables import ActionRequest, CreateTableRequest, TableOut
+from gateway.schemas.tables import ActionRequest, CreateTableRequest, TableOut, TableStatus
 from gateway.schemas.tournaments import RatedQueueRequest
-from gateway.security import PendingRevocation, TokenService, auth_problem
+from gateway.security import PendingRevocation, TokenService, VerifiedToken, auth_problem
 from gateway.services import admission as admission_service
 from gateway.services import events as events_service
 from gateway.services import rated_queue as rated_queue_service
@@ -85,8 +85,7 @@ from gateway.store.admission import AdmissionStore
 from gateway.store.auth import AuthStore, revoked_key
 from gateway.store.outage import REDIS_UNAVAILABLE
 
-__all__ = ["MAX_OBSERVE_WAIT_S", "MCP_PATH", "GatewayTokenVerifier", "build_mcp_server", "mcp_lifespan",
-           "mcp_route"]
+__all__ = ["MAX_OBSERVE_WAIT_S", "MCP_PATH", "build_mcp_server", "mcp_lifespan", "mcp_route"]
 
 MCP_PATH = "/mcp"
 
@@ -107,7 +106,7 @@ Agents Club: play hidden-information card games against other agents.
 Errors are problem documents with a stable `code` and a `detail` saying what to do.
 """
 
-_T = TypeVar("_T")
+_Tool = TypeVar("_Tool", bound=Callable[..., Any])
 
 TokenArgument = Annotated[str | None, Field(
     max_length=4096,
@@ -116,7 +115,7 @@ TokenArgument = Annotated[str | None, Field(
 """The ``token`` argument of every tool that acts as an agent."""
 
 NAME_MAX_CHARS = 64
-"""The longest game, mode or agent name a tool takes (every real one is far shorter)."""
+"""The longest game or mode name a tool takes (every real one is far shorter)."""
 
 ID_MAX_CHARS = 64
 """The longest table or challenge id a tool takes."""
@@ -127,89 +126,76 @@ ACTION_MAX_CHARS = 500
 TableId = Annotated[str, Field(max_length=ID_MAX_CHARS, description="A table id.")]
 
 
-class GatewayTokenVerifier:
-    """The SDK's ``TokenVerifier`` for the gateway's own tokens: signature, claims and
-    revocation, as every HTTP route checks them. A token that fails is ``None`` (the
-    caller is anonymous at the transport; the tools say why it failed)."""
-
-    def __init__(self, app: FastAPI) -> None:
-        self.app = app
-
-    async def verify_token(self, token: str) -> AccessToken | None:
-        """The access info of a valid token, ``None`` otherwise."""
-        state = self.app.state
-        if state.redis is None:
-            return None
-        tokens: TokenService = state.tokens
-        try:
-            verified = await tokens.authenticate(token, AuthStore(state.redis, state.keys).is_revoked)
-        except ProblemError:
-            return None
-        principal = verified.principal
-        return AccessToken(token=token, client_id=principal.agent_id, scopes=sorted(principal.scopes),
-                           expires_at=int(verified.expires_at))
-
-
-def _problem_text(error: ProblemError) -> str:
-    """A service's problem as the tool error's text: the problem document, as JSON."""
-    return json.dumps(error.to_problem(), default=str)
-
-
-async def _answer(work: Awaitable[_T]) -> _T:
-    """Run a service call; its ``ProblemError`` becomes a tool error the model reads, and a
-    Redis outage the same ``server/unavailable`` problem HTTP answers (never the store's
-    own error text, which names its address)."""
-    try:
-        return await work
-    except ProblemError as error:
-        raise ToolError(_problem_text(error)) from None
-    except REDIS_UNAVAILABLE:
-        raise ToolError(_problem_text(redis_unavailable())) from None
-
-
-def _checked(model: type[BaseModel], fields: dict[str, Any]) -> Any:
-    """``fields`` validated by an HTTP request model (strict, unknown fields refused);
-    a tool error shaped like ``request/invalid`` otherwise."""
-    try:
-        return model.model_validate(fields)
-    except ValidationError as error:
-        errors = [{"loc": [str(part) for part in e["loc"]], "msg": e["msg"], "type": e["type"]}
-                  for e in error.errors(include_input=False, include_url=False)]
-        where = ", ".join(".".join(entry["loc"]) for entry in errors[:5])
-        raise ToolError(_problem_text(ProblemError(
-            422, "request/invalid", "Invalid request",
-            f"The arguments do not match their schema ({where}).", errors=errors))) from None
-
-
 def _wait_argument(most: float) -> Any:
-    """A ``wait_s`` parameter: its bounds are in the schema, and checked by
-    :func:`_checked_wait`, so a value out of them is the same ``request/invalid`` problem
-    HTTP answers (the SDK's own check would answer with pydantic's raw text)."""
-    return Field(json_schema_extra={"minimum": 0, "maximum": most}, description=(
+    """The schema of a ``wait_s`` argument: 0 to ``most`` seconds, as over HTTP."""
+    return Field(ge=0, le=most, description=(
         f"Seconds (0 to {most:g}, as over HTTP) to wait until the answer is worth sending; "
         f"the call is held at most {MAX_OBSERVE_WAIT_S:g} s, under the 30 s many MCP clients "
         "allow, then answers with what is there. 0 (the default) answers at once."))
 
 
-def _checked_wait(wait_s: float, most: float) -> float:
-    """``wait_s`` within ``[0, most]``, held at most :data:`MAX_OBSERVE_WAIT_S`; a
-    ``request/invalid`` tool error otherwise (what HTTP answers for its ``wait``)."""
-    if 0 <= wait_s <= most:
-        return min(wait_s, MAX_OBSERVE_WAIT_S)
-    kind, msg = ("greater_than_equal", "Input should be greater than or equal to 0") if wait_s < 0 else (
-        "less_than_equal", f"Input should be less than or equal to {most:g}")
-    raise ToolError(_problem_text(ProblemError(
-        422, "request/invalid", "Invalid request", "The arguments do not match their schema (wait_s).",
-        errors=[{"loc": ["wait_s"], "msg": msg, "type": kind}])))
+_HELD = AfterValidator(lambda seconds: min(seconds, MAX_OBSERVE_WAIT_S))
+"""A ``wait_s`` reaches its tool cut to :data:`MAX_OBSERVE_WAIT_S`: the bound stays
+HTTP's, so one value means the same everywhere; only the hold is shorter."""
+
+ObserveWait = Annotated[float, _wait_argument(OBSERVE_WAIT_MAX_S), _HELD]
+"""The ``wait_s`` of the table tools (HTTP's observation, action and events bound)."""
+
+AssignmentsWait = Annotated[float, _wait_argument(ASSIGNMENTS_WAIT_MAX_S), _HELD]
+"""The ``wait_s`` of ``my_assignments`` (HTTP's assignments bound)."""
+
+
+def _with_fields_of(model: type[BaseModel]) -> Callable[[_Tool], _Tool]:
+    """Give a tool the fields of an HTTP request body as arguments of its own, beside those
+    it declares: the body's names, types, bounds, defaults and descriptions, so no tool
+    restates them. They are checked as strictly as the body (the SDK checks a tool's
+    arguments leniently, and would take ``"yes"`` for a boolean), and the tool receives
+    them, valid, in its ``**fields``."""
+
+    def take(tool: _Tool) -> _Tool:
+        declared = inspect.signature(tool, eval_str=True)
+        own = [p for p in declared.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        body = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                  annotation=Annotated[field.annotation, field, Strict()])
+                for name, field in model.model_fields.items()]
+        signature = declared.replace(parameters=[*own, *body])
+        tool.__signature__ = signature  # type: ignore[attr-defined]
+        return tool
+
+    return take
+
+
+def _problem_of(failure: BaseException | None) -> ProblemError | None:
+    """The problem document a failed tool call answers with: HTTP's ``request/invalid`` for
+    arguments out of their schema, a service's own problem, or the ``server/unavailable``
+    HTTP answers through a Redis outage (never the store's own error text, which names its
+    address). ``None`` for a crash, which the SDK reports without its text."""
+    if isinstance(failure, ValidationError):
+        errors = [{"loc": [str(part) for part in e["loc"]], "msg": e["msg"], "type": e["type"]}
+                  for e in failure.errors(include_input=False, include_url=False)]
+        return _invalid(errors)
+    if isinstance(failure, ProblemError):
+        return failure
+    if isinstance(failure, REDIS_UNAVAILABLE):
+        return redis_unavailable()
+    return None
+
+
+def _invalid(errors: list[dict[str, Any]]) -> ProblemError:
+    """The ``request/invalid`` problem HTTP answers for a body or query that fails its schema."""
+    where = ", ".join(".".join(entry["loc"]) for entry in errors[:5])
+    return problem("request/invalid", f"The arguments do not match their schema ({where}).",
+                   errors=errors)
 
 
 class _ProblemServer(MCPServer):
-    """The SDK's server, with two changes: arguments that fail their schema (checked by
-    the SDK before a tool runs) are refused with the ``request/invalid`` problem document
-    HTTP answers for the same fields, not with pydantic's raw text; and an argument a tool
-    does not have is refused the same way (the SDK would drop it silently: a model that
-    sends ``wait`` for ``wait_s`` must hear that it did not wait), as an HTTP body refuses
-    an unknown field. One validation path for every tool, whatever the argument."""
+    """The SDK's server, answering every refusal with the problem document HTTP answers:
+    arguments that fail their schema (checked by the SDK before a tool runs) with
+    ``request/invalid`` for the same fields, not pydantic's raw text; an argument a tool
+    does not have the same way (the SDK would drop it silently: a model that sends
+    ``wait`` for ``wait_s`` must hear that it did not wait), as an HTTP body refuses an
+    unknown field; and a ``ProblemError`` a tool raises (a service's, or an outage's) as
+    that problem. One validation path and one error path for every tool."""
 
     _arguments: dict[str, frozenset[str]] | None = None
 
@@ -222,23 +208,18 @@ class _ProblemServer(MCPServer):
         known = self._arguments.get(name)
         unknown = sorted(set(arguments or {}) - known) if known is not None else []
         if unknown:  # refused as an HTTP body refuses a field it does not have
-            raise ToolError(f"Error executing tool {name}: " + _problem_text(ProblemError(
-                422, "request/invalid", "Invalid request",
-                f"The arguments do not match their schema ({', '.join(unknown)}: no such argument).",
-                errors=[{"loc": [argument], "msg": "Extra inputs are not permitted",
-                         "type": "extra_forbidden"} for argument in unknown])))
-        try:
-            return await super().call_tool(name, arguments, context)
-        except ToolError as refused:
-            invalid = refused.__cause__
-            if not isinstance(invalid, ValidationError):
-                raise
-            errors = [{"loc": [str(part) for part in e["loc"]], "msg": e["msg"], "type": e["type"]}
-                      for e in invalid.errors(include_input=False, include_url=False)]
-            where = ", ".join(".".join(entry["loc"]) for entry in errors[:5])
-            raise ToolError(f"Error executing tool {name}: " + _problem_text(ProblemError(
-                422, "request/invalid", "Invalid request",
-                f"The arguments do not match their schema ({where}).", errors=errors))) from None
+            refused = _invalid([{"loc": [argument], "msg": "Extra inputs are not permitted",
+                                 "type": "extra_forbidden"} for argument in unknown])
+        else:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as failed:
+                found = _problem_of(failed.__cause__)
+                if found is None:
+                    raise
+                refused = found
+        problem_text = json.dumps(refused.to_problem(), default=str)
+        raise ToolError(f"Error executing tool {name}: {problem_text}") from None
 
 
 def build_mcp_server(app: FastAPI) -> MCPServer:
@@ -250,53 +231,56 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         service: TokenService = state.tokens
         return service
 
-    def auth_store() -> AuthStore:
+    def redis() -> Any:
+        """The app's Redis client; ``server/unavailable`` while it is not connected."""
         if state.redis is None:
-            raise ToolError(_problem_text(redis_unavailable()))
-        return AuthStore(state.redis, state.keys)
+            raise redis_unavailable()
+        return state.redis
 
     def sent_token(ctx: Context, argument: str | None) -> str | None:
-        """The token of this call: the bearer header (verified by the transport), else the
-        tool's ``token`` argument, else ``None``; a token that was sent and failed is
-        refused with its exact reason."""
-        access = get_access_token()
-        if access is not None:
-            return access.token
+        """The token of this call: the bearer header, else the tool's ``token`` argument,
+        else ``None`` (a header that is not a bearer token is ``auth/invalid``)."""
         headers = ctx.headers or {}
         sent = next((value for name, value in headers.items() if name.lower() == "authorization"), None)
         if not sent:
             return argument or None
         scheme, _, token = sent.partition(" ")
         if scheme.lower() != "bearer" or not token:
-            raise ToolError(_problem_text(auth_problem("auth/invalid", "Use `Authorization: Bearer <token>`.")))
+            raise auth_problem("auth/invalid", "Use `Authorization: Bearer <token>`.")
         return token
 
-    async def principal_of(ctx: Context, argument: str | None, *, required: bool) -> Principal | None:
+    def agent_token(ctx: Context, argument: str | None) -> str:
+        """:func:`sent_token` for a tool that acts as an agent: ``auth/missing`` without one."""
         token = sent_token(ctx, argument)
         if token is None:
-            if required:
-                raise ToolError(_problem_text(auth_problem(
-                    "auth/missing", "This tool needs your access token: pass the access_token "
-                    "answer_admission_challenge gave you as the `token` argument (or have the MCP "
-                    "client send `Authorization: Bearer <token>`).")))
-            return None
-        verified = await _answer(tokens().authenticate(token, auth_store().is_revoked))
-        return verified.principal
+            raise auth_problem(
+                "auth/missing", "This tool needs your access token: pass the access_token "
+                "answer_admission_challenge gave you as the `token` argument (or have the MCP "
+                "client send `Authorization: Bearer <token>`).")
+        return token
 
-    async def caller_of(ctx: Context, argument: str | None, *, required: bool) -> PendingRevocation | None:
-        """The caller as the table routes take it (its revocation asked with the table read)."""
-        principal = await principal_of(ctx, argument, required=required)
-        return None if principal is None else pending(ctx, argument, principal)
+    async def verified(token: str) -> VerifiedToken:
+        """``token`` checked as HTTP's ``CurrentToken`` is: its claims, then its revocation."""
+        return await tokens().authenticate(token, AuthStore(redis(), state.keys).is_revoked)
 
-    def pending(ctx: Context, argument: str | None, principal: Principal) -> PendingRevocation:
-        """``principal`` (verified from the token sent) as a table caller, with no second
-        check: its revocation is asked with the table read."""
+    async def principal_of(ctx: Context, argument: str | None) -> Principal | None:
+        """The agent whose token this call sent, if any (HTTP's ``OptionalPrincipal``)."""
         token = sent_token(ctx, argument)
-        assert token is not None
+        return None if token is None else (await verified(token)).principal
+
+    def pending(token: str) -> PendingRevocation:
+        """The caller as HTTP's table routes take it (``TableCaller``): the token's claims
+        checked now, its revocation asked with the table read."""
         service = tokens()
-        verified = service.verify_cached(token)
+        checked = service.verify_cached(token)
+        principal = checked.principal
         return PendingRevocation(principal.agent_id, revoked_key(state.keys, principal.token_id),
-                                 principal, service.valid_until(verified))
+                                 principal, service.valid_until(checked))
+
+    def caller_of(ctx: Context, argument: str | None) -> PendingRevocation | None:
+        """:func:`pending` for the token this call sent, if any (``OptionalTableCaller``)."""
+        token = sent_token(ctx, argument)
+        return None if token is None else pending(token)
 
     def admission_settings() -> AdmissionSettings:
         found = getattr(state, "admission_settings", None)
@@ -306,14 +290,8 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         assert isinstance(found, AdmissionSettings)
         return found
 
-    def admission_store() -> AdmissionStore:
-        if state.redis is None:
-            raise ToolError(_problem_text(redis_unavailable()))
-        return AdmissionStore(state.redis, state.keys)
-
     def ctx_tables() -> Any:
-        if state.redis is None:
-            raise ToolError(_problem_text(redis_unavailable()))
+        redis()
         return table_context(app)
 
     @server.tool()
@@ -337,38 +315,31 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
     ) -> str:
         """The game's rulebook (markdown): whole, one section or chapter, or the sections
         matching a search. Admission questions and rule errors cite section numbers."""
-        try:
-            if section_number is not None:
-                found = section(game, section_number.strip())
-                if not found:
-                    return f"No section {section_number} in the {game} rulebook."
-                return "\n\n".join(part.text for part in found)
-            if search is not None:
-                found = find_sections(game, search)
-                if not found:
-                    return f"No section of the {game} rulebook holds all of: {search}."
-                return "\n\n".join(part.text for part in found)
-            return rulebook_text(game)
-        except ProblemError as error:
-            raise ToolError(_problem_text(error)) from None
+        if section_number is not None:
+            found = section(game, section_number.strip())
+            if not found:
+                return f"No section {section_number} in the {game} rulebook."
+            return "\n\n".join(part.text for part in found)
+        if search is not None:
+            found = find_sections(game, search)
+            if not found:
+                return f"No section of the {game} rulebook holds all of: {search}."
+            return "\n\n".join(part.text for part in found)
+        return rulebook_text(game)
 
     @server.tool()
-    async def ask_admission_challenge(
-        agent_name: Annotated[str, Field(max_length=NAME_MAX_CHARS,
-                                         description="The name to register (3-32 of A-Z a-z 0-9 _ . -).")],
-        game: Annotated[str, Field(max_length=NAME_MAX_CHARS, description="The game to be admitted to.")],
-        ctx: Context,
-        token: TokenArgument = None,
-    ) -> dict[str, Any]:
+    @_with_fields_of(ChallengeRequest)
+    async def ask_admission_challenge(ctx: Context, token: TokenArgument = None,
+                                      **fields: Any) -> dict[str, Any]:
         """Three questions on the rulebook and one puzzle, to answer once within
         expires_in seconds with answer_admission_challenge. A new agent sends no token;
         an admitted agent adding a game sends its token and its own name."""
-        body = _checked(ChallengeRequest, {"agent_name": agent_name, "game": game})
-        principal = await principal_of(ctx, token, required=False)
-        created = await _answer(admission_service.create_challenge(
-            store=admission_store(), agents=auth_store(), settings=admission_settings(),
-            agent_name=body.agent_name, game=body.game, principal=principal,
-            client=_client_of(ctx)))
+        body = ChallengeRequest.model_validate(fields)
+        principal = await principal_of(ctx, token)
+        created = await admission_service.create_challenge(
+            store=AdmissionStore(redis(), state.keys), agents=AuthStore(redis(), state.keys),
+            settings=admission_settings(), agent_name=body.agent_name, game=body.game,
+            principal=principal, client=_client_of(ctx))
         answer: dict[str, Any] = created.model_dump(mode="json")
         answer["answer_instructions"] = (
             "Call answer_admission_challenge with challenge_id, answers "
@@ -379,22 +350,19 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         return answer
 
     @server.tool()
+    @_with_fields_of(AnswersRequest)
     async def answer_admission_challenge(
-        challenge_id: Annotated[str, Field(max_length=ID_MAX_CHARS)],
-        answers: Annotated[dict[str, str | int | bool], Field(
-            max_length=16, description="Question id -> answer: an option id string, a JSON integer, or true/false.")],
-        puzzle: Annotated[dict[str, Any], Field(
-            max_length=32, description="The puzzle's answer object (its answer_format).")],
+        challenge_id: Annotated[str, Field(max_length=ID_MAX_CHARS)], **fields: Any,
     ) -> dict[str, Any]:
         """Grade the answers (once). A pass returns the access token and, for a new agent,
         its secret (shown this once: keep it to get new tokens with POST /v1/auth/token).
         Then pass access_token as the `token` argument of the tools that act as you (or
         have your MCP client send `Authorization: Bearer <access_token>`)."""
-        body = _checked(AnswersRequest, {"answers": answers, "puzzle": puzzle})
-        passed = await _answer(admission_service.submit_answers(
-            store=admission_store(), agents=auth_store(), tokens=tokens(),
-            settings=admission_settings(), challenge_id=challenge_id, answers=body.answers,
-            puzzle_answer=body.puzzle))
+        body = AnswersRequest.model_validate(fields)
+        passed = await admission_service.submit_answers(
+            store=AdmissionStore(redis(), state.keys), agents=AuthStore(redis(), state.keys),
+            tokens=tokens(), settings=admission_settings(), challenge_id=challenge_id,
+            answers=body.answers, puzzle_answer=body.puzzle)
         return passed.model_dump(mode="json")
 
     @server.tool()
@@ -402,126 +370,77 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         ctx: Context,
         game: Annotated[str | None, Field(max_length=NAME_MAX_CHARS)] = None,
         mode: Annotated[str | None, Field(max_length=NAME_MAX_CHARS)] = None,
-        status: Annotated[str | None, Field(max_length=16, description="open, playing or finished.")] = None,
-        offset: Annotated[int, Field(ge=0, le=2**53, strict=True), INTEGRAL] = 0,
+        status: TableStatus | None = None,
+        offset: Annotated[int, Field(ge=0, le=MAX_LIST_OFFSET, strict=True), INTEGRAL] = 0,
         limit: Annotated[int, Field(ge=1, le=200, strict=True), INTEGRAL] = 50,
         token: TokenArgument = None,
     ) -> dict[str, Any]:
         """Public tables, newest first (status "open": tables you may join)."""
-        if status not in (None, "open", "playing", "finished"):
-            raise ToolError(_problem_text(problem("request/invalid", "status is open, playing or finished.")))
-        principal = await principal_of(ctx, token, required=False)
-        listed = await _answer(tables_service.list_tables(
-            ctx_tables(), principal, game=game, mode=mode, status=status,  # type: ignore[arg-type]
-            offset=offset, limit=limit))
+        listed = await tables_service.list_tables(
+            ctx_tables(), await principal_of(ctx, token), game=game, mode=mode, status=status,
+            offset=offset, limit=limit)
         return listed.model_dump(mode="json")
 
     @server.tool()
-    async def create_table(
-        ctx: Context,
-        game: Annotated[str, Field(max_length=NAME_MAX_CHARS)],
-        mode: Annotated[str, Field(max_length=NAME_MAX_CHARS)],
-        seats: Annotated[int, Field(ge=1, le=12, strict=True), INTEGRAL],
-        house_bots: Annotated[list[dict[str, Any]] | None, Field(
-            max_length=12,
-            description='Seats the server plays: [{"seat": 1}, {"seat": 2, "bot": "random"}]; a seat without "bot" gets greedy where the game has it, else random.')] = None,
-        turn_timeout_s: Annotated[float | None, Field(
-            strict=True,
-            json_schema_extra={"exclusiveMinimum": 0, "maximum": 86_400},
-            description="Seconds a seat has per decision (the server's default when omitted).")] = None,
-        private: Annotated[bool, Field(strict=True)] = False,
-        variants: Annotated[list[str] | None, Field(
-            max_length=32, description="Variant names to switch on (list_games lists them).")] = None,
-        options: Annotated[dict[str, Any] | None, Field(
-            max_length=32, description="Game-specific options (a turn limit may be lowered).")] = None,
-        rated: Annotated[bool, Field(strict=True, description=(
-            "Feed the game's leaderboard: only a public table you sit at with house bots in "
-            "every other seat."))] = False,
-        seed: Annotated[int | None, Field(strict=True, json_schema_extra={"minimum": 0}, description=(
-            "Fix the deal: the organiser for any table, an agent only for a table where every "
-            "other seat is a house bot (whoever knows the seed knows every hidden card).")),
-            INTEGRAL] = None,
-        join: Annotated[bool, Field(strict=True, description="Sit in the first free seat yourself.")] = True,
-        wait_s: Annotated[float, _wait_argument(OBSERVE_WAIT_MAX_S)] = 0,
-        token: TokenArgument = None,
-    ) -> dict[str, Any]:
+    @_with_fields_of(CreateTableRequest)
+    async def create_table(ctx: Context, wait_s: ObserveWait = 0, token: TokenArgument = None,
+                           **fields: Any) -> dict[str, Any]:
         """Open a table; you sit in the first free seat (unless ``join`` is false) and it
         starts when every seat is taken. With ``wait_s`` (at a table that fills without
         you: house bots, or a public table) the answer comes at your first decision, its
         ``observation`` the one to act from."""
-        wait = _checked_wait(wait_s, OBSERVE_WAIT_MAX_S)
-        fields: dict[str, Any] = {"game": game, "mode": mode, "seats": seats, "private": private,
-                                  "house_bots": house_bots or [], "options": options or {},
-                                  "variants": variants or [], "rated": rated, "join": join}
-        if turn_timeout_s is not None:
-            fields["turn_timeout_s"] = float(turn_timeout_s)
-        if seed is not None:
-            fields["seed"] = seed
-        body = _checked(CreateTableRequest, fields)
-        principal = await principal_of(ctx, token, required=True)
-        assert principal is not None
-        created = await _answer(tables_service.create_table(ctx_tables(), principal, body))
-        return (await _first_decision(ctx, created, token, principal, wait)).model_dump(mode="json")
+        sent = agent_token(ctx, token)
+        principal = (await verified(sent)).principal
+        created = await tables_service.create_table(
+            ctx_tables(), principal, CreateTableRequest.model_validate(fields))
+        return await first_decision(created, sent, wait_s)
 
     @server.tool()
-    async def join_table(
-        table_id: TableId,
-        ctx: Context,
-        wait_s: Annotated[float, _wait_argument(OBSERVE_WAIT_MAX_S)] = 0,
-        token: TokenArgument = None,
-    ) -> dict[str, Any]:
+    async def join_table(table_id: TableId, ctx: Context, wait_s: ObserveWait = 0,
+                         token: TokenArgument = None) -> dict[str, Any]:
         """Take the first free seat of an open table (it starts when the last seat is
         taken). With ``wait_s`` the answer comes at your first decision, its
         ``observation`` the one to act from."""
-        wait = _checked_wait(wait_s, OBSERVE_WAIT_MAX_S)
-        principal = await principal_of(ctx, token, required=True)
-        assert principal is not None
-        joined = await _answer(tables_service.join_table(ctx_tables(), table_id, principal))
-        return (await _first_decision(ctx, joined, token, principal, wait)).model_dump(mode="json")
+        sent = agent_token(ctx, token)
+        principal = (await verified(sent)).principal
+        joined = await tables_service.join_table(ctx_tables(), table_id, principal)
+        return await first_decision(joined, sent, wait_s)
 
-    async def _first_decision(ctx: Context, table: TableOut, token: str | None,
-                              principal: Principal, wait: float) -> TableOut:
+    async def first_decision(table: TableOut, token: str, wait: float) -> dict[str, Any]:
         """``table`` with the seat's first decision, when ``wait`` asks for it."""
-        if wait <= 0:
-            return table
-        return await _answer(tables_service.with_first_decision(
-            ctx_tables(), table, pending(ctx, token, principal), wait=wait))
+        if wait > 0:
+            table = await tables_service.with_first_decision(
+                ctx_tables(), table, pending(token), wait=wait)
+        return table.model_dump(mode="json")
 
     @server.tool()
-    async def observe(
-        table_id: TableId,
-        ctx: Context,
-        wait_s: Annotated[float, _wait_argument(OBSERVE_WAIT_MAX_S)] = 0,
-        token: TokenArgument = None,
-    ) -> dict[str, Any]:
+    async def observe(table_id: TableId, ctx: Context, wait_s: ObserveWait = 0,
+                      token: TokenArgument = None) -> dict[str, Any]:
         """Your seat's view: summary (plain words, opening with what happened since your
         last move), version, legal_actions (act with one id) and status."""
-        caller = await caller_of(ctx, token, required=False)
-        seen = await _answer(tables_service.observe(
-            ctx_tables(), table_id, caller, wait=_checked_wait(wait_s, OBSERVE_WAIT_MAX_S)))
+        seen = await tables_service.observe(
+            ctx_tables(), table_id, caller_of(ctx, token), wait=wait_s)
         return seen.model_dump(mode="json")
 
     @server.tool()
     async def act(
         table_id: TableId,
-        version: Annotated[Any, Field(json_schema_extra={"type": "integer", "minimum": 0},
-                                      description="The version of your latest observation (a JSON "
-                                      "integer, as over HTTP).")],
+        version: Annotated[int, ActionRequest.model_fields["version"], Strict(), Field(
+            description="The version of your latest observation (a JSON integer, as over HTTP).")],
         action: Annotated[str, Field(max_length=ACTION_MAX_CHARS,
                                      description="A legal action id from the observation.")],
         ctx: Context,
-        wait_s: Annotated[float, _wait_argument(OBSERVE_WAIT_MAX_S)] = 0,
+        wait_s: ObserveWait = 0,
         token: TokenArgument = None,
     ) -> dict[str, Any]:
         """Play one legal action at ``version``. The answer holds the events you may see and
         your next observation (with ``wait_s``: at your next decision). Errors name the rule
         and list the legal action ids."""
-        body = _checked(ActionRequest, {"version": version, "action": action})
-        caller = await caller_of(ctx, token, required=True)
-        assert caller is not None
+        caller = pending(agent_token(ctx, token))
         key = f"mcp:{table_id}:{version}:{action}"  # a retried call is applied once
-        answer = await _answer(tables_service.play(ctx_tables(), table_id, caller, body, key,
-                                                   wait=_checked_wait(wait_s, OBSERVE_WAIT_MAX_S)))
+        answer = await tables_service.play(
+            ctx_tables(), table_id, caller, ActionRequest(version=version, action=action), key,
+            wait=wait_s)
         return answer.model_dump(mode="json")
 
     @server.tool()
@@ -531,16 +450,14 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         after: Annotated[int, Field(ge=0, le=events_service.MAX_EVENT_ID, strict=True,
                                     description="Events with a larger id (0: from the start)."),
                          INTEGRAL] = 0,
-        wait_s: Annotated[float, _wait_argument(OBSERVE_WAIT_MAX_S)] = 0,
+        wait_s: ObserveWait = 0,
         token: TokenArgument = None,
     ) -> dict[str, Any]:
         """The events you may see after ``after`` (public ones, and your seat's own);
         pass last_id back as ``after`` for the next ones. With ``wait_s``, held until
         there is one."""
-        caller = await caller_of(ctx, token, required=False)
-        page = await _answer(events_service.poll_events(
-            ctx_tables(), table_id, caller, after=after,
-            wait=_checked_wait(wait_s, OBSERVE_WAIT_MAX_S)))
+        page = await events_service.poll_events(
+            ctx_tables(), table_id, caller_of(ctx, token), after=after, wait=wait_s)
         return page.model_dump(mode="json")
 
     @server.tool()
@@ -549,46 +466,43 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         after: Annotated[StreamId, Field(
             description="Assignments after this id (\"0\": from the start); pass last_id back.",
         )] = "0",
-        wait_s: Annotated[float, _wait_argument(ASSIGNMENTS_WAIT_MAX_S)] = 0,
+        wait_s: AssignmentsWait = 0,
         token: TokenArgument = None,
     ) -> dict[str, Any]:
         """The tournament tables you must play (``table.assigned``: table id and seat) and
         the end of each tournament you play (``tournament.finished``). Loop on it with the
         last_id it gives, and observe and act on each assigned table as on any other."""
-        caller = await caller_of(ctx, token, required=True)  # the token, verified without Redis
-        principal = await principal_of(ctx, token, required=True)  # ... and not revoked
-        assert caller is not None and principal is not None
-        wait = min(_checked_wait(wait_s, ASSIGNMENTS_WAIT_MAX_S), max(0.0, caller.valid_until - time.time()))
-        page = await _answer(tournaments_service.assignments(
-            ctx_tables(), principal, after=after, wait=wait, revoked_key=caller.revoked_key))
+        checked = await verified(agent_token(ctx, token))
+        page = await tournaments_service.assignments(
+            ctx_tables(), checked.principal, after=after,
+            revoked_key=revoked_key(state.keys, checked.principal.token_id),
+            wait=min(wait_s, max(0.0, tokens().valid_until(checked) - time.time())))
         return page.model_dump(mode="json")
 
     @server.tool()
     async def rated_queue(
         ctx: Context,
         game: Annotated[str, Field(max_length=NAME_MAX_CHARS)],
-        mode: Annotated[str | None, Field(max_length=NAME_MAX_CHARS, description=(
-            "Join (or stay in) the queue for a table of this mode; omitted: read your "
-            "ticket."))] = None,
-        seats: Annotated[int, Field(ge=2, le=12)] = 2,
-        wait_s: Annotated[float, _wait_argument(OBSERVE_WAIT_MAX_S)] = 0,
+        mode: Annotated[str | None, RatedQueueRequest.model_fields["mode"], Strict(), Field(
+            description="Join (or stay in) the queue for a table of this mode; omitted: read "
+            "your ticket.")] = None,
+        seats: Annotated[int, RatedQueueRequest.model_fields["seats"], Strict()] = 2,
+        wait_s: ObserveWait = 0,
         token: TokenArgument = None,
     ) -> dict[str, Any]:
         """The only rated games outside tournaments: wait in the game's public rated queue
         and a draw seats the waiting agents at random (never two from one address). Loop
         until ``status`` is ``seated``, then play ``table_id``. Leaving it during play
         forfeits it; a seat that never moves loses on time."""
-        caller = await caller_of(ctx, token, required=True)
-        principal = await principal_of(ctx, token, required=True)
-        assert caller is not None and principal is not None
+        checked = await verified(agent_token(ctx, token))
         if mode is not None:
-            body = _checked(RatedQueueRequest, {"mode": mode, "seats": seats})
-            await _answer(rated_queue_service.join_queue(
-                ctx_tables(), principal, game, body, address=_client_of(ctx)))
-        wait = min(_checked_wait(wait_s, OBSERVE_WAIT_MAX_S), MAX_OBSERVE_WAIT_S,
-                   max(0.0, caller.valid_until - time.time()))
-        ticket = await _answer(rated_queue_service.queue_ticket(
-            ctx_tables(), principal, game, wait_s=wait, revoked_key=caller.revoked_key))
+            await rated_queue_service.join_queue(
+                ctx_tables(), checked.principal, game, RatedQueueRequest(mode=mode, seats=seats),
+                address=_client_of(ctx))
+        ticket = await rated_queue_service.queue_ticket(
+            ctx_tables(), checked.principal, game,
+            revoked_key=revoked_key(state.keys, checked.principal.token_id),
+            wait_s=min(wait_s, max(0.0, tokens().valid_until(checked) - time.time())))
         return ticket.model_dump(mode="json")
 
     return server
@@ -709,10 +623,8 @@ async def mcp_lifespan(app: FastAPI) -> AsyncIterator[None]:
         streamable_http_path=MCP_PATH, stateless_http=True, json_response=True,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
-    authenticated = AuthenticationMiddleware(
-        AuthContextMiddleware(transport), backend=BearerAuthBackend(GatewayTokenVerifier(app)))
     async with server.session_manager.run():
-        app.state.mcp_asgi = authenticated
+        app.state.mcp_asgi = transport
         try:
             yield
         finally:

@@ -44,7 +44,7 @@ class ChallengeRequest(StrictRequest):
         description="The name to register (3-32 of `A-Z a-z 0-9 _ . -`, unique, case-insensitive). "
         "To add a game to an existing agent, send its bearer token and its name.",
     )
-    game: str = Field(description="The game's API name (`GET /v1/games`).")
+    game: str = Field(max_length=64, description="The game's API name (`GET /v1/games`).")
 
     model_config = ConfigDict(
         extra="forbid",
@@ -82,9 +82,10 @@ class AnswersRequest(StrictRequest):
     """Answers to a challenge: one per question id, and the puzzle's answer object."""
 
     answers: dict[str, QuestionAnswerValue] = Field(
+        max_length=16,
         description="`q1`..: an option id (`\"B\"`) for single choice, an integer, or `true`/`false`."
     )
-    puzzle: dict[str, Any] = Field(description="The puzzle's answer, shaped as its `answer_format` says.")
+    puzzle: dict[str, Any] = Field(max_length=32, description="The puzzle's answer, shaped as its `answer_format` says.")
 
     model_config = ConfigDict(
         extra="forbid",

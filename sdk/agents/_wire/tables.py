@@ -111,16 +111,17 @@ class CreateTableRequest(_Request):
         },
     )
 
-    game: str = Field(description="A game name from GET /v1/games.")
-    mode: str = Field(description="One of the game's modes.")
+    game: str = Field(max_length=64, description="A game name from GET /v1/games.")
+    mode: str = Field(max_length=64, description="One of the game's modes.")
     seats: WholeNumber = Field(ge=1, le=12)
-    variants: list[str] = Field(default_factory=list, description="Variant names to switch on.")
+    variants: list[Annotated[str, Field(max_length=64)]] = Field(
+        default_factory=list, max_length=32, description="Variant names to switch on.")
     options: dict[str, Any] = Field(
-        default_factory=dict,
+        default_factory=dict, max_length=32,
         description="Further game-specific configuration fields; a numeric cap (a turn "
         "limit, a match target) may be lowered from the rulebook's value, never raised.",
     )
-    house_bots: list[HouseBotSeat] = Field(default_factory=list)
+    house_bots: list[HouseBotSeat] = Field(default_factory=list, max_length=12)
     turn_timeout_s: float | None = Field(
         default=None, gt=0, le=86_400,
         description="Seconds a seat has to act before its default action is applied "

@@ -115,12 +115,6 @@ class Settings(BaseSettings):
     """MCP requests one address may send without a token per ``anonymous_replay_window_s``
     (``AGENTS_CLUB_ANONYMOUS_MCP_CALLS_PER_ADDRESS``), counted across workers as the
     anonymous replays are; beyond, 429 ``rate/limited``."""
-    mcp_stream_max_s: float = Field(default=300.0, gt=0)
-    """Longest a ``GET /mcp`` stream (the transport's server-to-client channel) stays
-    open (``AGENTS_CLUB_MCP_STREAM_MAX_S``); it then ends and the client opens another."""
-    mcp_anonymous_streams_per_address: int = Field(default=4, ge=1)
-    """``GET /mcp`` streams one address may hold open without a token, per worker
-    (``AGENTS_CLUB_MCP_ANONYMOUS_STREAMS_PER_ADDRESS``); beyond, 429 ``rate/limited``."""
     assignment_stream_max_s: float = Field(default=3600.0, gt=0)
     """Longest an entrant's assignments stream stays open
     (``AGENTS_CLUB_ASSIGNMENT_STREAM_MAX_S``): it then closes, and the client reconnects

@@ -38,12 +38,10 @@ of the app's lifespan (:func:`mcp_lifespan`); the route forwards to it.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import json
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, TypeVar
 
@@ -53,7 +51,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AfterValidator, BaseModel, Field, Strict, ValidationError
 from starlette.routing import Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agents._wire import INTEGRAL
 from gateway.errors import ProblemError, redis_unavailable
@@ -518,48 +516,20 @@ def _client_of(ctx: Context) -> str:
 
 class _McpEndpoint:
     """The ``/mcp`` route's ASGI app: the running MCP transport of this app's lifespan.
-
-    A ``GET`` opens the transport's server-to-client stream, which the transport would
-    hold for ever: it is ended after ``mcp_stream_max_s`` (the client opens another),
-    and one address may hold at most ``mcp_anonymous_streams_per_address`` of them
-    without a token in this worker (429 ``rate/limited`` beyond), so held streams cost
-    a bounded number of descriptors and bytes.
-    """
+    Requests without a token share a per-address allowance."""
 
     def __init__(self, app: FastAPI) -> None:
         self.app = app
-        self.anonymous_streams: Counter[str] = Counter()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         running: ASGIApp | None = getattr(self.app.state, "mcp_asgi", None)
         if running is None:
             raise ProblemError(503, "server/unavailable", "Service unavailable",
                                "The MCP endpoint starts with the gateway; try again shortly.")
-        settings = self.app.state.settings
-        anonymous = not any(name == b"authorization" for name, _value in scope.get("headers", []))
-        client = scope.get("client")
-        address = str(client[0]) if client else "unknown"
-        if anonymous:
-            await self._count_anonymous(address)
-        if scope.get("method") != "GET":
-            await running(scope, receive, send)
-            return
-        if anonymous and (self.anonymous_streams[address]
-                          >= settings.mcp_anonymous_streams_per_address):
-            raise ProblemError(429, "rate/limited", "Too many requests",
-                               "Too many MCP streams held open from your address without a "
-                               "token; close one, or send your token.",
-                               headers={"Retry-After": "10"}, retry_after=10)
-        if anonymous:
-            self.anonymous_streams[address] += 1
-        try:
-            await _bounded_stream(running, scope, receive, send, settings.mcp_stream_max_s)
-        finally:
-            if anonymous:
-                self.anonymous_streams[address] -= 1
-                if self.anonymous_streams[address] <= 0:
-                    del self.anonymous_streams[address]
-
+        if not any(name == b"authorization" for name, _value in scope.get("headers", [])):
+            client = scope.get("client")
+            await self._count_anonymous(str(client[0]) if client else "unknown")
+        await running(scope, receive, send)
 
     async def _count_anonymous(self, address: str) -> None:
         """Count a request sent without a token against its address's allowance, shared by
@@ -586,31 +556,12 @@ class _McpEndpoint:
                 retry_after=decision.retry_after)
 
 
-async def _bounded_stream(running: ASGIApp, scope: Scope, receive: Receive, send: Send,
-                          lifetime_s: float) -> None:
-    """Serve ``running`` for at most ``lifetime_s``; then end the response cleanly (an
-    empty last body chunk) if it had started."""
-    started = finished = False
-
-    async def tracked(message: Message) -> None:
-        nonlocal started, finished
-        if message["type"] == "http.response.start":
-            started = True
-        elif message["type"] == "http.response.body" and not message.get("more_body", False):
-            finished = True
-        await send(message)
-
-    try:
-        async with asyncio.timeout(lifetime_s):
-            await running(scope, receive, tracked)
-    except TimeoutError:
-        if started and not finished:
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-
 def mcp_route(app: FastAPI) -> Route:
-    """The ``/mcp`` route (every method the transport serves); not in the OpenAPI document."""
-    return Route(MCP_PATH, endpoint=_McpEndpoint(app), methods=["GET", "POST", "DELETE"],
+    """The ``/mcp`` route; not in the OpenAPI document. The transport is stateless (no
+    ``Mcp-Session-Id``), so it never has anything to send on a server-to-client stream: a
+    ``GET`` is a 405 (``Allow: DELETE, POST``), as the streamable HTTP transport permits,
+    rather than a descriptor held open with nothing to say."""
+    return Route(MCP_PATH, endpoint=_McpEndpoint(app), methods=["POST", "DELETE"],
                  include_in_schema=False)
 
 

@@ -509,8 +509,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="AGENTS_CLUB_REDIS_MAX_CONNECTIONS of each worker")
     parser.add_argument("--observe-after-acting", action="store_true",
                         help="agents observe again after every action, even while still to "
-                             "act, instead of going on from the action's answer (the loop "
-                             "this script ran before 2026-12-03: more requests per action)")
+                             "act, instead of going on from the action's answer (more "
+                             "requests per action)")
     parser.add_argument("--transport", choices=["observe-act", "act-wait", "ws"],
                         default="observe-act",
                         help="act-wait: each action is sent with wait_s=30 and answered at the "

@@ -45,7 +45,7 @@ from gateway.openapi_docs import PROBLEM_CATALOGUE, Problem, problem_answer
 from gateway.routes import admission, auth, games, meta, rated_queue, tables, tournaments, watch, ws
 from gateway.security import TokenService
 from gateway.services import runtime
-from gateway.services.records import problem
+from gateway.services.records import invalid, problem
 from gateway.services.waiters import Waiters
 from gateway.store.connection import Keys, close_client, connect, is_cluster_url
 from gateway.store.outage import REDIS_UNAVAILABLE
@@ -151,11 +151,8 @@ async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse
         # Its loc is ("body", offset): say where the JSON broke, not a field that does not exist.
         at = errors[0]["loc"][-1] if len(errors[0]["loc"]) > 1 else "?"
         detail = f"The body is not valid JSON (at character {at})."
-    else:
-        where = ", ".join(".".join(entry["loc"]) for entry in errors[:5])
-        detail = f"The request does not match its schema ({where})."
-    error = problem("request/invalid", detail, errors=errors)
-    return _problem_response(request, error)
+        return _problem_response(request, problem("request/invalid", detail, errors=errors))
+    return _problem_response(request, invalid("The request does not match its schema", errors))
 
 
 REDIS_OUTAGE_LOG_EVERY_S = 10.0

@@ -70,7 +70,7 @@ from gateway.services import tables as tables_service
 from gateway.services import tournaments as tournaments_service
 from gateway.services.admission import AdmissionSettings
 from gateway.services.games import game_list
-from gateway.services.records import problem
+from gateway.services.records import invalid, schema_errors
 from gateway.services.rulebooks import (
     SEARCH_MAX_CHARS,
     SEARCH_MAX_WORDS,
@@ -169,21 +169,12 @@ def _problem_of(failure: BaseException | None) -> ProblemError | None:
     HTTP answers through a Redis outage (never the store's own error text, which names its
     address). ``None`` for a crash, which the SDK reports without its text."""
     if isinstance(failure, ValidationError):
-        errors = [{"loc": [str(part) for part in e["loc"]], "msg": e["msg"], "type": e["type"]}
-                  for e in failure.errors(include_input=False, include_url=False)]
-        return _invalid(errors)
+        return invalid("The arguments do not match their schema", schema_errors(failure))
     if isinstance(failure, ProblemError):
         return failure
     if isinstance(failure, REDIS_UNAVAILABLE):
         return redis_unavailable()
     return None
-
-
-def _invalid(errors: list[dict[str, Any]]) -> ProblemError:
-    """The ``request/invalid`` problem HTTP answers for a body or query that fails its schema."""
-    where = ", ".join(".".join(entry["loc"]) for entry in errors[:5])
-    return problem("request/invalid", f"The arguments do not match their schema ({where}).",
-                   errors=errors)
 
 
 class _ProblemServer(MCPServer):
@@ -206,8 +197,9 @@ class _ProblemServer(MCPServer):
         known = self._arguments.get(name)
         unknown = sorted(set(arguments or {}) - known) if known is not None else []
         if unknown:  # refused as an HTTP body refuses a field it does not have
-            refused = _invalid([{"loc": [argument], "msg": "Extra inputs are not permitted",
-                                 "type": "extra_forbidden"} for argument in unknown])
+            extra = [{"loc": [argument], "msg": "Extra inputs are not permitted",
+                      "type": "extra_forbidden"} for argument in unknown]
+            refused = invalid("The arguments do not match their schema", extra)
         else:
             try:
                 return await super().call_tool(name, arguments, context)

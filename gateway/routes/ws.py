@@ -84,6 +84,7 @@ from gateway.services import events as events_service
 from gateway.services import tables as tables_service
 from gateway.services import tournaments as tournaments_service
 from gateway.services.context import TableContext
+from gateway.services.records import invalid, schema_errors
 from gateway.services.runtime import table_context
 from gateway.services.waiters import Watch
 from gateway.store.auth import AuthStore, revoked_key
@@ -265,7 +266,8 @@ class _Session:
             try:
                 message = _CLIENT_MESSAGE.validate_json(text)
             except ValidationError as error:
-                await self.send_problem(_invalid(error), ref=_ref_of(text))
+                refused = invalid("The message does not match its schema", schema_errors(error))
+                await self.send_problem(refused, ref=_ref_of(text))
                 continue
             await self._dispatch(message)
 
@@ -452,15 +454,6 @@ class _Session:
                 await self.send(AssignmentsMessage(assignments=page.assignments,
                                                    last_id=page.last_id))
             cursor = page.last_id
-
-
-def _invalid(error: ValidationError) -> ProblemError:
-    """A message that is not one of the protocol's, as HTTP's ``request/invalid``."""
-    errors = [{"loc": [str(part) for part in e["loc"]], "msg": e["msg"], "type": e["type"]}
-              for e in error.errors(include_input=False, include_url=False)]
-    where = ", ".join(".".join(entry["loc"]) for entry in errors[:5])
-    return ProblemError(422, "request/invalid", "Invalid request",
-                        f"The message does not match its schema ({where}).", errors=errors)
 
 
 def _ref_of(text: str) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from engine.core import Game, Seat
 from engine.registry import UnknownGame, get_game
@@ -63,6 +63,20 @@ def problem(code: str, detail: str, **extra: Any) -> ProblemError:
     """A :class:`ProblemError` for a registered ``code`` (status and title from the catalogue)."""
     spec = PROBLEM_CATALOGUE[code]
     return ProblemError(spec.status, code, spec.title, detail, **extra)
+
+
+def schema_errors(error: ValidationError) -> list[dict[str, Any]]:
+    """pydantic's errors as a ``request/invalid`` problem lists them: where, why, which."""
+    return [{"loc": [str(part) for part in e["loc"]], "msg": e["msg"], "type": e["type"]}
+            for e in error.errors(include_input=False, include_url=False)]
+
+
+def invalid(sentence: str, errors: list[dict[str, Any]]) -> ProblemError:
+    """``request/invalid`` for ``errors`` (``loc``, ``msg``, ``type`` each), as HTTP, MCP and
+    the bot socket answer a request that fails its schema: ``sentence`` ("The request does
+    not match its schema") and the first five places that failed."""
+    where = ", ".join(".".join(entry["loc"]) for entry in errors[:5])
+    return problem("request/invalid", f"{sentence} ({where}).", errors=errors)
 
 
 def game_or_problem(name: str) -> Game[Any, Any, Any]:

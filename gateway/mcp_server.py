@@ -68,7 +68,6 @@ from gateway.services import events as events_service
 from gateway.services import rated_queue as rated_queue_service
 from gateway.services import tables as tables_service
 from gateway.services import tournaments as tournaments_service
-from gateway.services.admission import AdmissionSettings
 from gateway.services.games import game_list
 from gateway.services.records import invalid, schema_errors
 from gateway.services.rulebooks import (
@@ -272,14 +271,6 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         token = sent_token(ctx, argument)
         return None if token is None else pending(token)
 
-    def admission_settings() -> AdmissionSettings:
-        found = getattr(state, "admission_settings", None)
-        if found is None:
-            found = AdmissionSettings()
-            state.admission_settings = found
-        assert isinstance(found, AdmissionSettings)
-        return found
-
     def ctx_tables() -> Any:
         redis()
         return table_context(app)
@@ -328,8 +319,8 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         principal = await principal_of(ctx, token)
         created = await admission_service.create_challenge(
             store=AdmissionStore(redis(), state.keys), agents=AuthStore(redis(), state.keys),
-            settings=admission_settings(), agent_name=body.agent_name, game=body.game,
-            principal=principal, client=_client_of(ctx))
+            settings=admission_service.admission_settings(state), agent_name=body.agent_name,
+            game=body.game, principal=principal, client=_client_of(ctx))
         answer: dict[str, Any] = created.model_dump(mode="json")
         answer["answer_instructions"] = (
             "Call answer_admission_challenge with challenge_id, answers "
@@ -351,8 +342,8 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         body = AnswersRequest.model_validate(fields)
         passed = await admission_service.submit_answers(
             store=AdmissionStore(redis(), state.keys), agents=AuthStore(redis(), state.keys),
-            tokens=tokens(), settings=admission_settings(), challenge_id=challenge_id,
-            answers=body.answers, puzzle_answer=body.puzzle)
+            tokens=tokens(), settings=admission_service.admission_settings(state),
+            challenge_id=challenge_id, answers=body.answers, puzzle_answer=body.puzzle)
         return passed.model_dump(mode="json")
 
     @server.tool()

@@ -40,13 +40,7 @@ __all__ = ["AdmissionSettingsDep", "router"]
 router = APIRouter()
 
 async def _admission_settings(request: Request) -> AdmissionSettings:
-    """The app's admission settings (``app.state.admission_settings``), read from the environment once."""
-    found = getattr(request.app.state, "admission_settings", None)
-    if found is None:
-        found = AdmissionSettings()
-        request.app.state.admission_settings = found
-    assert isinstance(found, AdmissionSettings)
-    return found
+    return service.admission_settings(request.app.state)
 
 
 AdmissionSettingsDep = Annotated[AdmissionSettings, Depends(_admission_settings)]

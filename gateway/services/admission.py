@@ -110,6 +110,17 @@ class AdmissionSettings(BaseSettings):
         return PassRule(questions_required=self.questions_required, puzzle_required=self.puzzle_required)
 
 
+def admission_settings(state: Any) -> AdmissionSettings:
+    """The app's admission settings (``state.admission_settings``), read from the
+    environment on first use; a test may set its own there before."""
+    found = getattr(state, "admission_settings", None)
+    if found is None:
+        found = AdmissionSettings()
+        state.admission_settings = found
+    assert isinstance(found, AdmissionSettings)
+    return found
+
+
 class StoredChallenge(BaseModel):
     """What Redis keeps for a challenge (server-side only: it holds the expected answers)."""
 

@@ -311,6 +311,11 @@ def test_cancel_closes_running_tables_and_nobody_wins(
         shown = client.get(table["url"], headers=organiser_token).json()
         assert shown["status"] == "finished" and shown["outcome"]["winners"] == []
         assert shown["outcome"]["reason"] == "cancelled"
+    # Its entrant's assignment loop ends on a cancel as on a finish.
+    told = client.get("/v1/agents/me/assignments",
+                      headers=auth(mint_token(agent_id=cleo, name="Cleo"))).json()["assignments"]
+    assert [entry["kind"] for entry in told].count("tournament.finished") == 1
+    assert told[-1]["kind"] == "tournament.finished" and told[-1]["tournament_id"] == tournament_id
 
 
 def test_rated_tables_feed_the_leaderboard_once(

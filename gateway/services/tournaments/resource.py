@@ -32,6 +32,7 @@ from gateway.services.tournaments.state import (
     TournamentSnapshot,
     check_plans,
     close_running,
+    end_tournament,
     is_organiser,
     load_snapshot,
     plan_json,
@@ -252,10 +253,9 @@ async def cancel_tournament(
     """Stop creating tables and close the running ones (nobody wins them)."""
     snapshot = await load_snapshot(ctx, tournament_id)
     require_visible_to(snapshot, principal)
-    store = store_of(ctx)
-    if not await store.end(tournament_id, "cancelled", ctx.now()):
+    if not await end_tournament(ctx, snapshot, "cancelled"):
         raise problem("tournament/finished", "The tournament is over already.")
     await close_running(ctx, snapshot)
-    await store.poke(tournament_id, ctx.now())  # the scheduler closes what a race created
+    await store_of(ctx).poke(tournament_id, ctx.now())  # the scheduler closes what a race created
     return await get_tournament(ctx, tournament_id, principal)
 

@@ -30,6 +30,7 @@ from gateway.services.tournaments.state import (
     board_seed,
     check_plans,
     close_running,
+    end_tournament,
     idle_seats,
     load_snapshot,
     plan_json,
@@ -160,7 +161,7 @@ async def _create_due(ctx: TableContext, store: TournamentStore, snapshot: Tourn
         snapshot.created[index] = now
 
 
-async def _finish(ctx: TableContext, store: TournamentStore, snapshot: TournamentSnapshot) -> bool:
+async def _finish(ctx: TableContext, snapshot: TournamentSnapshot) -> bool:
     """End the tournament once every table is played; tell its agents. True when over."""
     record = snapshot.record
     if record["format"] == "swiss":
@@ -169,12 +170,7 @@ async def _finish(ctx: TableContext, store: TournamentStore, snapshot: Tournamen
             return False
     if any(index not in snapshot.done for index in snapshot.plans):
         return False
-    now = ctx.now()
-    if await store.end(snapshot.id, "finished", now):
-        for entrant in record["entrants"]:
-            if not entrant.startswith("bot:"):
-                await store.announce(entrant, {
-                    "kind": "tournament.finished", "tournament_id": snapshot.id, "at": now})
+    await end_tournament(ctx, snapshot, "finished")
     return True
 
 
@@ -190,7 +186,7 @@ async def advance_tournament(ctx: TableContext, tournament_id: str) -> float | N
         return None
     await _collect(ctx, store, snapshot)
     await _plan_next_round(store, snapshot)
-    if await _finish(ctx, store, snapshot):
+    if await _finish(ctx, snapshot):
         return None
     await _create_due(ctx, store, snapshot)
     return ctx.now() + POLL_S

@@ -30,6 +30,7 @@ from gateway.services.tournament_tables import (
     close_tournament_table,
 )
 from gateway.store.tournaments import TournamentMeta, TournamentStore
+from tournament.pacing import is_agent
 from tournament.plan import TablePlan, field_of
 from tournament.ratings import LiveRating, live_ratings
 from tournament.results import TableResult, never_moved, placements
@@ -39,6 +40,7 @@ __all__ = [
     "board_seed",
     "check_plans",
     "close_running",
+    "end_tournament",
     "idle_seats",
     "is_organiser",
     "load_snapshot",
@@ -246,6 +248,20 @@ async def idle_seats(ctx: TableContext, record: TableRecord) -> tuple[int, ...]:
     agents = [seat for seat, occupant in enumerate(record.seated)
               if occupant is not None and occupant.kind == "agent"]
     return never_moved(await ctx.store.action_log(record.id), agents)
+
+
+async def end_tournament(ctx: TableContext, snapshot: TournamentSnapshot, status: str) -> bool:
+    """End the tournament as ``status`` (``finished``, ``cancelled``) and tell each agent
+    entrant with a ``tournament.finished`` assignment, so its assignment loop ends either
+    way; False when it had ended already (nobody is told twice)."""
+    store, now = store_of(ctx), ctx.now()
+    if not await store.end(snapshot.id, status, now):
+        return False
+    for entrant in snapshot.record["entrants"]:
+        if is_agent(entrant):
+            await store.announce(entrant, {
+                "kind": "tournament.finished", "tournament_id": snapshot.id, "at": now})
+    return True
 
 
 async def close_running(ctx: TableContext, snapshot: TournamentSnapshot) -> None:

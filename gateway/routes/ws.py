@@ -380,7 +380,8 @@ class _Session:
     async def _follow_decisions(self, table_id: str, after_version: int) -> ObservationOut:
         """Push the seat's observation at each decision after ``after_version``; the final
         observation once the table is over. One watch of the turn stream for the whole
-        subscription, so each wait starts from the last read without reading again."""
+        subscription, so each wait starts from the last read without reading again. The
+        connection's credential is read on every pass: a renewed token serves at once."""
         ctx, caller = self.ctx, self.credential.caller
         self._pushed[table_id] = after_version
         async with ctx.waiters.watch(ctx.store.turns_key(table_id)) as watch:
@@ -392,6 +393,7 @@ class _Session:
                 recent = None
                 first = after_version == -1  # a first subscription learns its seat at once
                 while not self.closed:
+                    caller = self.credential.caller
                     table, seat = position.table, position.seat
                     if table.record.status == "finished":
                         return await tables_service.observation_of(
@@ -407,9 +409,14 @@ class _Session:
                                 ctx, table_id, caller, position, recent)))
                     # A seat waits for its next decision; a spectator for any change.
                     after = table.version if seat is None else self._pushed[table_id]
-                    moved, recent = await tables_service.hold(
-                        ctx, table_id, caller, position, wait=RECHECK_S, after_version=after,
-                        watch=watch)
+                    try:
+                        moved, recent = await tables_service.hold(
+                            ctx, table_id, caller, position, wait=RECHECK_S,
+                            after_version=after, watch=watch)
+                    except ProblemError as error:
+                        if error.code != "auth/expired" or self.credential.caller is caller:
+                            raise
+                        continue  # renewed while it waited: wait on with the new token
                     if moved.table is position.table:  # the wait ran out: read anyway
                         watch.wake()
                     position = moved

@@ -795,7 +795,8 @@ async def hold(
     """
     loaded, seat, principal = start
     held_s = min(wait, ctx.settings.long_poll_max_wait_s)
-    if caller is not None:  # no longer than the token verifies
+    if caller is not None:  # no longer than the token verifies, and not at all once it expired
+        caller.confirm_still_valid()
         held_s = min(held_s, max(0.0, caller.valid_until - time.time()))
     if held_s < 0.001 or _worth_answering(loaded, seat, after_version):
         return start, None

@@ -3,6 +3,7 @@ actions answered like HTTP, resume after a reconnect, revocation closes the sock
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -259,6 +260,31 @@ def test_expiry_closes_the_socket(settings: Settings) -> None:
                 socket.receive_json()
     assert closed.value.code == CLOSE_AUTH_EXPIRED
     assert closed.value.reason == "auth/expired"
+
+
+def test_a_renewed_token_serves_the_subscriptions_past_the_first_ones_expiry(
+        settings: Settings) -> None:
+    quick = settings.model_copy(update={"jwt_leeway_s": 0})
+    with TestClient(create_app(quick)) as client:
+        tokens: TokenService = client.app.state.tokens  # type: ignore[attr-defined]
+
+        def token(ttl_s: int) -> str:
+            return tokens.mint(agent_id="renewer", name="renewer", scopes=(f"game:{GAME}",),
+                               ttl_s=ttl_s)
+
+        first = token(2)
+        table_id = _bot_table(client, {"Authorization": f"Bearer {first}"})
+        with client.websocket_connect(
+                "/v1/ws", headers={"Authorization": f"Bearer {first}"}) as socket:
+            assert socket.receive_json()["type"] == "welcome"
+            socket.send_json({"type": "subscribe", "table_id": table_id, "after_version": -1})
+            _until(socket, "observation", table_id)
+            socket.send_json({"type": "auth", "token": token(60)})
+            _until(socket, "welcome")
+            time.sleep(2.2)  # the first token has expired: its subscription must not care
+            socket.send_json({"type": "unsubscribe", "table_id": table_id})
+            decided, _event_ids, end = _play_over_socket(socket, table_id)
+    assert end is not None and end["observation"]["status"] == "finished" and decided
 
 
 def test_a_table_not_visible_is_refused_like_http(

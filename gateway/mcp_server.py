@@ -499,7 +499,9 @@ def _client_of(ctx: Context) -> str:
 
 class _McpEndpoint:
     """The ``/mcp`` route's ASGI app: the running MCP transport of this app's lifespan.
-    Requests without a token share a per-address allowance."""
+    Requests without a header token that verifies (its signature and expiry; the tools
+    ask its revocation) share a per-address allowance: a junk header does not lift it.
+    A token passed as a tool's ``token`` argument counts too."""
 
     def __init__(self, app: FastAPI) -> None:
         self.app = app
@@ -509,10 +511,23 @@ class _McpEndpoint:
         if running is None:
             raise ProblemError(503, "server/unavailable", "Service unavailable",
                                "The MCP endpoint starts with the gateway; try again shortly.")
-        if not any(name == b"authorization" for name, _value in scope.get("headers", [])):
+        if not self._signed(scope):
             client = scope.get("client")
             await self._count_anonymous(str(client[0]) if client else "unknown")
         await running(scope, receive, send)
+
+    def _signed(self, scope: Scope) -> bool:
+        """Whether the request carries ``Authorization: Bearer`` with a token that verifies."""
+        header = dict(scope.get("headers", [])).get(b"authorization", b"").decode("latin-1")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token:
+            return False
+        tokens: TokenService = self.app.state.tokens
+        try:
+            tokens.verify_cached(token.strip())
+        except ProblemError:
+            return False
+        return True
 
     async def _count_anonymous(self, address: str) -> None:
         """Count a request sent without a token against its address's allowance, shared by

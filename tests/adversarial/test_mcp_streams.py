@@ -57,6 +57,9 @@ def test_anonymous_mcp_calls_share_one_allowance(url: str, mint_token: Callable[
             assert http.post(f"{url}/mcp", json=call, headers=headers).status_code != 429
         refused = http.post(f"{url}/mcp", json=call, headers=headers)
         assert refused.status_code == 429 and refused.json()["code"] == "rate/limited"
+        junk = http.post(f"{url}/mcp", json=call,
+                         headers={**headers, "Authorization": "Bearer not-a-token"})
+        assert junk.status_code == 429  # a header that does not verify lifts nothing
         token = mint_token(agent_id="agent", name="agent")
         signed = http.post(f"{url}/mcp", json=call,
                            headers={**headers, "Authorization": f"Bearer {token}"})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.core import IllegalAction
+from engine.core import NotYourTurn
 from engine.market_fortune import GAME
 from engine.market_fortune.scoring import leaders
 from tests.engine.market_fortune.conftest import MF
@@ -63,8 +63,10 @@ def test_3_4_one_red_per_turn_and_blue_defences_are_free(mf: MF) -> None:
     assert GAME.to_act(state) == [0] and "defend:X.risk_control.2" in mf.ids(state)  # a blue after the red
     state, _ = mf.act(state, "defend:X.risk_control.2")
     assert not state.seats[0].skip_next
-    assert not [a for a in mf.ids(state) if a.startswith("play:")] or GAME.to_act(state) != [0]
-    with pytest.raises(IllegalAction):
+    # The red was the turn's Strategy: once it resolved the turn passed, with a second red
+    # (X.shrewd_move.1) still in hand; the blue defence did not use up the turn's one.
+    assert GAME.to_act(state) == [1] and state.stage == "main"
+    with pytest.raises(NotYourTurn):
         GAME.apply(state, 0, GAME.parse_action("play:X.shrewd_move.1"))
     text = subsection("3.4")
     assert "**Printed in the Spanish V7 only:**" in text and "Las defensas azules no cuentan" in text

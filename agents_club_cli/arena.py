@@ -183,6 +183,8 @@ class Arena:
         self.poll_wait_s = poll_wait_s
         self.state = ArenaState.open(config, server)
         self.gates: dict[str, threading.BoundedSemaphore] = {}
+        self.chats: dict[str, ChatClient] = {}
+        self.chats_lock = threading.Lock()
         self.budgets: dict[str, Budget] = {}
         self.budgets_lock = threading.Lock()
 
@@ -192,15 +194,29 @@ class Arena:
         return self.config.out_dir / "transcripts" / entrant.name
 
     def chat(self, entrant: EntrantSpec) -> ChatClient:
+        """The entrant's one chat client (its admission and every table share it; httpx's
+        client serves threads), made on first use and closed by :meth:`close`."""
         assert entrant.endpoint is not None and entrant.model is not None
         key = os.environ.get(entrant.api_key_env) if entrant.api_key_env else None
         if entrant.api_key_env and key is None:
             raise ArenaError(f"entrant {entrant.name!r}: ${entrant.api_key_env} is not set")
-        gate = self.gates.setdefault(entrant.endpoint.rstrip("/"), threading.BoundedSemaphore(
-            self.config.limits.requests_per_endpoint))
-        return _BoundedChat(base_url=entrant.endpoint, model=entrant.model, api_key=key or "",
-                            timeout_s=self.config.limits.request_timeout_s,
-                            max_retries=self.config.limits.max_retries, gate=gate)
+        with self.chats_lock:
+            if entrant.name not in self.chats:
+                gate = self.gates.setdefault(entrant.endpoint.rstrip("/"),
+                                             threading.BoundedSemaphore(
+                                                 self.config.limits.requests_per_endpoint))
+                self.chats[entrant.name] = _BoundedChat(
+                    base_url=entrant.endpoint, model=entrant.model, api_key=key or "",
+                    timeout_s=self.config.limits.request_timeout_s,
+                    max_retries=self.config.limits.max_retries, gate=gate)
+            return self.chats[entrant.name]
+
+    def close(self) -> None:
+        """Close the entrants' chat clients."""
+        with self.chats_lock:
+            for chat in self.chats.values():
+                chat.close()
+            self.chats.clear()
 
     def organiser(self) -> str:
         if self.organiser_key is None:
@@ -263,13 +279,17 @@ class Arena:
     def agent_client(self, entrant: EntrantSpec) -> Client:
         client = Client(self.server)
         saved = self.state.agents[entrant.name]
-        if "secret" in saved:
-            client.credentials = AgentCredentials(saved["agent_id"], saved["secret"])
-            client.renew_token()
-        else:
-            client.token = client.organiser_token(
-                entrant.name, games=[str(self.config.tournament["game"])],
-                organiser_key=self.organiser()).access_token
+        try:
+            if "secret" in saved:
+                client.credentials = AgentCredentials(saved["agent_id"], saved["secret"])
+                client.renew_token()
+            else:
+                client.token = client.organiser_token(
+                    entrant.name, games=[str(self.config.tournament["game"])],
+                    organiser_key=self.organiser()).access_token
+        except BaseException:
+            client.close()
+            raise
         return client
 
     def halted(self, entrant: EntrantSpec) -> _Stop | None:
@@ -445,12 +465,15 @@ def _run(args: argparse.Namespace) -> int:
     console = _Console()
     arena = Arena(config, server, find_organiser_key(args.organiser_key, args.data_dir),
                   console, args.poll_wait)
-    arena.register()
-    with Client(server, token=arena.organiser()) as client:
-        tournament_id = arena.create(client)
-        arena.play(client, tournament_id, args.interval)
-        tournament = client.tournament(tournament_id)
-        written = arena.write(client, tournament_id, plot=not args.no_plot)
+    try:
+        arena.register()
+        with Client(server, token=arena.organiser()) as client:
+            tournament_id = arena.create(client)
+            arena.play(client, tournament_id, args.interval)
+            tournament = client.tournament(tournament_id)
+            written = arena.write(client, tournament_id, plot=not args.no_plot)
+    finally:
+        arena.close()
     for name, stopped in arena.state.stopped.items():
         print(f"{name}: {stopped.status}, {len(stopped.forfeited)} tables forfeited: "
               f"{stopped.error}", file=sys.stderr)
@@ -465,7 +488,7 @@ def run(args: argparse.Namespace) -> int:
     or admission error (run again to resume), 2 on a bad arena file."""
     try:
         return _run(args)
-    except (ValueError, ImportError) as wrong:  # ArenaError among them
+    except (ArenaError, ImportError) as wrong:  # the file, or a bot class it names
         print(f"agents-club arena: {wrong}", file=sys.stderr)
         return 2
     except EntrantUnavailable as unavailable:

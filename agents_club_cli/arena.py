@@ -58,7 +58,7 @@ from agents_club_cli.tournament import progress_line
 from tournament.report_cost import COST_NOTES, EntrantCost
 
 if TYPE_CHECKING:
-    from agents._models import Observation
+    from agents import Observation
     from agents.runner import GameResult
 
 __all__ = ["add_arguments", "run"]

@@ -196,11 +196,18 @@ def _export(args: argparse.Namespace, client: Client) -> int:
 
 
 def verify(path: Path) -> int:
-    """Check a bundle file; print what does not reproduce. 0 when everything matches."""
+    """Check a bundle file; print what does not reproduce. 0 when everything matches, 1
+    when something does not, 2 when the file cannot be read as a bundle."""
     from tournament.bundle import verify_bundle
 
-    bundle = json.loads(gzip.decompress(path.read_bytes()))
-    problems = verify_bundle(bundle)
+    try:
+        bundle = json.loads(gzip.decompress(path.read_bytes()))
+        problems = verify_bundle(bundle)
+    except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError) as unreadable:
+        # OSError covers gzip.BadGzipFile and a missing file; ValueError a JSON error.
+        print(f"agents-club tournament verify: {path} is not a readable bundle "
+              f"({type(unreadable).__name__}: {unreadable})", file=sys.stderr)
+        return 2
     for line in problems:
         print(line)
     tables = len(bundle.get("results", []))

@@ -26,6 +26,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine import core
 from engine.registry import get_game
 from tournament.fit import fit_report
 from tournament.results import TableResult, never_moved, placements
@@ -61,9 +62,8 @@ def replayed_placements(replay: Mapping[str, Any], agent_seats: Sequence[int] = 
     """
     game = get_game(replay["game"])
     config = game.config_model.model_validate(replay["config"])
-    state = game.new_table(config, replay["seed"])
-    for entry in replay["log"]:
-        state, _events = game.apply(state, entry["seat"], game.parse_action(entry["action"]))
+    state = core.replay(game, config, replay["seed"],
+                        [(entry["seat"], entry["action"]) for entry in replay["log"]])
     outcome = game.outcome(state)
     recorded = replay.get("outcome") or {}
     if recorded.get("reason") == FORFEIT:

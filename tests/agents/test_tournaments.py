@@ -162,5 +162,12 @@ def test_the_cli_creates_plays_watches_and_reports_a_tournament(
     told = capsys.readouterr().out
     assert f"table {bundle['results'][0]['table_id']}: the replay ends" in told
     assert "fit: " in told
+    # A file that is not a bundle at all is told as such (exit 2), not a traceback.
+    (tmp_path / "junk.json.gz").write_bytes(b"not gzip")
+    truncated = gzip.compress(json.dumps({"format": bundle["format"]}).encode())
+    (tmp_path / "truncated.json.gz").write_bytes(truncated)
+    for unreadable in ("junk.json.gz", "truncated.json.gz", "missing.json.gz"):
+        assert main(["tournament", "verify", str(tmp_path / unreadable)]) == 2
+        assert "is not a readable bundle" in capsys.readouterr().err
     if importlib.util.find_spec("matplotlib") is not None:
         assert (tmp_path / f"{tournament_id}.png").read_bytes().startswith(b"\x89PNG")

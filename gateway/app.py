@@ -350,7 +350,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
             async with mcp_lifespan(app):  # the MCP transport's session manager
                 # What start-up made lives as long as the worker: frozen out of the
                 # collector's sight, so a full collection scans only what requests and
-                # sockets hold (it paused a worker holding 1,000 sockets for 100+ ms).
+                # sockets hold.
                 gc.collect()
                 gc.freeze()
                 WORKERS.inc()

@@ -19,6 +19,7 @@ from gateway.deps import (
     table_context_of,
 )
 from gateway.openapi_docs import AUTH_PROBLEMS, problem_responses
+from gateway.routes.waits import OBSERVE_WAIT_MAX_S
 from gateway.schemas.tournaments import RatedQueueRequest, RatedQueueTicket
 from gateway.services import rated_queue as service
 from gateway.store.auth import revoked_key
@@ -69,7 +70,7 @@ async def get_rated_queue_ticket(
     game: str,
     token: CurrentToken,
     tokens: TokenServiceDep,
-    wait_s: Annotated[float, Query(ge=0, le=60, description=(
+    wait_s: Annotated[float, Query(ge=0, le=OBSERVE_WAIT_MAX_S, description=(
         "Hold the answer while you wait, up to this many seconds (capped by the server's "
         "long-poll maximum), until a draw seats you."))] = 0.0,
 ) -> RatedQueueTicket:

@@ -1,8 +1,8 @@
 """One read of a table, parsed: the type every table service passes around.
 
-It lives apart from :mod:`gateway.services.actions` so that what only holds
-loaded tables (the context's caches) need not import the action path that
-makes them.
+It lives apart from :mod:`gateway.services.actions` so that what only passes
+loaded tables on (observations, hooks, the context) need not import the action
+path that makes them.
 """
 
 from __future__ import annotations

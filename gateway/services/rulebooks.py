@@ -120,8 +120,7 @@ def find_sections(game: str, query: str, *, limit: int = 5) -> list[Section]:
 
     Bounded work whatever the query: at most :data:`SEARCH_MAX_CHARS` of it are read and
     :data:`SEARCH_MAX_WORDS` distinct words looked up, each over a prebuilt index whose
-    size is the rulebook's vocabulary (an unbounded query of one-letter words once scanned
-    every section for each word, about a second of CPU on the event loop).
+    size is the rulebook's vocabulary, never a scan of every section per word.
     """
     game_or_problem(game)
     words = list(dict.fromkeys(_WORD.findall(query[:SEARCH_MAX_CHARS].casefold())))

@@ -40,9 +40,8 @@ redis.call('HDEL', KEYS[1], 'payload')
 return {'ok', payload}
 """
 
-# KEYS[1] the window counter; ARGV[1] the window length in milliseconds.
-# Returns the count after this hit; the first hit starts the key's expiry.
 # KEYS[1] the window's counter; ARGV[1] its lifetime (ms); ARGV[2] the units this hit counts.
+# Returns the count after this hit; the first hit starts the key's expiry.
 _HIT = """
 local count = redis.call('INCRBY', KEYS[1], ARGV[2])
 if count == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end

@@ -36,6 +36,7 @@ from agents_club_cli.agent import resolve_entrant
 from agents_club_cli.failures import failure_lines
 from agents_club_cli.organiser_key import KEY_ENV, default_data_dir, find_organiser_key
 from agents_club_cli.play import DEFAULT_SERVER, parse_options
+from tournament.plan import DUPLICATE_FORMS, FORMATS
 
 __all__ = ["add_arguments", "progress_line", "run", "verify"]
 
@@ -70,8 +71,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "`agents-club agent register` (repeat)")
     create.add_argument("--baseline", action="append", default=[], help="bot:NAME (repeat)")
     create.add_argument("--format", default="duplicate",
-                        choices=["duplicate", "round_robin", "swiss", "gauntlet"])
-    create.add_argument("--duplicate-form", choices=["disjoint", "rotated"], default=None,
+                        choices=FORMATS)
+    create.add_argument("--duplicate-form", choices=DUPLICATE_FORMS, default=None,
                         help="duplicate/gauntlet: disjoint groups (nobody plays a board twice; "
                              "the default when the field fills two tables) or every rotation "
                              "by one group")

@@ -96,12 +96,6 @@ def _share_index(cards: tuple[str, ...], commodity: Commodity) -> int | None:
     return index if index < len(cards) and cards[index].startswith(prefix) else None
 
 
-def _first_share(cards: tuple[str, ...], commodity: Commodity) -> str | None:
-    """The lowest id among the ``commodity`` shares of the sorted ``cards``, if any."""
-    index = _share_index(cards, commodity)
-    return None if index is None else cards[index]
-
-
 def _deal(
     seats: int, seed: int, counter: int
 ) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
@@ -195,18 +189,21 @@ _HALVE = {
 }
 
 
-def _may_donate(progress: StockProgress) -> bool:
-    """Whether this stock phase may still give a share to charity (rulebook 4.5)."""
-    return int(progress.donated) < MAX_CHARITY_PER_TURN
+def _trade_limit(progress: StockProgress) -> IllegalAction | None:
+    """Why no more shares may be traded this stock phase, or ``None`` (rulebook 4.2)."""
+    if progress.count >= MAX_TRADE:
+        return IllegalAction(f"at most {MAX_TRADE} shares may be traded in one stock phase", rule="4.2")
+    return None
 
 
 def _buy_refusal(state: HabState, seat: Seat, commodity: Commodity) -> IllegalAction | None:
     """Why ``seat`` may not buy a ``commodity`` share in its stock phase now, or ``None``
     (rulebook 4.2, 4.3): the one statement of buying, which the listing, :func:`illegal_reason`
-    and :func:`apply` all ask."""
+    and :func:`apply` all ask (as they ask :func:`_sell_refusal` and :func:`_donate_refusal`)."""
     progress = state.stock
-    if progress.count >= MAX_TRADE:
-        return IllegalAction(f"at most {MAX_TRADE} shares may be traded in one stock phase", rule="4.2")
+    limit = _trade_limit(progress)
+    if limit is not None:
+        return limit
     if progress.trade == "sell":
         return IllegalAction("you sold this stock phase, so you may not also buy", rule="4.2")
     price = price_of(state, commodity)
@@ -220,18 +217,41 @@ def _buy_refusal(state: HabState, seat: Seat, commodity: Commodity) -> IllegalAc
     return None
 
 
-def _stock_choices(state: HabState, seat: Seat) -> list[HabAction]:
-    """The stock-phase actions allowed now (the same rules :func:`illegal_reason` states)."""
+def _sell_refusal(state: HabState, seat: Seat, commodity: Commodity) -> IllegalAction | None:
+    """Why ``seat`` may not sell a ``commodity`` share in its stock phase now, or ``None``
+    (rulebook 4.2, 4.4)."""
     progress = state.stock
-    owned = {SHARE_CARDS[card].commodity for card in state.shares[seat]}
+    limit = _trade_limit(progress)
+    if limit is not None:
+        return limit
+    if progress.trade == "buy":
+        return IllegalAction("you bought this stock phase, so you may not also sell", rule="4.2")
+    if _share_index(state.shares[seat], commodity) is None:
+        return IllegalAction(f"you hold no {commodity} share to sell", rule="4.4")
+    return None
+
+
+def _donate_refusal(state: HabState, seat: Seat, commodity: Commodity) -> IllegalAction | None:
+    """Why ``seat`` may not give a ``commodity`` share to charity in its stock phase now, or
+    ``None`` (rulebook 4.5)."""
+    if int(state.stock.donated) >= MAX_CHARITY_PER_TURN:
+        return IllegalAction("only one share per stock phase may go to the charity board", rule="4.5")
+    if _share_index(state.shares[seat], commodity) is None:
+        return IllegalAction(f"you hold no {commodity} share", rule="4.5")
+    return None
+
+
+def _stock_choices(state: HabState, seat: Seat) -> list[HabAction]:
+    """The stock-phase actions allowed now: each kind asks its one statement of the rules
+    (selling and giving only of the commodities the seat holds, the others' certain no)."""
+    owned = dict.fromkeys(SHARE_CARDS[card].commodity for card in state.shares[seat])
     found: list[HabAction] = [_END]
-    if _may_donate(progress):
-        found += [_DONATE[commodity] for commodity in owned]
-    if progress.count < MAX_TRADE:
-        found += [_BUY[commodity] for commodity in COMMODITIES
-                  if _buy_refusal(state, seat, commodity) is None]
-        if progress.trade != "buy":
-            found += [_SELL[commodity] for commodity in owned]
+    found += [_BUY[commodity] for commodity in COMMODITIES
+              if _buy_refusal(state, seat, commodity) is None]
+    found += [_SELL[commodity] for commodity in owned
+              if _sell_refusal(state, seat, commodity) is None]
+    found += [_DONATE[commodity] for commodity in owned
+              if _donate_refusal(state, seat, commodity) is None]
     return found
 
 
@@ -260,7 +280,6 @@ def illegal_reason(state: HabState, seat: Seat, action: HabAction) -> IllegalAct
     actor = (state.turn - 1 + state.order_index) % state.seats  # state.actor, inlined: a hot path
     if seat != actor:
         return NotYourTurn(f"seat {actor} decides now, not seat {seat}", rule="3.2")
-    progress = state.stock
     if isinstance(action, _STOCK_ACTIONS):
         if phase != "stock":
             return IllegalAction(
@@ -269,26 +288,10 @@ def illegal_reason(state: HabState, seat: Seat, action: HabAction) -> IllegalAct
         if isinstance(action, EndStock):
             return None
         if isinstance(action, Donate):
-            if not _may_donate(progress):
-                return IllegalAction(
-                    "only one share per stock phase may go to the charity board", rule="4.5"
-                )
-            if _first_share(state.shares[seat], action.commodity) is None:
-                return IllegalAction(f"you hold no {action.commodity} share", rule="4.5")
-            return None
+            return _donate_refusal(state, seat, action.commodity)
         if isinstance(action, Buy):
             return _buy_refusal(state, seat, action.commodity)
-        if progress.count >= MAX_TRADE:
-            return IllegalAction(
-                f"at most {MAX_TRADE} shares may be traded in one stock phase", rule="4.2"
-            )
-        if progress.trade == "buy":
-            return IllegalAction(
-                "you bought this stock phase, so you may not also sell", rule="4.2"
-            )
-        if _first_share(state.shares[seat], action.commodity) is None:
-            return IllegalAction(f"you hold no {action.commodity} share to sell", rule="4.4")
-        return None
+        return _sell_refusal(state, seat, action.commodity)
     if phase != "market":
         return IllegalAction("it is the stock phase: buy, sell, donate or end it first", rule="4.1")
     if isinstance(action, Play) and state.full_side is not None:
@@ -449,9 +452,13 @@ def _sell(state: HabState, values: dict[str, Any], seat: Seat, action: HabAction
     stock = values["stock"]
     shares = values["shares"]
     held = shares[seat]
-    at = _share_index(held, commodity)
-    if values["phase"] != "stock" or stock.count >= MAX_TRADE or stock.trade == "buy" or at is None:
+    if values["phase"] != "stock":
         raise _refused(state, seat, action)
+    refusal = _sell_refusal(state, seat, commodity)
+    if refusal is not None:
+        raise refusal
+    at = _share_index(held, commodity)
+    assert at is not None  # _sell_refusal found the share
     card = held[at]
     price = TRACK[values["prices"][_COMMODITY_INDEX[commodity]]]
     events = _opening(values, stock)
@@ -487,9 +494,13 @@ def _donate(state: HabState, values: dict[str, Any], seat: Seat, action: HabActi
     stock = values["stock"]
     shares = values["shares"]
     held = shares[seat]
-    at = _share_index(held, commodity)
-    if values["phase"] != "stock" or not _may_donate(stock) or at is None:
+    if values["phase"] != "stock":
         raise _refused(state, seat, action)
+    refusal = _donate_refusal(state, seat, commodity)
+    if refusal is not None:
+        raise refusal
+    at = _share_index(held, commodity)
+    assert at is not None  # _donate_refusal found the share
     card = held[at]
     events = _opening(values, stock)
     events.append(

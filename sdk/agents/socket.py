@@ -39,7 +39,8 @@ from agents._wire.socket import (
 __all__ = ["BotSocket", "SocketLost", "SocketUnavailable", "socket_url"]
 
 _SERVER_MESSAGE: TypeAdapter[Any] = TypeAdapter(ServerMessage)
-_KNOWN = {"welcome", "observation", "events", "end", "assignments", "accepted", "problem"}
+_UNKNOWN_KIND = frozenset({"union_tag_invalid", "union_tag_not_found"})
+"""The errors of a message whose ``type`` this SDK does not know (or that has none): skipped."""
 
 _AUTH_CLOSES = {
     CLOSE_AUTH_FAILED: "auth/invalid",
@@ -150,11 +151,10 @@ class BotSocket:
             except ConnectionClosed as closed:
                 raise self._lost(closed) from None
             try:
-                kind = json.loads(text).get("type")
-                if kind not in _KNOWN:
-                    continue
                 parsed: BaseModel = _SERVER_MESSAGE.validate_json(text)
-            except (ValueError, ValidationError, AttributeError) as unreadable:
+            except ValidationError as unreadable:
+                if unreadable.errors()[0]["type"] in _UNKNOWN_KIND:
+                    continue
                 raise SocketLost(f"unreadable message: {unreadable}", code=None) from None
             return parsed
 

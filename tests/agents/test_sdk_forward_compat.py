@@ -9,12 +9,15 @@ tables and rules are the real app's.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 from pydantic import ValidationError
+from websockets.sync.server import Server, ServerConnection, serve
 
 import agents
 from agents import ActionRequest, CreateTableRequest, ObservationOut, TableOut
@@ -116,3 +119,34 @@ def test_typed_view_gives_the_games_model_when_the_engine_has_the_game(
 def test_request_models_stay_strict(model: type[Any], body: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         model.model_validate(body)
+
+
+def _serve_frames(frames: list[str]) -> tuple[Server, str]:
+    """A real WebSocket server at ``/v1/ws`` that sends ``frames`` and then waits."""
+    def session(connection: ServerConnection) -> None:
+        for frame in frames:
+            connection.send(frame)
+        with contextlib.suppress(Exception):
+            connection.recv()  # until the client closes
+
+    server = serve(session, "127.0.0.1", 0, compression=None)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.socket.getsockname()[1]}"
+
+
+def test_the_socket_skips_message_kinds_it_does_not_know() -> None:
+    welcome = json.dumps({"type": "welcome", "agent_id": "agent-1", "expires_at": 2e9})
+    frames = [
+        json.dumps({"type": "from-a-later-version", "payload": [1, 2]}),
+        json.dumps({"no_type": True}),
+        welcome,
+        json.dumps({"type": "welcome", "agent_id": "agent-1"}),  # a known kind, malformed
+    ]
+    server, base_url = _serve_frames(frames)
+    try:
+        with agents.Client(base_url, token="t") as client, agents.BotSocket(client) as socket:
+            assert socket.open().agent_id == "agent-1"  # the two unknown kinds were skipped
+            with pytest.raises(agents.SocketLost, match="unreadable message"):
+                socket.receive(timeout_s=5)
+    finally:
+        server.shutdown()

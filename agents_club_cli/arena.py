@@ -264,7 +264,7 @@ class Arena:
         if self.state.tournament_id is None:
             settings = dict(self.config.tournament)
             created = client.create_tournament(
-                str(settings.pop("name", self.config.path.stem)), settings.pop("game"),
+                str(settings.pop("name")), settings.pop("game"),
                 settings.pop("mode"), settings.pop("seats"),
                 [self.entrant_id(entrant) for entrant in self.config.entrants], **settings)
             self.state.tournament_id = created.id

@@ -52,6 +52,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from agents import CreateTournamentRequest
 from tournament.report_cost import Price
 
 __all__ = ["ArenaConfig", "ArenaError", "EntrantSpec", "Limits", "load_config"]
@@ -119,10 +122,6 @@ class ArenaConfig:
         return self.path.with_name(self.path.stem)
 
 
-_TOURNAMENT_KEYS = {"name": str, "game": str, "mode": str, "seats": int, "format": str,
-                    "boards": int, "options": dict, "variants": list, "baselines": list,
-                    "turn_timeout_s": float, "max_concurrent_tables": int, "rated": bool,
-                    "private": bool}
 _ENTRANT_KEYS = {"name": str, "endpoint": str, "model": str, "api_key_env": str, "bot": str,
                  "house": str, "budget_tokens": int, "budget_money": float}
 _PRICE_KEYS = {"input_per_million": float, "output_per_million": float, "currency": str}
@@ -142,6 +141,26 @@ def _checked(table: Mapping[str, Any], allowed: Mapping[str, type], where: str) 
         if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
             raise ArenaError(f"{where}.{key} must be {wanted.__name__}, got {value!r}")
         values[key] = value
+    return values
+
+
+def _tournament(table: Any, *, default_name: str) -> dict[str, Any]:
+    """The ``[tournament]`` table, checked by the server's own request model
+    (:class:`agents.CreateTournamentRequest`: the same keys, types,
+    bounds and defaults as ``POST /v1/tournaments``); the entrants come from
+    ``[[entrants]]``, the name by default from the file's."""
+    if not isinstance(table, Mapping):
+        raise ArenaError("tournament must be a table")
+    if "entrants" in table:
+        raise ArenaError("tournament.entrants: list them as [[entrants]]")
+    values = {"name": default_name, "format": "duplicate", **table}
+    try:
+        CreateTournamentRequest.model_validate({**values, "entrants": ["bot:random"]})
+    except ValidationError as invalid:
+        error = invalid.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in ("tournament", *error["loc"]))
+        got = "" if error["type"] == "missing" else f", got {error['input']!r}"
+        raise ArenaError(f"{where}: {error['msg']}{got}") from None
     return values
 
 
@@ -182,10 +201,7 @@ def load_config(path: Path) -> ArenaConfig:
     unknown = set(raw) - {"server", "tournament", "limits", "prices", "entrants"}
     if unknown:
         raise ArenaError(f"{path}: unknown top-level keys {sorted(unknown)}")
-    tournament = _checked(raw.get("tournament", {}), _TOURNAMENT_KEYS, "tournament")
-    for required in ("game", "mode", "seats"):
-        if required not in tournament:
-            raise ArenaError(f"tournament.{required} is required")
+    tournament = _tournament(raw.get("tournament", {}), default_name=path.stem)
     limits = Limits(**_checked(raw.get("limits", {}), {
         name: type(value) for name, value in vars(Limits()).items()}, "limits"))
     if limits.requests_per_endpoint < 1 or limits.tables_per_entrant < 1 or limits.dead_after < 1:

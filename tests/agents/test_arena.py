@@ -312,4 +312,12 @@ def test_a_bad_arena_file_is_refused_with_the_reason(tmp_path: Path,
     config.write_text('[tournament]\ngame = "market-fortune"\nmode = "family"\nseats = 2\n'
                       'boards = "four"\n', encoding="utf-8")
     assert main(["arena", "run", str(config)]) == 2
-    assert "tournament.boards must be int, got 'four'" in capsys.readouterr().err
+    assert "tournament.boards: Input should be a valid integer, got 'four'" in capsys.readouterr().err
+    config.write_text('[tournament]\ngame = "market-fortune"\nmode = "family"\nseats = 2\n'
+                      'duplicate_form = "sideways"\n', encoding="utf-8")
+    assert main(["arena", "run", str(config)]) == 2
+    assert "tournament.duplicate_form: Input should be" in capsys.readouterr().err
+    config.write_text('[tournament]\ngame = "market-fortune"\nmode = "family"\n',
+                      encoding="utf-8")
+    assert main(["arena", "run", str(config)]) == 2
+    assert "tournament.seats: Field required" in capsys.readouterr().err

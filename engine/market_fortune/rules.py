@@ -371,50 +371,32 @@ def _turn_limit(state: MarketFortuneState, events: list[Event]) -> MarketFortune
     return _finish(state, winners, "turn_limit", events, text, decided_by=decided_by)
 
 
-def _pass_turn(values: dict[str, Any], changes: dict[str, object], events: list[Event]) -> bool:
-    """Add the next turn to ``changes`` and its event to ``events``, when the turn simply passes (2.2, 3.6).
-
-    ``False`` (nothing added) when the next seat loses its turn or the turn
-    limit is reached: :func:`_next_turn` handles those. ``values`` are the state's fields.
-    """
+def _pass_turn(
+    state: MarketFortuneState, values: dict[str, Any], changes: dict[str, object], events: list[Event]
+) -> MarketFortuneState:
+    """Pass the turn clockwise (2.2), with ``changes`` made in the same copy: to the same
+    seat again after a Shrewd Move, past a seat that loses its turn to a Regulatory Block
+    (3.6), or to the end once the turn limit is reached. ``values`` are the state's fields."""
     seats = values["seats"]
     n = len(seats)
     active = values["active"]
     seat = active if values["extra_turn"] else (active + 1) % n
+    limit = values["config"].__dict__["turn_limit_per_seat"] * n
     turn = values["turn"]
-    if turn >= values["config"].__dict__["turn_limit_per_seat"] * n or seats[seat].skip_next:
-        return False
-    turn += 1
-    changes["active"] = seat
-    changes["turn"] = turn
-    changes["stage"] = "main"
-    changes["momentum"] = None
-    changes["extra_turn"] = False
-    events.append(event_of("turn", f"Turn {turn}: seat {seat} to play.", None, {"seat": seat, "turn": turn}))
-    return True
-
-
-def _next_turn(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
-    """Pass the turn clockwise (2.2), honouring Shrewd Move and Regulatory Block (3.6)."""
-    changes: dict[str, object] = {}
-    if _pass_turn(state.__dict__, changes, events):
-        return evolve(state, changes)
-    n = len(state.seats)
-    seat = state.active if state.extra_turn else (state.active + 1) % n
-    limit = state.config.turn_limit_per_seat * n
-    turn = state.turn
     while True:
         if turn >= limit:
-            return _turn_limit(evolve(state, {"turn": turn}), events)
+            changes["turn"] = turn
+            return _turn_limit(evolve(state, changes), events)
         turn += 1
-        if state.seats[seat].skip_next:
-            state = set_seat(state, seat, skip_next=False)
-            events.append(event("skip", f"Seat {seat} loses this turn (Regulatory Block, 3.6).", seat=seat))
-            seat = (seat + 1) % n
-            continue
-        break
-    events.append(event("turn", f"Turn {turn}: seat {seat} to play.", seat=seat, turn=turn))
-    return evolve(state, {"active": seat, "turn": turn, "stage": "main", "momentum": None, "extra_turn": False})
+        if not seats[seat].skip_next:
+            break
+        state = set_seat(evolve(state, changes) if changes else state, seat, skip_next=False)
+        changes, seats = {}, state.seats
+        events.append(event("skip", f"Seat {seat} loses this turn (Regulatory Block, 3.6).", seat=seat))
+        seat = (seat + 1) % n
+    changes.update(active=seat, turn=turn, stage="main", momentum=None, extra_turn=False)
+    events.append(event_of("turn", f"Turn {turn}: seat {seat} to play.", None, {"seat": seat, "turn": turn}))
+    return evolve(state, changes)
 
 
 def _advance(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
@@ -471,9 +453,7 @@ def _close_turn(
     if excess > 0 and seat.hand:
         changes["tasks"] = (task_of(active, "discard", "4.1", count=min(excess, len(seat.hand))),)
         return evolve(state, changes)
-    if _pass_turn(values, changes, events):
-        return evolve(state, changes)
-    return _next_turn(evolve(state, changes) if changes else state, events)
+    return _pass_turn(state, values, changes, events)
 
 
 def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneAction, events: list[Event]) -> MarketFortuneState:

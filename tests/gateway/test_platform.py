@@ -19,6 +19,7 @@ from gateway.app import create_app
 from gateway.config import MIN_ORGANISER_KEY_LENGTH, Settings, SettingsRefused, load_settings
 from gateway.logging_config import REDACTED, configure_logging, scrub
 from gateway.metrics import LATENCY_BUCKETS_S
+from tests.prometheus_text import sample
 
 from .conftest import ORGANISER_KEY, MintToken, new_signing_key_pem
 
@@ -47,13 +48,6 @@ def test_readyz_is_a_503_problem_when_redis_is_down(settings: Settings) -> None:
         assert client.get("/metrics").status_code == 200  # in the process, not in Redis
 
 
-def _sample(text: str, name: str, **labels: str) -> float:
-    for line in text.splitlines():
-        if line.startswith((name + "{", name + " ")) and all(f'{k}="{v}"' in line for k, v in labels.items()):
-            return float(line.rsplit(" ", 1)[1])
-    return 0.0
-
-
 def test_metrics_count_requests_by_route_template_and_problems_by_code(client: TestClient) -> None:
     # The counters are this process's (the tests share one): compare before and after.
     before = client.get("/metrics").text
@@ -66,7 +60,7 @@ def test_metrics_count_requests_by_route_template_and_problems_by_code(client: T
     assert client.get("/metrics").headers["content-type"].startswith("text/plain; version=0.0.4")
 
     def grew(name: str, **labels: str) -> float:
-        return _sample(text, name, **labels) - _sample(before, name, **labels)
+        return sample(text, name, **labels) - sample(before, name, **labels)
 
     assert "# TYPE agents_club_http_requests_total counter" in text
     # Each check names the method too: another test's POST to an unmatched path is
@@ -91,7 +85,7 @@ def test_metrics_count_requests_by_route_template_and_problems_by_code(client: T
     assert bounds[-1] == "+Inf"
     assert [float(b) for b in bounds[:-1]] == list(LATENCY_BUCKETS_S)
     assert grew("agents_club_problems_total", code="request/not_found") == 1
-    assert _sample(text, "agents_club_workers") >= 1
+    assert sample(text, "agents_club_workers") >= 1
 
 
 @pytest.mark.parametrize("environment", ["production"])

@@ -17,6 +17,7 @@ import pytest
 
 from agents_club_cli.embedded_redis import free_port, redis_answers
 from agents_club_cli.serve import wait_until_ready
+from tests.prometheus_text import sample
 
 
 def _clean_environment() -> dict[str, str]:
@@ -160,17 +161,9 @@ def _connections_held(pid: int, port: int) -> int:
     return held
 
 
-def _sample(text: str, name: str, **labels: str) -> float:
-    for line in text.splitlines():
-        if line.startswith((name + "{", name + " ")) and all(
-                f'{key}="{value}"' in line for key, value in labels.items()):
-            return float(line.rsplit(" ", 1)[1])
-    return 0.0
-
-
 def _healthz_count(base: str) -> float:
     text = httpx.get(f"{base}/metrics").text
-    return _sample(text, "agents_club_http_requests_total", route="/healthz", status="200")
+    return sample(text, "agents_club_http_requests_total", route="/healthz", status="200")
 
 
 @pytest.mark.parametrize("loop_name", ["asyncio", "uvloop"])
@@ -251,7 +244,7 @@ def test_workers_share_the_connections_and_a_dead_worker_is_replaced(
         assert _healthz_count(base) == 40
         # (the new worker counts itself once its start-up is done; the dead one never again)
         deadline = time.monotonic() + 30
-        while (serving := _sample(httpx.get(f"{base}/metrics").text, "agents_club_workers")) != 2:
+        while (serving := sample(httpx.get(f"{base}/metrics").text, "agents_club_workers")) != 2:
             assert time.monotonic() < deadline, serving
             time.sleep(0.2)
     finally:

@@ -35,7 +35,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from gateway.clock import Clock, wall_clock
-from gateway.config import Settings, get_settings
+from gateway.config import Settings, load_settings
 from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError, redis_unavailable
 from gateway.head_middleware import HeadAsGetMiddleware
 from gateway.logging_config import configure_logging
@@ -321,7 +321,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
     :raises ValueError: when the settings refuse to start (default secrets in
         production, no Redis URL).
     """
-    settings = settings or get_settings()
+    settings = settings or load_settings()
     tokens = TokenService(settings)
     configure_logging(
         level=settings.log_level,

@@ -45,7 +45,7 @@ from gateway.openapi_docs import PROBLEM_CATALOGUE, Problem, problem_answer
 from gateway.routes import admission, auth, games, meta, rated_queue, tables, tournaments, watch, ws
 from gateway.security import TokenService
 from gateway.services import runtime
-from gateway.services.records import invalid, problem
+from gateway.services.records import invalid, problem, schema_errors
 from gateway.services.waiters import Waiters
 from gateway.store.connection import Keys, close_client, connect, is_cluster_url
 from gateway.store.outage import REDIS_UNAVAILABLE
@@ -139,14 +139,7 @@ _METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    errors = [
-        {
-            "loc": [str(part) for part in error.get("loc", ())],
-            "msg": str(error.get("msg", "")),
-            "type": str(error.get("type", "")),
-        }
-        for error in exc.errors()
-    ]
+    errors = schema_errors(exc)
     if errors and errors[0]["type"] == "json_invalid":
         # Its loc is ("body", offset): say where the JSON broke, not a field that does not exist.
         at = errors[0]["loc"][-1] if len(errors[0]["loc"]) > 1 else "?"

@@ -176,15 +176,6 @@ async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     return _problem_response(request, error)
 
 
-def _install_problem_handlers(app: FastAPI) -> None:
-    app.add_exception_handler(ProblemError, _on_problem)
-    app.add_exception_handler(StarletteHTTPException, _on_http_exception)
-    app.add_exception_handler(RequestValidationError, _on_validation_error)
-    for unavailable in REDIS_UNAVAILABLE:
-        app.add_exception_handler(unavailable, _on_redis_unavailable)
-    app.add_exception_handler(Exception, _on_unexpected)
-
-
 def _operation_id(route: APIRoute) -> str:
     """Operation ids are route function names: stable across refactors of paths."""
     return route.name
@@ -364,6 +355,13 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
         description=DESCRIPTION,
         lifespan=lifespan,
         generate_unique_id_function=_operation_id,
+        exception_handlers={
+            ProblemError: _on_problem,
+            StarletteHTTPException: _on_http_exception,
+            RequestValidationError: _on_validation_error,
+            **dict.fromkeys(REDIS_UNAVAILABLE, _on_redis_unavailable),
+            Exception: _on_unexpected,
+        },
         # FastAPI's OpenTelemetry bridge asks the providers on every request; the gateway
         # keeps its own metrics (/metrics) and logs.
         telemetry={"tracing": False, "metrics": False, "logs": False},
@@ -374,7 +372,6 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
     app.state.tokens = tokens
     app.state.redis = None
     app.state.waiters = None
-    _install_problem_handlers(app)
     app.add_middleware(RequestMetricsMiddleware)
     app.add_middleware(HeadAsGetMiddleware)  # added last: outermost
     for module in (meta, auth, games, tables, rated_queue, admission, watch, tournaments, ws):

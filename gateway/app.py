@@ -35,7 +35,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from gateway.clock import Clock, wall_clock
-from gateway.config import Settings, get_settings
+from gateway.config import Settings, load_settings
 from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError, redis_unavailable
 from gateway.head_middleware import HeadAsGetMiddleware
 from gateway.logging_config import configure_logging
@@ -45,7 +45,7 @@ from gateway.openapi_docs import PROBLEM_CATALOGUE, Problem, problem_answer
 from gateway.routes import admission, auth, games, meta, rated_queue, tables, tournaments, watch, ws
 from gateway.security import TokenService
 from gateway.services import runtime
-from gateway.services.records import invalid, problem
+from gateway.services.records import invalid, problem, schema_errors
 from gateway.services.waiters import Waiters
 from gateway.store.connection import Keys, close_client, connect, is_cluster_url
 from gateway.store.outage import REDIS_UNAVAILABLE
@@ -139,14 +139,7 @@ _METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    errors = [
-        {
-            "loc": [str(part) for part in error.get("loc", ())],
-            "msg": str(error.get("msg", "")),
-            "type": str(error.get("type", "")),
-        }
-        for error in exc.errors()
-    ]
+    errors = schema_errors(exc)
     if errors and errors[0]["type"] == "json_invalid":
         # Its loc is ("body", offset): say where the JSON broke, not a field that does not exist.
         at = errors[0]["loc"][-1] if len(errors[0]["loc"]) > 1 else "?"
@@ -181,15 +174,6 @@ async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     )
     error = problem("server/error", "Something went wrong on our side; it was logged.")
     return _problem_response(request, error)
-
-
-def _install_problem_handlers(app: FastAPI) -> None:
-    app.add_exception_handler(ProblemError, _on_problem)
-    app.add_exception_handler(StarletteHTTPException, _on_http_exception)
-    app.add_exception_handler(RequestValidationError, _on_validation_error)
-    for unavailable in REDIS_UNAVAILABLE:
-        app.add_exception_handler(unavailable, _on_redis_unavailable)
-    app.add_exception_handler(Exception, _on_unexpected)
 
 
 def _operation_id(route: APIRoute) -> str:
@@ -321,7 +305,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
     :raises ValueError: when the settings refuse to start (default secrets in
         production, no Redis URL).
     """
-    settings = settings or get_settings()
+    settings = settings or load_settings()
     tokens = TokenService(settings)
     configure_logging(
         level=settings.log_level,
@@ -371,6 +355,13 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
         description=DESCRIPTION,
         lifespan=lifespan,
         generate_unique_id_function=_operation_id,
+        exception_handlers={
+            ProblemError: _on_problem,
+            StarletteHTTPException: _on_http_exception,
+            RequestValidationError: _on_validation_error,
+            **dict.fromkeys(REDIS_UNAVAILABLE, _on_redis_unavailable),
+            Exception: _on_unexpected,
+        },
         # FastAPI's OpenTelemetry bridge asks the providers on every request; the gateway
         # keeps its own metrics (/metrics) and logs.
         telemetry={"tracing": False, "metrics": False, "logs": False},
@@ -381,7 +372,6 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
     app.state.tokens = tokens
     app.state.redis = None
     app.state.waiters = None
-    _install_problem_handlers(app)
     app.add_middleware(RequestMetricsMiddleware)
     app.add_middleware(HeadAsGetMiddleware)  # added last: outermost
     for module in (meta, auth, games, tables, rated_queue, admission, watch, tournaments, ws):

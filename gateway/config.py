@@ -1,7 +1,7 @@
 """Gateway settings from the environment (prefix ``AGENTS_CLUB_``, plus ``REDIS_URL``).
 
-One :class:`Settings` object per app; :func:`get_settings` reads the
-environment once. Outside ``development`` and ``test`` the settings refuse to
+One :class:`Settings` object per app; :func:`load_settings` reads the
+environment. Outside ``development`` and ``test`` the settings refuse to
 start with missing or well-known secrets (see :meth:`Settings.refuse_default_secrets`):
 a production gateway that silently generated its own signing key would hand
 out tokens that no other host can verify, and a guessable organiser key lets
@@ -10,7 +10,6 @@ anyone mint tokens.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -23,7 +22,6 @@ __all__ = [
     "REPLICA_WAIT_MARGIN_MS",
     "Settings",
     "SettingsRefused",
-    "get_settings",
     "load_settings",
 ]
 
@@ -220,11 +218,3 @@ def load_settings() -> Settings:
         ]
         raise SettingsRefused("; ".join(reasons)) from None
 
-
-@lru_cache(maxsize=1)
-def get_settings() -> Settings:
-    """The settings read from the environment (cached).
-
-    :raises SettingsRefused: see :func:`load_settings`.
-    """
-    return load_settings()

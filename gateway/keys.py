@@ -25,6 +25,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from jwt.algorithms import OKPAlgorithm
 
 from gateway.config import Settings
 
@@ -41,23 +42,16 @@ SIGNING_KEY_FILE = "signing-key.pem"
 ORGANISER_KEY_FILE = "organiser-key"
 
 
-def _b64url(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
-
-
-def _public_x(public_key: Ed25519PublicKey) -> str:
-    raw = public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    return _b64url(raw)
-
-
 def jwk_thumbprint(public_key: Ed25519PublicKey) -> str:
     """The RFC 7638 thumbprint of an Ed25519 public key: our ``kid``."""
-    canonical = json.dumps(
-        {"crv": "Ed25519", "kty": "OKP", "x": _public_x(public_key)},
-        separators=(",", ":"),
-        sort_keys=True,
-    )
-    return _b64url(hashlib.sha256(canonical.encode("ascii")).digest())
+    canonical = json.dumps(_public_jwk(public_key), separators=(",", ":"), sort_keys=True)
+    digest = hashlib.sha256(canonical.encode("ascii")).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+def _public_jwk(public_key: Ed25519PublicKey) -> dict[str, Any]:
+    """The key's required JWK members (``crv``, ``kty``, ``x``), as PyJWT writes them."""
+    return OKPAlgorithm.to_jwk(public_key, as_dict=True)
 
 
 @dataclass(frozen=True)
@@ -70,17 +64,8 @@ class KeyRing:
 
     def jwks(self) -> dict[str, Any]:
         """The public JSON Web Key Set (``/.well-known/jwks.json``); sorted by ``kid``."""
-        keys = [
-            {
-                "kty": "OKP",
-                "crv": "Ed25519",
-                "x": _public_x(public_key),
-                "kid": kid,
-                "alg": "EdDSA",
-                "use": "sig",
-            }
-            for kid, public_key in sorted(self.verification_keys.items())
-        ]
+        keys = [{**_public_jwk(public_key), "kid": kid, "alg": "EdDSA", "use": "sig"}
+                for kid, public_key in sorted(self.verification_keys.items())]
         return {"keys": keys}
 
 

@@ -57,15 +57,9 @@ class SecretFilter(logging.Filter):
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         super().__init__()
         self.secrets: list[str] = []
-        for secret in secrets:
-            self.add_secret(secret)
-
-    def add_secret(self, secret: str | None) -> None:
-        """Also redact this exact value (and each line of it, for PEM keys)."""
-        if not secret:
-            return
-        self.secrets.append(secret)
-        self.secrets.extend(line for line in secret.splitlines() if len(line) >= 16)
+        for secret in filter(None, secrets):
+            # The exact value, and each long line of it (a PEM key may be logged by line).
+            self.secrets += [secret, *(line for line in secret.splitlines() if len(line) >= 16)]
 
     def filter(self, record: logging.LogRecord) -> bool:
         """Scrub ``record`` in place; always lets it through."""

@@ -54,7 +54,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agents._wire import INTEGRAL
-from gateway.errors import ProblemError, redis_unavailable
+from gateway.errors import ProblemError, rate_limited, redis_unavailable
 from gateway.principal import Principal
 from gateway.routes.tables import MAX_LIST_OFFSET
 from gateway.routes.waits import ASSIGNMENTS_WAIT_MAX_S, OBSERVE_WAIT_MAX_S
@@ -69,7 +69,7 @@ from gateway.services import rated_queue as rated_queue_service
 from gateway.services import tables as tables_service
 from gateway.services import tournaments as tournaments_service
 from gateway.services.games import game_list
-from gateway.services.records import invalid, schema_errors
+from gateway.services.records import invalid, problem, schema_errors
 from gateway.services.rulebooks import (
     SEARCH_MAX_CHARS,
     SEARCH_MAX_WORDS,
@@ -509,8 +509,8 @@ class _McpEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         running: ASGIApp | None = getattr(self.app.state, "mcp_asgi", None)
         if running is None:
-            raise ProblemError(503, "server/unavailable", "Service unavailable",
-                               "The MCP endpoint starts with the gateway; try again shortly.")
+            raise problem("server/unavailable",
+                          "The MCP endpoint starts with the gateway; try again shortly.")
         if not self._signed(scope):
             client = scope.get("client")
             await self._count_anonymous(str(client[0]) if client else "unknown")
@@ -546,12 +546,8 @@ class _McpEndpoint:
         except REDIS_UNAVAILABLE:
             return  # ... through an outage too: its tools answer server/unavailable
         if not decision.allowed:
-            raise ProblemError(
-                429, "rate/limited", "Too many requests",
-                f"Too many MCP requests without a token from your address; retry after "
-                f"{decision.retry_after} seconds (or send your token).",
-                headers={"Retry-After": str(decision.retry_after)},
-                retry_after=decision.retry_after)
+            raise rate_limited("MCP requests without a token from your address (send your "
+                               "token to lift the limit)", decision.retry_after)
 
 
 def mcp_route(app: FastAPI) -> Route:

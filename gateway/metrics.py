@@ -25,7 +25,6 @@ import os
 import time
 
 from prometheus_client import (
-    CONTENT_TYPE_PLAIN_0_0_4,
     REGISTRY,
     CollectorRegistry,
     Counter,
@@ -37,7 +36,6 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = [
-    "CONTENT_TYPE",
     "LATENCY_BUCKETS_S",
     "MULTIPROCESS_DIR_VARIABLE",
     "PROBLEMS",
@@ -51,9 +49,6 @@ __all__ = [
 
 MULTIPROCESS_DIR_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
 """The directory of the workers' metric files (``prometheus_client`` reads it at import)."""
-
-CONTENT_TYPE = CONTENT_TYPE_PLAIN_0_0_4
-"""Prometheus text exposition, version 0.0.4."""
 
 LATENCY_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 

@@ -11,7 +11,7 @@ example per code, grouped by status. Modules that need a new code call
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -60,10 +60,8 @@ class Problem(BaseModel):
     instance: str | None = Field(default=None, description="The request path.")
 
 
-class ProblemSpec(BaseModel):
+class ProblemSpec(NamedTuple):
     """A registered error code: its status, title and an example detail."""
-
-    model_config = ConfigDict(frozen=True)
 
     status: int
     title: str
@@ -82,7 +80,7 @@ def register_problem(code: str, status: int, title: str, example_detail: str) ->
     existing = PROBLEM_CATALOGUE.get(code)
     if existing is not None and existing.status != status:
         raise ValueError(f"problem code {code!r} already registered with status {existing.status}")
-    PROBLEM_CATALOGUE[code] = ProblemSpec(status=status, title=title, example_detail=example_detail)
+    PROBLEM_CATALOGUE[code] = ProblemSpec(status, title, example_detail)
 
 
 for _code, _status, _title, _detail in (

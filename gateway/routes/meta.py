@@ -6,11 +6,12 @@ from typing import Literal
 
 from fastapi import APIRouter
 from fastapi.responses import Response
+from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4
 from pydantic import BaseModel, ConfigDict, Field
 
 from gateway import __version__
 from gateway.deps import RedisDep
-from gateway.metrics import CONTENT_TYPE, exposition
+from gateway.metrics import exposition
 from gateway.openapi_docs import problem_responses
 from gateway.services.records import problem
 from gateway.store.outage import ping
@@ -64,7 +65,7 @@ async def get_readiness(redis: RedisDep) -> Health:
     summary="Prometheus metrics of all workers",
     response_class=Response,
     responses={
-        200: {"content": {CONTENT_TYPE: {"example": "agents_club_workers 2.0\n"}},
+        200: {"content": {CONTENT_TYPE_PLAIN_0_0_4: {"example": "agents_club_workers 2.0\n"}},
               "description": "Prometheus text exposition format 0.0.4."},
         **problem_responses(),
     },
@@ -73,4 +74,4 @@ async def get_metrics() -> Response:
     """The counters of every worker of this server added up (requests, latencies, problems
     by code, workers serving). They do not live in Redis, so they stay readable during an
     outage."""
-    return Response(exposition(), media_type=CONTENT_TYPE)
+    return Response(exposition(), media_type=CONTENT_TYPE_PLAIN_0_0_4)

@@ -16,23 +16,21 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import NoReturn
 
-__all__ = ["Backoff"]
+__all__ = ["BACKOFF_CAP_S", "Backoff"]
+
+BACKOFF_CAP_S = 30.0
+"""The longest pause after failed rounds (a loop's own longer interval stays its pause)."""
 
 
 class Backoff:
     """The pause after each round of one loop, and its once-per-outage log lines."""
 
-    def __init__(
-        self, name: str, logger: logging.Logger, *, interval_s: float, cap_s: float = 30.0
-    ) -> None:
+    def __init__(self, name: str, logger: logging.Logger, *, interval_s: float) -> None:
         self.name = name
         self.log = logger
         self.interval_s = interval_s
-        self.cap_s = max(cap_s, interval_s)
         self.failures = 0
         """Failed rounds in a row (0: healthy)."""
-        self.pause = interval_s
-        """The pause before the next round, as the last :meth:`failed` or :meth:`succeeded` set it."""
         self._outage_started = 0.0
 
     def failed(self, error: BaseException) -> float:
@@ -46,8 +44,8 @@ class Backoff:
             self.log.error("%s failed: %s; backing off until it works again",
                            self.name, type(error).__name__)
         self.failures += 1
-        self.pause = min(self.interval_s * 2 ** min(self.failures, 30), self.cap_s)
-        return self.pause
+        return min(self.interval_s * 2.0 ** min(self.failures, 30),
+                   max(BACKOFF_CAP_S, self.interval_s))
 
     def succeeded(self) -> float:
         """Record a round that worked; returns the normal pause."""
@@ -55,8 +53,7 @@ class Backoff:
             self.log.warning("%s works again after %d failed round(s) in %.1f s", self.name,
                              self.failures, time.monotonic() - self._outage_started)
             self.failures = 0
-        self.pause = self.interval_s
-        return self.pause
+        return self.interval_s
 
     async def run_rounds(
         self, one_round: Callable[[], Awaitable[object]], *, wake: asyncio.Event | None = None

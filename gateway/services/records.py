@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from engine.core import Game, Seat
@@ -65,10 +66,11 @@ def problem(code: str, detail: str, **extra: Any) -> ProblemError:
     return ProblemError(spec.status, code, spec.title, detail, **extra)
 
 
-def schema_errors(error: ValidationError) -> list[dict[str, Any]]:
-    """pydantic's errors as a ``request/invalid`` problem lists them: where, why, which."""
+def schema_errors(error: ValidationError | RequestValidationError) -> list[dict[str, Any]]:
+    """pydantic's errors as a ``request/invalid`` problem lists them: where, why, which;
+    never the rejected input, which may hold a secret."""
     return [{"loc": [str(part) for part in e["loc"]], "msg": e["msg"], "type": e["type"]}
-            for e in error.errors(include_input=False, include_url=False)]
+            for e in error.errors()]
 
 
 def invalid(sentence: str, errors: list[dict[str, Any]]) -> ProblemError:

@@ -1,9 +1,8 @@
 """The table runtime of one worker: its shared :class:`TableContext` and background tasks.
 
 :func:`gateway.app.create_app`'s lifespan calls :func:`start` after Redis is
-connected; it returns the turn-clock sweeper, house-bot driver and retention sweeper
-tasks, which
-the lifespan cancels at shutdown.
+connected; it returns the background tasks (turn-clock sweeper, house-bot driver,
+retention sweeper, tournament scheduler), which the lifespan cancels at shutdown.
 """
 
 from __future__ import annotations

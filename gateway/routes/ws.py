@@ -407,7 +407,10 @@ class _Session:
                         await self.send(ObservationMessage(
                             table_id=table_id, observation=await tables_service.observation_of(
                                 ctx, table_id, caller, position, recent)))
-                    # A seat waits for its next decision; a spectator for any change.
+                    # A seat waits for its next decision; a spectator for any change. The
+                    # history read with the table is told or stale by now: not kept while
+                    # the socket waits, so an idle socket holds no more than its table.
+                    recent = None
                     after = table.version if seat is None else self._pushed[table_id]
                     try:
                         moved, recent = await tables_service.hold(

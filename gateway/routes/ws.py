@@ -298,7 +298,8 @@ class _Session:
             watch.know(message.version + 1)
         try:
             applied = await actions_service.submit(
-                self.ctx, table_id, self.credential.caller, body, message.idempotency_key)
+                self.ctx, table_id, self.credential.caller, body, message.idempotency_key,
+                watch=watch)
             if watch is not None and (applied.retried or applied.table.record.status != "playing"):
                 watch.wake()  # not this request's write, or the end: the subscription reads
         except ProblemError as error:

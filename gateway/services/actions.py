@@ -44,8 +44,9 @@ from gateway.services import quotas
 from gateway.services.access import may_see, not_found, require_visible
 from gateway.services.context import TableContext
 from gateway.services.loaded_table import LoadedTable
-from gateway.services.observations import event_out, outcome_out
+from gateway.services.observations import FIRST_READ_EVENTS, LOG_TAIL, event_out, outcome_out
 from gateway.services.records import TableRecord, game_or_problem, problem
+from gateway.services.waiters import Watch, Written
 from gateway.store.tables import CommitResult, IdempotencyRecord, StoredEvent, TableSnapshot
 
 __all__ = [
@@ -221,6 +222,7 @@ async def commit_step(
     idempotency_scope: str | None = None,
     idempotency: IdempotencyRecord | None = None,
     announce_bots: bool = True,
+    besides: Watch | None = None,
 ) -> tuple[CommitResult, LoadedTable | None]:
     """Store ``step`` if the table is still at ``loaded.version``; index its clock and bots.
 
@@ -228,12 +230,20 @@ async def commit_step(
     The house-bot driver passes ``announce_bots=False``: it keeps playing the
     table it holds instead of announcing it to itself again. Returns the
     commit's result and, when it applied, the table as it wrote it.
+
+    When this worker holds waiters of the table's turn stream (``besides``: the
+    committing caller's own watch, which needs nothing), the same round trip
+    reads the recent history after the change, and a change of who acts hands
+    them the table as written (:meth:`gateway.services.waiters.Waiters.deliver`):
+    a seat on this worker is told its decision with no read of its own.
     """
+    table_id = loaded.snapshot.table_id
+    turns = ctx.store.turns_key(table_id)
     bots_due = step.bots_due and announce_bots
     state_json = step.state.model_dump_json()
     record = step.record.model_dump(mode="json") if step.record is not loaded.record else None
     result = await ctx.store.commit(
-        loaded.snapshot.table_id,
+        table_id,
         expected_version=loaded.version,
         record=record,
         state=state_json,
@@ -244,6 +254,8 @@ async def commit_step(
         idempotency=idempotency,
         to_act=step.to_act,
         expire_s=retention(ctx, step.record),
+        history=((LOG_TAIL, FIRST_READ_EVENTS) if ctx.waiters.watched(turns, besides=besides)
+                 else None),
         **index_updates(ctx, step.deadline, bots_due),
     )
     if not result.applied:
@@ -255,11 +267,14 @@ async def commit_step(
         if step.record.rated or step.record.tournament is not None:
             await ctx.tournaments.note_finished(step.record)
     snapshot = TableSnapshot(
-        table_id=loaded.snapshot.table_id,
+        table_id=table_id,
         record_json=loaded.snapshot.record_json if record is None else json.dumps(record),
         state=state_json, version=result.version, seq=result.last_seq, deadline=step.deadline)
-    return result, LoadedTable(snapshot=snapshot, record=step.record, game=loaded.game,
-                               state=step.state)
+    written = LoadedTable(snapshot=snapshot, record=step.record, game=loaded.game,
+                          state=step.state)
+    if result.history is not None and result.turn_written:
+        ctx.waiters.deliver(turns, Written(written, result.history))
+    return result, written
 
 
 class IndexUpdates(TypedDict):
@@ -356,12 +371,16 @@ async def submit(
     caller: PendingRevocation,
     body: ActionRequest,
     idempotency_key: str | None,
+    *,
+    watch: Watch | None = None,
 ) -> Applied:
     """Apply one agent's action, at most once per idempotency key.
 
     A ``version`` that is not the table's current one is ``table/stale_version``
     with ``current_version``. The caller's token revocation is asked in the same
     round trip as the table, and refused before anything about the table is told.
+    ``watch``: the caller's own watch of the table's turn stream, if it holds one
+    (:func:`commit_step`'s ``besides``).
     """
     scope = f"{caller.agent_id}:{idempotency_key}" if idempotency_key else None
     fingerprint = _fingerprint(body)
@@ -406,7 +425,7 @@ async def submit(
         idempotency = (IdempotencyRecord(fingerprint, loaded.version + 1, action.id, (first, last))
                        if scope is not None else None)
         committed, written = await commit_step(
-            ctx, loaded, step, idempotency_scope=scope, idempotency=idempotency)
+            ctx, loaded, step, idempotency_scope=scope, idempotency=idempotency, besides=watch)
         if written is not None:
             return Applied(
                 table=written, seat=seat, principal=principal, version=written.version,

@@ -787,11 +787,13 @@ async def hold(
     entry only when who acts may have changed, so a seat wakes about once per
     turn and, when the entry shows it is still not its turn, waits on without
     parsing the table. A wake naming a version the waiter read already is no news
-    (:meth:`gateway.services.waiters.Watch.changed`). Every read asks whether the
-    caller's token was revoked
-    meanwhile, and refuses it before anything of what it read is told; the
-    revocation mark is watched too, so a revocation ends the wait at once, and
-    the wait ends when the token expires (401 ``auth/expired``).
+    (:meth:`gateway.services.waiters.Watch.changed`), and a wake from a commit of
+    this worker brings the table it wrote and its history, so it needs no read
+    (:attr:`gateway.services.waiters.Watch.written`). Every read asks whether the
+    caller's token was revoked meanwhile, and refuses it before anything of what
+    it read is told; the revocation mark is watched too, so a revocation ends the
+    wait at once (its wake makes the waiter read), and the wait ends when the
+    token expires (401 ``auth/expired``).
     """
     loaded, seat, principal = start
     held_s = min(wait, ctx.settings.long_poll_max_wait_s)
@@ -815,7 +817,12 @@ async def hold(
                                                                    known=latest.version):
                     break
             changed = False
-            if seat is None:  # a spectator: any change is worth answering
+            written = watching.written if after_wake and seat is not None else None
+            if written is not None and written.table.version > latest.version:
+                # Woken by a commit of this worker, with the table it wrote: no read.
+                latest, changed = written.table.snapshot, True
+                recent = (latest, written.history)
+            elif seat is None:  # a spectator: any change is worth answering
                 revoked, woken, read = await ctx.store.events_then_table(
                     table_id, latest.seq, asked)
                 if caller is not None:
@@ -837,7 +844,8 @@ async def hold(
                     recent = None if history is None else (read, history)
                     changed = not _still_not_to_act(turns[-1], latest, seat)
             if changed:
-                loaded = _visible(ctx, table_id, latest, principal)
+                loaded = _visible(ctx, table_id, written.table if written is not None
+                                  and latest is written.table.snapshot else latest, principal)
                 if loaded.record.seat_for(principal) != seat:
                     break  # it left (or took) a seat of the open table: tell it now
                 if _worth_answering(loaded, seat, after_version):
@@ -903,7 +911,7 @@ async def play(
         position, recent = Position(applied.table, applied.seat, applied.principal), None
     else:  # watched from before the action, so its wait starts by waiting, not reading
         async with ctx.waiters.watch(ctx.store.turns_key(table_id), caller.revoked_key) as watch:
-            applied = await submit(ctx, table_id, caller, body, idempotency_key)
+            applied = await submit(ctx, table_id, caller, body, idempotency_key, watch=watch)
             start = Position(applied.table, applied.seat, applied.principal)
             position, recent = await hold(ctx, table_id, caller, start, wait=wait,
                                           after_version=-1, watch=watch)
@@ -944,11 +952,13 @@ async def _since_last_move(
 
 
 def _visible(
-    ctx: TableContext, table_id: str, snapshot: TableSnapshot, principal: Principal | None
+    ctx: TableContext, table_id: str, read: TableSnapshot | LoadedTable,
+    principal: Principal | None,
 ) -> LoadedTable:
-    """Parse a read of a table the caller was allowed to see; 404 once it may no longer
-    (it left a private table meanwhile)."""
-    loaded = parse_table(ctx, table_id, snapshot)
+    """A read of a table the caller was allowed to see (parsed, unless a commit of this
+    worker parsed it already); 404 once it may no longer (it left a private table
+    meanwhile)."""
+    loaded = read if isinstance(read, LoadedTable) else parse_table(ctx, table_id, read)
     if not may_see(loaded.record, principal):
         raise not_found(table_id)
     return loaded

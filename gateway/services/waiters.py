@@ -24,6 +24,13 @@ A wake is only a hint to read again, which is what keeps every guarantee of the
 reads themselves: a revoked token is refused by the read that follows the wake
 its revocation caused, so a held request ends at once instead of when its wait
 runs out.
+
+One wake carries more than a hint: a commit on this worker hands its waiters of
+the table's turn stream the table as it just wrote it, with its recent history
+(:meth:`Waiters.deliver`, a :class:`Written`), so a seat woken by a change its
+own worker made is answered from it, with no read. It is what a read right
+after the commit would return; a wake that brings anything else (a revocation,
+a confirmation, a newer version from elsewhere) still makes the waiter read.
 """
 
 from __future__ import annotations
@@ -32,21 +39,32 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
+from typing import NamedTuple
 
+from gateway.services.loaded_table import LoadedTable
 from gateway.store.connection import RedisClient
+from gateway.store.table_rows import RecentHistory
 from gateway.store.waits import ChangeListener
 
-__all__ = ["READY_TIMEOUT_S", "Waiters", "Watch"]
+__all__ = ["READY_TIMEOUT_S", "Waiters", "Watch", "Written"]
 
 READY_TIMEOUT_S = 5.0
 """How long a watch waits for Redis to confirm its subscriptions before it reads anyway
 (a wake may then come late; the read itself is never wrong)."""
 
 
+class Written(NamedTuple):
+    """A table as a commit of this worker just wrote it, and its recent history: what a
+    read with history right after the commit would return."""
+
+    table: LoadedTable
+    history: RecentHistory
+
+
 class Watch:
     """One held request's watch over some keys (see :meth:`Waiters.watch`)."""
 
-    __slots__ = ("_blind", "_event", "_known", "_newest", "keys")
+    __slots__ = ("_blind", "_delivered", "_event", "_known", "_newest", "keys", "written")
 
     def __init__(self, keys: tuple[str, ...]) -> None:
         self.keys = keys
@@ -54,13 +72,21 @@ class Watch:
         self._known = -1
         self._newest = -1
         self._blind = False
+        self._delivered: Written | None = None
+        self.written: Written | None = None
+        """After :meth:`changed` returned True: the newest table this worker wrote, when
+        it is all the news (else ``None``: read)."""
 
-    def wake(self, version: int | None = None) -> None:
-        """Mark a change, naming the table version it wrote (``None``: not known)."""
+    def wake(self, version: int | None = None, written: Written | None = None) -> None:
+        """Mark a change, naming the table version it wrote (``None``: not known) and,
+        from a commit of this worker, the table it wrote."""
         if version is None:
             self._blind = True
         else:
             self._newest = max(self._newest, version)
+        if written is not None and (self._delivered is None
+                                    or written.table.version > self._delivered.table.version):
+            self._delivered = written
         self._event.set()
 
     def know(self, version: int) -> None:
@@ -71,7 +97,7 @@ class Watch:
     def forget(self) -> None:
         """Drop the changes marked so far (the caller is about to read anyway)."""
         self._event.clear()
-        self._newest, self._blind = -1, False
+        self._newest, self._blind, self._delivered = -1, False, None
 
     async def changed(self, timeout_s: float, *, known: int = -1) -> bool:
         """Wait up to ``timeout_s`` for a write of a watched key since the last call;
@@ -86,6 +112,9 @@ class Watch:
             if not self._event.is_set():
                 return False
             news = self._blind or self._newest > max(known, self._known)
+            delivered = self._delivered
+            self.written = (delivered if delivered is not None and not self._blind
+                            and delivered.table.version >= self._newest else None)
             self.forget()
             if news:
                 return True
@@ -140,6 +169,16 @@ class Waiters:
                     if not watchers:
                         del self._by_key[key]
                 self.listener.release(key)
+
+    def watched(self, key: str, *, besides: Watch | None = None) -> bool:
+        """Whether a watch other than ``besides`` (the caller's own) watches ``key`` here."""
+        return any(watch is not besides for watch in self._by_key.get(key, ()))
+
+    def deliver(self, key: str, written: Written) -> None:
+        """Wake the watches of ``key`` (a table's turn stream) with the table a commit of
+        this worker just wrote (:attr:`Watch.written`), before its publish comes back."""
+        for watch in self._by_key.get(key, ()):
+            watch.wake(written.table.version, written)
 
     def _wake(self, key: str, version: int | None) -> None:
         for watch in self._by_key.get(key, ()):

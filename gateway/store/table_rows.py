@@ -160,6 +160,8 @@ class CommitResult:
     replayed: IdempotencyRecord | None = None
     turn_written: bool = False
     """The change added an entry to the turn stream (who acts changed, or was not known)."""
+    history: RecentHistory | None = None
+    """The table's recent history just after the change, when asked for and applied."""
 
 
 def audience_field(audience: Sequence[int] | None) -> str:

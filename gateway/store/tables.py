@@ -488,6 +488,7 @@ class TableStore:
         index_bots: float | None = None,
         to_act: Sequence[int] | None = None,
         expire_s: int | None = None,
+        history: tuple[int, int] | None = None,
     ) -> CommitResult:
         """Write a change only if the table's version is still ``expected_version``.
 
@@ -501,7 +502,8 @@ class TableStore:
         index, in the same script: only with the change, so a refused commit
         (a lost race) never moves a clock. ``to_act``, the seats to act once the
         change is written (when the caller knows them), feeds the turn stream
-        (:meth:`turns_then_table`).
+        (:meth:`turns_then_table`). ``history`` (log entries, events): the table's
+        :meth:`recent_history` just after the change, read in the same round trip.
         """
         if deadline is False:
             deadline_arg = ""
@@ -534,18 +536,24 @@ class TableStore:
         bucket = self.keys.bucket_of(table_id)
         keys = [self._hash(table_id), self.events_key(table_id), self._log(table_id), seen_key,
                 self.turns_key(table_id), self._clock_index(bucket), self._bots_index(bucket)]
-        reply = await self._run_commit(keys, argv)
+        after = [] if history is None else self._history_commands(table_id, *history)
+        reply, read = await self._run_commit(keys, argv, after)
         outcome = int(reply[0])
         if outcome == 1:
             return CommitResult(applied=True, version=int(reply[1]), last_seq=int(reply[2]),
-                                turn_written=int(reply[3]) == 1)
+                                turn_written=int(reply[3]) == 1,
+                                history=self._history(table_id, *no_errors(read)) if read else None)
         if outcome == 2:
             stored = IdempotencyRecord.from_stored(reply[1])
             return CommitResult(applied=False, version=-1, replayed=stored)
         return CommitResult(applied=False, version=int(reply[1]))
 
-    async def _run_commit(self, keys: list[str], argv: list[str | int | bytes]) -> Any:
-        """EVALSHA the commit script: one round trip.
+    async def _run_commit(
+        self, keys: list[str], argv: list[str | int | bytes],
+        after: Sequence[tuple[str | int, ...]] = (),
+    ) -> tuple[Any, list[Any]]:
+        """EVALSHA the commit script, then the reads ``after`` (their replies second): one
+        round trip.
 
         A Redis that lost its script cache answers NOSCRIPT; nothing of the
         script ran then, so it is loaded and sent again.
@@ -554,8 +562,11 @@ class TableStore:
         commands: list[Sequence[str | int | bytes]] = [command]
         if self.replica_wait is not None:
             commands.append(("WAIT", *self.replica_wait))
+        commands.extend(after)
         for _attempt in range(2):
-            reply, *waited = await round_trip(self.redis, *commands, key=keys[0])
+            replies = await round_trip(self.redis, *commands, key=keys[0])
+            read = replies[len(replies) - len(after):]
+            reply, *waited = replies[:len(replies) - len(after)]
             if isinstance(reply, NoScriptError) or (
                 isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT")
             ):
@@ -569,7 +580,7 @@ class TableStore:
                 if int(waited[0]) < self.replica_wait[0]:
                     raise ReplicasBehind(
                         f"{int(waited[0])} of {self.replica_wait[0]} replicas have the commit")
-            return reply
+            return reply, read
         raise RuntimeError("the commit script could not be loaded")
 
     async def _load_commit_script(self, key: str) -> None:

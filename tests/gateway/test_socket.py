@@ -21,6 +21,7 @@ from agents._wire.socket import (
 from gateway.app import create_app
 from gateway.config import Settings
 from gateway.security import TokenService
+from gateway.store.tables import TableStore
 from tests.gateway.tables_helpers import GAME, agents, seated_table
 
 Auth = Callable[[str], dict[str, str]]
@@ -299,3 +300,47 @@ def test_a_table_not_visible_is_refused_like_http(
         socket.send_json({"type": "subscribe", "table_id": created["id"], "events_after": 0})
         refused = _until(socket, "problem")
     assert refused["problem"] == _without_instance(over_http.json())
+
+
+def test_a_seat_on_the_committing_worker_is_pushed_the_written_table_without_a_read(
+    client: TestClient, mint_token: Callable[..., str], auth: Auth,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both sockets are on this one worker, so every wake comes from its own commit: the
+    seat to decide is pushed the table the commit wrote, with no read of the turn stream,
+    and the push is the observation a read gives (the same as ``GET .../observation``)."""
+    seats = agents(mint_token, auth, "local", 2)
+    table_id = seated_table(client, seats, seed=11)
+    reads: list[str] = []
+    read_turns = TableStore.turns_then_table
+
+    async def counted(store: TableStore, table: str, *args: Any, **kwargs: Any) -> Any:
+        reads.append(table)
+        return await read_turns(store, table, *args, **kwargs)
+
+    with client.websocket_connect("/v1/ws", headers=seats[0]) as first, \
+            client.websocket_connect("/v1/ws", headers=seats[1]) as second:
+        sockets = [first, second]
+        for socket in sockets:
+            assert socket.receive_json()["type"] == "welcome"
+            socket.send_json({"type": "subscribe", "table_id": table_id})
+        pushed = [_until(socket, "observation", table_id)["observation"] for socket in sockets]
+        turn = pushed[0]["to_act"][0]
+        observation = pushed[turn]
+        monkeypatch.setattr(TableStore, "turns_then_table", counted)
+        handovers = 0
+        while handovers < 6:
+            sockets[turn].send_json({
+                "type": "act", "ref": "r", "table_id": table_id,
+                "version": observation["version"], "action": observation["legal_actions"][-1]["id"]})
+            accepted = _until(sockets[turn], "accepted", table_id)
+            if accepted["result"]["observation"] is not None:  # still this seat's decision
+                observation = accepted["result"]["observation"]
+                continue
+            turn = 1 - turn
+            observation = _until(sockets[turn], "observation", table_id)["observation"]
+            read = client.get(f"/v1/tables/{table_id}/observation", headers=seats[turn]).json()
+            assert observation == read
+            assert observation["since_your_last_move"], "the other seat's move is told"
+            handovers += 1
+    assert reads == [], "a wake from this worker's own commit read the table again"

@@ -177,16 +177,14 @@ async def _tournament_out(
     ctx: TableContext, snapshot: TournamentSnapshot, principal: Principal | None
 ) -> TournamentOut:
     record = snapshot.record
-    running = [index for index in snapshot.created if index not in snapshot.done]
+    running = len(snapshot.running)
     total = len(snapshot.plans)
     if record["format"] == "swiss" and snapshot.meta.status == "running":
         # Rounds not planned yet will hold as many tables as the first (same field).
-        planned_rounds = {plan.round for plan in snapshot.plans.values()}
         first_round = sum(1 for plan in snapshot.plans.values() if plan.round == 0)
-        total += max(0, record["boards"] - len(planned_rounds)) * first_round
-    progress = ProgressOut(
-        total=total, done=len(snapshot.done), running=len(running),
-        waiting=max(0, total - len(snapshot.done) - len(running)))
+        total += max(0, record["boards"] - snapshot.planned_rounds) * first_round
+    progress = ProgressOut(total=total, done=len(snapshot.done), running=running,
+                           waiting=max(0, total - len(snapshot.done) - running))
     counted = snapshot.published()  # a board counts once it is over, for everyone
     table_standings = [
         StandingOut(

@@ -78,8 +78,7 @@ async def _collect(ctx: TableContext, store: TournamentStore, snapshot: Tourname
     Reads only the running tables' records, in one pipeline: a pass must stay
     cheap, as it runs every sweeper interval while the tournament is played.
     """
-    running = {table_id_for(snapshot.meta.secret, index): index
-               for index in sorted(set(snapshot.created) - snapshot.done)}
+    running = {table_id_for(snapshot.meta.secret, index): index for index in snapshot.running}
     for raw in await ctx.store.load_records(list(running)):
         raw.pop("version", None)
         record = TableRecord.model_validate(raw)
@@ -116,11 +115,9 @@ async def _rate_board_if_over(store: TournamentStore, snapshot: TournamentSnapsh
 async def _plan_next_round(store: TournamentStore, snapshot: TournamentSnapshot) -> None:
     """Swiss: plan the next round once every table of the planned ones is over."""
     record = snapshot.record
-    rounds = 1 + max((plan.round for plan in snapshot.plans.values()), default=0)
-    if record["format"] != "swiss" or rounds >= record["boards"]:  # one board per round
-        return
-    if any(index not in snapshot.done for index in snapshot.plans):
-        return
+    rounds = snapshot.planned_rounds
+    if record["format"] != "swiss" or rounds >= record["boards"] or not snapshot.all_played():
+        return  # one board per round
     plans = plan_swiss_round(
         entrants=record["entrants"], seats=record["seats"], round=rounds, board=rounds,
         first_index=1 + max(snapshot.plans), results=snapshot.results,
@@ -164,11 +161,9 @@ async def _create_due(ctx: TableContext, store: TournamentStore, snapshot: Tourn
 async def _finish(ctx: TableContext, snapshot: TournamentSnapshot) -> bool:
     """End the tournament once every table is played; tell its agents. True when over."""
     record = snapshot.record
-    if record["format"] == "swiss":
-        planned_rounds = 1 + max(plan.round for plan in snapshot.plans.values())
-        if planned_rounds < record["boards"]:
-            return False
-    if any(index not in snapshot.done for index in snapshot.plans):
+    if record["format"] == "swiss" and snapshot.planned_rounds < record["boards"]:
+        return False
+    if not snapshot.all_played():
         return False
     await end_tournament(ctx, snapshot, "finished")
     return True

@@ -144,6 +144,19 @@ class TournamentSnapshot:
         self.done = {result.index for result in results}
 
     @property
+    def running(self) -> list[int]:
+        """The plan indexes of tables created and not over yet, in plan order."""
+        return sorted(set(self.created) - self.done)
+
+    @property
+    def planned_rounds(self) -> int:
+        return 1 + max((plan.round for plan in self.plans.values()), default=0)
+
+    def all_played(self) -> bool:
+        """Every table planned so far is over."""
+        return all(index in self.done for index in self.plans)
+
+    @property
     def entrants(self) -> list[str]:
         """Who is ranked: the entrants, and the baselines but in a gauntlet."""
         return field_of(self.record["format"], self.record["entrants"], self.record["baselines"])
@@ -266,7 +279,7 @@ async def end_tournament(ctx: TableContext, snapshot: TournamentSnapshot, status
 
 async def close_running(ctx: TableContext, snapshot: TournamentSnapshot) -> None:
     """Close every created table of the tournament that is still being played."""
-    for index in sorted(set(snapshot.created) - snapshot.done):
+    for index in snapshot.running:
         await close_tournament_table(ctx, table_id_for(snapshot.meta.secret, index),
                                      "The tournament was cancelled; nobody wins this table.")
 

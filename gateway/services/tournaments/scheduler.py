@@ -112,12 +112,17 @@ async def _rate_board_if_over(store: TournamentStore, snapshot: TournamentSnapsh
                                   json.dumps(finished.to_json()))
 
 
-async def _plan_next_round(store: TournamentStore, snapshot: TournamentSnapshot) -> None:
-    """Swiss: plan the next round once every table of the planned ones is over."""
+async def _plan_or_finish(ctx: TableContext, store: TournamentStore,
+                          snapshot: TournamentSnapshot) -> bool:
+    """Once every planned table is over: plan the next round of a swiss (one board per
+    round) that has rounds to go, or else end the tournament and tell its agents (True)."""
+    if any(index not in snapshot.done for index in snapshot.plans):
+        return False
     record = snapshot.record
     rounds = snapshot.planned_rounds
-    if record["format"] != "swiss" or rounds >= record["boards"] or not snapshot.all_played():
-        return  # one board per round
+    if record["format"] != "swiss" or rounds >= record["boards"]:
+        await end_tournament(ctx, snapshot, "finished")
+        return True
     plans = plan_swiss_round(
         entrants=record["entrants"], seats=record["seats"], round=rounds, board=rounds,
         first_index=1 + max(snapshot.plans), results=snapshot.results,
@@ -128,6 +133,7 @@ async def _plan_next_round(store: TournamentStore, snapshot: TournamentSnapshot)
         (plan.index, plan_json(plan), table_id_for(secret, plan.index)) for plan in plans])
     for plan in plans:
         snapshot.plans[plan.index] = plan
+    return False
 
 
 async def _create_due(ctx: TableContext, store: TournamentStore, snapshot: TournamentSnapshot) -> None:
@@ -158,17 +164,6 @@ async def _create_due(ctx: TableContext, store: TournamentStore, snapshot: Tourn
         snapshot.created[index] = now
 
 
-async def _finish(ctx: TableContext, snapshot: TournamentSnapshot) -> bool:
-    """End the tournament once every table is played; tell its agents. True when over."""
-    record = snapshot.record
-    if record["format"] == "swiss" and snapshot.planned_rounds < record["boards"]:
-        return False
-    if not snapshot.all_played():
-        return False
-    await end_tournament(ctx, snapshot, "finished")
-    return True
-
-
 async def advance_tournament(ctx: TableContext, tournament_id: str) -> float | None:
     """Move one tournament on: collect results, plan a swiss round, create due tables,
     end it when everything is played. Returns when to look again (``None``: never)."""
@@ -180,8 +175,7 @@ async def advance_tournament(ctx: TableContext, tournament_id: str) -> float | N
     if snapshot.meta.status != "running":
         return None
     await _collect(ctx, store, snapshot)
-    await _plan_next_round(store, snapshot)
-    if await _finish(ctx, snapshot):
+    if await _plan_or_finish(ctx, store, snapshot):
         return None
     await _create_due(ctx, store, snapshot)
     return ctx.now() + POLL_S

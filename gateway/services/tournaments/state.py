@@ -152,10 +152,6 @@ class TournamentSnapshot:
     def planned_rounds(self) -> int:
         return 1 + max((plan.round for plan in self.plans.values()), default=0)
 
-    def all_played(self) -> bool:
-        """Every table planned so far is over."""
-        return all(index in self.done for index in self.plans)
-
     @property
     def entrants(self) -> list[str]:
         """Who is ranked: the entrants, and the baselines but in a gauntlet."""

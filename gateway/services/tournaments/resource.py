@@ -25,9 +25,6 @@ from gateway.services import tables as tables_service
 from gateway.services.agents import meta_out
 from gateway.services.context import TableContext
 from gateway.services.records import game_or_problem, problem
-from gateway.services.tournament_tables import (
-    bot_name,
-)
 from gateway.services.tournaments.state import (
     TournamentSnapshot,
     check_plans,
@@ -43,6 +40,7 @@ from gateway.services.tournaments.state import (
     table_id_for,
 )
 from gateway.store.auth import AgentRecord, AuthStore
+from tournament.house import house_bot_name
 from tournament.plan import PlanError, duplicate_form, plan_tournament
 from tournament.standings import standings
 
@@ -119,7 +117,7 @@ async def _entrants(ctx: TableContext, request: CreateTournamentRequest) -> _Ent
     for entrant in (*request.entrants, *request.baselines):
         if entrant.startswith("bot:"):
             try:
-                bot = get_bot(request.game, bot_name(entrant))
+                bot = get_bot(request.game, house_bot_name(entrant))
             except UnknownBot:
                 raise problem("table/unknown_bot",
                               f"No house bot {entrant!r} for {request.game}.") from None

@@ -33,7 +33,6 @@ from tournament.report import DecisionStats, report_json, results_csv
 from tournament.results import TableResult
 
 __all__ = [
-    "note_refused",
     "replays_jsonl",
     "report",
     "require_published",
@@ -41,14 +40,6 @@ __all__ = [
     "results_csv_text",
     "shown_to_anyone",
 ]
-
-
-def _result_out(result: TableResult, rotation: int) -> TableResultOut:
-    return TableResultOut(
-        index=result.index, round=result.round, board=result.board, rotation=rotation,
-        table_id=result.table_id,
-        seating=list(result.seating), placements=list(result.placements),
-        scores=list(result.scores), reason=result.reason, finished_at=result.finished_at)
 
 
 async def _shown_results(
@@ -72,7 +63,7 @@ async def results(
                      if snapshot.board_complete(plan.board)})
     return TournamentResults(
         tournament_id=tournament_id, status=snapshot.meta.status,
-        results=[_result_out(result, snapshot.plans[result.index].rotation)
+        results=[TableResultOut(**result.to_json(), rotation=snapshot.plans[result.index].rotation)
                  for result in shown],
         board_seeds={str(board): board_seed(snapshot.meta.secret, board) for board in boards})
 
@@ -214,10 +205,4 @@ async def require_published(ctx: TableContext, record: TableRecord, principal: P
         raise problem("replay/embargoed",
                       "This table's board is still being played at other tables; its replay "
                       "opens when every table of the board is over.")
-
-
-async def note_refused(ctx: TableContext, record: TableRecord, agent_id: str) -> None:
-    """Count a refused action by a seat of a tournament table (for the report)."""
-    if record.tournament is not None:
-        await store_of(ctx).count_refused(record.tournament, agent_id)
 

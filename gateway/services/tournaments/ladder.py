@@ -29,7 +29,6 @@ __all__ = [
     "LADDER_RECHECK_S",
     "leaderboard",
     "note_rated_finish",
-    "note_rated_table",
     "sweep_ladder",
 ]
 
@@ -39,12 +38,6 @@ LADDER_LEASE_S = 10.0
 
 LADDER_RECHECK_S = 30.0
 """How soon the ladder's sweep looks again at a rated table that is still being played."""
-
-
-async def note_rated_table(ctx: TableContext, table_id: str, game: str) -> None:
-    """Remember a rated ordinary table (before it is written) so that the sweep puts it on
-    its ladder even if the worker that finishes it dies before doing so itself."""
-    await store_of(ctx).add_ladder_pending(game, table_id, ctx.now() + LADDER_RECHECK_S)
 
 
 async def sweep_ladder(ctx: TableContext) -> int:

@@ -24,7 +24,7 @@ from gateway.services.tournament_tables import (
     create_tournament_table,
     seat_record,
 )
-from gateway.services.tournaments.ladder import note_rated_finish, sweep_ladder
+from gateway.services.tournaments.ladder import sweep_ladder
 from gateway.services.tournaments.state import (
     TournamentSnapshot,
     board_seed,
@@ -49,7 +49,6 @@ __all__ = [
     "POLL_S",
     "advance_tournament",
     "drive_tournaments",
-    "note_finished",
     "run_tournaments",
 ]
 
@@ -65,8 +64,8 @@ worker dies."""
 
 POLL_S = 1.0
 """How soon a running tournament is looked at again when none of its tables finishes
-meanwhile (a finishing table makes it due at once: :func:`note_finished`); the clocks
-and house bots play on in between."""
+meanwhile (a finishing table makes it due at once:
+:meth:`.hooks.TournamentHooks.note_finished`); the clocks and house bots play on in between."""
 
 
 log = logging.getLogger(__name__)
@@ -210,14 +209,4 @@ async def run_tournaments(ctx: TableContext) -> None:
     while rounds fail, as they do through a Redis outage)."""
     backoff = Backoff("tournament drive", log, interval_s=ctx.settings.sweeper_interval_s)
     await backoff.run_rounds(lambda: drive_tournaments(ctx))
-
-
-async def note_finished(ctx: TableContext, record: TableRecord) -> None:
-    """A table just finished: wake its tournament's scheduler (it collects the result and
-    starts the next table now rather than at its next look), or put a rated ordinary
-    table on the ladder."""
-    if record.tournament is not None:
-        await store_of(ctx).poke(record.tournament, ctx.now())
-    else:
-        await note_rated_finish(ctx, record)
 

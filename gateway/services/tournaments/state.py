@@ -1,10 +1,6 @@
 """What the tournament modules share: problem codes, derived secrets, one read of a
 tournament (:class:`TournamentSnapshot`), visibility, live ratings, table results.
-
-A board's seed is HMAC-SHA256(secret, "board:<n>") cut to 63 bits, and a
-table's id is HMAC-SHA256(secret, "table:<index>") cut to 16 hex digits, like
-any table id: neither tells an entrant which of its tables share a deal.
-"""
+The derived secrets are described in the package's docstring."""
 
 from __future__ import annotations
 

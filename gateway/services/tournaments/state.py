@@ -186,11 +186,6 @@ def require_visible_to(snapshot: TournamentSnapshot, principal: Principal | None
         raise not_found(snapshot.id)
 
 
-def _rating_out(rating: LiveRating, name: str) -> RatingOut:
-    return RatingOut(entrant=rating.entrant, name=name, mu=rating.mu, sigma=rating.sigma,
-                     ordinal=rating.ordinal, games=rating.games, provisional=rating.provisional)
-
-
 _RATINGS_MEMO: dict[tuple[str, str, int, str], list[LiveRating]] = {}
 """Live ratings by (namespace, tournament id or ``ladder:<game>``, number of results, last
 result's table id), newest last.
@@ -217,7 +212,7 @@ async def rated_out(
         _RATINGS_MEMO[memo_key] = rated
         while len(_RATINGS_MEMO) > _RATINGS_MEMO_SIZE:
             del _RATINGS_MEMO[next(iter(_RATINGS_MEMO))]
-    return [_rating_out(rating, name(rating.entrant)) for rating in rated]
+    return [RatingOut(**asdict(rating), name=name(rating.entrant)) for rating in rated]
 
 
 def _ranked(results: Sequence[TableResult]) -> list[LiveRating]:

@@ -15,7 +15,6 @@ from gateway.services.agents import meta_out
 from gateway.services.context import TableContext
 from gateway.services.records import TableRecord, game_or_problem
 from gateway.services.tournaments.state import (
-    idle_seats,
     rated_out,
     result_of,
     store_of,
@@ -78,7 +77,7 @@ async def note_rated_finish(ctx: TableContext, record: TableRecord) -> None:
             occupant.agent_id if occupant.kind == "agent" else f"bot:{occupant.bot}")
         seating.append(entrant if entrant not in seating else f"{entrant}:{seat}")
     plan = TablePlan(index=0, round=0, board=0, rotation=0, seating=tuple(seating))
-    result = result_of(plan, record, idle=await idle_seats(ctx, record))
+    result = await result_of(ctx, plan, record)
     if result is not None:
         await store_of(ctx).record_ladder(record.game, record.id, json.dumps(result.to_json()))
 

@@ -31,7 +31,6 @@ from gateway.services.tournaments.state import (
     check_plans,
     close_running,
     end_tournament,
-    idle_seats,
     load_snapshot,
     plan_json,
     plan_seed,
@@ -84,7 +83,7 @@ async def _collect(ctx: TableContext, store: TournamentStore, snapshot: Tourname
         index = running[record.id]
         if record.status != "finished":
             continue
-        result = result_of(snapshot.plans[index], record, idle=await idle_seats(ctx, record))
+        result = await result_of(ctx, snapshot.plans[index], record)
         if result is None:
             continue
         result_json = json.dumps(result.to_json())

@@ -37,7 +37,6 @@ __all__ = [
     "check_plans",
     "close_running",
     "end_tournament",
-    "idle_seats",
     "is_organiser",
     "load_snapshot",
     "not_found",
@@ -219,15 +218,23 @@ def _ranked(results: Sequence[TableResult]) -> list[LiveRating]:
     return sorted(live_ratings(results).values(), key=lambda rating: -rating.ordinal)
 
 
-def result_of(plan: TablePlan, record: TableRecord, *, idle: Sequence[int] = ()) -> TableResult | None:
+async def result_of(ctx: TableContext, plan: TablePlan, record: TableRecord) -> TableResult | None:
     """The result of a finished table; None while it is played, or when it was cancelled.
 
-    ``idle`` seats lost on time (see :func:`idle_seats`).
+    The agent seats of a rated table that never moved lose on time
+    (:func:`tournament.results.never_moved`); unrated tables have none, nor does a
+    forfeited one: its leaver alone loses, though it may leave before the others moved.
     """
     if record.status != "finished" or record.outcome is None:
         return None
-    if record.outcome.get("reason") == CANCELLED:
+    reason = str(record.outcome.get("reason", ""))
+    if reason == CANCELLED:
         return None
+    idle: tuple[int, ...] = ()
+    if record.rated and reason != FORFEIT:
+        agents = [seat for seat, occupant in enumerate(record.seated)
+                  if occupant is not None and occupant.kind == "agent"]
+        idle = never_moved(await ctx.store.action_log(record.id), agents)
     winners = [int(seat) for seat in record.outcome.get("winners", [])]
     scores = [float(score) for score in record.outcome.get("scores", [])]
     eliminated = [int(seat) for seat in record.outcome.get("eliminated", [])]
@@ -235,19 +242,7 @@ def result_of(plan: TablePlan, record: TableRecord, *, idle: Sequence[int] = ())
         index=plan.index, board=plan.board, round=plan.round, table_id=record.id,
         seating=plan.seating,
         placements=placements(winners, scores, record.seats, eliminated, lost_on_time=idle),
-        scores=tuple(scores),
-        reason=str(record.outcome.get("reason", "")), finished_at=record.finished_at or 0.0)
-
-
-async def idle_seats(ctx: TableContext, record: TableRecord) -> tuple[int, ...]:
-    """The agent seats of a finished rated table that lose on time
-    (:func:`tournament.results.never_moved`); unrated tables have none, nor does a
-    forfeited one: its leaver alone loses, though it may leave before the others moved."""
-    if not record.rated or (record.outcome or {}).get("reason") == FORFEIT:
-        return ()
-    agents = [seat for seat, occupant in enumerate(record.seated)
-              if occupant is not None and occupant.kind == "agent"]
-    return never_moved(await ctx.store.action_log(record.id), agents)
+        scores=tuple(scores), reason=reason, finished_at=record.finished_at or 0.0)
 
 
 async def end_tournament(ctx: TableContext, snapshot: TournamentSnapshot, status: str) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import time
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -74,8 +74,7 @@ async def join_queue(
     ticket = {"agent": principal.agent_id, "name": principal.name, "address": address,
               "mode": request.mode, "seats": request.seats, "joined_at": ctx.now(),
               "status": "waiting", "table_id": None, "seat": None}
-    await _store(ctx).join(game, ticket, ctx.now())
-    return await _drawn(ctx, game, principal.agent_id)
+    return await _ticket(ctx, game, principal.agent_id, "join", ticket)
 
 
 async def queue_ticket(
@@ -90,12 +89,11 @@ async def queue_ticket(
     """
     game_or_problem(game)
     give_up = time.monotonic() + min(max(wait_s, 0.0), ctx.settings.long_poll_max_wait_s)
-    store = _store(ctx)
-    watching = (ctx.waiters.watch(store.seated_key(game, principal.agent_id), revoked_key)
+    watching = (ctx.waiters.watch(_store(ctx).seated_key(game, principal.agent_id), revoked_key)
                 if wait_s >= 0.001 else contextlib.nullcontext(None))
     async with watching as watch:
         while True:
-            ticket = await _drawn(ctx, game, principal.agent_id)
+            ticket = await _ticket(ctx, game, principal.agent_id, "look")
             remaining = give_up - time.monotonic()
             if ticket.status != "waiting" or watch is None or remaining < 0.001:
                 return ticket
@@ -110,36 +108,32 @@ async def leave_queue(ctx: TableContext, principal: Principal, game: str) -> Rat
     :raises ProblemError: 404 ``queue/not_queued`` when the caller never joined.
     """
     game_or_problem(game)
-    ticket = await _store(ctx).leave(game, principal.agent_id)
-    if ticket is None:
-        raise _not_queued(game)
-    return await _ticket_out(ctx, game, ticket)
+    return await _ticket(ctx, game, principal.agent_id, "leave")
 
 
-def _not_queued(game: str) -> Exception:
-    return problem("queue/not_queued", f"You are not in the {game} rated queue; join it first.")
-
-
-async def _drawn(ctx: TableContext, game: str, agent_id: str) -> RatedQueueTicket:
-    """Run a draw of the agent's pool (when it waits), write the tables drawn, and answer
-    the agent's ticket as it is then."""
-    store = _store(ctx)
-    ticket = await store.ticket(game, agent_id)
-    if ticket is None:
-        raise _not_queued(game)
-    if ticket["status"] == "waiting":
-        now = ctx.now()
-        settings = ctx.settings
-        candidates = [(secrets.token_hex(8), secrets.randbits(63)) for _ in range(_TABLES_PER_DRAW)]
-        for table_id in await store.draw(
-                game, ticket["mode"], ticket["seats"], gathered_before=now - settings.rated_queue_gather_s,
-                expire_before=now - settings.rated_queue_wait_s, salt=secrets.token_hex(16),
-                tables=candidates):
-            await _write_drawn(ctx, game, table_id)
-        ticket = await store.ticket(game, agent_id) or ticket
-    if ticket["status"] == "seated":  # written by whoever drew it, unless that worker died
-        await _write_drawn(ctx, game, ticket["table_id"])
-    return await _ticket_out(ctx, game, ticket)
+async def _ticket(
+    ctx: TableContext, game: str, agent_id: str, op: Literal["join", "leave", "look"],
+    joined: dict[str, Any] | None = None,
+) -> RatedQueueTicket:
+    """Do ``op`` and, while the agent waits, a draw of its pool (one script), write the
+    tables drawn, and answer the agent's ticket as it is then."""
+    now, settings = ctx.now(), ctx.settings
+    answer = await _store(ctx).ticket(
+        game, agent_id, op, joined=joined, now=now,
+        gathered_before=now - settings.rated_queue_gather_s,
+        expire_before=now - settings.rated_queue_wait_s, salt=secrets.token_hex(16),
+        tables=[(secrets.token_hex(8), secrets.randbits(63)) for _ in range(_TABLES_PER_DRAW)])
+    if answer is None:
+        raise problem("queue/not_queued", f"You are not in the {game} rated queue; join it first.")
+    ticket, waiting, drawn = answer
+    for table_id in drawn:
+        await _write_drawn(ctx, game, table_id)
+    if ticket["status"] == "seated" and ticket["table_id"] not in drawn:
+        await _write_drawn(ctx, game, ticket["table_id"])  # unless its drawing worker did
+    return RatedQueueTicket(
+        game=game, mode=ticket["mode"], seats=ticket["seats"], status=ticket["status"],
+        joined_at=ticket["joined_at"], expires_at=ticket["joined_at"] + settings.rated_queue_wait_s,
+        waiting=waiting, table_id=ticket.get("table_id"), seat=ticket.get("seat"))
 
 
 async def _write_drawn(ctx: TableContext, game: str, table_id: str) -> None:
@@ -159,11 +153,3 @@ async def _write_drawn(ctx: TableContext, game: str, table_id: str) -> None:
         seated=[seat_record(agent, seat, name) for seat, (agent, name) in enumerate(seating)],
         seed=int(drawn["seed"]), turn_timeout_s=ctx.settings.default_turn_timeout_s, rated=True)
     await store.written(game, table_id, [agent for agent, _name in seating])
-
-
-async def _ticket_out(ctx: TableContext, game: str, ticket: dict[str, Any]) -> RatedQueueTicket:
-    waiting = await _store(ctx).waiting(game, ticket["mode"], ticket["seats"])
-    return RatedQueueTicket(
-        game=game, mode=ticket["mode"], seats=ticket["seats"], status=ticket["status"],
-        joined_at=ticket["joined_at"], expires_at=ticket["joined_at"] + ctx.settings.rated_queue_wait_s,
-        waiting=waiting, table_id=ticket.get("table_id"), seat=ticket.get("seat"))

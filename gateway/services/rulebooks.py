@@ -21,7 +21,6 @@ __all__ = [
     "find_sections",
     "rulebook_text",
     "section",
-    "sections",
 ]
 
 _COMMENT = re.compile(r"<!--.*?-->\n?", re.DOTALL)
@@ -49,17 +48,6 @@ def _served(game: str) -> str:
     """Cleaned once per known game and process: the rulebooks ship with the code."""
     raw = game_or_problem(game).rulebook()
     return _BLANK_RUN.sub("\n\n", _COMMENT.sub("", raw))
-
-
-def sections(game: str) -> list[Section]:
-    """Every numbered section, in order; a chapter's text runs up to its first subsection."""
-    text = rulebook_text(game)
-    found = list(_HEADING.finditer(text))
-    out = []
-    for index, heading in enumerate(found):
-        end = found[index + 1].start() if index + 1 < len(found) else len(text)
-        out.append(Section(heading.group(2), heading.group(3).strip(), text[heading.start():end].strip()))
-    return out
 
 
 def section(game: str, number: str) -> list[Section]:
@@ -104,8 +92,14 @@ class _Index:
 def _index(game: str) -> _Index:
     """Built once per game and process (the rulebooks ship with the code): a search then
     reads a range of a sorted word list per query word instead of scanning every
-    section's text."""
-    found = tuple(sections(game))
+    section's text. Its sections are every numbered one, in order; a chapter's text runs
+    up to its first subsection."""
+    text = rulebook_text(game)
+    headings = list(_HEADING.finditer(text))
+    found = tuple(
+        Section(heading.group(2), heading.group(3).strip(), text[heading.start():end].strip())
+        for heading, end in zip(
+            headings, [later.start() for later in headings[1:]] + [len(text)], strict=True))
     postings: dict[str, dict[int, int]] = {}
     for number, part in enumerate(found):
         for word in _WORD.findall(part.text.casefold()):

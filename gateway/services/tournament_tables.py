@@ -17,9 +17,9 @@ from gateway.services.actions import index_updates, load_table, schedule_for
 from gateway.services.context import TableContext
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem
 from gateway.services.tables import Events, closed, seat_event
+from tournament.house import house_bot_name
 
-__all__ = ["CANCELLED", "bot_name", "close_tournament_table", "create_tournament_table",
-           "seat_record"]
+__all__ = ["CANCELLED", "close_tournament_table", "create_tournament_table", "seat_record"]
 
 CANCELLED = "cancelled"
 """The outcome ``reason`` of a tournament table closed because its tournament was cancelled."""
@@ -27,16 +27,11 @@ CANCELLED = "cancelled"
 _CAS_ATTEMPTS = 20
 
 
-def bot_name(entrant: str) -> str:
-    """The house bot an entrant ``bot:<name>`` or ``bot:<name>#<n>`` names."""
-    return entrant.removeprefix("bot:").partition("#")[0]
-
-
 def seat_record(entrant: str, seat: int, name: str) -> SeatRecord:
     """The seat of one entrant: an agent by its id and registered name, or a house bot
     (``bot:<name>``, or ``bot:<name>#<n>`` for one of several copies)."""
     if entrant.startswith("bot:"):
-        bot = bot_name(entrant)
+        bot = house_bot_name(entrant)
         return SeatRecord(agent_id=f"bot:{bot}:{seat}", name=f"{name} (seat {seat})",
                           kind="house_bot", bot=bot)
     return SeatRecord(agent_id=entrant, name=name)

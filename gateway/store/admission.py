@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gateway.clock import Clock, wall_clock
-from gateway.store.connection import Keys, RedisClient
+from gateway.store.connection import Keys, RedisClient, decoded
 
 __all__ = ["AdmissionStore", "ClaimResult", "RateDecision"]
 
@@ -105,16 +105,15 @@ class AdmissionStore:
             return None
         if moment > float(expires_at):
             return None
-        return payload.decode() if isinstance(payload, bytes) else str(payload)
+        return decoded(payload)
 
     async def claim_challenge(self, challenge_id: str) -> ClaimResult:
         """Take a challenge for grading: only the first in-time claim gets its payload."""
         moment = self.clock()
         reply = await self._claim(keys=[self._challenge_key(challenge_id)], args=[repr(moment)])
-        status = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
+        status = decoded(reply[0])
         if status == "ok":
-            payload = reply[1].decode() if isinstance(reply[1], bytes) else str(reply[1])
-            return ClaimResult("ok", payload)
+            return ClaimResult("ok", decoded(reply[1]))
         assert status in ("missing", "answered", "late"), status
         return ClaimResult(status)  # type: ignore[arg-type]
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from gateway.store.connection import (
     Keys,
@@ -147,14 +147,11 @@ class TournamentMeta:
         self.report = fields.get("report")
 
 
-class Assignment:
+class Assignment(NamedTuple):
     """One entry of an agent's assignment stream."""
 
-    __slots__ = ("body", "id")
-
-    def __init__(self, entry_id: str, body: dict[str, Any]) -> None:
-        self.id = entry_id
-        self.body = body
+    id: str
+    body: dict[str, Any]
 
 
 class TournamentStore:
@@ -182,19 +179,8 @@ class TournamentStore:
             return self.keys.global_(_CLUSTER_TAG, "tournaments", name)
         return self.keys.global_("tournaments", name)
 
-    @property
-    def _all(self) -> str:
-        return self._index("all")
-
-    @property
-    def _listed(self) -> str:
-        return self._index("listed")
-
-    @property
-    def _active(self) -> str:
-        return self._index("active")
-
-    def _assignments(self, agent_id: str) -> str:
+    def assignments_key(self, agent_id: str) -> str:
+        """``agent_id``'s assignment stream: a held wait watches it for a new entry."""
         return self.keys.global_("assignments", f"{{{agent_id}}}")
 
     def _ladder(self, game: str, part: str) -> str:
@@ -213,7 +199,7 @@ class TournamentStore:
         for index, plan_json, table_id in plans:
             argv += [index, plan_json, table_id]
         keys = [self._key(tournament_id, part) for part in ("meta", "plans", "rounds", "table_index")]
-        created = await self._create(keys=[*keys, self._all, self._listed, self._active], args=argv)
+        created = await self._create(keys=[*keys, *map(self._index, ("all", "listed", "active"))], args=argv)
         return bool(created)
 
     async def add_round(
@@ -237,11 +223,6 @@ class TournamentStore:
         """Plan index -> plan JSON, for every round planned so far."""
         raw = await self.redis.hgetall(self._key(tournament_id, "plans"))
         return {int(decoded(k)): decoded(v) for k, v in raw.items()}
-
-    async def rounds(self, tournament_id: str) -> dict[int, int]:
-        """Round -> number of its tables, for every round planned so far."""
-        raw = await self.redis.hgetall(self._key(tournament_id, "rounds"))
-        return {int(decoded(k)): int(decoded(v)) for k, v in raw.items()}
 
     async def index_of_table(self, tournament_id: str, table_id: str) -> int | None:
         """The plan index of one of the tournament's tables."""
@@ -287,31 +268,31 @@ class TournamentStore:
 
     async def list_ids(self, *, listed_only: bool, offset: int, limit: int) -> list[str]:
         """Tournament ids, newest first (public ones, or all of them)."""
-        index = self._listed if listed_only else self._all
+        index = self._index("listed" if listed_only else "all")
         return decoded_members(await self.redis.zrevrange(index, offset, offset + limit - 1))
 
     # -- the scheduler's index ----------------------------------------------
 
     async def claim_active(self, now: float, lease_end: float, limit: int = 20) -> list[str]:
         """Claim due tournaments (one worker each until ``lease_end``)."""
-        return await self._leases.claim([self._active], now, lease_end, limit)
+        return await self._leases.claim([self._index("active")], now, lease_end, limit)
 
     async def release_active(
         self, tournament_id: str, lease_end: float, next_due: float | None
     ) -> bool:
         """Release a claim, re-indexing at ``next_due`` (``None``: the tournament is over)."""
-        return await self._leases.release(self._active, tournament_id, lease_end, next_due)
+        return await self._leases.release(self._index("active"), tournament_id, lease_end, next_due)
 
     async def poke(self, tournament_id: str, now: float) -> None:
         """Make an active tournament due now (a table of it finished); never re-adds one."""
-        await self.redis.zadd(self._active, {tournament_id: now}, xx=True, lt=True)
+        await self.redis.zadd(self._index("active"), {tournament_id: now}, xx=True, lt=True)
 
     # -- assignments --------------------------------------------------------
 
     async def announce(self, agent_id: str, body: dict[str, Any]) -> None:
         """Append an event to ``agent_id``'s assignment stream, and tell its waiters
         (:mod:`gateway.store.waits`) in the same round trip."""
-        stream = self._assignments(agent_id)
+        stream = self.assignments_key(agent_id)
         no_errors(await round_trip(
             self.redis, ("XADD", stream, "MAXLEN", "~", 10_000, "*", "body", json.dumps(body)),
             (publish_command(self.redis), stream, "assigned"), key=stream))
@@ -319,10 +300,6 @@ class TournamentStore:
     async def key_exists(self, key: str) -> bool:
         """Whether ``key`` exists (a token's revocation key, read after a held wait woke)."""
         return bool(await self.redis.exists(key))
-
-    def assignments_key(self, agent_id: str) -> str:
-        """``agent_id``'s assignment stream: a held wait watches it for a new entry."""
-        return self._assignments(agent_id)
 
     async def assignments_after(
         self, agent_id: str, after: str, *, count: int = 100
@@ -333,7 +310,7 @@ class TournamentStore:
         (:meth:`gateway.services.waiters.Waiters.watch`) for a publish on
         :meth:`assignments_key`, then reads again, so no wait holds a connection.
         """
-        reply = await self.redis.xread({self._assignments(agent_id): after}, count=count)
+        reply = await self.redis.xread({self.assignments_key(agent_id): after}, count=count)
         return [Assignment(decoded(entry_id), json.loads(decoded(fields[b"body"])))
                 for entry_id, fields in stream_entries(reply)]
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator
 
 from gateway.principal import Principal
 from gateway.schemas.tournaments import (
@@ -29,10 +28,6 @@ ASSIGNMENT_KEEPALIVE_S = 15.0
 """Seconds between SSE keep-alive comments on the assignment stream."""
 
 
-def _assignment_out(entry_id: str, body: Mapping[str, Any]) -> AssignmentOut:
-    return AssignmentOut(id=entry_id, **body)
-
-
 async def assignments(
     ctx: TableContext, principal: Principal, *, after: str, wait: float,
     revoked_key: str | None = None,
@@ -52,7 +47,7 @@ async def assignments(
         while True:
             entries = await store.assignments_after(principal.agent_id, after)
             if entries:
-                shown = [_assignment_out(entry.id, entry.body) for entry in entries]
+                shown = [AssignmentOut(id=entry.id, **entry.body) for entry in entries]
                 return AssignmentsPage(assignments=shown, last_id=shown[-1].id)
             remaining = give_up - time.monotonic()
             if watch is None or remaining < 0.001 or not await watch.changed(remaining):
@@ -78,7 +73,7 @@ async def stream_assignments(
             entries = await store.assignments_after(principal.agent_id, cursor)
             for entry in entries:
                 cursor = entry.id
-                out = _assignment_out(entry.id, entry.body)
+                out = AssignmentOut(id=entry.id, **entry.body)
                 yield f"id: {out.id}\nevent: {out.kind}\ndata: {out.model_dump_json()}\n\n"
             if entries:
                 continue

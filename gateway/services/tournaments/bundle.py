@@ -12,7 +12,6 @@ from gateway.services.actions import load_table
 from gateway.services.context import TableContext
 from gateway.services.tournaments.exports import report, results
 from gateway.services.tournaments.resource import get_tournament
-from gateway.services.tournaments.state import load_snapshot
 from tournament.bundle import BUNDLE_FORMAT
 
 __all__ = ["bundle"]
@@ -28,14 +27,13 @@ async def bundle(
     address's anonymous allowance, as ``replays.jsonl`` does."""
     made = await report(ctx, tournament_id, principal)
     shown = await results(ctx, tournament_id, principal)
-    snapshot = await load_snapshot(ctx, tournament_id)
     await tables_service.limit_anonymous_replays(ctx, principal, address,
                                                  replays=max(1, len(shown.results)))
     replays = [
         await asyncio.to_thread(  # a long replay's JSON form is tens of ms of CPU
             (await tables_service.build_replay(ctx, await load_table(ctx, result.table_id)))
             .model_dump, mode="json")
-        for result in shown.results if snapshot.board_complete(result.board)]
+        for result in shown.results]  # every board is over: the report opened
     return {
         "format": BUNDLE_FORMAT,
         "software": {"gateway": __version__},

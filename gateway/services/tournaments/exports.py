@@ -33,7 +33,6 @@ from tournament.report import DecisionStats, report_json, results_csv
 from tournament.results import TableResult
 
 __all__ = [
-    "note_refused",
     "replays_jsonl",
     "report",
     "require_published",
@@ -43,16 +42,15 @@ __all__ = [
 ]
 
 
-def _result_out(result: TableResult, rotation: int) -> TableResultOut:
-    return TableResultOut(
-        index=result.index, round=result.round, board=result.board, rotation=rotation,
-        table_id=result.table_id,
-        seating=list(result.seating), placements=list(result.placements),
-        scores=list(result.scores), reason=result.reason, finished_at=result.finished_at)
-
-
-def _shown_results(snapshot: TournamentSnapshot, principal: Principal | None) -> list[TableResult]:
-    return snapshot.results if is_organiser(principal) else snapshot.published()
+async def _shown_results(
+    ctx: TableContext, tournament_id: str, principal: Principal | None
+) -> tuple[TournamentSnapshot, list[TableResult]]:
+    """The tournament and the results ``principal`` may see (the organiser all of them,
+    others those of published boards), in plan order."""
+    snapshot = await load_snapshot(ctx, tournament_id)
+    require_visible_to(snapshot, principal)
+    shown = snapshot.results if is_organiser(principal) else snapshot.published()
+    return snapshot, sorted(shown, key=lambda result: result.index)
 
 
 async def results(
@@ -60,15 +58,13 @@ async def results(
 ) -> TournamentResults:
     """Results of published boards in plan order (all of them for the organiser), each with
     its rotation, and the published boards' seeds."""
-    snapshot = await load_snapshot(ctx, tournament_id)
-    require_visible_to(snapshot, principal)
-    shown = _shown_results(snapshot, principal)
+    snapshot, shown = await _shown_results(ctx, tournament_id, principal)
     boards = sorted({plan.board for plan in snapshot.plans.values()
                      if snapshot.board_complete(plan.board)})
     return TournamentResults(
         tournament_id=tournament_id, status=snapshot.meta.status,
-        results=[_result_out(result, snapshot.plans[result.index].rotation)
-                 for result in sorted(shown, key=lambda result: result.index)],
+        results=[TableResultOut(**result.to_json(), rotation=snapshot.plans[result.index].rotation)
+                 for result in shown],
         board_seeds={str(board): board_seed(snapshot.meta.secret, board) for board in boards})
 
 
@@ -76,9 +72,7 @@ async def results_csv_text(
     ctx: TableContext, tournament_id: str, principal: Principal | None
 ) -> str:
     """The same results as CSV, one row per seat per table, in plan order."""
-    snapshot = await load_snapshot(ctx, tournament_id)
-    require_visible_to(snapshot, principal)
-    shown = sorted(_shown_results(snapshot, principal), key=lambda result: result.index)
+    snapshot, shown = await _shown_results(ctx, tournament_id, principal)
     return results_csv(shown, {index: plan.rotation for index, plan in snapshot.plans.items()})
 
 
@@ -211,10 +205,4 @@ async def require_published(ctx: TableContext, record: TableRecord, principal: P
         raise problem("replay/embargoed",
                       "This table's board is still being played at other tables; its replay "
                       "opens when every table of the board is over.")
-
-
-async def note_refused(ctx: TableContext, record: TableRecord, agent_id: str) -> None:
-    """Count a refused action by a seat of a tournament table (for the report)."""
-    if record.tournament is not None:
-        await store_of(ctx).count_refused(record.tournament, agent_id)
 

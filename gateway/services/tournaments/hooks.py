@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from gateway.principal import Principal
 from gateway.services.context import TableContext
 from gateway.services.records import TableRecord
-from gateway.services.tournaments import exports, ladder, scheduler
+from gateway.services.tournaments import exports
+from gateway.services.tournaments.ladder import LADDER_RECHECK_S, note_rated_finish
+from gateway.services.tournaments.state import store_of
 
 __all__ = ["TournamentHooks"]
 
@@ -24,13 +26,22 @@ class TournamentHooks:
     ctx: TableContext
 
     async def note_rated_table(self, table_id: str, game: str) -> None:
-        await ladder.note_rated_table(self.ctx, table_id, game)
+        """Remember the table before it is written, so that the ladder's sweep rates it
+        even if the worker that finishes it dies before doing so itself."""
+        await store_of(self.ctx).add_ladder_pending(game, table_id, self.ctx.now() + LADDER_RECHECK_S)
 
     async def note_finished(self, record: TableRecord) -> None:
-        await scheduler.note_finished(self.ctx, record)
+        """Wake the table's tournament's scheduler (it collects the result and starts the
+        next table now rather than at its next look), or put a rated ordinary table on
+        the ladder."""
+        if record.tournament is not None:
+            await store_of(self.ctx).poke(record.tournament, self.ctx.now())
+        else:
+            await note_rated_finish(self.ctx, record)
 
     async def note_refused(self, record: TableRecord, agent_id: str) -> None:
-        await exports.note_refused(self.ctx, record, agent_id)
+        if record.tournament is not None:  # counted for the report
+            await store_of(self.ctx).count_refused(record.tournament, agent_id)
 
     async def require_published(self, record: TableRecord, principal: Principal | None) -> None:
         await exports.require_published(self.ctx, record, principal)

@@ -15,7 +15,6 @@ from gateway.services.agents import meta_out
 from gateway.services.context import TableContext
 from gateway.services.records import TableRecord, game_or_problem
 from gateway.services.tournaments.state import (
-    idle_seats,
     rated_out,
     result_of,
     store_of,
@@ -29,7 +28,6 @@ __all__ = [
     "LADDER_RECHECK_S",
     "leaderboard",
     "note_rated_finish",
-    "note_rated_table",
     "sweep_ladder",
 ]
 
@@ -39,12 +37,6 @@ LADDER_LEASE_S = 10.0
 
 LADDER_RECHECK_S = 30.0
 """How soon the ladder's sweep looks again at a rated table that is still being played."""
-
-
-async def note_rated_table(ctx: TableContext, table_id: str, game: str) -> None:
-    """Remember a rated ordinary table (before it is written) so that the sweep puts it on
-    its ladder even if the worker that finishes it dies before doing so itself."""
-    await store_of(ctx).add_ladder_pending(game, table_id, ctx.now() + LADDER_RECHECK_S)
 
 
 async def sweep_ladder(ctx: TableContext) -> int:
@@ -85,7 +77,7 @@ async def note_rated_finish(ctx: TableContext, record: TableRecord) -> None:
             occupant.agent_id if occupant.kind == "agent" else f"bot:{occupant.bot}")
         seating.append(entrant if entrant not in seating else f"{entrant}:{seat}")
     plan = TablePlan(index=0, round=0, board=0, rotation=0, seating=tuple(seating))
-    result = result_of(plan, record, idle=await idle_seats(ctx, record))
+    result = await result_of(ctx, plan, record)
     if result is not None:
         await store_of(ctx).record_ladder(record.game, record.id, json.dumps(result.to_json()))
 

@@ -25,9 +25,6 @@ from gateway.services import tables as tables_service
 from gateway.services.agents import meta_out
 from gateway.services.context import TableContext
 from gateway.services.records import game_or_problem, problem
-from gateway.services.tournament_tables import (
-    bot_name,
-)
 from gateway.services.tournaments.state import (
     TournamentSnapshot,
     check_plans,
@@ -43,6 +40,7 @@ from gateway.services.tournaments.state import (
     table_id_for,
 )
 from gateway.store.auth import AgentRecord, AuthStore
+from tournament.house import house_bot_name
 from tournament.plan import PlanError, duplicate_form, plan_tournament
 from tournament.standings import standings
 
@@ -119,7 +117,7 @@ async def _entrants(ctx: TableContext, request: CreateTournamentRequest) -> _Ent
     for entrant in (*request.entrants, *request.baselines):
         if entrant.startswith("bot:"):
             try:
-                bot = get_bot(request.game, bot_name(entrant))
+                bot = get_bot(request.game, house_bot_name(entrant))
             except UnknownBot:
                 raise problem("table/unknown_bot",
                               f"No house bot {entrant!r} for {request.game}.") from None
@@ -177,16 +175,14 @@ async def _tournament_out(
     ctx: TableContext, snapshot: TournamentSnapshot, principal: Principal | None
 ) -> TournamentOut:
     record = snapshot.record
-    running = [index for index in snapshot.created if index not in snapshot.done]
+    running = len(snapshot.running)
     total = len(snapshot.plans)
     if record["format"] == "swiss" and snapshot.meta.status == "running":
         # Rounds not planned yet will hold as many tables as the first (same field).
-        planned_rounds = {plan.round for plan in snapshot.plans.values()}
         first_round = sum(1 for plan in snapshot.plans.values() if plan.round == 0)
-        total += max(0, record["boards"] - len(planned_rounds)) * first_round
-    progress = ProgressOut(
-        total=total, done=len(snapshot.done), running=len(running),
-        waiting=max(0, total - len(snapshot.done) - len(running)))
+        total += max(0, record["boards"] - snapshot.planned_rounds) * first_round
+    progress = ProgressOut(total=total, done=len(snapshot.done), running=running,
+                           waiting=max(0, total - len(snapshot.done) - running))
     counted = snapshot.published()  # a board counts once it is over, for everyone
     table_standings = [
         StandingOut(

@@ -24,14 +24,13 @@ from gateway.services.tournament_tables import (
     create_tournament_table,
     seat_record,
 )
-from gateway.services.tournaments.ladder import note_rated_finish, sweep_ladder
+from gateway.services.tournaments.ladder import sweep_ladder
 from gateway.services.tournaments.state import (
     TournamentSnapshot,
     board_seed,
     check_plans,
     close_running,
     end_tournament,
-    idle_seats,
     load_snapshot,
     plan_json,
     plan_seed,
@@ -49,7 +48,6 @@ __all__ = [
     "POLL_S",
     "advance_tournament",
     "drive_tournaments",
-    "note_finished",
     "run_tournaments",
 ]
 
@@ -65,8 +63,8 @@ worker dies."""
 
 POLL_S = 1.0
 """How soon a running tournament is looked at again when none of its tables finishes
-meanwhile (a finishing table makes it due at once: :func:`note_finished`); the clocks
-and house bots play on in between."""
+meanwhile (a finishing table makes it due at once:
+:meth:`.hooks.TournamentHooks.note_finished`); the clocks and house bots play on in between."""
 
 
 log = logging.getLogger(__name__)
@@ -78,15 +76,14 @@ async def _collect(ctx: TableContext, store: TournamentStore, snapshot: Tourname
     Reads only the running tables' records, in one pipeline: a pass must stay
     cheap, as it runs every sweeper interval while the tournament is played.
     """
-    running = {table_id_for(snapshot.meta.secret, index): index
-               for index in sorted(set(snapshot.created) - snapshot.done)}
+    running = {table_id_for(snapshot.meta.secret, index): index for index in snapshot.running}
     for raw in await ctx.store.load_records(list(running)):
         raw.pop("version", None)
         record = TableRecord.model_validate(raw)
         index = running[record.id]
         if record.status != "finished":
             continue
-        result = result_of(snapshot.plans[index], record, idle=await idle_seats(ctx, record))
+        result = await result_of(ctx, snapshot.plans[index], record)
         if result is None:
             continue
         result_json = json.dumps(result.to_json())
@@ -113,14 +110,17 @@ async def _rate_board_if_over(store: TournamentStore, snapshot: TournamentSnapsh
                                   json.dumps(finished.to_json()))
 
 
-async def _plan_next_round(store: TournamentStore, snapshot: TournamentSnapshot) -> None:
-    """Swiss: plan the next round once every table of the planned ones is over."""
-    record = snapshot.record
-    rounds = 1 + max((plan.round for plan in snapshot.plans.values()), default=0)
-    if record["format"] != "swiss" or rounds >= record["boards"]:  # one board per round
-        return
+async def _plan_or_finish(ctx: TableContext, store: TournamentStore,
+                          snapshot: TournamentSnapshot) -> bool:
+    """Once every planned table is over: plan the next round of a swiss (one board per
+    round) that has rounds to go, or else end the tournament and tell its agents (True)."""
     if any(index not in snapshot.done for index in snapshot.plans):
-        return
+        return False
+    record = snapshot.record
+    rounds = snapshot.planned_rounds
+    if record["format"] != "swiss" or rounds >= record["boards"]:
+        await end_tournament(ctx, snapshot, "finished")
+        return True
     plans = plan_swiss_round(
         entrants=record["entrants"], seats=record["seats"], round=rounds, board=rounds,
         first_index=1 + max(snapshot.plans), results=snapshot.results,
@@ -131,6 +131,7 @@ async def _plan_next_round(store: TournamentStore, snapshot: TournamentSnapshot)
         (plan.index, plan_json(plan), table_id_for(secret, plan.index)) for plan in plans])
     for plan in plans:
         snapshot.plans[plan.index] = plan
+    return False
 
 
 async def _create_due(ctx: TableContext, store: TournamentStore, snapshot: TournamentSnapshot) -> None:
@@ -161,19 +162,6 @@ async def _create_due(ctx: TableContext, store: TournamentStore, snapshot: Tourn
         snapshot.created[index] = now
 
 
-async def _finish(ctx: TableContext, snapshot: TournamentSnapshot) -> bool:
-    """End the tournament once every table is played; tell its agents. True when over."""
-    record = snapshot.record
-    if record["format"] == "swiss":
-        planned_rounds = 1 + max(plan.round for plan in snapshot.plans.values())
-        if planned_rounds < record["boards"]:
-            return False
-    if any(index not in snapshot.done for index in snapshot.plans):
-        return False
-    await end_tournament(ctx, snapshot, "finished")
-    return True
-
-
 async def advance_tournament(ctx: TableContext, tournament_id: str) -> float | None:
     """Move one tournament on: collect results, plan a swiss round, create due tables,
     end it when everything is played. Returns when to look again (``None``: never)."""
@@ -185,8 +173,7 @@ async def advance_tournament(ctx: TableContext, tournament_id: str) -> float | N
     if snapshot.meta.status != "running":
         return None
     await _collect(ctx, store, snapshot)
-    await _plan_next_round(store, snapshot)
-    if await _finish(ctx, snapshot):
+    if await _plan_or_finish(ctx, store, snapshot):
         return None
     await _create_due(ctx, store, snapshot)
     return ctx.now() + POLL_S
@@ -221,14 +208,4 @@ async def run_tournaments(ctx: TableContext) -> None:
     while rounds fail, as they do through a Redis outage)."""
     backoff = Backoff("tournament drive", log, interval_s=ctx.settings.sweeper_interval_s)
     await backoff.run_rounds(lambda: drive_tournaments(ctx))
-
-
-async def note_finished(ctx: TableContext, record: TableRecord) -> None:
-    """A table just finished: wake its tournament's scheduler (it collects the result and
-    starts the next table now rather than at its next look), or put a rated ordinary
-    table on the ladder."""
-    if record.tournament is not None:
-        await store_of(ctx).poke(record.tournament, ctx.now())
-    else:
-        await note_rated_finish(ctx, record)
 

@@ -1,10 +1,6 @@
 """What the tournament modules share: problem codes, derived secrets, one read of a
 tournament (:class:`TournamentSnapshot`), visibility, live ratings, table results.
-
-A board's seed is HMAC-SHA256(secret, "board:<n>") cut to 63 bits, and a
-table's id is HMAC-SHA256(secret, "table:<index>") cut to 16 hex digits, like
-any table id: neither tells an entrant which of its tables share a deal.
-"""
+The derived secrets are described in the package's docstring."""
 
 from __future__ import annotations
 
@@ -41,7 +37,6 @@ __all__ = [
     "check_plans",
     "close_running",
     "end_tournament",
-    "idle_seats",
     "is_organiser",
     "load_snapshot",
     "not_found",
@@ -144,6 +139,15 @@ class TournamentSnapshot:
         self.done = {result.index for result in results}
 
     @property
+    def running(self) -> list[int]:
+        """The plan indexes of tables created and not over yet, in plan order."""
+        return sorted(set(self.created) - self.done)
+
+    @property
+    def planned_rounds(self) -> int:
+        return 1 + max((plan.round for plan in self.plans.values()), default=0)
+
+    @property
     def entrants(self) -> list[str]:
         """Who is ranked: the entrants, and the baselines but in a gauntlet."""
         return field_of(self.record["format"], self.record["entrants"], self.record["baselines"])
@@ -181,11 +185,6 @@ def require_visible_to(snapshot: TournamentSnapshot, principal: Principal | None
         raise not_found(snapshot.id)
 
 
-def _rating_out(rating: LiveRating, name: str) -> RatingOut:
-    return RatingOut(entrant=rating.entrant, name=name, mu=rating.mu, sigma=rating.sigma,
-                     ordinal=rating.ordinal, games=rating.games, provisional=rating.provisional)
-
-
 _RATINGS_MEMO: dict[tuple[str, str, int, str], list[LiveRating]] = {}
 """Live ratings by (namespace, tournament id or ``ladder:<game>``, number of results, last
 result's table id), newest last.
@@ -212,22 +211,30 @@ async def rated_out(
         _RATINGS_MEMO[memo_key] = rated
         while len(_RATINGS_MEMO) > _RATINGS_MEMO_SIZE:
             del _RATINGS_MEMO[next(iter(_RATINGS_MEMO))]
-    return [_rating_out(rating, name(rating.entrant)) for rating in rated]
+    return [RatingOut(**asdict(rating), name=name(rating.entrant)) for rating in rated]
 
 
 def _ranked(results: Sequence[TableResult]) -> list[LiveRating]:
     return sorted(live_ratings(results).values(), key=lambda rating: -rating.ordinal)
 
 
-def result_of(plan: TablePlan, record: TableRecord, *, idle: Sequence[int] = ()) -> TableResult | None:
+async def result_of(ctx: TableContext, plan: TablePlan, record: TableRecord) -> TableResult | None:
     """The result of a finished table; None while it is played, or when it was cancelled.
 
-    ``idle`` seats lost on time (see :func:`idle_seats`).
+    The agent seats of a rated table that never moved lose on time
+    (:func:`tournament.results.never_moved`); unrated tables have none, nor does a
+    forfeited one: its leaver alone loses, though it may leave before the others moved.
     """
     if record.status != "finished" or record.outcome is None:
         return None
-    if record.outcome.get("reason") == CANCELLED:
+    reason = str(record.outcome.get("reason", ""))
+    if reason == CANCELLED:
         return None
+    idle: tuple[int, ...] = ()
+    if record.rated and reason != FORFEIT:
+        agents = [seat for seat, occupant in enumerate(record.seated)
+                  if occupant is not None and occupant.kind == "agent"]
+        idle = never_moved(await ctx.store.action_log(record.id), agents)
     winners = [int(seat) for seat in record.outcome.get("winners", [])]
     scores = [float(score) for score in record.outcome.get("scores", [])]
     eliminated = [int(seat) for seat in record.outcome.get("eliminated", [])]
@@ -235,19 +242,7 @@ def result_of(plan: TablePlan, record: TableRecord, *, idle: Sequence[int] = ())
         index=plan.index, board=plan.board, round=plan.round, table_id=record.id,
         seating=plan.seating,
         placements=placements(winners, scores, record.seats, eliminated, lost_on_time=idle),
-        scores=tuple(scores),
-        reason=str(record.outcome.get("reason", "")), finished_at=record.finished_at or 0.0)
-
-
-async def idle_seats(ctx: TableContext, record: TableRecord) -> tuple[int, ...]:
-    """The agent seats of a finished rated table that lose on time
-    (:func:`tournament.results.never_moved`); unrated tables have none, nor does a
-    forfeited one: its leaver alone loses, though it may leave before the others moved."""
-    if not record.rated or (record.outcome or {}).get("reason") == FORFEIT:
-        return ()
-    agents = [seat for seat, occupant in enumerate(record.seated)
-              if occupant is not None and occupant.kind == "agent"]
-    return never_moved(await ctx.store.action_log(record.id), agents)
+        scores=tuple(scores), reason=reason, finished_at=record.finished_at or 0.0)
 
 
 async def end_tournament(ctx: TableContext, snapshot: TournamentSnapshot, status: str) -> bool:
@@ -266,7 +261,7 @@ async def end_tournament(ctx: TableContext, snapshot: TournamentSnapshot, status
 
 async def close_running(ctx: TableContext, snapshot: TournamentSnapshot) -> None:
     """Close every created table of the tournament that is still being played."""
-    for index in sorted(set(snapshot.created) - snapshot.done):
+    for index in snapshot.running:
         await close_tournament_table(ctx, table_id_for(snapshot.meta.secret, index),
                                      "The tournament was cancelled; nobody wins this table.")
 

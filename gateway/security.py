@@ -42,6 +42,7 @@ from gateway.errors import ProblemError
 from gateway.keys import KeyRing, load_keyring, resolve_organiser_key
 from gateway.openapi_docs import PROBLEM_CATALOGUE
 from gateway.principal import Principal
+from gateway.store.connection import Keys
 
 __all__ = [
     "ALGORITHM",
@@ -54,6 +55,7 @@ __all__ = [
     "auth_problem",
     "game_scope",
     "organiser_key_fingerprint",
+    "revoked_key",
 ]
 
 ALGORITHM = "EdDSA"
@@ -109,6 +111,13 @@ def auth_problem(code: str, detail: str | None = None) -> ProblemError:
     return ProblemError(spec.status, code, spec.title, detail, headers=headers)
 
 
+def revoked_key(keys: Keys, token_id: str) -> str:
+    """The Redis key whose existence marks ``token_id`` as revoked (:mod:`gateway.store.auth`
+    writes it; a table read asks for it in the same round trip, see
+    :class:`PendingRevocation`)."""
+    return keys.global_("revoked", token_id)
+
+
 def game_scope(game: str) -> str:
     """The scope that lets an agent sit at tables of ``game``: ``game:<name>``."""
     return f"game:{game}"
@@ -121,6 +130,8 @@ class VerifiedToken:
     principal: Principal
     expires_at: int
     """``exp`` (Unix seconds): how long a revocation of this token must be remembered."""
+    valid_until: float
+    """When the token stops verifying: ``exp`` plus the leeway (PyJWT's rule)."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +153,13 @@ class PendingRevocation:
     _principal: Principal
     valid_until: float
     """When the token stops verifying (``exp`` plus the leeway): a held wait ends then."""
+
+    @classmethod
+    def of(cls, verified: VerifiedToken, keys: Keys) -> PendingRevocation:
+        """The caller of ``verified``, its revocation mark looked up under ``keys``."""
+        principal = verified.principal
+        return cls(principal.agent_id, revoked_key(keys, principal.token_id), principal,
+                   verified.valid_until)
 
     def may_play(self, game: str) -> bool:
         """Whether the token's scopes allow playing ``game``: a claim of the token itself,
@@ -244,17 +262,13 @@ class TokenService:
 
     # verifying ---------------------------------------------------------------
 
-    def verify(self, token: str) -> Principal:
-        """The principal of a token that passes every stateless check.
+    def verify(self, token: str) -> VerifiedToken:
+        """The token, once it passed every stateless check.
 
         Does not consult revocation; request handling uses :meth:`authenticate`.
 
         :raises ProblemError: 401 with the ``auth/...`` code of the first failure.
         """
-        return self.verify_token(token).principal
-
-    def verify_token(self, token: str) -> VerifiedToken:
-        """Like :meth:`verify`, also returning the token's expiry."""
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
@@ -299,23 +313,20 @@ class TokenService:
                     "The organiser key was rotated since this organiser token was minted; "
                     "mint a new one with the current key.",
                 )
-        return VerifiedToken(principal, int(claims["exp"]))
-
-    def valid_until(self, verified: VerifiedToken) -> float:
-        """The instant ``verified`` stops verifying: its ``exp`` plus the leeway (PyJWT's rule)."""
-        return verified.expires_at + self.settings.jwt_leeway_s
+        expires_at = int(claims["exp"])
+        return VerifiedToken(principal, expires_at, expires_at + self.settings.jwt_leeway_s)
 
     def verify_cached(self, token: str) -> VerifiedToken:
-        """Like :meth:`verify_token`, remembering tokens that passed (expiry is re-checked).
+        """Like :meth:`verify`, remembering tokens that passed (expiry is re-checked).
 
         Still no revocation check: see :meth:`authenticate` and
         :class:`PendingRevocation`.
         """
         verified = self._verified.get(token)
-        if verified is not None and time.time() < self.valid_until(verified):
+        if verified is not None and time.time() < verified.valid_until:
             self._verified.move_to_end(token)
             return verified
-        verified = self.verify_token(token)  # raises for an expired token, as before
+        verified = self.verify(token)  # raises for an expired token, as before
         self._verified[token] = verified
         self._verified.move_to_end(token)
         if len(self._verified) > VERIFIED_CACHE_SIZE:

@@ -48,7 +48,7 @@ from typing import NamedTuple
 import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict
 
-from gateway.security import IssuedToken
+from gateway.security import IssuedToken, revoked_key
 from gateway.store.connection import Keys, RedisClient, decoded, decoded_scores, round_trip
 from gateway.store.table_rows import no_errors
 from gateway.store.waits import publish_command
@@ -187,15 +187,6 @@ def _record_of(agent_id: str, fields: dict[str, str]) -> AgentRecord:
     )
 
 
-def revoked_key(keys: Keys, token_id: str) -> str:
-    """The key whose existence marks ``token_id`` as revoked.
-
-    Public so that a table read can ask for it in the same round trip
-    (:meth:`gateway.store.tables.TableStore.load_checked`).
-    """
-    return keys.global_("revoked", token_id)
-
-
 class AuthStore:
     """Agent records and token revocations of one namespace.
 
@@ -223,13 +214,10 @@ class AuthStore:
         keeps copies there); the marks themselves on one Redis."""
         if self.keys.cluster:
             return self.keys.global_("agent-revoked", self._agent_tag(agent_id), "")
-        return self._revoked_key("")
+        return revoked_key(self.keys, "")
 
     def _name_key(self, name: str) -> str:
         return self.keys.global_("agent-name", _fold(name))
-
-    def _revoked_key(self, token_id: str) -> str:
-        return revoked_key(self.keys, token_id)
 
     def tokens_key(self, agent_id: str) -> str:
         return self.keys.global_("agent-tokens", self._agent_tag(agent_id))
@@ -317,22 +305,19 @@ class AuthStore:
             return None
         record, proof = proven
         issued = issue(record)
-        return (record, issued) if await self._note(agent_id, issued, secret_hash=proof) else None
+        noted = await self.note_issued(agent_id, issued, secret_hash=proof)
+        return (record, issued) if noted else None
 
     async def note_issued(
-        self, agent_id: str, issued: IssuedToken, *, asked_with: str | None = None
-    ) -> bool:
-        """Note a token admission issued to ``agent_id``, so that a secret rotation revokes it.
-
-        ``asked_with``: the ``jti`` of the token the request was made with; False (and
-        nothing noted) when that token was revoked meanwhile.
-        """
-        return await self._note(agent_id, issued, asked_with=asked_with)
-
-    async def _note(
         self, agent_id: str, issued: IssuedToken, *, secret_hash: str = "",
         asked_with: str | None = None,
     ) -> bool:
+        """Note a token issued to ``agent_id``, so that a secret rotation revokes it.
+
+        False (and nothing noted) when the proof it was issued on no longer holds:
+        ``secret_hash`` is not the agent's secret any more, or the token ``asked_with``
+        (the ``jti`` the request was made with) was revoked meanwhile.
+        """
         agent_key = self.agent_key(agent_id)
         proof_key = agent_key
         if asked_with is not None:
@@ -403,7 +388,7 @@ class AuthStore:
     ) -> None:
         """Write ``token_id``'s revocation mark and, on a cluster, its copies in every
         table bucket (and on ``agent_id``'s slot): answered once all are written."""
-        mark = self._revoked_key(token_id)
+        mark = revoked_key(self.keys, token_id)
         async with self.redis.pipeline(transaction=False) as pipe:
             for key in (mark, *self.keys.bucket_copies(mark)):
                 pipe.set(key, "1", ex=ttl_s)
@@ -456,4 +441,4 @@ class AuthStore:
 
     async def is_revoked(self, token_id: str) -> bool:
         """True when ``token_id`` was revoked and has not expired yet."""
-        return bool(await self.redis.exists(self._revoked_key(token_id)))
+        return bool(await self.redis.exists(revoked_key(self.keys, token_id)))

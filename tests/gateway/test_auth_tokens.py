@@ -212,7 +212,7 @@ def test_tokens_of_a_retired_key_stay_valid_while_its_public_key_is_listed(
         update={"signing_key_pem": new_key, "previous_public_keys_pem": [old_public]}
     )
     rotated_service = TokenService(rotated)
-    assert rotated_service.verify(old_token).agent_id == "agent-1"
+    assert rotated_service.verify(old_token).principal.agent_id == "agent-1"
     assert len(rotated_service.keyring.jwks()["keys"]) == 2
     fresh = rotated_service.mint(agent_id="agent-2", name="bob", scopes=())
     assert jwt.get_unverified_header(fresh)["kid"] == rotated_service.keyring.signing_kid
@@ -234,13 +234,13 @@ def test_the_verified_token_cache_drops_the_least_recently_sent_token(
     minted = [tokens.mint(agent_id=f"agent-{i}", name=f"a{i}", scopes={"game:market-fortune"})
               for i in range(4)]
     checked: list[str] = []
-    verify = tokens.verify_token
+    verify = tokens.verify
 
     def counting(token: str) -> Any:
         checked.append(token)
         return verify(token)
 
-    monkeypatch.setattr(tokens, "verify_token", counting)
+    monkeypatch.setattr(tokens, "verify", counting)
     for token in minted[:3]:
         tokens.verify_cached(token)
     tokens.verify_cached(minted[0])  # sent again: now the most recent

@@ -26,11 +26,11 @@ Error details never echo the token.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
@@ -39,13 +39,12 @@ import jwt
 
 from gateway.config import Settings
 from gateway.errors import ProblemError
-from gateway.keys import KeyRing, load_keyring, resolve_organiser_key
+from gateway.keys import load_keyring, resolve_organiser_key
 from gateway.openapi_docs import PROBLEM_CATALOGUE
 from gateway.principal import Principal
 from gateway.store.connection import Keys
 
 __all__ = [
-    "ALGORITHM",
     "ORGANISER_SCOPE",
     "IssuedToken",
     "PendingRevocation",
@@ -54,7 +53,6 @@ __all__ = [
     "VerifiedToken",
     "auth_problem",
     "game_scope",
-    "organiser_key_fingerprint",
     "revoked_key",
 ]
 
@@ -161,11 +159,6 @@ class PendingRevocation:
         return cls(principal.agent_id, revoked_key(keys, principal.token_id), principal,
                    verified.valid_until)
 
-    def may_play(self, game: str) -> bool:
-        """Whether the token's scopes allow playing ``game``: a claim of the token itself,
-        which tells nothing about a table (the revocation is still to be asked)."""
-        return self._principal.may_play(game)
-
     def confirm(self, revoked: bool) -> Principal:
         """The caller, once Redis answered whether the token was revoked.
 
@@ -198,30 +191,18 @@ class TokenService:
     is what request handling uses.
     """
 
-    def __init__(self, settings: Settings, keyring: KeyRing | None = None) -> None:
+    def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.keyring = keyring or load_keyring(settings)
+        self.keyring = load_keyring(settings)
         self._organiser_key = resolve_organiser_key(settings)
         self._organiser_fingerprint = organiser_key_fingerprint(self._organiser_key)
         # Token string -> its verification. The Ed25519 check and PyJWT's parsing
         # cost about 0.4 ms of CPU per request; an agent sends the same token on
         # every request. Only the stateless checks are cached: expiry is checked
         # again on every hit, revocation is never cached here.
-        self._verified: OrderedDict[str, VerifiedToken] = OrderedDict()
+        self._verify_once = functools.lru_cache(maxsize=VERIFIED_CACHE_SIZE)(self.verify)
 
     # minting -----------------------------------------------------------------
-
-    def mint(
-        self,
-        *,
-        agent_id: str,
-        name: str,
-        scopes: Iterable[str],
-        kind: Literal["agent", "organiser"] = "agent",
-        ttl_s: int | None = None,
-    ) -> str:
-        """A signed token for ``agent_id``, valid for ``ttl_s`` seconds (default from settings)."""
-        return self.issue(agent_id=agent_id, name=name, scopes=scopes, kind=kind, ttl_s=ttl_s).token
 
     def issue(
         self,
@@ -232,7 +213,8 @@ class TokenService:
         kind: Literal["agent", "organiser"] = "agent",
         ttl_s: int | None = None,
     ) -> IssuedToken:
-        """Like :meth:`mint`, also returning the token's ``jti`` and ``exp``."""
+        """A signed token for ``agent_id``, valid for ``ttl_s`` seconds (default from settings),
+        with its ``jti`` and ``exp``."""
         now = int(time.time())
         lifetime = ttl_s if ttl_s is not None else self.settings.access_token_ttl_s
         scope_set = set(scopes)
@@ -322,15 +304,9 @@ class TokenService:
         Still no revocation check: see :meth:`authenticate` and
         :class:`PendingRevocation`.
         """
-        verified = self._verified.get(token)
-        if verified is not None and time.time() < verified.valid_until:
-            self._verified.move_to_end(token)
-            return verified
-        verified = self.verify(token)  # raises for an expired token, as before
-        self._verified[token] = verified
-        self._verified.move_to_end(token)
-        if len(self._verified) > VERIFIED_CACHE_SIZE:
-            self._verified.popitem(last=False)
+        verified = self._verify_once(token)
+        if time.time() >= verified.valid_until:
+            return self.verify(token)  # raises auth/expired
         return verified
 
     async def authenticate(self, token: str, revoked: RevocationCheck) -> VerifiedToken:

@@ -20,11 +20,10 @@ Two plain functions serve route bodies: :func:`table_context_of` (the worker's
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
-from fastapi.security.utils import get_authorization_scheme_param
 
 from gateway.config import Settings
 from gateway.principal import Principal
@@ -60,6 +59,8 @@ __all__ = [
     "client_address",
     "table_context_of",
 ]
+
+_T = TypeVar("_T")
 
 ORGANISER_ID = "organiser"
 """The ``agent_id`` of a principal authenticated with the organiser key itself."""
@@ -155,10 +156,11 @@ async def _verify(request: Request, credentials: HTTPAuthorizationCredentials | 
     return None if token is None else await _authenticate(request, token)
 
 
-def _required(verified: VerifiedToken | None) -> VerifiedToken:
-    if verified is None:
+def _required(sent: _T | None) -> _T:
+    """``sent``; 401 ``auth/missing`` when no credential was."""
+    if sent is None:
         raise auth_problem("auth/missing", "Send `Authorization: Bearer <token>`.")
-    return verified
+    return sent
 
 
 async def _current_token(request: Request, credentials: _Credentials) -> VerifiedToken:
@@ -185,9 +187,14 @@ OptionalPrincipal = Annotated[Principal | None, Depends(_optional_principal)]
 """The authenticated caller, or None when no ``Authorization`` header was sent."""
 
 
-def _pending(request: Request) -> PendingRevocation | None:
-    """The caller of a valid bearer token (``None``: none sent), its revocation still to ask."""
-    token = _token_of(request, _bearer_of(request))
+async def _pending(request: Request) -> PendingRevocation | None:
+    """The caller of a valid bearer token (``None``: none sent), its revocation still to ask.
+
+    The table routes bots call every turn read the bearer with ``_bearer`` called here, not
+    as a dependency (one level less to solve per request), and declare the requirement in
+    their OpenAPI operation instead (:data:`BEARER_SECURITY`).
+    """
+    token = _token_of(request, await _bearer(request))
     if token is None:
         return None
     state = request.app.state
@@ -195,19 +202,6 @@ def _pending(request: Request) -> PendingRevocation | None:
     verified = tokens.verify_cached(token)
     request.state.principal = verified.principal  # for the request log's agent id only
     return PendingRevocation.of(verified, state.keys)
-
-
-def _bearer_of(request: Request) -> HTTPAuthorizationCredentials | None:
-    """What ``_bearer`` reads from the request, read directly.
-
-    The table routes bots call every turn skip FastAPI's security dependency
-    (one dependency level less to solve per request) and declare the bearer
-    requirement in their OpenAPI operation instead (:data:`BEARER_SECURITY`).
-    """
-    scheme, token = get_authorization_scheme_param(request.headers.get("authorization"))
-    if scheme.lower() != "bearer" or not token:
-        return None
-    return HTTPAuthorizationCredentials(scheme=scheme, credentials=token)
 
 
 BEARER_SECURITY: dict[str, Any] = {"security": [{"HTTPBearer": []}]}
@@ -229,14 +223,11 @@ organiser key, or nothing (see :data:`OPTIONAL_BEARER_SECURITY`)."""
 
 
 async def _table_caller(request: Request) -> PendingRevocation:
-    pending = _pending(request)
-    if pending is None:
-        raise auth_problem("auth/missing", "Send `Authorization: Bearer <token>`.")
-    return pending
+    return _required(await _pending(request))
 
 
 async def _optional_table_caller(request: Request) -> PendingRevocation | None:
-    return _pending(request)
+    return await _pending(request)
 
 
 TableCaller = Annotated[PendingRevocation, Depends(_table_caller)]
@@ -289,9 +280,7 @@ OrganiserPrincipal = Annotated[Principal, Depends(_organiser)]
 
 
 async def _caller(caller: _KeyOrToken) -> tuple[Principal, VerifiedToken | None]:
-    if caller is None:
-        raise auth_problem("auth/missing", "Send `Authorization: Bearer <token>`.")
-    return caller
+    return _required(caller)
 
 
 AnyCaller = Annotated[tuple[Principal, VerifiedToken | None], Depends(_caller)]

@@ -43,9 +43,8 @@ import json
 import secrets
 import time
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict
 
 from gateway.security import IssuedToken, revoked_key
@@ -60,7 +59,6 @@ __all__ = [
     "AuthStore",
     "SecretRotation",
     "hash_secret",
-    "new_agent_secret",
     "secret_matches",
 ]
 
@@ -170,10 +168,6 @@ def secret_matches(secret: str, stored: str) -> bool:
     return hmac.compare_digest(candidate, _unb64(digest))
 
 
-def _fold(name: str) -> str:
-    return name.strip().casefold()
-
-
 def _record_of(agent_id: str, fields: dict[str, str]) -> AgentRecord:
     """The record an agent's hash describes (never its secret)."""
     return AgentRecord(
@@ -217,7 +211,7 @@ class AuthStore:
         return revoked_key(self.keys, "")
 
     def _name_key(self, name: str) -> str:
-        return self.keys.global_("agent-name", _fold(name))
+        return self.keys.global_("agent-name", name.strip().casefold())
 
     def tokens_key(self, agent_id: str) -> str:
         return self.keys.global_("agent-tokens", self._agent_tag(agent_id))
@@ -405,22 +399,18 @@ class AuthStore:
         :raises AgentNotFound: when there is no such agent.
         """
         key = self.agent_key(agent_id)
-        # WATCH makes the read-modify-write safe against a concurrent grant.
-        async with self.redis.pipeline(transaction=True) as pipe:
-            while True:
-                try:
-                    await pipe.watch(key)
-                    current = await pipe.hget(key, "scopes")
-                    if current is None:
-                        raise AgentNotFound(agent_id)
-                    merged = set(decoded(current).split()) | set(scopes)
-                    # redis-py leaves the asyncio Pipeline.multi() unannotated.
-                    pipe.multi()  # type: ignore[no-untyped-call]
-                    pipe.hset(key, "scopes", " ".join(sorted(merged)))
-                    await pipe.execute()
-                    break
-                except aioredis.WatchError:
-                    continue
+
+        async def grant(pipe: Any) -> None:
+            current = await pipe.hget(key, "scopes")
+            if current is None:
+                raise AgentNotFound(agent_id)
+            merged = set(decoded(current).split()) | set(scopes)
+            pipe.multi()
+            pipe.hset(key, "scopes", " ".join(sorted(merged)))
+
+        # WATCH makes the read-modify-write safe against a concurrent grant (retried on one).
+        # RedisCluster.transaction awaits func(pipe) but annotates func as a coroutine.
+        await self.redis.transaction(grant, key)  # type: ignore[arg-type]
         record = await self.get_agent(agent_id)
         if record is None:  # deleted between the write and the read
             raise AgentNotFound(agent_id)

@@ -95,7 +95,7 @@ more tokens than this may be live, and only the ones not sent lately are checked
 again."""
 
 
-def auth_problem(code: str, detail: str | None = None) -> ProblemError:
+def auth_problem(code: str, detail: str) -> ProblemError:
     """The problem for an ``auth/...`` code, with its catalogued status (401, or 403 for
     ``auth/wrong_scope``) and title; a 401 carries the ``WWW-Authenticate`` challenge."""
     spec = PROBLEM_CATALOGUE[code]

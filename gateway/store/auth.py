@@ -219,18 +219,17 @@ class AuthStore:
     # agents ------------------------------------------------------------------
 
     async def create_agent(
-        self, *, name: str, scopes: Iterable[str] = (), secret: str | None = None,
-        owner: str | None = None, meta: dict[str, str] | None = None,
+        self, *, name: str, scopes: Iterable[str] = (), owner: str | None = None,
+        meta: dict[str, str] | None = None,
     ) -> tuple[AgentRecord, str]:
         """Register a new agent called ``name``; returns its record and its plain secret.
 
-        ``secret`` defaults to a fresh :func:`new_agent_secret`; the plain secret is
-        not stored and cannot be recovered later (only rotated). ``owner`` defaults to
-        the new agent's own id.
+        The secret is fresh (:func:`new_agent_secret`), not stored and cannot be
+        recovered later (only rotated). ``owner`` defaults to the new agent's own id.
 
         :raises AgentNameTaken: when the name (case-insensitively) is held already.
         """
-        plain = secret if secret is not None else new_agent_secret()
+        plain = new_agent_secret()
         agent_id = f"agt_{secrets.token_hex(10)}"
         if not await self.redis.set(self._name_key(name), agent_id, nx=True):
             raise AgentNameTaken(name)

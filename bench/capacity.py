@@ -413,8 +413,8 @@ async def run_step(url: str, tokens: TokenService, agents: int, args: argparse.N
     stop = asyncio.Event()
     pairs = [Pairing() for _ in range(agents // 2)]
     connections = [
-        AgentConnection(url, {"Authorization": "Bearer " + tokens.mint(
-            agent_id=f"cap-{agents}-{i}", name=f"cap{agents}x{i}", scopes={f"game:{GAME}"})})
+        AgentConnection(url, {"Authorization": "Bearer " + tokens.issue(
+            agent_id=f"cap-{agents}-{i}", name=f"cap{agents}x{i}", scopes={f"game:{GAME}"}).token})
         for i in range(agents)
     ]
     tasks = []

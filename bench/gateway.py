@@ -323,8 +323,8 @@ async def _game_phase(
     pairs = [Table() for _ in range(agents // 2)]
     phase = uuid.uuid4().hex[:6]  # new agents each phase: earlier phases' tables stay open
     connections = [
-        AgentConnection(url, {"Authorization": "Bearer " + tokens.mint(
-            agent_id=f"bench-{phase}-{i}", name=f"bench{i}", scopes={f"game:{GAME}"})})
+        AgentConnection(url, {"Authorization": "Bearer " + tokens.issue(
+            agent_id=f"bench-{phase}-{i}", name=f"bench{i}", scopes={f"game:{GAME}"}).token})
         for i in range(agents)
     ]
     stop_at = time.monotonic() + warmup + seconds

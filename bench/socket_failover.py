@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         "signing_key_pem": key, "data_dir": f"/tmp/{namespace}"}))
 
     def mint(agent_id: str) -> str:
-        return tokens.mint(agent_id=agent_id, name=agent_id, scopes={f"game:{GAME}"})
+        return tokens.issue(agent_id=agent_id, name=agent_id, scopes={f"game:{GAME}"}).token
 
     with gateway_processes(env, 2) as (urls, processes):
         agents = new_agents(urls[1], mint, args.agents)

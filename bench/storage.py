@@ -106,8 +106,8 @@ def main() -> int:
             settings = _settings(redis_url, namespace, Path(scratch))
             app = create_app(settings)
             with TestClient(app) as client:
-                agent = {"Authorization": "Bearer " + app.state.tokens.mint(
-                    agent_id="bench-storage", name="bench", scopes={f"game:{GAME}"})}
+                agent = {"Authorization": "Bearer " + app.state.tokens.issue(
+                    agent_id="bench-storage", name="bench", scopes={f"game:{GAME}"}).token}
                 tables = [play_one(client, agent, seed) for seed in range(1, args.games + 1)]
         found = [measure(store, namespace, table_id) for table_id in tables]
     finally:

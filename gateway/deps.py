@@ -20,11 +20,10 @@ Two plain functions serve route bodies: :func:`table_context_of` (the worker's
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
-from fastapi.security.utils import get_authorization_scheme_param
 
 from gateway.config import Settings
 from gateway.principal import Principal
@@ -38,7 +37,7 @@ from gateway.security import (
 from gateway.services.context import TableContext
 from gateway.services.records import problem
 from gateway.services.runtime import table_context
-from gateway.store.auth import AuthStore, revoked_key
+from gateway.store.auth import AuthStore
 from gateway.store.connection import Keys, RedisClient
 
 __all__ = [
@@ -61,8 +60,12 @@ __all__ = [
     "table_context_of",
 ]
 
+_T = TypeVar("_T")
+
 ORGANISER_ID = "organiser"
 """The ``agent_id`` of a principal authenticated with the organiser key itself."""
+_ORGANISER = Principal(agent_id=ORGANISER_ID, name="organiser", kind="organiser",
+                       scopes=frozenset({ORGANISER_SCOPE}))
 
 _bearer = HTTPBearer(
     auto_error=False,
@@ -128,24 +131,36 @@ _Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 # on every request, and these run on every authenticated call (bench/gateway.py).
 
 
-async def _verify(request: Request, credentials: HTTPAuthorizationCredentials | None) -> VerifiedToken | None:
-    """The verified bearer token, ``None`` when none was sent; 401 when it is bad."""
+def _token_of(request: Request, credentials: HTTPAuthorizationCredentials | None) -> str | None:
+    """The bearer token sent, ``None`` when no ``Authorization`` header was; 401 for another
+    scheme (a bad credential is never taken for no credential)."""
     if credentials is None:
         if request.headers.get("authorization"):
             raise auth_problem("auth/invalid", "Use `Authorization: Bearer <token>`.")
         return None
+    return credentials.credentials
+
+
+async def _authenticate(request: Request, token: str) -> VerifiedToken:
+    """``token`` verified, revocation included; 401 when it is bad."""
     state = request.app.state
-    store = AuthStore(_redis_of(request), state.keys)
     tokens: TokenService = state.tokens
-    verified = await tokens.authenticate(credentials.credentials, store.is_revoked)
-    request.state.principal = verified.principal
+    verified = await tokens.authenticate(token, AuthStore(_redis_of(request), state.keys).is_revoked)
+    request.state.principal = verified.principal  # for the request log's agent id
     return verified
 
 
-def _required(verified: VerifiedToken | None) -> VerifiedToken:
-    if verified is None:
+async def _verify(request: Request, credentials: HTTPAuthorizationCredentials | None) -> VerifiedToken | None:
+    """The verified bearer token, ``None`` when none was sent; 401 when it is bad."""
+    token = _token_of(request, credentials)
+    return None if token is None else await _authenticate(request, token)
+
+
+def _required(sent: _T | None) -> _T:
+    """``sent``; 401 ``auth/missing`` when no credential was."""
+    if sent is None:
         raise auth_problem("auth/missing", "Send `Authorization: Bearer <token>`.")
-    return verified
+    return sent
 
 
 async def _current_token(request: Request, credentials: _Credentials) -> VerifiedToken:
@@ -172,34 +187,21 @@ OptionalPrincipal = Annotated[Principal | None, Depends(_optional_principal)]
 """The authenticated caller, or None when no ``Authorization`` header was sent."""
 
 
-def _pending(
-    request: Request, credentials: HTTPAuthorizationCredentials | None
-) -> PendingRevocation | None:
-    """The caller of a valid bearer token (``None``: none sent), its revocation still to ask."""
-    if credentials is None:
-        if request.headers.get("authorization"):
-            raise auth_problem("auth/invalid", "Use `Authorization: Bearer <token>`.")
+async def _pending(request: Request) -> PendingRevocation | None:
+    """The caller of a valid bearer token (``None``: none sent), its revocation still to ask.
+
+    The table routes bots call every turn read the bearer with ``_bearer`` called here, not
+    as a dependency (one level less to solve per request), and declare the requirement in
+    their OpenAPI operation instead (:data:`BEARER_SECURITY`).
+    """
+    token = _token_of(request, await _bearer(request))
+    if token is None:
         return None
     state = request.app.state
     tokens: TokenService = state.tokens
-    verified = tokens.verify_cached(credentials.credentials)
-    principal = verified.principal
-    request.state.principal = principal  # for the request log's agent id only
-    return PendingRevocation(principal.agent_id, revoked_key(state.keys, principal.token_id),
-                             principal, tokens.valid_until(verified))
-
-
-def _bearer_of(request: Request) -> HTTPAuthorizationCredentials | None:
-    """What ``_bearer`` reads from the request, read directly.
-
-    The table routes bots call every turn skip FastAPI's security dependency
-    (one dependency level less to solve per request) and declare the bearer
-    requirement in their OpenAPI operation instead (:data:`BEARER_SECURITY`).
-    """
-    scheme, token = get_authorization_scheme_param(request.headers.get("authorization"))
-    if scheme.lower() != "bearer" or not token:
-        return None
-    return HTTPAuthorizationCredentials(scheme=scheme, credentials=token)
+    verified = tokens.verify_cached(token)
+    request.state.principal = verified.principal  # for the request log's agent id only
+    return PendingRevocation.of(verified, state.keys)
 
 
 BEARER_SECURITY: dict[str, Any] = {"security": [{"HTTPBearer": []}]}
@@ -221,14 +223,11 @@ organiser key, or nothing (see :data:`OPTIONAL_BEARER_SECURITY`)."""
 
 
 async def _table_caller(request: Request) -> PendingRevocation:
-    pending = _pending(request, _bearer_of(request))
-    if pending is None:
-        raise auth_problem("auth/missing", "Send `Authorization: Bearer <token>`.")
-    return pending
+    return _required(await _pending(request))
 
 
 async def _optional_table_caller(request: Request) -> PendingRevocation | None:
-    return _pending(request, _bearer_of(request))
+    return await _pending(request)
 
 
 TableCaller = Annotated[PendingRevocation, Depends(_table_caller)]
@@ -240,12 +239,14 @@ OptionalTableCaller = Annotated[PendingRevocation | None, Depends(_optional_tabl
 """Like :data:`TableCaller`, or None when no ``Authorization`` header was sent."""
 
 
-async def _organiser(
+async def _key_or_token(
     request: Request,
     tokens: TokenServiceDep,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    credentials: _Credentials,
     organiser_key: Annotated[str | None, Depends(_organiser_header)],
-) -> Principal:
+) -> tuple[Principal, VerifiedToken | None] | None:
+    """The organiser by key (no token), the caller of a verified bearer token, or ``None``
+    when neither was sent; 401 for a wrong key or a bad token."""
     if organiser_key is not None:
         if not tokens.is_organiser_key(organiser_key):
             raise auth_problem("auth/invalid", "The organiser key is wrong.")
@@ -255,63 +256,39 @@ async def _organiser(
             if credentials is None:
                 raise auth_problem("auth/invalid", "Send Authorization as `Bearer <token>`.")
             if not tokens.is_organiser_key(credentials.credentials):
-                store = AuthStore(_redis_of(request), request.app.state.keys)
-                await tokens.authenticate(credentials.credentials, store.is_revoked)
-        return _organiser_principal()
-    if credentials is None:
+                await _authenticate(request, credentials.credentials)
+        return _ORGANISER, None
+    if credentials is not None and tokens.is_organiser_key(credentials.credentials):
+        return _ORGANISER, None
+    verified = await _verify(request, credentials)
+    return None if verified is None else (verified.principal, verified)
+
+
+_KeyOrToken = Annotated[tuple[Principal, VerifiedToken | None] | None, Depends(_key_or_token)]
+
+
+async def _organiser(caller: _KeyOrToken) -> Principal:
+    if caller is None:
         raise auth_problem("auth/missing", "Send the organiser key or an organiser token.")
-    if tokens.is_organiser_key(credentials.credentials):
-        return _organiser_principal()
-    store = AuthStore(_redis_of(request), request.app.state.keys)
-    verified = await tokens.authenticate(credentials.credentials, store.is_revoked)
-    if verified.principal.kind != "organiser":
+    if caller[0].kind != "organiser":
         raise problem("auth/organiser_only", "Only the organiser may do this.")
-    return verified.principal
-
-
-def _organiser_principal() -> Principal:
-    return Principal(
-        agent_id=ORGANISER_ID,
-        name="organiser",
-        kind="organiser",
-        scopes=frozenset({ORGANISER_SCOPE}),
-    )
+    return caller[0]
 
 
 OrganiserPrincipal = Annotated[Principal, Depends(_organiser)]
 """The organiser (by key or organiser token); 401/403 otherwise."""
 
 
-async def _caller(
-    request: Request,
-    tokens: TokenServiceDep,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-    organiser_key: Annotated[str | None, Depends(_organiser_header)],
-) -> tuple[Principal, VerifiedToken | None]:
-    if organiser_key is not None or (
-        credentials is not None and tokens.is_organiser_key(credentials.credentials)
-    ):
-        return await _organiser(request, tokens, credentials, organiser_key), None
-    verified = _required(await _verify(request, credentials))
-    return verified.principal, verified
+async def _caller(caller: _KeyOrToken) -> tuple[Principal, VerifiedToken | None]:
+    return _required(caller)
 
 
 AnyCaller = Annotated[tuple[Principal, VerifiedToken | None], Depends(_caller)]
 """The organiser (by key: no token) or an agent (with its verified token)."""
 
 
-async def _optional_caller(
-    request: Request,
-    tokens: TokenServiceDep,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-    organiser_key: Annotated[str | None, Depends(_organiser_header)],
-) -> Principal | None:
-    if organiser_key is None and credentials is None:
-        if request.headers.get("authorization"):
-            raise auth_problem("auth/invalid", "Use `Authorization: Bearer <token>`.")
-        return None
-    principal, _verified = await _caller(request, tokens, credentials, organiser_key)
-    return principal
+async def _optional_caller(caller: _KeyOrToken) -> Principal | None:
+    return caller[0] if caller is not None else None
 
 
 OptionalCaller = Annotated[Principal | None, Depends(_optional_caller)]

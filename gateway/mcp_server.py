@@ -62,7 +62,13 @@ from gateway.schemas.admission import AnswersRequest, ChallengeRequest
 from gateway.schemas.streams import StreamId
 from gateway.schemas.tables import ActionRequest, CreateTableRequest, TableOut, TableStatus
 from gateway.schemas.tournaments import RatedQueueRequest
-from gateway.security import PendingRevocation, TokenService, VerifiedToken, auth_problem
+from gateway.security import (
+    PendingRevocation,
+    TokenService,
+    VerifiedToken,
+    auth_problem,
+    revoked_key,
+)
 from gateway.services import admission as admission_service
 from gateway.services import events as events_service
 from gateway.services import rated_queue as rated_queue_service
@@ -79,7 +85,7 @@ from gateway.services.rulebooks import (
 )
 from gateway.services.runtime import table_context
 from gateway.store.admission import AdmissionStore
-from gateway.store.auth import AuthStore, revoked_key
+from gateway.store.auth import AuthStore
 from gateway.store.outage import REDIS_UNAVAILABLE
 
 __all__ = ["MAX_OBSERVE_WAIT_S", "MCP_PATH", "build_mcp_server", "mcp_lifespan", "mcp_route"]
@@ -260,11 +266,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
     def pending(token: str) -> PendingRevocation:
         """The caller as HTTP's table routes take it (``TableCaller``): the token's claims
         checked now, its revocation asked with the table read."""
-        service = tokens()
-        checked = service.verify_cached(token)
-        principal = checked.principal
-        return PendingRevocation(principal.agent_id, revoked_key(state.keys, principal.token_id),
-                                 principal, service.valid_until(checked))
+        return PendingRevocation.of(tokens().verify_cached(token), state.keys)
 
     def caller_of(ctx: Context, argument: str | None) -> PendingRevocation | None:
         """:func:`pending` for the token this call sent, if any (``OptionalTableCaller``)."""
@@ -457,7 +459,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         page = await tournaments_service.assignments(
             ctx_tables(), checked.principal, after=after,
             revoked_key=revoked_key(state.keys, checked.principal.token_id),
-            wait=min(wait_s, max(0.0, tokens().valid_until(checked) - time.time())))
+            wait=min(wait_s, max(0.0, checked.valid_until - time.time())))
         return page.model_dump(mode="json")
 
     @server.tool()
@@ -483,7 +485,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         ticket = await rated_queue_service.queue_ticket(
             ctx_tables(), checked.principal, game,
             revoked_key=revoked_key(state.keys, checked.principal.token_id),
-            wait_s=min(wait_s, max(0.0, tokens().valid_until(checked) - time.time())))
+            wait_s=min(wait_s, max(0.0, checked.valid_until - time.time())))
         return ticket.model_dump(mode="json")
 
     return server

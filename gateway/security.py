@@ -26,11 +26,11 @@ Error details never echo the token.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
@@ -39,12 +39,12 @@ import jwt
 
 from gateway.config import Settings
 from gateway.errors import ProblemError
-from gateway.keys import KeyRing, load_keyring, resolve_organiser_key
+from gateway.keys import load_keyring, resolve_organiser_key
 from gateway.openapi_docs import PROBLEM_CATALOGUE
 from gateway.principal import Principal
+from gateway.store.connection import Keys
 
 __all__ = [
-    "ALGORITHM",
     "ORGANISER_SCOPE",
     "IssuedToken",
     "PendingRevocation",
@@ -53,7 +53,7 @@ __all__ = [
     "VerifiedToken",
     "auth_problem",
     "game_scope",
-    "organiser_key_fingerprint",
+    "revoked_key",
 ]
 
 ALGORITHM = "EdDSA"
@@ -95,7 +95,7 @@ more tokens than this may be live, and only the ones not sent lately are checked
 again."""
 
 
-def auth_problem(code: str, detail: str | None = None) -> ProblemError:
+def auth_problem(code: str, detail: str) -> ProblemError:
     """The problem for an ``auth/...`` code, with its catalogued status (401, or 403 for
     ``auth/wrong_scope``) and title; a 401 carries the ``WWW-Authenticate`` challenge."""
     spec = PROBLEM_CATALOGUE[code]
@@ -107,6 +107,13 @@ def auth_problem(code: str, detail: str | None = None) -> ProblemError:
             challenge += ', error="invalid_token"'
         headers = {"WWW-Authenticate": challenge}
     return ProblemError(spec.status, code, spec.title, detail, headers=headers)
+
+
+def revoked_key(keys: Keys, token_id: str) -> str:
+    """The Redis key whose existence marks ``token_id`` as revoked (:mod:`gateway.store.auth`
+    writes it; a table read asks for it in the same round trip, see
+    :class:`PendingRevocation`)."""
+    return keys.global_("revoked", token_id)
 
 
 def game_scope(game: str) -> str:
@@ -121,6 +128,8 @@ class VerifiedToken:
     principal: Principal
     expires_at: int
     """``exp`` (Unix seconds): how long a revocation of this token must be remembered."""
+    valid_until: float
+    """When the token stops verifying: ``exp`` plus the leeway (PyJWT's rule)."""
 
 
 @dataclass(frozen=True)
@@ -143,10 +152,12 @@ class PendingRevocation:
     valid_until: float
     """When the token stops verifying (``exp`` plus the leeway): a held wait ends then."""
 
-    def may_play(self, game: str) -> bool:
-        """Whether the token's scopes allow playing ``game``: a claim of the token itself,
-        which tells nothing about a table (the revocation is still to be asked)."""
-        return self._principal.may_play(game)
+    @classmethod
+    def of(cls, verified: VerifiedToken, keys: Keys) -> PendingRevocation:
+        """The caller of ``verified``, its revocation mark looked up under ``keys``."""
+        principal = verified.principal
+        return cls(principal.agent_id, revoked_key(keys, principal.token_id), principal,
+                   verified.valid_until)
 
     def confirm(self, revoked: bool) -> Principal:
         """The caller, once Redis answered whether the token was revoked.
@@ -180,30 +191,18 @@ class TokenService:
     is what request handling uses.
     """
 
-    def __init__(self, settings: Settings, keyring: KeyRing | None = None) -> None:
+    def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.keyring = keyring or load_keyring(settings)
+        self.keyring = load_keyring(settings)
         self._organiser_key = resolve_organiser_key(settings)
         self._organiser_fingerprint = organiser_key_fingerprint(self._organiser_key)
         # Token string -> its verification. The Ed25519 check and PyJWT's parsing
         # cost about 0.4 ms of CPU per request; an agent sends the same token on
         # every request. Only the stateless checks are cached: expiry is checked
         # again on every hit, revocation is never cached here.
-        self._verified: OrderedDict[str, VerifiedToken] = OrderedDict()
+        self._verify_once = functools.lru_cache(maxsize=VERIFIED_CACHE_SIZE)(self.verify)
 
     # minting -----------------------------------------------------------------
-
-    def mint(
-        self,
-        *,
-        agent_id: str,
-        name: str,
-        scopes: Iterable[str],
-        kind: Literal["agent", "organiser"] = "agent",
-        ttl_s: int | None = None,
-    ) -> str:
-        """A signed token for ``agent_id``, valid for ``ttl_s`` seconds (default from settings)."""
-        return self.issue(agent_id=agent_id, name=name, scopes=scopes, kind=kind, ttl_s=ttl_s).token
 
     def issue(
         self,
@@ -214,7 +213,8 @@ class TokenService:
         kind: Literal["agent", "organiser"] = "agent",
         ttl_s: int | None = None,
     ) -> IssuedToken:
-        """Like :meth:`mint`, also returning the token's ``jti`` and ``exp``."""
+        """A signed token for ``agent_id``, valid for ``ttl_s`` seconds (default from settings),
+        with its ``jti`` and ``exp``."""
         now = int(time.time())
         lifetime = ttl_s if ttl_s is not None else self.settings.access_token_ttl_s
         scope_set = set(scopes)
@@ -244,17 +244,13 @@ class TokenService:
 
     # verifying ---------------------------------------------------------------
 
-    def verify(self, token: str) -> Principal:
-        """The principal of a token that passes every stateless check.
+    def verify(self, token: str) -> VerifiedToken:
+        """The token, once it passed every stateless check.
 
         Does not consult revocation; request handling uses :meth:`authenticate`.
 
         :raises ProblemError: 401 with the ``auth/...`` code of the first failure.
         """
-        return self.verify_token(token).principal
-
-    def verify_token(self, token: str) -> VerifiedToken:
-        """Like :meth:`verify`, also returning the token's expiry."""
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
@@ -299,27 +295,18 @@ class TokenService:
                     "The organiser key was rotated since this organiser token was minted; "
                     "mint a new one with the current key.",
                 )
-        return VerifiedToken(principal, int(claims["exp"]))
-
-    def valid_until(self, verified: VerifiedToken) -> float:
-        """The instant ``verified`` stops verifying: its ``exp`` plus the leeway (PyJWT's rule)."""
-        return verified.expires_at + self.settings.jwt_leeway_s
+        expires_at = int(claims["exp"])
+        return VerifiedToken(principal, expires_at, expires_at + self.settings.jwt_leeway_s)
 
     def verify_cached(self, token: str) -> VerifiedToken:
-        """Like :meth:`verify_token`, remembering tokens that passed (expiry is re-checked).
+        """Like :meth:`verify`, remembering tokens that passed (expiry is re-checked).
 
         Still no revocation check: see :meth:`authenticate` and
         :class:`PendingRevocation`.
         """
-        verified = self._verified.get(token)
-        if verified is not None and time.time() < self.valid_until(verified):
-            self._verified.move_to_end(token)
-            return verified
-        verified = self.verify_token(token)  # raises for an expired token, as before
-        self._verified[token] = verified
-        self._verified.move_to_end(token)
-        if len(self._verified) > VERIFIED_CACHE_SIZE:
-            self._verified.popitem(last=False)
+        verified = self._verify_once(token)
+        if time.time() >= verified.valid_until:
+            return self.verify(token)  # raises auth/expired
         return verified
 
     async def authenticate(self, token: str, revoked: RevocationCheck) -> VerifiedToken:

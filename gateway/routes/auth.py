@@ -36,15 +36,7 @@ from gateway.services.agents import change_meta, check_predecessor, meta_out
 from gateway.services.records import problem
 from gateway.store.auth import AgentNameTaken, AgentRecord, AuthStore
 
-__all__ = [
-    "AccessToken",
-    "AgentProfile",
-    "Jwks",
-    "OrganiserTokenRequest",
-    "RevokeRequest",
-    "Revoked",
-    "router",
-]
+__all__ = ["router"]
 
 router = APIRouter(tags=["auth"])
 
@@ -156,7 +148,7 @@ async def revoke_token(
         target = own
     else:
         try:
-            target = tokens.verify_token(request.token)
+            target = tokens.verify(request.token)
         except ProblemError as refused:
             raise problem("request/invalid",
                           f"That token cannot be revoked ({refused.code}).") from None

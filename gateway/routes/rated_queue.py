@@ -14,15 +14,14 @@ from fastapi import APIRouter, Body, Query, Request
 from gateway.deps import (
     CurrentPrincipal,
     CurrentToken,
-    TokenServiceDep,
     client_address,
     table_context_of,
 )
 from gateway.openapi_docs import AUTH_PROBLEMS, problem_responses
 from gateway.routes.waits import OBSERVE_WAIT_MAX_S
 from gateway.schemas.tournaments import RatedQueueRequest, RatedQueueTicket
+from gateway.security import revoked_key
 from gateway.services import rated_queue as service
-from gateway.store.auth import revoked_key
 
 __all__ = ["router"]
 
@@ -69,14 +68,13 @@ async def get_rated_queue_ticket(
     request: Request,
     game: str,
     token: CurrentToken,
-    tokens: TokenServiceDep,
     wait_s: Annotated[float, Query(ge=0, le=OBSERVE_WAIT_MAX_S, description=(
         "Hold the answer while you wait, up to this many seconds (capped by the server's "
         "long-poll maximum), until a draw seats you."))] = 0.0,
 ) -> RatedQueueTicket:
     """``seated``: play ``table_id`` (your seat is ``seat``); ``waiting``: read again;
     ``expired`` or ``left``: join again to wait."""
-    wait_s = min(wait_s, max(0.0, tokens.valid_until(token) - time.time()))
+    wait_s = min(wait_s, max(0.0, token.valid_until - time.time()))
     return await service.queue_ticket(
         table_context_of(request), token.principal, game, wait_s=wait_s,
         revoked_key=revoked_key(request.app.state.keys, token.principal.token_id))

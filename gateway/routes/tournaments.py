@@ -18,7 +18,6 @@ from gateway.deps import (
     CurrentToken,
     OptionalCaller,
     OrganiserPrincipal,
-    TokenServiceDep,
     client_address,
     table_context_of,
 )
@@ -33,8 +32,8 @@ from gateway.schemas.tournaments import (
     TournamentOut,
     TournamentResults,
 )
+from gateway.security import revoked_key
 from gateway.services import tournaments as service
-from gateway.store.auth import revoked_key
 
 __all__ = ["router"]
 
@@ -289,7 +288,6 @@ async def get_tournament_bundle(
 async def get_assignments(
     request: Request,
     token: CurrentToken,
-    tokens: TokenServiceDep,
     wait: Annotated[float, wait_seconds(
         ASSIGNMENTS_WAIT_MAX_S,
         "Hold the answer up to this many seconds (capped by the server's long-poll "
@@ -300,7 +298,7 @@ async def get_assignments(
     table id and seat), and the end of each tournament you play (``tournament.finished``).
     Loop with ``after=<last_id>&wait_s=30``; then observe the table and play. Never names a
     board or anything hidden. The wait ends when the token expires."""
-    wait = min(wait, max(0.0, tokens.valid_until(token) - time.time()))
+    wait = min(wait, max(0.0, token.valid_until - time.time()))
     return await service.assignments(
         table_context_of(request), token.principal, after=after, wait=wait,
         revoked_key=revoked_key(request.app.state.keys, token.principal.token_id))
@@ -320,7 +318,6 @@ async def get_assignments(
 async def stream_assignments(
     request: Request,
     token: CurrentToken,
-    tokens: TokenServiceDep,
     after: Annotated[StreamId, Query(description="Start after this id.")] = "0",
     last_event_id: Annotated[StreamId | None, Header(
         alias="Last-Event-ID",
@@ -331,7 +328,7 @@ async def stream_assignments(
     frames = service.stream_assignments(
         table_context_of(request), token.principal,
         after=last_event_id if last_event_id is not None else after,
-        until=min(tokens.valid_until(token),
+        until=min(token.valid_until,
                   time.time() + request.app.state.settings.assignment_stream_max_s),
         revoked_key=revoked_key(request.app.state.keys, token.principal.token_id))
     return StreamingResponse(frames, media_type="text/event-stream",

@@ -87,7 +87,7 @@ from gateway.services.context import TableContext
 from gateway.services.records import invalid, schema_errors
 from gateway.services.runtime import table_context
 from gateway.services.waiters import Watch
-from gateway.store.auth import AuthStore, revoked_key
+from gateway.store.auth import AuthStore
 from gateway.store.outage import REDIS_UNAVAILABLE
 
 __all__ = [
@@ -497,10 +497,8 @@ async def _authenticate(websocket: WebSocket, token: str) -> _Credential:
     state = websocket.app.state
     tokens: TokenService = state.tokens
     verified = await tokens.authenticate(token, AuthStore(state.redis, state.keys).is_revoked)
-    principal = verified.principal
-    caller = PendingRevocation(principal.agent_id, revoked_key(state.keys, principal.token_id),
-                               principal, tokens.valid_until(verified))
-    return _Credential(principal, caller, float(verified.expires_at))
+    caller = PendingRevocation.of(verified, state.keys)
+    return _Credential(verified.principal, caller, float(verified.expires_at))
 
 
 async def _first_token(websocket: WebSocket) -> str:

@@ -19,9 +19,10 @@ from __future__ import annotations
 from gateway.errors import ProblemError
 from gateway.openapi_docs import register_problem
 from gateway.schemas.auth import AgentMeta, AgentMetaOut
+from gateway.services.records import problem
 from gateway.store.auth import AgentRecord, AuthStore
 
-__all__ = ["LINEAGE_LIMIT", "change_meta", "check_predecessor", "meta_out"]
+__all__ = ["change_meta", "check_predecessor", "meta_out"]
 
 LINEAGE_LIMIT = 64
 """The most versions one lineage is followed back through."""
@@ -31,7 +32,7 @@ register_problem("agent/invalid_predecessor", 422, "Invalid predecessor",
 
 
 def _refused(detail: str) -> ProblemError:
-    return ProblemError(422, "agent/invalid_predecessor", "Invalid predecessor", detail)
+    return problem("agent/invalid_predecessor", detail)
 
 
 async def check_predecessor(

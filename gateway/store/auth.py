@@ -43,12 +43,11 @@ import json
 import secrets
 import time
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict
 
-from gateway.security import IssuedToken
+from gateway.security import IssuedToken, revoked_key
 from gateway.store.connection import Keys, RedisClient, decoded, decoded_scores, round_trip
 from gateway.store.table_rows import no_errors
 from gateway.store.waits import publish_command
@@ -60,7 +59,6 @@ __all__ = [
     "AuthStore",
     "SecretRotation",
     "hash_secret",
-    "new_agent_secret",
     "secret_matches",
 ]
 
@@ -170,10 +168,6 @@ def secret_matches(secret: str, stored: str) -> bool:
     return hmac.compare_digest(candidate, _unb64(digest))
 
 
-def _fold(name: str) -> str:
-    return name.strip().casefold()
-
-
 def _record_of(agent_id: str, fields: dict[str, str]) -> AgentRecord:
     """The record an agent's hash describes (never its secret)."""
     return AgentRecord(
@@ -185,15 +179,6 @@ def _record_of(agent_id: str, fields: dict[str, str]) -> AgentRecord:
         owner=fields.get("owner") or agent_id,
         meta=json.loads(fields.get("meta") or "{}"),
     )
-
-
-def revoked_key(keys: Keys, token_id: str) -> str:
-    """The key whose existence marks ``token_id`` as revoked.
-
-    Public so that a table read can ask for it in the same round trip
-    (:meth:`gateway.store.tables.TableStore.load_checked`).
-    """
-    return keys.global_("revoked", token_id)
 
 
 class AuthStore:
@@ -223,13 +208,10 @@ class AuthStore:
         keeps copies there); the marks themselves on one Redis."""
         if self.keys.cluster:
             return self.keys.global_("agent-revoked", self._agent_tag(agent_id), "")
-        return self._revoked_key("")
+        return revoked_key(self.keys, "")
 
     def _name_key(self, name: str) -> str:
-        return self.keys.global_("agent-name", _fold(name))
-
-    def _revoked_key(self, token_id: str) -> str:
-        return revoked_key(self.keys, token_id)
+        return self.keys.global_("agent-name", name.strip().casefold())
 
     def tokens_key(self, agent_id: str) -> str:
         return self.keys.global_("agent-tokens", self._agent_tag(agent_id))
@@ -237,18 +219,17 @@ class AuthStore:
     # agents ------------------------------------------------------------------
 
     async def create_agent(
-        self, *, name: str, scopes: Iterable[str] = (), secret: str | None = None,
-        owner: str | None = None, meta: dict[str, str] | None = None,
+        self, *, name: str, scopes: Iterable[str] = (), owner: str | None = None,
+        meta: dict[str, str] | None = None,
     ) -> tuple[AgentRecord, str]:
         """Register a new agent called ``name``; returns its record and its plain secret.
 
-        ``secret`` defaults to a fresh :func:`new_agent_secret`; the plain secret is
-        not stored and cannot be recovered later (only rotated). ``owner`` defaults to
-        the new agent's own id.
+        The secret is fresh (:func:`new_agent_secret`), not stored and cannot be
+        recovered later (only rotated). ``owner`` defaults to the new agent's own id.
 
         :raises AgentNameTaken: when the name (case-insensitively) is held already.
         """
-        plain = secret if secret is not None else new_agent_secret()
+        plain = new_agent_secret()
         agent_id = f"agt_{secrets.token_hex(10)}"
         if not await self.redis.set(self._name_key(name), agent_id, nx=True):
             raise AgentNameTaken(name)
@@ -317,22 +298,19 @@ class AuthStore:
             return None
         record, proof = proven
         issued = issue(record)
-        return (record, issued) if await self._note(agent_id, issued, secret_hash=proof) else None
+        noted = await self.note_issued(agent_id, issued, secret_hash=proof)
+        return (record, issued) if noted else None
 
     async def note_issued(
-        self, agent_id: str, issued: IssuedToken, *, asked_with: str | None = None
-    ) -> bool:
-        """Note a token admission issued to ``agent_id``, so that a secret rotation revokes it.
-
-        ``asked_with``: the ``jti`` of the token the request was made with; False (and
-        nothing noted) when that token was revoked meanwhile.
-        """
-        return await self._note(agent_id, issued, asked_with=asked_with)
-
-    async def _note(
         self, agent_id: str, issued: IssuedToken, *, secret_hash: str = "",
         asked_with: str | None = None,
     ) -> bool:
+        """Note a token issued to ``agent_id``, so that a secret rotation revokes it.
+
+        False (and nothing noted) when the proof it was issued on no longer holds:
+        ``secret_hash`` is not the agent's secret any more, or the token ``asked_with``
+        (the ``jti`` the request was made with) was revoked meanwhile.
+        """
         agent_key = self.agent_key(agent_id)
         proof_key = agent_key
         if asked_with is not None:
@@ -403,7 +381,7 @@ class AuthStore:
     ) -> None:
         """Write ``token_id``'s revocation mark and, on a cluster, its copies in every
         table bucket (and on ``agent_id``'s slot): answered once all are written."""
-        mark = self._revoked_key(token_id)
+        mark = revoked_key(self.keys, token_id)
         async with self.redis.pipeline(transaction=False) as pipe:
             for key in (mark, *self.keys.bucket_copies(mark)):
                 pipe.set(key, "1", ex=ttl_s)
@@ -420,22 +398,18 @@ class AuthStore:
         :raises AgentNotFound: when there is no such agent.
         """
         key = self.agent_key(agent_id)
-        # WATCH makes the read-modify-write safe against a concurrent grant.
-        async with self.redis.pipeline(transaction=True) as pipe:
-            while True:
-                try:
-                    await pipe.watch(key)
-                    current = await pipe.hget(key, "scopes")
-                    if current is None:
-                        raise AgentNotFound(agent_id)
-                    merged = set(decoded(current).split()) | set(scopes)
-                    # redis-py leaves the asyncio Pipeline.multi() unannotated.
-                    pipe.multi()  # type: ignore[no-untyped-call]
-                    pipe.hset(key, "scopes", " ".join(sorted(merged)))
-                    await pipe.execute()
-                    break
-                except aioredis.WatchError:
-                    continue
+
+        async def grant(pipe: Any) -> None:
+            current = await pipe.hget(key, "scopes")
+            if current is None:
+                raise AgentNotFound(agent_id)
+            merged = set(decoded(current).split()) | set(scopes)
+            pipe.multi()
+            pipe.hset(key, "scopes", " ".join(sorted(merged)))
+
+        # WATCH makes the read-modify-write safe against a concurrent grant (retried on one).
+        # RedisCluster.transaction awaits func(pipe) but annotates func as a coroutine.
+        await self.redis.transaction(grant, key)  # type: ignore[arg-type]
         record = await self.get_agent(agent_id)
         if record is None:  # deleted between the write and the read
             raise AgentNotFound(agent_id)
@@ -456,4 +430,4 @@ class AuthStore:
 
     async def is_revoked(self, token_id: str) -> bool:
         """True when ``token_id`` was revoked and has not expired yet."""
-        return bool(await self.redis.exists(self._revoked_key(token_id)))
+        return bool(await self.redis.exists(revoked_key(self.keys, token_id)))

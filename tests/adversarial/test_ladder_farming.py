@@ -70,7 +70,7 @@ class Gateway:
         self._turn = itertools.count()
 
     def agent(self, name: str, address: str) -> Agent:
-        token = self.tokens.mint(agent_id=f"agt_{name}", name=name, scopes={f"game:{GAME}"})
+        token = self.tokens.issue(agent_id=f"agt_{name}", name=name, scopes={f"game:{GAME}"}).token
         return Agent(f"agt_{name}", {"Authorization": f"Bearer {token}", ADDRESS_HEADER: address})
 
     def send(self, method: str, path: str, who: Agent | None = None, **kwargs: Any) -> Any:

@@ -23,7 +23,7 @@ def test_rotating_the_organiser_key_revokes_organiser_tokens(
             json={"name": "boss", "kind": "organiser", "ttl_s": 30 * 24 * 3600})
         assert minted.status_code == 201, minted.text
         organiser = {"Authorization": f"Bearer {minted.json()['access_token']}"}
-        agent_token = app.state.tokens.mint(agent_id="a-1", name="a1", scopes={"game:market-fortune"})
+        agent_token = app.state.tokens.issue(agent_id="a-1", name="a1", scopes={"game:market-fortune"}).token
         agent = {"Authorization": f"Bearer {agent_token}"}
         assert before.get("/v1/agents/me", headers=organiser).status_code == 200
     claims = jwt.decode(minted.json()["access_token"], options={"verify_signature": False})

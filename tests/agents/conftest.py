@@ -60,9 +60,9 @@ class RunningGateway:
     ) -> str:
         """A bearer token for a new agent called ``name`` allowed to play ``games``."""
         agent = name or f"sdk-{uuid.uuid4().hex[:8]}"
-        return self.tokens.mint(
+        return self.tokens.issue(
             agent_id=f"id-{agent}", name=agent, scopes={f"game:{game}" for game in games}, ttl_s=ttl_s
-        )
+        ).token
 
     def forged_token(self, **changes: Any) -> str:
         """A token signed with this gateway's own key, its claims changed by ``changes``."""

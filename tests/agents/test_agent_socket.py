@@ -78,7 +78,7 @@ def _agent(app: FastAPI, name: str) -> tuple[str, str]:
             await client.aclose()
 
     agent_id = asyncio.run(register())
-    return agent_id, app.state.tokens.mint(agent_id=agent_id, name=name, scopes={f"game:{GAME}"})
+    return agent_id, app.state.tokens.issue(agent_id=agent_id, name=name, scopes={f"game:{GAME}"}).token
 
 
 def test_a_tournament_is_played_on_one_socket_assignments_and_tables_alike(
@@ -140,7 +140,7 @@ def test_a_turn_announced_with_its_first_action_is_printed_before_that_move_in_e
     answer or after it."""
     app, _census, base_url = served
     lines: list[str] = []
-    token = app.state.tokens.mint(agent_id=f"hg-{steered}", name="hg", scopes={"game:hab-und-gut"})
+    token = app.state.tokens.issue(agent_id=f"hg-{steered}", name="hg", scopes={"game:hab-und-gut"}).token
     with Client(base_url, token=token) as client:
         table = client.create_table("hab-und-gut", "standard", 3, seed=1,
                                     house_bots=[{"seat": s, "bot": "greedy"} for s in (1, 2)])
@@ -183,7 +183,7 @@ def test_a_second_decision_in_a_row_comes_with_its_actions_answer(
     decides from the answer's observation), and the runner makes it; no decision of the
     seat is left to the clock."""
     app, _census, base_url = served
-    token = app.state.tokens.mint(agent_id="twice", name="twice", scopes={f"game:{GAME}"})
+    token = app.state.tokens.issue(agent_id="twice", name="twice", scopes={f"game:{GAME}"}).token
     with Client(base_url, token=token) as client:
         table = client.create_table(GAME, "family", 2, seed=1, turn_timeout_s=60,
                                     options={"turn_limit_per_seat": 6},
@@ -214,7 +214,7 @@ def test_tables_played_at_once_share_the_agents_socket(
     served: tuple[FastAPI, Census, str],
 ) -> None:
     app, census, base_url = served
-    token = app.state.tokens.mint(agent_id="several", name="several", scopes={f"game:{GAME}"})
+    token = app.state.tokens.issue(agent_id="several", name="several", scopes={f"game:{GAME}"}).token
     results: list[GameResult] = []
     with Client(base_url, token=token) as client:
         tables = [client.create_table(GAME, "family", 2, options={"turn_limit_per_seat": 4},

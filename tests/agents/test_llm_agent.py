@@ -54,7 +54,7 @@ def test_after_admission_the_client_renews_an_expired_token_by_itself(
         assert passed.secret is not None
         assert client.credentials == agents.AgentCredentials(passed.agent_id, passed.secret)
         # The game outlived the admission's token: the next request must renew it, not fail.
-        expired = gateway.tokens.mint(agent_id=passed.agent_id, name=passed.name, scopes=passed.scopes, ttl_s=-5)
+        expired = gateway.tokens.issue(agent_id=passed.agent_id, name=passed.name, scopes=passed.scopes, ttl_s=-5).token
         client.token = expired
         assert client.me().agent_id == passed.agent_id
         assert client.token not in (expired, passed.access_token)

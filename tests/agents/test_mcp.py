@@ -152,8 +152,8 @@ def test_a_whole_game_through_mcp_names_no_card_its_reader_may_not_see(
             first, second = clients[0], clients[1]
             # The organiser deals a fixed board (no agent may choose the seed of a table
             # other agents join); every seat then joins through the tools.
-            organiser = await stack.enter_async_context(mcp_client(gateway, gateway.tokens.mint(
-                agent_id="mcp-organiser", name="organiser", scopes=set(), kind="organiser")))
+            organiser = await stack.enter_async_context(mcp_client(gateway, gateway.tokens.issue(
+                agent_id="mcp-organiser", name="organiser", scopes=set(), kind="organiser").token))
             table = payload(await organiser.call_tool("create_table", {
                 "game": game, "seed": 21, "join": False, **table_fields}))
             listed = payload(await second.call_tool("list_tables", {"status": "open"}))
@@ -222,7 +222,7 @@ def test_an_entrant_finds_its_tournament_tables_through_mcp(gateway: RunningGate
     from tests.agents.test_tournaments import _register
 
     (agent_id,) = _register(gateway, f"Mia{uuid.uuid4().hex[:6]}")
-    token = gateway.tokens.mint(agent_id=agent_id, name="Mia", scopes={f"game:{GAME}"})
+    token = gateway.tokens.issue(agent_id=agent_id, name="Mia", scopes={f"game:{GAME}"}).token
     with Client(gateway.base_url, token=ORGANISER_KEY) as organiser:
         tournament = organiser.create_tournament(
             "mcp", GAME, "family", 2, [agent_id, "bot:greedy"], format="duplicate", boards=1,

@@ -112,7 +112,7 @@ def test_the_runner_falls_back_to_http_where_the_server_has_no_socket(
     app.add_middleware(NoSocket)  # an older gateway
     lines: list[str] = []
     with serve_app(app) as base_url:
-        token = app.state.tokens.mint(agent_id="old", name="old", scopes={f"game:{short_game['game']}"})
+        token = app.state.tokens.issue(agent_id="old", name="old", scopes={f"game:{short_game['game']}"}).token
         with Client(base_url, token=token) as client:
             table = client.create_table(
                 **short_game,

@@ -135,7 +135,7 @@ def test_an_expired_token_is_renewed_with_the_agent_credentials(gateway: Running
 
     passed = admit(gateway, oracle, new_name())
     assert passed.secret is not None
-    expired = gateway.tokens.mint(agent_id=passed.agent_id, name=passed.name, scopes=passed.scopes, ttl_s=-5)
+    expired = gateway.tokens.issue(agent_id=passed.agent_id, name=passed.name, scopes=passed.scopes, ttl_s=-5).token
     credentials = AgentCredentials(passed.agent_id, passed.secret)
     assert passed.secret not in repr(credentials)
     with gateway.client(expired) as plain, pytest.raises(agents.AuthExpired):
@@ -197,7 +197,7 @@ def test_an_event_stream_renews_an_expired_token_too(
         table = host.create_table(
             **short_game, join=False, house_bots=[{"seat": s, "bot": "random"} for s in range(short_game["seats"])]
         )
-    expired = gateway.tokens.mint(agent_id=passed.agent_id, name=passed.name, scopes=passed.scopes, ttl_s=-5)
+    expired = gateway.tokens.issue(agent_id=passed.agent_id, name=passed.name, scopes=passed.scopes, ttl_s=-5).token
     credentials = AgentCredentials(passed.agent_id, passed.secret)
     with gateway.client(expired, credentials=credentials) as watcher:
         events = list(watcher.events(table.id, mode="sse"))

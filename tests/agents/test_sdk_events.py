@@ -171,8 +171,8 @@ def test_an_sse_stream_outlives_its_token_when_the_client_can_renew_it(
             gateway.client(passed.access_token) as me:
         table = host.create_table(**short_game)
         me.join(table.id)
-        short_lived = gateway.tokens.mint(
-            agent_id=passed.agent_id, name=passed.name, scopes=passed.scopes, ttl_s=1)
+        short_lived = gateway.tokens.issue(
+            agent_id=passed.agent_id, name=passed.name, scopes=passed.scopes, ttl_s=1).token
         transport = DroppingTransport()
         received: list[EventOut] = []
         with Client(gateway.base_url, token=short_lived, transport=transport,

@@ -48,7 +48,7 @@ def _register(gateway: RunningGateway, *names: str) -> list[str]:
 
 def _play_all(gateway: RunningGateway, agent_id: str, name: str, tournament_id: str,
               played: list[GameResult]) -> None:
-    token = gateway.tokens.mint(agent_id=agent_id, name=name, scopes={f"game:{GAME}"})
+    token = gateway.tokens.issue(agent_id=agent_id, name=name, scopes={f"game:{GAME}"}).token
     with gateway.client(token) as client:
         runner = Runner(client, HouseBot("greedy"), printer=None, poll_wait_s=2.0)
         for assignment in client.assigned_tables(tournament_id, wait_s=2.0):
@@ -133,7 +133,7 @@ def test_the_cli_creates_plays_watches_and_reports_a_tournament(
     created = capsys.readouterr().out
     tournament_id = created.split()[1].rstrip(":")
     assert tournament_id.startswith("tn_") and "4 tables planned" in created
-    token = gateway.tokens.mint(agent_id=cleo, name=cleo, scopes={f"game:{GAME}"})
+    token = gateway.tokens.issue(agent_id=cleo, name=cleo, scopes={f"game:{GAME}"}).token
     assert main(["play", *server, "--token", token, "--tournament", tournament_id,
                  "--poll-wait", "2", "--quiet"]) == 0
     played = capsys.readouterr().out

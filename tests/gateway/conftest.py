@@ -117,13 +117,13 @@ def mint_token(token_service: TokenService) -> MintToken:
         ttl_s: int | None = None,
         scopes: Iterable[str] = (),
     ) -> str:
-        return token_service.mint(
+        return token_service.issue(
             agent_id=agent_id,
             name=name,
             scopes={*(f"game:{game}" for game in games), *scopes},
             kind=kind,
             ttl_s=ttl_s,
-        )
+        ).token
 
     return mint
 

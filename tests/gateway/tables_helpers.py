@@ -30,8 +30,8 @@ def agents(
 def organiser_auth(client: TestClient) -> dict[str, str]:
     """The auth headers of an organiser token (``org``) minted by the client's app: the
     organiser may choose the seed of a table agents share; agents may not."""
-    token = client.app.state.tokens.mint(  # type: ignore[attr-defined]
-        agent_id="org", name="org", scopes=set(), kind="organiser")
+    token = client.app.state.tokens.issue(  # type: ignore[attr-defined]
+        agent_id="org", name="org", scopes=set(), kind="organiser").token
     return {"Authorization": f"Bearer {token}"}
 
 

@@ -131,8 +131,8 @@ def test_development_keys_are_generated_once_with_mode_0600(tmp_path: Path) -> N
     assert first.organiser_key == second.organiser_key and len(first.organiser_key) >= 32
     for name in (SIGNING_KEY_FILE, ORGANISER_KEY_FILE):
         assert os.stat(tmp_path / name).st_mode & 0o777 == 0o600
-    token = first.mint(agent_id="a", name="a", scopes=())
-    assert second.verify(token).agent_id == "a"
+    token = first.issue(agent_id="a", name="a", scopes=()).token
+    assert second.verify(token).principal.agent_id == "a"
 
 
 def test_production_never_generates_keys(tmp_path: Path) -> None:

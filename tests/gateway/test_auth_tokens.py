@@ -201,7 +201,7 @@ def test_tokens_of_a_retired_key_stay_valid_while_its_public_key_is_listed(
     settings: Settings, app: FastAPI
 ) -> None:
     old_service: TokenService = app.state.tokens
-    old_token = old_service.mint(agent_id="agent-1", name="alice", scopes=())
+    old_token = old_service.issue(agent_id="agent-1", name="alice", scopes=()).token
     old_public = _our_key(settings).public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     ).decode()
@@ -212,9 +212,9 @@ def test_tokens_of_a_retired_key_stay_valid_while_its_public_key_is_listed(
         update={"signing_key_pem": new_key, "previous_public_keys_pem": [old_public]}
     )
     rotated_service = TokenService(rotated)
-    assert rotated_service.verify(old_token).agent_id == "agent-1"
+    assert rotated_service.verify(old_token).principal.agent_id == "agent-1"
     assert len(rotated_service.keyring.jwks()["keys"]) == 2
-    fresh = rotated_service.mint(agent_id="agent-2", name="bob", scopes=())
+    fresh = rotated_service.issue(agent_id="agent-2", name="bob", scopes=()).token
     assert jwt.get_unverified_header(fresh)["kid"] == rotated_service.keyring.signing_kid
     without_old = TokenService(settings.model_copy(update={"signing_key_pem": new_key}))
     with pytest.raises(Exception) as refused:
@@ -230,17 +230,17 @@ def test_the_verified_token_cache_drops_the_least_recently_sent_token(
     import gateway.security as security
 
     monkeypatch.setattr(security, "VERIFIED_CACHE_SIZE", 3)
-    tokens = TokenService(settings)
-    minted = [tokens.mint(agent_id=f"agent-{i}", name=f"a{i}", scopes={"game:market-fortune"})
-              for i in range(4)]
     checked: list[str] = []
-    verify = tokens.verify_token
+    verify = TokenService.verify
 
-    def counting(token: str) -> Any:
+    def counting(self: TokenService, token: str) -> Any:
         checked.append(token)
-        return verify(token)
+        return verify(self, token)
 
-    monkeypatch.setattr(tokens, "verify_token", counting)
+    monkeypatch.setattr(TokenService, "verify", counting)
+    tokens = TokenService(settings)
+    minted = [tokens.issue(agent_id=f"agent-{i}", name=f"a{i}", scopes={"game:market-fortune"}).token
+              for i in range(4)]
     for token in minted[:3]:
         tokens.verify_cached(token)
     tokens.verify_cached(minted[0])  # sent again: now the most recent

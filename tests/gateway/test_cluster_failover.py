@@ -146,8 +146,8 @@ def test_acknowledged_actions_survive_the_primary_s_death(
         app = create_app(settings)
         acknowledged: list[tuple[int, str]] = []  # (version it made, action id)
         with TestClient(app) as client:
-            seats = [{"Authorization": "Bearer " + app.state.tokens.mint(
-                agent_id=f"fo{i}", name=f"fo{i}", scopes={f"game:{GAME}"}, kind="agent")}
+            seats = [{"Authorization": "Bearer " + app.state.tokens.issue(
+                agent_id=f"fo{i}", name=f"fo{i}", scopes={f"game:{GAME}"}, kind="agent").token}
                 for i in range(2)]
             table_id = _seated_table(client, seats)
             keys = Keys(redis_namespace, cluster=True)

@@ -19,10 +19,10 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ClusterCrossSlotError
 
 from agents_club_cli.local_cluster import LocalCluster
-from gateway.security import IssuedToken
+from gateway.security import IssuedToken, revoked_key
 from gateway.store.active_tables import ActiveTableStore
 from gateway.store.admission import AdmissionStore
-from gateway.store.auth import AuthStore, revoked_key
+from gateway.store.auth import AuthStore
 from gateway.store.connection import (
     CLUSTER_BUCKETS,
     Keys,

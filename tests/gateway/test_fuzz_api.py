@@ -273,16 +273,16 @@ class World:
 
     def fuzzer_token(self) -> str:
         """A fresh, valid token of the fuzzing agent (a revoked one must not end the fuzzing)."""
-        return str(self.app.state.tokens.mint(
+        return str(self.app.state.tokens.issue(
             agent_id=self.fuzzer_id, name=FUZZER_NAME,
             scopes={f"game:{game}" for game in GAMES},
-        ))
+        ).token)
 
     def expired_token(self) -> str:
         """A token of the fuzzing agent that expired a while ago."""
-        return str(self.app.state.tokens.mint(
+        return str(self.app.state.tokens.issue(
             agent_id=self.fuzzer_id, name=FUZZER_NAME, scopes=set(), ttl_s=-3600,
-        ))
+        ).token)
 
     @property
     def table_ids(self) -> list[str]:
@@ -437,12 +437,12 @@ def _build_world(app: FastAPI, client: TestClient, redis_url: str) -> World:
     owner_token = _organiser_token(client, OWNER_NAME)
     owner = {"Authorization": f"Bearer {owner_token['access_token']}"}
     fuzzer_id = _organiser_token(client, FUZZER_NAME)["agent_id"]
-    fuzzer = {"Authorization": "Bearer " + app.state.tokens.mint(
-        agent_id=fuzzer_id, name=FUZZER_NAME, scopes={f"game:{game}" for game in GAMES})}
+    fuzzer = {"Authorization": "Bearer " + app.state.tokens.issue(
+        agent_id=fuzzer_id, name=FUZZER_NAME, scopes={f"game:{game}" for game in GAMES}).token}
     # Only the organiser may choose the seed of a table the owner does not sit at alone
     # with house bots.
-    organiser = {"Authorization": "Bearer " + app.state.tokens.mint(
-        agent_id="org", name="org", scopes=(), kind="organiser")}
+    organiser = {"Authorization": "Bearer " + app.state.tokens.issue(
+        agent_id="org", name="org", scopes=(), kind="organiser").token}
 
     def open_table(headers: dict[str, str], **body: Any) -> str:
         answer = client.post("/v1/tables", headers=headers, json={"turn_timeout_s": 86_400, **body})

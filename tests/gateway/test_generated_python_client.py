@@ -101,8 +101,8 @@ def gateway(redis_url: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
     namespace = f"test-gen-{uuid.uuid4().hex[:10]}"
     app = create_app(sdk_settings(redis_url, namespace, tmp_path))
     tokens: TokenService = app.state.tokens
-    token = tokens.mint(agent_id="generated", name="generated", scopes={"game:market-fortune"},
-                        kind="agent")
+    token = tokens.issue(agent_id="generated", name="generated", scopes={"game:market-fortune"},
+                        kind="agent").token
     try:
         with serve_app(app) as url:
             yield url, token

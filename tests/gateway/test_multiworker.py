@@ -49,7 +49,7 @@ class Cluster:
 
     def headers(self, agent: str) -> dict[str, str]:
         """Auth headers of an agent admitted to Hab & Gut."""
-        token = self.tokens.mint(agent_id=agent, name=agent, scopes={f"game:{GAME}"})
+        token = self.tokens.issue(agent_id=agent, name=agent, scopes={f"game:{GAME}"}).token
         return {"Authorization": f"Bearer {token}"}
 
     def record(self, table_id: str) -> dict[str, Any]:
@@ -108,7 +108,7 @@ def new_table(cluster: Cluster, agents: list[str], **fields: Any) -> str:
     """A started Hab & Gut table with ``agents`` seated in order, opened by the organiser
     (who may choose a seed in ``fields``); returns its id."""
     body = {"game": GAME, "mode": "standard", "seats": len(agents), "join": False, **fields}
-    organiser = cluster.tokens.mint(agent_id="org", name="org", scopes=(), kind="organiser")
+    organiser = cluster.tokens.issue(agent_id="org", name="org", scopes=(), kind="organiser").token
     created = httpx.post(f"{cluster.urls[0]}/v1/tables", json=body,
                          headers={"Authorization": f"Bearer {organiser}"})
     assert created.status_code == 201, created.text

@@ -72,8 +72,8 @@ def gateway(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     app = create_app(sdk_settings(redis_url, namespace, tmp_path_factory.mktemp("st"),
                                   long_poll_max_wait_s=0.2, assignment_stream_max_s=0.5))
     tokens: TokenService = app.state.tokens
-    token = tokens.mint(agent_id="fuzzer", name="fuzzer",
-                        scopes={f"game:{game}" for game in all_games()}, kind="agent")
+    token = tokens.issue(agent_id="fuzzer", name="fuzzer",
+                        scopes={f"game:{game}" for game in all_games()}, kind="agent").token
     try:
         with serve_app(app) as url:
             yield Gateway(url, token)

@@ -253,7 +253,7 @@ def test_expiry_closes_the_socket(settings: Settings) -> None:
     quick = settings.model_copy(update={"jwt_leeway_s": 0})
     with TestClient(create_app(quick)) as client:
         tokens: TokenService = client.app.state.tokens  # type: ignore[attr-defined]
-        token = tokens.mint(agent_id="expiring", name="expiring", scopes=(), ttl_s=1)
+        token = tokens.issue(agent_id="expiring", name="expiring", scopes=(), ttl_s=1).token
         with client.websocket_connect(
                 "/v1/ws", headers={"Authorization": f"Bearer {token}"}) as socket:
             assert socket.receive_json()["type"] == "welcome"
@@ -270,8 +270,8 @@ def test_a_renewed_token_serves_the_subscriptions_past_the_first_ones_expiry(
         tokens: TokenService = client.app.state.tokens  # type: ignore[attr-defined]
 
         def token(ttl_s: int) -> str:
-            return tokens.mint(agent_id="renewer", name="renewer", scopes=(f"game:{GAME}",),
-                               ttl_s=ttl_s)
+            return tokens.issue(agent_id="renewer", name="renewer", scopes=(f"game:{GAME}",),
+                               ttl_s=ttl_s).token
 
         first = token(2)
         table_id = _bot_table(client, {"Authorization": f"Bearer {first}"})

@@ -46,7 +46,7 @@ def test_a_killed_worker_loses_no_acknowledged_action(
     tokens = TokenService(settings)
 
     def mint(agent_id: str) -> str:
-        return tokens.mint(agent_id=agent_id, name=agent_id, scopes={"game:market-fortune"})
+        return tokens.issue(agent_id=agent_id, name=agent_id, scopes={"game:market-fortune"}).token
 
     try:
         with gateway_processes(env, 2) as (urls, processes):

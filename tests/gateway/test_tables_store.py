@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from agents_club_cli.embedded_redis import EmbeddedRedis
-from gateway.store.auth import AuthStore, revoked_key
+from gateway.security import revoked_key
+from gateway.store.auth import AuthStore
 from gateway.store.connection import Keys, close_client, connect
 from gateway.store.tables import IdempotencyRecord, TableSnapshot, TableStore
 

@@ -52,7 +52,7 @@ class Worker:
 
     def agent(self, name: str) -> LeanConnection:
         """A connection authenticated as agent ``name`` (admitted to Market Fortune)."""
-        token = self.tokens.mint(agent_id=name, name=name, scopes={f"game:{GAME}"})
+        token = self.tokens.issue(agent_id=name, name=name, scopes={f"game:{GAME}"}).token
         connection = LeanConnection(self.url, {"Authorization": f"Bearer {token}"})
         self.agents.append(connection)
         return connection

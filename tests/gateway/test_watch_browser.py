@@ -79,7 +79,7 @@ def gateway(app: FastAPI) -> Iterator[Gateway]:
         assert time.monotonic() < deadline and thread.is_alive(), "the gateway did not start"
         time.sleep(0.02)
     with httpx.Client(base_url=url, timeout=10) as http:
-        organiser = app.state.tokens.mint(agent_id="org", name="org", scopes=set(), kind="organiser")
+        organiser = app.state.tokens.issue(agent_id="org", name="org", scopes=set(), kind="organiser").token
         yield Gateway(url, http, {"Authorization": f"Bearer {organiser}"})
     server.should_exit = True
     thread.join(timeout=10)

@@ -253,7 +253,8 @@ def test_expiry_closes_the_socket(settings: Settings) -> None:
     quick = settings.model_copy(update={"jwt_leeway_s": 0})
     with TestClient(create_app(quick)) as client:
         tokens: TokenService = client.app.state.tokens  # type: ignore[attr-defined]
-        token = tokens.issue(agent_id="expiring", name="expiring", scopes=(), ttl_s=1).token
+        # 2 s, not 1: `exp` is whole seconds, so a 1 s token may expire before the upgrade.
+        token = tokens.issue(agent_id="expiring", name="expiring", scopes=(), ttl_s=2).token
         with client.websocket_connect(
                 "/v1/ws", headers={"Authorization": f"Bearer {token}"}) as socket:
             assert socket.receive_json()["type"] == "welcome"

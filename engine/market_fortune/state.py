@@ -112,9 +112,6 @@ class Investment:
         """
         return replace(self, **changes)  # type: ignore[arg-type]
 
-    def model_copy(self, *, update: dict[str, object] | None = None, deep: bool = False) -> Investment:
-        """Like a pydantic model's ``model_copy``, for callers written when this was one."""
-        return self.but(**(update or {}))
 
 
 class Reveal(EngineModel):
@@ -170,10 +167,6 @@ class SeatState:
     def with_hand(self, hand: tuple[str, ...]) -> SeatState:
         """A copy holding ``hand``: :meth:`changed` for the change a Build or a discard makes."""
         return SeatState(hand, self.strategies, self.investments, self.skip_next, self.match_total, self.revealed)
-
-    def model_copy(self, *, update: dict[str, object] | None = None, deep: bool = False) -> SeatState:
-        """Like a pydantic model's ``model_copy``, for callers written when this was one."""
-        return replace(self, **(update or {}))  # type: ignore[arg-type]
 
 
 assert len(SeatState.__slots__) == 6, "SeatState.changed passes every field"

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from gateway.services.backoff import Backoff
@@ -39,16 +38,13 @@ async def prune_listing(ctx: TableContext) -> int:
     return await ctx.store.prune_unwritten([i for i in ids if i not in present], before)
 
 
+async def _prune_all(ctx: TableContext) -> None:
+    """Prune batch after batch while each finds a full batch to drop."""
+    while await prune_listing(ctx) >= SWEEP_BATCH:
+        pass
+
+
 async def run_retention_sweeper(ctx: TableContext) -> None:
     """Prune the listing every ``retention_sweep_interval_s`` until cancelled."""
     backoff = Backoff("retention sweep", log, interval_s=ctx.settings.retention_sweep_interval_s)
-    while True:
-        try:
-            dropped = await prune_listing(ctx)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            pause = backoff.failed(error)
-        else:
-            pause = 0.0 if dropped >= SWEEP_BATCH else backoff.succeeded()
-        await asyncio.sleep(pause)
+    await backoff.run_rounds(lambda: _prune_all(ctx))

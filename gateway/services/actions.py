@@ -51,19 +51,26 @@ from gateway.store.tables import CommitResult, IdempotencyRecord, StoredEvent, T
 
 __all__ = [
     "Applied",
+    "Events",
     "IndexUpdates",
     "Step",
     "advance",
     "commit_step",
     "event_out",
+    "finish",
     "index_updates",
     "load_table",
+    "note_finished",
     "parse_table",
     "read_visible",
     "retention",
     "schedule_for",
     "submit",
 ]
+
+Events = list[tuple[tuple[int, ...] | None, dict[str, Any]]]
+"""Events to commit, as ``(audience, body)`` (``None``: public)."""
+
 
 @dataclass(frozen=True)
 class Step:
@@ -73,7 +80,7 @@ class Step:
     action: Action
     record: TableRecord
     state: Any
-    events: list[tuple[tuple[int, ...] | None, dict[str, Any]]]
+    events: Events
     log_entry: dict[str, Any]
     deadline: float | None
     bots_due: bool
@@ -151,7 +158,7 @@ def advance(
     """
     game = loaded.game
     state, engine_events = game.apply(loaded.state, seat, action)
-    events: list[tuple[tuple[int, ...] | None, dict[str, Any]]] = []
+    events: Events = []
     if by == "timeout":
         # Public on purpose, but without the action: its id may name a hidden card.
         events.append((None, {
@@ -163,16 +170,7 @@ def advance(
     record = loaded.record
     outcome = game.outcome(state)
     if outcome is not None:
-        record = record.model_copy(update={
-            "status": "finished",
-            "outcome": outcome.model_dump(mode="json"),
-            "finished_at": now,
-        })
-        events.append((None, {
-            "kind": "table.finished",
-            "text": finished_text(outcome),
-            "data": {"outcome": outcome.model_dump(mode="json")},
-        }))
+        record = finish(record, now, events, outcome.model_dump(mode="json"), finished_text(outcome))
     deadline, bots_due, to_act = schedule_for(record, game, state, now)
     log_entry: dict[str, Any] = {
         "version": loaded.version + 1, "seat": seat, "action": action.id, "by": by, "at": now,
@@ -193,6 +191,23 @@ def _asked_at(loaded: LoadedTable) -> float | None:
     if deadline is None or timeout is None:
         return None
     return deadline - timeout
+
+
+def finish(record: TableRecord, now: float, events: Events, outcome: dict[str, Any],
+           text: str) -> TableRecord:
+    """The record of a table that ends now with ``outcome``; appends its ``table.finished``
+    event to ``events``. Every end (played out, closed, forfeited, cancelled) takes this;
+    after the commit, :func:`note_finished`."""
+    events.append((None, {"kind": "table.finished", "text": text, "data": {"outcome": outcome}}))
+    return record.model_copy(update={"status": "finished", "outcome": outcome, "finished_at": now})
+
+
+async def note_finished(ctx: TableContext, record: TableRecord) -> None:
+    """After a commit that finished a table: it no longer counts against its creator, and
+    a rated or tournament table goes to its ladder or tournament at once."""
+    await quotas.release(ctx, record)
+    if record.rated or record.tournament is not None:
+        await ctx.tournaments.note_finished(record)
 
 
 def finished_text(outcome: Outcome) -> str:
@@ -263,9 +278,7 @@ async def commit_step(
     if bots_due:
         ctx.bots_due.set()
     if step.record.status == "finished":
-        await quotas.release(ctx, step.record)  # the table no longer counts against its creator
-        if step.record.rated or step.record.tournament is not None:
-            await ctx.tournaments.note_finished(step.record)
+        await note_finished(ctx, step.record)
     snapshot = TableSnapshot(
         table_id=table_id,
         record_json=loaded.snapshot.record_json if record is None else json.dumps(record),

@@ -37,9 +37,12 @@ from gateway.services import quotas
 from gateway.services.access import may_see, not_found, require_visible
 from gateway.services.actions import (
     Applied,
+    Events,
     event_out,
+    finish,
     index_updates,
     load_table,
+    note_finished,
     parse_table,
     read_visible,
     retention,
@@ -104,8 +107,6 @@ _CAS_ATTEMPTS = 20
 _UNWRITTEN_GRACE_S = 60.0
 """A listed id without a table is dropped from the listing only after this long: a create
 lists its table just before writing it."""
-
-Events = list[tuple[tuple[int, ...] | None, dict[str, Any]]]
 
 
 def default_house_bot(game: str) -> str:
@@ -537,8 +538,6 @@ async def join_table(
             stored = result.replayed  # a retry racing this request joined first
             continue
         if result.applied:
-            if record.status != "open":
-                await ctx.store.unindex_open(table_id)
             return table_out(record, loaded.version + 1, principal)
     raise problem("table/stale_version", "The table kept changing; try again.",
                   current_version=loaded.version)
@@ -578,10 +577,6 @@ async def leave_table(ctx: TableContext, table_id: str, principal: Principal) ->
             events.append((None, seat_event("seat.left", seat, occupant, "left")))
             record = _close_if_abandoned(record.model_copy(update={"seated": seated}), now, events)
         if (await _commit_record(ctx, loaded, record, events, now)).applied:
-            if record.status == "finished":
-                await ctx.store.unindex_open(table_id)
-                await quotas.release(ctx, record)
-                await ctx.tournaments.note_finished(record)  # a forfeit is on the ladder at once
             return table_out(record, loaded.version + 1, principal)
     raise problem("table/stale_version", "The table kept changing; try again.",
                   current_version=loaded.version)
@@ -603,15 +598,13 @@ def _forfeited(record: TableRecord, seat: Seat, now: float, events: Events, text
     """The record of a rated table given up by ``seat``: it places last, the others share
     first place, and the ladder rates it like any finished table."""
     outcome = {"winners": [], "reason": FORFEIT, "scores": [], "eliminated": [seat], "text": text}
-    events.append((None, {"kind": "table.finished", "text": text, "data": {"outcome": outcome}}))
-    return record.model_copy(update={"status": "finished", "outcome": outcome, "finished_at": now})
+    return finish(record, now, events, outcome, text)
 
 
 def closed(record: TableRecord, now: float, events: Events, reason: str, text: str) -> TableRecord:
     """The record of a table that ends before its game does, nobody winning."""
-    outcome = {"winners": [], "reason": reason, "scores": [], "text": text}
-    events.append((None, {"kind": "table.finished", "text": text, "data": {"outcome": outcome}}))
-    return record.model_copy(update={"status": "finished", "outcome": outcome, "finished_at": now})
+    return finish(record, now, events, {"winners": [], "reason": reason, "scores": [], "text": text},
+                  text)
 
 
 def _close_if_abandoned(record: TableRecord, now: float, events: Events) -> TableRecord:
@@ -671,11 +664,6 @@ async def close_table(ctx: TableContext, table_id: str, principal: Principal) ->
         else:
             record = closed(record, now, events, CLOSED, f"{principal.name} closed the table {when}.")
         if (await _commit_record(ctx, loaded, record, events, now)).applied:
-            if was_open:
-                await ctx.store.unindex_open(table_id)
-            await quotas.release(ctx, record)
-            if record.outcome is not None and record.outcome["reason"] == FORFEIT:
-                await ctx.tournaments.note_finished(record)  # on the ladder now, not at the sweep
             return table_out(record, loaded.version + 1, principal)
     raise problem("table/stale_version", "The table kept changing; try again.",
                   current_version=loaded.version)
@@ -694,6 +682,9 @@ async def _commit_record(
     ctx: TableContext, loaded: LoadedTable, record: TableRecord, events: Events, now: float,
     *, idempotency_scope: str | None = None, idempotency: IdempotencyRecord | None = None,
 ) -> CommitResult:
+    """Store a change of ``record`` alone (a seat taken or left, the table closed) if the
+    table is still at ``loaded.version``, and do what its new status asks: unlisted as open
+    once it started or ended, and :func:`note_finished` once it is over."""
     deadline, bots_due, _ = schedule_for(record, loaded.game, loaded.state, now)
     result = await ctx.store.commit(
         loaded.snapshot.table_id, expected_version=loaded.version,
@@ -702,8 +693,14 @@ async def _commit_record(
         expire_s=retention(ctx, record),
         **index_updates(ctx, deadline, bots_due),
     )
-    if result.applied and bots_due:
+    if not result.applied:
+        return result
+    if bots_due:
         ctx.bots_due.set()
+    if loaded.record.status == "open" and record.status != "open":
+        await ctx.store.unindex_open(record.id)
+    if record.status == "finished":
+        await note_finished(ctx, record)
     return result
 
 

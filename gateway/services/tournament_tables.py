@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.errors import ProblemError
-from gateway.services.actions import index_updates, load_table, schedule_for
+from gateway.services.actions import Events, index_updates, load_table, schedule_for
 from gateway.services.context import TableContext
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem
-from gateway.services.tables import Events, closed, seat_event
+from gateway.services.tables import closed, seat_event
 from tournament.house import house_bot_name
 
 __all__ = ["CANCELLED", "close_tournament_table", "create_tournament_table", "seat_record"]

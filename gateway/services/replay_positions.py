@@ -8,8 +8,8 @@ the shape the page draws: per step the spectator's view and, per seat, what
 that seat saw beyond it (its hand, its Strategies, its shares...). Nothing is
 computed that the replay does not already give away.
 
-The positions go through :func:`gateway.services.tables.replay`, so they obey
-exactly its gates: the table must be visible to the caller (a private table
+The positions pass :func:`gateway.services.tables.require_replay_open`, so they obey
+exactly the replay's gates: the table must be visible to the caller (a private table
 only for its people), finished (``table/not_finished`` before), and a
 tournament table's board published (``replay/embargoed`` before). One reader
 more may see a replay here: anyone, for a table of a public tournament whose
@@ -101,10 +101,9 @@ def _positions(replay: ReplayOut, record: TableRecord) -> ReplayPositions:
 async def replay_positions(ctx: TableContext, table_id: str, principal: Principal | None) -> ReplayPositions:
     """Step 0 is the deal; step ``k`` the position after the ``k``-th logged action."""
     loaded = await load_table(ctx, table_id)
-    if await _opened(ctx, loaded.record, principal):
-        replay = await tables_service.build_replay(ctx, loaded)
-    else:
-        replay = await tables_service.replay(ctx, table_id, principal)  # and its gates
+    if not await _opened(ctx, loaded.record, principal):
+        await tables_service.require_replay_open(ctx, loaded, principal)
+    replay = await tables_service.build_replay(ctx, loaded)
     key = (ctx.settings.redis_namespace, table_id, replay.seed, len(replay.log))
     made = _MEMO.get(key)
     if made is None:

@@ -94,8 +94,8 @@ __all__ = [
     "observation_of",
     "observe",
     "play",
-    "replay",
     "replay_json",
+    "require_replay_open",
     "seat_event",
     "table_out",
     "with_first_decision",
@@ -977,12 +977,6 @@ def _observation(
     )
 
 
-async def replay(ctx: TableContext, table_id: str, principal: Principal | None) -> ReplayOut:
-    """Seed, configuration, full log, every event and the final state: only once the table
-    is over (a private table's only for its people)."""
-    return await build_replay(ctx, await _finished_visible(ctx, table_id, principal))
-
-
 async def limit_anonymous_replays(
     ctx: TableContext, principal: Principal | None, address: str, *, replays: int = 1
 ) -> None:
@@ -1012,7 +1006,8 @@ async def limit_anonymous_replays(
 async def replay_json(
     ctx: TableContext, table_id: str, principal: Principal | None, *, address: str
 ) -> bytes:
-    """:func:`replay` as JSON, built once per table and then read from Redis.
+    """The replay (seed, configuration, full log, every event and the final state) as JSON
+    once :func:`require_replay_open`, built once per table and then read from Redis.
 
     The cache cannot make an answer wrong: only a finished table has a replay, and a
     finished table never changes again; the visibility check runs on every read. A
@@ -1020,7 +1015,8 @@ async def replay_json(
     ``rate/limited`` beyond): a long replay costs tens of milliseconds to build.
     """
     await limit_anonymous_replays(ctx, principal, address)
-    loaded = await _finished_visible(ctx, table_id, principal)
+    loaded = await load_table(ctx, table_id)
+    await require_replay_open(ctx, loaded, principal)
     cached = await ctx.store.cached_replay(table_id)
     if cached is not None:
         return await asyncio.to_thread(zlib.decompress, cached)
@@ -1037,22 +1033,23 @@ def _replay_bytes(replay: ReplayOut) -> tuple[bytes, bytes]:
     return built, zlib.compress(built, 6)
 
 
-async def _finished_visible(
-    ctx: TableContext, table_id: str, principal: Principal | None
-) -> LoadedTable:
-    loaded = await load_table(ctx, table_id)
-    require_visible(loaded.record, principal)
-    if loaded.record.status != "finished":
-        raise problem("table/not_finished", "The replay opens when the table ends.")
+async def require_replay_open(
+    ctx: TableContext, loaded: LoadedTable, principal: Principal | None
+) -> None:
+    """The gates of a table's replay: visible to ``principal`` (a private table only to its
+    people), finished, and for a tournament table its board published."""
     record = loaded.record
+    require_visible(record, principal)
+    if record.status != "finished":
+        raise problem("table/not_finished", "The replay opens when the table ends.")
     if record.tournament is not None:  # its board's other tables may still be played
         await ctx.tournaments.require_published(record, principal)
-    return loaded
 
 
 async def build_replay(ctx: TableContext, loaded: LoadedTable) -> ReplayOut:
-    """The replay of ``loaded``, with none of :func:`replay`'s gates on who reads it: for a
-    caller that checked them another way (a tournament's published boards).
+    """The replay of ``loaded``, with none of :func:`require_replay_open`'s gates on who
+    reads it: for a caller that checked them (or another way: a tournament's published
+    boards).
 
     :raises ProblemError: ``table/not_finished``: a replay tells the seed and every hand.
     """

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.core import Game
 from gateway.schemas.tables import (
     EventOut,
     LegalActionOut,
@@ -24,6 +23,7 @@ from gateway.schemas.tables import (
     OutcomeOut,
     TableSettings,
 )
+from gateway.services.loaded_table import LoadedTable
 from gateway.services.records import TableRecord, game_or_problem
 from gateway.store.tables import StoredEvent
 
@@ -170,24 +170,20 @@ def outcome_out(record: TableRecord) -> OutcomeOut | None:
 
 
 def observation(
-    *,
-    table_id: str,
-    record: TableRecord,
-    game: Game[Any, Any, Any],
-    state: Any,
+    loaded: LoadedTable,
     seat: int | None,
-    version: int,
-    deadline: float | None,
-    last_event_id: int,
-    since: SinceLastMove | None = None,
-    spectator_reason: SpectatorReason | None = None,
+    *,
+    since: SinceLastMove | None,
+    spectator_reason: SpectatorReason | None,
 ) -> ObservationOut:
-    """What ``seat`` (``None``: a spectator) sees of ``state`` at ``version``.
+    """What ``seat`` (``None``: a spectator) sees of the table as read (or as just written).
 
     ``since``: the seat's events since its last move (its summary opens with
     them); ``spectator_reason``: why a caller without a seat watches (the
     summary's first line says it).
     """
+    record, game, state, snapshot = loaded.record, loaded.game, loaded.state, loaded.snapshot
+    table_id, version, last_event_id = snapshot.table_id, snapshot.version, snapshot.seq
     head = [_SPECTATOR_LINES[spectator_reason]] if spectator_reason is not None else []
     if since is not None:
         head += _since_lines(since)
@@ -221,7 +217,7 @@ def observation(
         legal_actions=[LegalActionOut(id=action.id, text=action.text) for action in legal],
         view=game.view(state, seat),
         summary="\n".join([*head, summary]),
-        deadline=deadline,
+        deadline=snapshot.deadline,
         last_event_id=last_event_id,
         outcome=outcome_out(record),
         **extra,

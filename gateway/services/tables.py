@@ -868,16 +868,15 @@ async def observation_of(
     reason: SpectatorReason | None = None
     if seat is None:
         reason = "no_token" if caller is None else "not_seated"
-    return _observation(table_id, loaded, seat, since=since, spectator_reason=reason)
+    return observation(loaded, seat, since=since, spectator_reason=reason)
 
 
 def observation_after(applied: Applied) -> ObservationOut:
     """The seat's observation of the table its action just wrote: built from the state
     the commit wrote, with no read; nothing happened since its move."""
     table = applied.table
-    return _observation(table.snapshot.table_id, table, applied.seat,
-                        since=SinceLastMove(after=table.snapshot.seq, events=[]),
-                        spectator_reason=None)
+    return observation(table, applied.seat, since=SinceLastMove(after=table.snapshot.seq, events=[]),
+                       spectator_reason=None)
 
 
 async def play(
@@ -959,22 +958,6 @@ def _visible(
     if not may_see(loaded.record, principal):
         raise not_found(table_id)
     return loaded
-
-
-def _observation(
-    table_id: str,
-    loaded: LoadedTable,
-    seat: int | None,
-    *,
-    since: SinceLastMove | None,
-    spectator_reason: SpectatorReason | None,
-) -> ObservationOut:
-    """The observation of the table as read, for ``seat`` (``None``: a spectator)."""
-    return observation(
-        table_id=table_id, record=loaded.record, game=loaded.game, state=loaded.state,
-        seat=seat, version=loaded.version, deadline=loaded.snapshot.deadline,
-        last_event_id=loaded.snapshot.seq, since=since, spectator_reason=spectator_reason,
-    )
 
 
 async def limit_anonymous_replays(

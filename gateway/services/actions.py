@@ -55,6 +55,7 @@ __all__ = [
     "IndexUpdates",
     "Step",
     "advance",
+    "commit_record",
     "commit_step",
     "event_out",
     "finish",
@@ -288,6 +289,39 @@ async def commit_step(
     if result.history is not None and result.turn_written:
         ctx.waiters.deliver(turns, Written(written, result.history))
     return result, written
+
+
+async def commit_record(
+    ctx: TableContext, record: TableRecord, game: Game[Any, Any, Any], state: Any,
+    events: Events, now: float, *, version: int = -1,
+    idempotency_scope: str | None = None, idempotency: IdempotencyRecord | None = None,
+) -> CommitResult:
+    """Write a new table (``version`` -1: its dealt ``state`` too), or a change of the
+    record alone of the table at ``version`` (a seat taken or left, the table closed), by
+    compare-and-set; then what its status asks: a table no longer open leaves the open
+    index, a finished one :func:`note_finished`.
+
+    A record change tells the turn stream that who acts is not known, so every seat
+    waiting at the table reads it (it may have left or taken a seat).
+    """
+    new = version == -1
+    deadline, bots_due, to_act = schedule_for(record, game, state, now)
+    result = await ctx.store.commit(
+        record.id, expected_version=version, record=record.model_dump(mode="json"),
+        state=state.model_dump_json() if new else None, deadline=deadline, events=events,
+        idempotency_scope=idempotency_scope, idempotency=idempotency,
+        to_act=to_act if new else None, expire_s=retention(ctx, record),
+        **index_updates(ctx, deadline, bots_due),
+    )
+    if not result.applied:
+        return result
+    if bots_due:
+        ctx.bots_due.set()
+    if not new and record.status != "open":
+        await ctx.store.unindex_open(record.id)
+    if record.status == "finished":
+        await note_finished(ctx, record)
+    return result
 
 
 class IndexUpdates(TypedDict):

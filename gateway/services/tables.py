@@ -38,15 +38,12 @@ from gateway.services.access import may_see, not_found, require_visible
 from gateway.services.actions import (
     Applied,
     Events,
+    commit_record,
     event_out,
     finish,
-    index_updates,
     load_table,
-    note_finished,
     parse_table,
     read_visible,
-    retention,
-    schedule_for,
     submit,
 )
 from gateway.services.context import TableContext
@@ -69,7 +66,6 @@ from gateway.services.records import SeatRecord, TableRecord, game_or_problem, p
 from gateway.services.waiters import Watch
 from gateway.store.admission import AdmissionStore
 from gateway.store.tables import (
-    CommitResult,
     IdempotencyRecord,
     RecentHistory,
     StoredEvent,
@@ -369,16 +365,11 @@ async def create_table(
         rated=request.rated,
     )
     record = _start_if_full(record, now, events)
-    deadline, bots_due, _ = schedule_for(record, game, state, now)
     if not record.private:  # listed first: a lost reply to the write leaves no orphan
         await ctx.store.index_public(table_id, now, open_=record.status == "open")
     if record.rated:  # before the write: the ladder's sweep must know every rated table
         await ctx.tournaments.note_rated_table(table_id, record.game)
-    result = await ctx.store.commit(
-        table_id, expected_version=-1, record=record.model_dump(mode="json"),
-        state=state.model_dump_json(), deadline=deadline, events=events,
-        **index_updates(ctx, deadline, bots_due),
-    )
+    result = await commit_record(ctx, record, game, state, events, now)
     if not result.applied:
         # Written already: by this very request (the client library resent the write after
         # a lost reply), by a retry with the same key, or (vanishingly rare) another
@@ -390,8 +381,6 @@ async def create_table(
         if reserved:
             await quotas.release(ctx, record)
         raise problem("server/error", "Could not allocate a table id; try again.")
-    if bots_due:
-        ctx.bots_due.set()
     return table_out(record, result.version, principal)
 
 
@@ -532,8 +521,9 @@ async def join_table(
         idempotency = (IdempotencyRecord(_JOIN_FINGERPRINT, loaded.version + 1)
                        if scope is not None else None)
         wrote = True
-        result = await _commit_record(ctx, loaded, record, events, now,
-                                      idempotency_scope=scope, idempotency=idempotency)
+        result = await commit_record(ctx, record, loaded.game, loaded.state, events, now,
+                                     version=loaded.version, idempotency_scope=scope,
+                                     idempotency=idempotency)
         if result.replayed is not None:
             stored = result.replayed  # a retry racing this request joined first
             continue
@@ -576,7 +566,8 @@ async def leave_table(ctx: TableContext, table_id: str, principal: Principal) ->
             seated[seat] = None
             events.append((None, seat_event("seat.left", seat, occupant, "left")))
             record = _close_if_abandoned(record.model_copy(update={"seated": seated}), now, events)
-        if (await _commit_record(ctx, loaded, record, events, now)).applied:
+        if (await commit_record(ctx, record, loaded.game, loaded.state, events, now,
+                                version=loaded.version)).applied:
             return table_out(record, loaded.version + 1, principal)
     raise problem("table/stale_version", "The table kept changing; try again.",
                   current_version=loaded.version)
@@ -663,7 +654,8 @@ async def close_table(ctx: TableContext, table_id: str, principal: Principal) ->
                                 f"{principal.name} closed the table during play and forfeits it.")
         else:
             record = closed(record, now, events, CLOSED, f"{principal.name} closed the table {when}.")
-        if (await _commit_record(ctx, loaded, record, events, now)).applied:
+        if (await commit_record(ctx, record, loaded.game, loaded.state, events, now,
+                                version=loaded.version)).applied:
             return table_out(record, loaded.version + 1, principal)
     raise problem("table/stale_version", "The table kept changing; try again.",
                   current_version=loaded.version)
@@ -676,32 +668,6 @@ def _joined_again(stored: IdempotencyRecord, loaded: LoadedTable, principal: Pri
             "idempotency/conflict", "This Idempotency-Key was already used with another body."
         )
     return table_out(loaded.record, loaded.version, principal)
-
-
-async def _commit_record(
-    ctx: TableContext, loaded: LoadedTable, record: TableRecord, events: Events, now: float,
-    *, idempotency_scope: str | None = None, idempotency: IdempotencyRecord | None = None,
-) -> CommitResult:
-    """Store a change of ``record`` alone (a seat taken or left, the table closed) if the
-    table is still at ``loaded.version``, and do what its new status asks: unlisted as open
-    once it started or ended, and :func:`note_finished` once it is over."""
-    deadline, bots_due, _ = schedule_for(record, loaded.game, loaded.state, now)
-    result = await ctx.store.commit(
-        loaded.snapshot.table_id, expected_version=loaded.version,
-        record=record.model_dump(mode="json"), deadline=deadline, events=events,
-        idempotency_scope=idempotency_scope, idempotency=idempotency,
-        expire_s=retention(ctx, record),
-        **index_updates(ctx, deadline, bots_due),
-    )
-    if not result.applied:
-        return result
-    if bots_due:
-        ctx.bots_due.set()
-    if loaded.record.status == "open" and record.status != "open":
-        await ctx.store.unindex_open(record.id)
-    if record.status == "finished":
-        await note_finished(ctx, record)
-    return result
 
 
 class Position(NamedTuple):

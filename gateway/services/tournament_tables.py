@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.errors import ProblemError
-from gateway.services.actions import Events, index_updates, load_table, schedule_for
+from gateway.services.actions import Events, commit_record, index_updates, load_table
 from gateway.services.context import TableContext
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem
 from gateway.services.tables import closed, seat_event
@@ -76,15 +76,7 @@ async def create_tournament_table(
         created_at=now, status="playing", seated=list(seated), seed=seed, started_at=now,
         tournament=tournament_id, rated=rated,
     )
-    deadline, bots_due, to_act = schedule_for(record, game, state, now)
-    result = await ctx.store.commit(
-        table_id, expected_version=-1, record=record.model_dump(mode="json"),
-        state=state.model_dump_json(), deadline=deadline, events=events, to_act=to_act,
-        **index_updates(ctx, deadline, bots_due),
-    )
-    if result.applied and bots_due:
-        ctx.bots_due.set()
-    return result.applied
+    return (await commit_record(ctx, record, game, state, events, now)).applied
 
 
 async def close_tournament_table(ctx: TableContext, table_id: str, text: str) -> bool:

@@ -138,7 +138,7 @@ class PendingRevocation:
 
     The table routes a bot calls on every turn (observe, act) ask Redis whether
     the token was revoked in the same round trip as their table read
-    (:meth:`gateway.store.tables.TableStore.load_checked`), which saves each
+    (:meth:`gateway.store.tables.TableStore.load_for_action`), which saves each
     such request a round trip. The principal is reachable only through
     :meth:`confirm`, with the answer of that read, so no code can act for the
     caller before the check is done.

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple, TypedDict
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from engine.core import Action, EngineError, Event, Game, MalformedAction, Outcome, Seat
+from engine.core import Action, EngineError, Game, MalformedAction, Outcome, Seat
 from gateway.errors import ProblemError
 from gateway.principal import Principal
 from gateway.schemas.tables import (
@@ -77,8 +77,6 @@ Events = list[tuple[tuple[int, ...] | None, dict[str, Any]]]
 class Step:
     """A computed change, ready for the compare-and-set."""
 
-    seat: Seat
-    action: Action
     record: TableRecord
     state: Any
     events: Events
@@ -99,9 +97,8 @@ async def read_visible(
 ) -> tuple[LoadedTable, Principal | None]:
     """The table and the caller, its revocation asked in the same round trip; 404 when the
     caller may not see the table."""
-    snapshot, revoked = await ctx.store.load_checked(
-        table_id, caller.revoked_key if caller is not None else None
-    )
+    snapshot, _seen, revoked = await ctx.store.load_for_action(
+        table_id, None, caller.revoked_key if caller is not None else None)
     principal = caller.confirm(revoked) if caller is not None else None
     loaded = parse_table(ctx, table_id, snapshot)
     require_visible(loaded.record, principal)
@@ -116,11 +113,6 @@ def parse_table(ctx: TableContext, table_id: str, snapshot: TableSnapshot | None
     game = game_or_problem(record.game)
     state = game.state_model.model_validate_json(snapshot.state)
     return LoadedTable(snapshot=snapshot, record=record, game=game, state=state)
-
-
-def event_body(event: Event) -> dict[str, Any]:
-    """The stored body of an engine event (its audience is stored beside it)."""
-    return {"kind": event.kind, "text": event.text, "data": event.data}
 
 
 class Schedule(NamedTuple):
@@ -167,7 +159,8 @@ def advance(
             "text": f"Seat {seat} ran out of time; its default action was applied.",
             "data": {"seat": seat},
         }))
-    events += [(event.audience, event_body(event)) for event in engine_events]
+    events += [(event.audience, {"kind": event.kind, "text": event.text, "data": event.data})
+               for event in engine_events]
     record = loaded.record
     outcome = game.outcome(state)
     if outcome is not None:
@@ -180,7 +173,7 @@ def advance(
     asked_at = _asked_at(loaded)
     if by == "agent" and asked_at is not None:
         log_entry["decision_s"] = round(max(0.0, now - asked_at), 3)
-    return Step(seat, action, record, state, events, log_entry, deadline, bots_due, to_act)
+    return Step(record, state, events, log_entry, deadline, bots_due, to_act)
 
 
 def _asked_at(loaded: LoadedTable) -> float | None:

@@ -295,22 +295,12 @@ class TableStore:
         snapshot, _seen, _revoked = await self.load_for_action(table_id, None)
         return snapshot
 
-    async def load_checked(
-        self, table_id: str, revoked_key: str | None
-    ) -> tuple[TableSnapshot | None, bool]:
-        """The table and whether ``revoked_key`` exists, in one round trip.
-
-        The caller's token revocation check rides on the table read instead of
-        costing a round trip of its own (``revoked_key`` ``None``: no check).
-        """
-        snapshot, _seen, revoked = await self.load_for_action(table_id, None, revoked_key)
-        return snapshot, revoked
-
     async def load_for_action(
         self, table_id: str, idempotency_scope: str | None, revoked_key: str | None = None
     ) -> tuple[TableSnapshot | None, IdempotencyRecord | None, bool]:
         """The table, its stored idempotent answer for ``idempotency_scope`` (when given)
-        and whether ``revoked_key`` exists (when given): one round trip."""
+        and whether ``revoked_key`` exists (when given): one round trip. The caller's
+        token revocation check rides on the table read instead of costing its own."""
         revoked_key = self._near(table_id, revoked_key)
         commands: list[tuple[str, ...]] = [("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS)]
         if idempotency_scope is not None:

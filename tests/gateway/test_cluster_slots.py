@@ -121,7 +121,7 @@ def test_every_table_script_and_read_stays_on_the_table_s_slot(
         # A revoked token is seen revoked by the read of any table, on whichever slot.
         await auth.revoke("jti-c", expires_at=int(time.time()) + 60, agent_id="agent")
         for table_id in table_ids:
-            assert (await store.load_checked(table_id, mark))[1] is True
+            assert (await store.load_for_action(table_id, None, mark))[2] is True
 
     run(cluster_url, redis_namespace, scenario)
 
@@ -197,7 +197,7 @@ def test_every_agent_admission_and_cap_script_stays_on_one_slot(
         # The rotation's marks reach the tables' buckets too.
         tables = TableStore(client, keys)
         await tables.commit("tbl_r", expected_version=-1, record={}, state="{}")
-        assert (await tables.load_checked("tbl_r", revoked_key(keys, "jti-2")))[1]
+        assert (await tables.load_for_action("tbl_r", None, revoked_key(keys, "jti-2")))[2]
         admission = AdmissionStore(client, keys)
         await admission.save_challenge("chl_1", "{}", expires_at=time.time() + 60, keep_s=60)
         assert (await admission.claim_challenge("chl_1")).status == "ok"

@@ -130,13 +130,13 @@ def test_a_table_read_can_carry_the_revocation_check(redis_url: str, redis_names
     async def scenario(store: TableStore) -> None:
         await store.commit("t1", expected_version=-1, record={}, state="{}")
         mark = revoked_key(store.keys, "jti-1")
-        snapshot, revoked = await store.load_checked("t1", mark)
+        snapshot, _seen, revoked = await store.load_for_action("t1", None, mark)
         assert snapshot is not None and not revoked
         await AuthStore(store.redis, store.keys).revoke(
             "jti-1", expires_at=int(time.time()) + 60, agent_id="agent-1")
-        assert (await store.load_checked("t1", mark))[1] is True
-        assert (await store.load_checked("missing", mark)) == (None, True)
-        assert (await store.load_checked("t1", None))[1] is False
+        assert (await store.load_for_action("t1", None, mark))[2] is True
+        assert (await store.load_for_action("missing", None, mark)) == (None, None, True)
+        assert (await store.load_for_action("t1", None))[2] is False
         _snapshot, seen, revoked = await store.load_for_action("t1", "a:k", mark)
         assert seen is None and revoked
 

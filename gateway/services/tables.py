@@ -111,6 +111,9 @@ def default_house_bot(game: str) -> str:
     return "greedy" if "greedy" in available_bots(game) else "random"
 
 
+_FREE_SEAT: dict[str, Any] = {"agent_id": None, "name": None, "kind": None}
+
+
 def table_out(record: TableRecord, version: int, principal: Principal | None) -> TableOut:
     """The public facts of a table (never the seed or state)."""
     return TableOut(
@@ -124,16 +127,8 @@ def table_out(record: TableRecord, version: int, principal: Principal | None) ->
         turn_timeout_s=record.turn_timeout_s,
         created_by=record.created_by,
         created_at=record.created_at,
-        seated=[
-            SeatOut(
-                seat=seat,
-                agent_id=occupant.agent_id if occupant else None,
-                name=occupant.name if occupant else None,
-                kind=occupant.kind if occupant else None,
-                bot=occupant.bot if occupant else None,
-            )
-            for seat, occupant in enumerate(record.seated)
-        ],
+        seated=[SeatOut(seat=seat, **(occupant.model_dump() if occupant else _FREE_SEAT))
+                for seat, occupant in enumerate(record.seated)],
         version=version,
         your_seat=record.seat_for(principal),
         outcome=outcome_out(record),
@@ -499,8 +494,11 @@ async def join_table(
         if record.status != "open":
             require_visible(record, principal)
         _require_scope(principal, record.game)
-        if stored is not None:
-            return _joined_again(stored, loaded, principal)
+        if stored is not None:  # a retry: answered with the table as it is now
+            if stored.fingerprint != _JOIN_FINGERPRINT:  # the key named an action here
+                raise problem("idempotency/conflict",
+                              "This Idempotency-Key was already used with another body.")
+            return table_out(record, loaded.version, principal)
         if record.seat_of(principal.agent_id) is not None:
             if wrote:  # seated since this request's write was sent: by that write
                 return table_out(record, loaded.version, principal)
@@ -659,15 +657,6 @@ async def close_table(ctx: TableContext, table_id: str, principal: Principal) ->
             return table_out(record, loaded.version + 1, principal)
     raise problem("table/stale_version", "The table kept changing; try again.",
                   current_version=loaded.version)
-
-
-def _joined_again(stored: IdempotencyRecord, loaded: LoadedTable, principal: Principal) -> TableOut:
-    """A retried join's answer: the table as it is now (the caller sits there)."""
-    if stored.fingerprint != _JOIN_FINGERPRINT:  # the key named an action at this table
-        raise problem(
-            "idempotency/conflict", "This Idempotency-Key was already used with another body."
-        )
-    return table_out(loaded.record, loaded.version, principal)
 
 
 class Position(NamedTuple):

@@ -52,20 +52,17 @@ from gateway.store.tables import CommitResult, IdempotencyRecord, StoredEvent, T
 __all__ = [
     "Applied",
     "Events",
-    "IndexUpdates",
     "Step",
     "advance",
     "commit_record",
     "commit_step",
-    "event_out",
     "finish",
     "index_updates",
     "load_table",
     "note_finished",
     "parse_table",
     "read_visible",
-    "retention",
-    "schedule_for",
+    "require_scope",
     "submit",
 ]
 
@@ -332,6 +329,12 @@ def index_updates(ctx: TableContext, deadline: float | None, bots_due: bool) -> 
     }
 
 
+def require_scope(principal: Principal, game: str) -> None:
+    """Refuse (``auth/wrong_scope``) a caller whose token does not allow playing ``game``."""
+    if not principal.may_play(game):
+        raise problem("auth/wrong_scope", f"Your token does not allow playing {game}.")
+
+
 def _fingerprint(body: ActionRequest) -> str:
     """The request body's canonical fields, hashed, to tell a retry from a reused key: the
     version and the action id as sent (a structured action as sorted JSON)."""
@@ -435,8 +438,7 @@ async def submit(
             if not may_see(record, principal):
                 raise not_found(table_id)  # a private table is not admitted to exist
             raise problem("table/not_seated", "You do not sit at this table.")
-        if not principal.may_play(record.game):
-            raise problem("auth/wrong_scope", f"Your token does not allow playing {record.game}.")
+        require_scope(principal, record.game)
         if stored is not None:
             return await _applied_before(ctx, loaded, seat, principal, stored, fingerprint)
         if record.status == "open":

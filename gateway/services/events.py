@@ -28,8 +28,9 @@ from gateway.principal import Principal
 from gateway.schemas.tables import EventsPage, TableStatus
 from gateway.security import PendingRevocation
 from gateway.services.access import may_see
-from gateway.services.actions import event_out, load_table, read_visible
+from gateway.services.actions import load_table, read_visible
 from gateway.services.context import TableContext
+from gateway.services.observations import event_out
 from gateway.store.tables import StoredEvent
 
 __all__ = [

@@ -39,11 +39,11 @@ from gateway.services.actions import (
     Applied,
     Events,
     commit_record,
-    event_out,
     finish,
     load_table,
     parse_table,
     read_visible,
+    require_scope,
     submit,
 )
 from gateway.services.context import TableContext
@@ -55,6 +55,7 @@ from gateway.services.observations import (
     RECENT_LOG_ENTRIES,
     SinceLastMove,
     SpectatorReason,
+    event_out,
     last_move,
     observation,
     outcome_out,
@@ -134,11 +135,6 @@ def table_out(record: TableRecord, version: int, principal: Principal | None) ->
         outcome=outcome_out(record),
         settings=table_settings(record),
     )
-
-
-def _require_scope(principal: Principal, game: str) -> None:
-    if not principal.may_play(game):
-        raise problem("auth/wrong_scope", f"Your token does not allow playing {game}.")
 
 
 def seat_event(kind: str, seat: Seat, occupant: SeatRecord, verb: str) -> dict[str, Any]:
@@ -246,7 +242,7 @@ async def create_table(
     dropped by :func:`list_tables`).
     """
     game = game_or_problem(request.game)
-    _require_scope(principal, request.game)
+    require_scope(principal, request.game)
     if trusted_seed is not None:
         if request.seed is not None:
             raise problem("table/invalid_config", "This table's seed is chosen by the server.")
@@ -493,7 +489,7 @@ async def join_table(
         record = loaded.record
         if record.status != "open":
             require_visible(record, principal)
-        _require_scope(principal, record.game)
+        require_scope(principal, record.game)
         if stored is not None:  # a retry: answered with the table as it is now
             if stored.fingerprint != _JOIN_FINGERPRINT:  # the key named an action here
                 raise problem("idempotency/conflict",

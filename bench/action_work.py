@@ -46,8 +46,10 @@ sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _H
 
 from engine.core import Action, Game, Seat  # noqa: E402
 from engine.registry import get_game  # noqa: E402
+from gateway.services.loaded_table import LoadedTable  # noqa: E402
 from gateway.services.observations import observation  # noqa: E402
 from gateway.services.records import SeatRecord, TableRecord  # noqa: E402
+from gateway.store.table_rows import TableSnapshot  # noqa: E402
 
 GAME, MODE, SEATS = "market-fortune", "family", 2
 """The table ``bench/gateway.py`` plays."""
@@ -108,9 +110,12 @@ def main(argv: list[str] | None = None) -> int:
     steps = _played(game, config, max(1, args.games))
     turn_share = sum(step[3] for step in steps) / len(steps)
 
+    snapshot = TableSnapshot(table_id=record.id, record_json="", state=None, version=1, seq=1,
+                             deadline=None)
+
     def observe(state: Any, step: Step) -> str:
-        return observation(table_id=record.id, record=record, game=game, state=state, seat=step[1],
-                           version=1, deadline=None, last_event_id=1).model_dump_json()
+        loaded = LoadedTable(snapshot=snapshot, record=record, game=game, state=state)
+        return observation(loaded, step[1], since=None, spectator_reason=None).model_dump_json()
 
     costs = {
         "parse": _timed(steps, lambda state, step: game.state_model.model_validate_json(step[0]), game),

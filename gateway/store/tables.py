@@ -663,11 +663,6 @@ class TableStore:
             shares = await pipe.execute()
         return _merged(shares, offset + limit, newest_first=True)[offset:]
 
-    async def schedule_clock(self, table_id: str, deadline: float) -> None:
-        """Index a table's turn-clock deadline (the sweeper re-checks the table)."""
-        await self.redis.zadd(self._clock_index(self.keys.bucket_of(table_id)),
-                              {table_id: deadline})
-
     async def claim_clocks(self, now: float, lease_end: float, limit: int = 20) -> list[str]:
         """Claim tables whose clock ran out (one worker each until ``lease_end``)."""
         indexes = [self._clock_index(bucket) for bucket in self.keys.buckets()]

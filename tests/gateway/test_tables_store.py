@@ -147,13 +147,14 @@ def test_a_due_entry_is_claimed_by_one_worker_and_released_only_by_its_lease(
     redis_url: str, redis_namespace: str
 ) -> None:
     async def scenario(store: TableStore) -> None:
-        await store.schedule_clock("t1", 10.0)
-        await store.schedule_clock("t2", 50.0)
+        # A commit indexes a table's clock, as every change with a deadline does.
+        await store.commit("t1", expected_version=-1, record={}, state="{}", index_clock=10.0)
+        await store.commit("t2", expected_version=-1, record={}, state="{}", index_clock=50.0)
         claims = await asyncio.gather(*(store.claim_clocks(20.0, 30.0 + i) for i in range(5)))
         assert sorted(member for claim in claims for member in claim) == ["t1"]
         winner_lease = 30.0 + next(i for i, c in enumerate(claims) if c)
         # Someone re-scheduled it meanwhile: the release must not undo that.
-        await store.schedule_clock("t1", 40.0)
+        await store.commit("t1", expected_version=0, index_clock=40.0)
         assert not await store.release_clock("t1", winner_lease, None)
         assert await store.claim_clocks(45.0, 100.0) == ["t1"]
         assert await store.release_clock("t1", 100.0, None)

@@ -482,10 +482,10 @@ async def join_table(
     recognised the same way.
     """
     scope = f"{principal.agent_id}:{idempotency_key}" if idempotency_key else None
-    stored = await ctx.store.idempotency(table_id, scope) if scope is not None else None
     wrote = False
-    for _attempt in range(_CAS_ATTEMPTS):
-        loaded = await load_table(ctx, table_id)
+    for _attempt in range(_CAS_ATTEMPTS):  # after a lost race (to a retry too), read again
+        snapshot, stored, _revoked = await ctx.store.load_for_action(table_id, scope)
+        loaded = parse_table(ctx, table_id, snapshot)
         record = loaded.record
         if record.status != "open":
             require_visible(record, principal)
@@ -518,9 +518,6 @@ async def join_table(
         result = await commit_record(ctx, record, loaded.game, loaded.state, events, now,
                                      version=loaded.version, idempotency_scope=scope,
                                      idempotency=idempotency)
-        if result.replayed is not None:
-            stored = result.replayed  # a retry racing this request joined first
-            continue
         if result.applied:
             return table_out(record, loaded.version + 1, principal)
     raise problem("table/stale_version", "The table kept changing; try again.",

@@ -455,11 +455,6 @@ class TableStore:
         stream = self.events_key(table_id)
         return stored_events([[stream, await self.redis.xrange(stream, f"{first}-0", f"{last}-0")]])
 
-    async def idempotency(self, table_id: str, scope: str) -> IdempotencyRecord | None:
-        """The idempotency record of ``scope`` (``<agent>:<key>``), if any."""
-        raw = await self.redis.get(self._seen(table_id, scope))
-        return IdempotencyRecord.from_stored(raw) if raw is not None else None
-
     # -- the compare-and-set --------------------------------------------------
 
     async def commit(

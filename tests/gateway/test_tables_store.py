@@ -90,8 +90,8 @@ def test_idempotency_key_used_meanwhile_returns_the_stored_record(redis_url: str
             idempotency=IdempotencyRecord("fp", 99),
         )
         assert not racing.applied and racing.replayed == first
-        assert await store.idempotency("t1", "a:k") == first
-        assert await store.idempotency("t1", "a:other") is None
+        assert (await store.load_for_action("t1", "a:k"))[1] == first
+        assert (await store.load_for_action("t1", "a:other"))[1] is None
 
     run(scenario, redis_url, redis_namespace)
 

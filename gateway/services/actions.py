@@ -2,7 +2,8 @@
 
 An agent's action, a house bot's move and a turn clock's default action all
 go through :func:`advance` (pure: engine ``apply`` plus the table's
-bookkeeping) and :func:`commit_step` (one compare-and-set in Redis).
+bookkeeping) and :func:`commit_step` (one compare-and-set in Redis). A new
+table and a change of the record alone (a seat, a close) take :func:`commit_record`.
 
 :func:`submit` is the agent's action, the one HTTP, MCP and the WebSocket call:
 one read of the table (its idempotency record and the caller's revocation in
@@ -187,8 +188,7 @@ def _asked_at(loaded: LoadedTable) -> float | None:
 def finish(record: TableRecord, now: float, events: Events, outcome: dict[str, Any],
            text: str) -> TableRecord:
     """The record of a table that ends now with ``outcome``; appends its ``table.finished``
-    event to ``events``. Every end (played out, closed, forfeited, cancelled) takes this;
-    after the commit, :func:`note_finished`."""
+    event to ``events``. Every end (played out, closed, forfeited, cancelled) takes this."""
     events.append((None, {"kind": "table.finished", "text": text, "data": {"outcome": outcome}}))
     return record.model_copy(update={"status": "finished", "outcome": outcome, "finished_at": now})
 
@@ -203,7 +203,7 @@ async def note_finished(ctx: TableContext, record: TableRecord) -> None:
 
 def finished_text(outcome: Outcome) -> str:
     """The ``table.finished`` line: who won, in short (the game's own end event, just
-    before it, tells how; repeating its text printed every ending twice)."""
+    before it, tells how)."""
     winners = [str(seat) for seat in outcome.winners]
     if not winners:
         who = "nobody wins"

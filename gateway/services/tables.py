@@ -225,14 +225,9 @@ def _check_seed_choice(principal: Principal, request: CreateTableRequest) -> Non
 
 async def create_table(
     ctx: TableContext, principal: Principal, request: CreateTableRequest,
-    *, trusted_seed: int | None = None, idempotency_key: str | None = None,
+    *, idempotency_key: str | None = None,
 ) -> TableOut:
     """Create a table (dealt now, started when full); the creator sits unless ``join`` is false.
-
-    ``trusted_seed`` is for the server's own callers only (a tournament board, whose seed
-    is derived from a server secret): it deals from that seed without the check on who may
-    choose one, and a request carrying its own ``seed`` as well is refused. Never pass a
-    seed that came from an agent here.
 
     With ``idempotency_key`` a retry (the same agent, key and body, within
     ``IDEMPOTENCY_TTL_S``) makes no second table: it is answered with the table the first
@@ -243,11 +238,7 @@ async def create_table(
     """
     game = game_or_problem(request.game)
     require_scope(principal, request.game)
-    if trusted_seed is not None:
-        if request.seed is not None:
-            raise problem("table/invalid_config", "This table's seed is chosen by the server.")
-    else:
-        _check_seed_choice(principal, request)
+    _check_seed_choice(principal, request)
     _check_rated(principal, request)
     named_twice = sorted(set(request.options) & _SET_BY_REQUEST)
     if named_twice:  # the request's own field would win: refuse rather than drop it
@@ -292,10 +283,7 @@ async def create_table(
             kind="house_bot", bot=bot.name,
         )
     # Unknowable before the end unless chosen as _check_seed_choice allows.
-    if trusted_seed is not None:
-        seed = trusted_seed
-    else:
-        seed = request.seed if request.seed is not None else secrets.randbits(63)
+    seed = request.seed if request.seed is not None else secrets.randbits(63)
     try:
         state = game.new_table(config, seed)
     except InvalidConfig as error:
@@ -303,7 +291,7 @@ async def create_table(
     now = ctx.now()
     table_id = secrets.token_hex(8)
     scope = f"{principal.agent_id}:{idempotency_key}" if idempotency_key is not None else None
-    fingerprint = _create_fingerprint(request, trusted_seed)
+    fingerprint = _create_fingerprint(request)
     earlier: TableOut | str | None = None
     if scope is not None:
         earlier = await _earlier_create(ctx, principal, await ctx.store.create_claim(scope),
@@ -394,9 +382,10 @@ async def _earlier_create(
     return written if written is not None else earlier_id
 
 
-def _create_fingerprint(request: CreateTableRequest, trusted_seed: int | None) -> str:
-    """What makes two creates with one ``Idempotency-Key`` the same request."""
-    material = request.model_dump_json() + f"|{trusted_seed}"
+def _create_fingerprint(request: CreateTableRequest) -> str:
+    """What makes two creates with one ``Idempotency-Key`` the same request. (``|None``
+    ends the material as in the claims already stored, so their retries still match.)"""
+    material = request.model_dump_json() + "|None"
     return hashlib.sha256(material.encode()).hexdigest()
 
 

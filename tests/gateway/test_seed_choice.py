@@ -15,10 +15,6 @@ from fastapi.testclient import TestClient
 
 from engine.core import replay as engine_replay
 from engine.registry import get_game
-from gateway.principal import Principal
-from gateway.schemas.tables import CreateTableRequest
-from gateway.services import tables as tables_service
-from gateway.services.runtime import table_context
 
 GAME = "market-fortune"
 PROBLEM = "application/problem+json"
@@ -137,23 +133,3 @@ def test_a_server_seed_reaches_nobody_before_the_end(
     assert seeds[0] != seeds[1]
     for seed in seeds:
         assert str(seed) not in before_the_end
-
-
-def test_a_trusted_caller_passes_a_seed_without_the_agent_check(
-    client: TestClient, players: list[Headers], organiser: Headers
-) -> None:
-    """``create_table(..., trusted_seed=)`` is the service-layer door for the server's own
-    seeds (tournament boards): an agent's principal, a table open to others, the seed kept."""
-    principal = Principal(agent_id="seat-0", name="seat0", scopes=frozenset({f"game:{GAME}"}))
-    request = CreateTableRequest(game=GAME, mode="family", seats=2, join=False)
-    ctx = table_context(client.app)  # type: ignore[arg-type]
-
-    async def create() -> Any:
-        return await tables_service.create_table(ctx, principal, request, trusted_seed=99)
-
-    assert client.portal is not None
-    table = client.portal.call(create)
-    for headers in players[:2]:
-        assert client.post(f"/v1/tables/{table.id}/join", headers=headers).status_code == 200
-    assert client.post(f"/v1/tables/{table.id}/close", headers=organiser).status_code == 200
-    assert replays_exactly(client, table.id, players[0])["seed"] == 99

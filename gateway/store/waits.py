@@ -16,9 +16,12 @@ Redis it is ``PUBLISH`` (the embedded Redis 6.2 has no shard channels).
 
 Each worker has one :class:`ChangeListener`: one redis-py ``PubSub`` on one Redis,
 one per primary on a cluster (a channel is ``SSUBSCRIBE``\\ d on the primary serving
-its slot). It hands each message's channel to ``on_change``, with the version the
-message names (``None`` for any other message: a confirmation, an assignment, a
-revocation)
+its slot). Not redis-py's ``ClusterPubSub``: it reads its nodes' connections in
+turn (``get_sharded_message`` waits on one, then the next), so a listener on it would
+poll, or wait on one node while another's message sits unread; here each primary's
+``PubSub`` is read by its own task. It hands each message's channel to ``on_change``,
+with the version the message names (``None`` for any other message: a confirmation,
+an assignment, a revocation)
 (:class:`gateway.services.waiters.Waiters` wakes the local waiters of that key,
 which then read Redis again). A wait is "read, wait for a change, read": what a
 waiter is told comes from a read, never from a message, so a lost or extra message

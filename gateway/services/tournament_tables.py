@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.errors import ProblemError
-from gateway.services.actions import Events, commit_record, index_updates, load_table
+from gateway.services.actions import Events, commit_record, load_table
 from gateway.services.context import TableContext
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem
 from gateway.services.tables import closed, seat_event
@@ -90,11 +90,10 @@ async def close_tournament_table(ctx: TableContext, table_id: str, text: str) ->
         if loaded.record.status == "finished":
             return False
         events: Events = []
-        record = closed(loaded.record, ctx.now(), events, CANCELLED, text)
-        result = await ctx.store.commit(
-            table_id, expected_version=loaded.version, record=record.model_dump(mode="json"),
-            deadline=None, events=events, to_act=(), **index_updates(ctx, None, False),
-        )
+        now = ctx.now()
+        record = closed(loaded.record, now, events, CANCELLED, text)
+        result = await commit_record(ctx, record, loaded.game, loaded.state, events, now,
+                                     version=loaded.version)
         if result.applied:
             return True
     return False

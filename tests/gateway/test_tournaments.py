@@ -284,6 +284,18 @@ def test_absent_agents_lose_only_their_turns_and_boards_stay_secret_until_played
     assert f"id: {everything['last_id']}" in frames
 
 
+def _ttl(settings: Settings, key: str) -> int:
+    """The seconds ``key`` has left (-1: no expiry), asked of the Redis the app uses."""
+    async def ask() -> int:
+        store = connect(settings.redis_url or "")
+        try:
+            return int(await store.ttl(key))
+        finally:
+            await close_client(store)
+
+    return asyncio.run(ask())
+
+
 @pytest.mark.redis_cluster
 def test_cancel_closes_running_tables_and_nobody_wins(
     client: TestClient, settings: Settings, organiser_headers: dict[str, str],
@@ -311,6 +323,9 @@ def test_cancel_closes_running_tables_and_nobody_wins(
         shown = client.get(table["url"], headers=organiser_token).json()
         assert shown["status"] == "finished" and shown["outcome"]["winners"] == []
         assert shown["outcome"]["reason"] == "cancelled"
+        # Kept as long as any finished table, not for ever.
+        ttl = _ttl(settings, client.app.state.keys.table(shown["id"], "table"))  # type: ignore[attr-defined]
+        assert settings.finished_table_ttl_s - 60 < ttl <= settings.finished_table_ttl_s
     # Its entrant's assignment loop ends on a cancel as on a finish.
     told = client.get("/v1/agents/me/assignments",
                       headers=auth(mint_token(agent_id=cleo, name="Cleo"))).json()["assignments"]

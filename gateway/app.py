@@ -49,6 +49,7 @@ from gateway.services.records import invalid, problem, schema_errors
 from gateway.services.waiters import Waiters
 from gateway.store.connection import Keys, close_client, connect, is_cluster_url
 from gateway.store.outage import REDIS_UNAVAILABLE
+from gateway.store.waits import stop_tasks
 
 __all__ = ["API_VERSION", "create_app"]
 
@@ -269,29 +270,14 @@ def _problem_openapi(app: FastAPI) -> dict[str, Any]:
 
 
 async def _stop_tasks(tasks: list[asyncio.Task[Any]]) -> None:
-    """Cancel the background tasks and wait for them, but never longer than the grace period.
-
-    Cancellation is repeated while waiting: a cancellation can be lost when it
-    races with an ``asyncio.wait_for`` timeout (Python 3.11) or a client
-    library's own timeout, and the task would then run on and keep the worker
-    (and with it ``agents-club serve`` and its embedded Redis) from stopping.
-    """
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + SHUTDOWN_GRACE_S
-    pending: set[asyncio.Task[Any]] = set(tasks)
-    finished: set[asyncio.Task[Any]] = set()
-    while pending:
-        for task in pending:
-            task.cancel()
-        remaining = deadline - loop.time()
-        if remaining <= 0:
-            break
-        done, pending = await asyncio.wait(pending, timeout=min(0.1, remaining))
-        finished |= done
-    for task in finished:
-        if not task.cancelled() and task.exception() is not None:
+    """Cancel the background tasks and wait for them, never longer than the grace period
+    (:func:`gateway.store.waits.stop_tasks`): one that ignores cancellation must not keep
+    the worker (and with it ``agents-club serve`` and its embedded Redis) from stopping."""
+    left = await stop_tasks(*tasks, grace_s=SHUTDOWN_GRACE_S)
+    for task in tasks:
+        if task.done() and not task.cancelled() and task.exception() is not None:
             log.error("background task %s failed", task.get_name(), exc_info=task.exception())
-    for task in pending:
+    for task in left:
         log.error("background task %s ignored cancellation for %.0f s; leaving it",
                   task.get_name(), SHUTDOWN_GRACE_S)
 

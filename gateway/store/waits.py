@@ -64,7 +64,7 @@ __all__ = [
     "TOPOLOGY_CHECK_S",
     "ChangeListener",
     "publish_command",
-    "stop_task",
+    "stop_tasks",
 ]
 
 log = logging.getLogger(__name__)
@@ -80,6 +80,9 @@ TOPOLOGY_CHECK_S = 2.0
 
 SINGLE = ""
 """The name of the one link on a single Redis."""
+
+STOP_GRACE_S = 5.0
+"""How long :func:`stop_tasks` waits for cancelled tasks."""
 
 ANCHOR = "agents-club:listener"
 """A channel every link subscribes first and never leaves, on which nothing is published.
@@ -121,18 +124,27 @@ class _Link:
     task: asyncio.Task[None] | None = None
 
 
-async def stop_task(task: asyncio.Task[None]) -> None:
-    """Cancel ``task`` and wait until it ended.
+async def stop_tasks(*tasks: asyncio.Task[Any], grace_s: float = STOP_GRACE_S) -> set[asyncio.Task[Any]]:
+    """Cancel ``tasks`` and wait until they ended, at most ``grace_s``; returns those still
+    running then (the caller says so and leaves them).
 
-    Waited with ``asyncio.wait``, not under ``suppress(CancelledError)``: a suppress
-    also swallows the *waiting* task's own cancellation when it comes meanwhile (a
-    link stopped while it was closing a failed connection), and that task then ran on
-    and kept the worker's shutdown waiting for it for ever.
+    Cancelled again every tenth of a second while one runs: a cancellation can be lost
+    when it races a library's own timeout, and the task then runs on. Waited with
+    ``asyncio.wait``, not under ``suppress(CancelledError)``: a suppress also swallows
+    the *waiting* task's own cancellation when it comes meanwhile, and that task then
+    runs on too. What ended a task is retrieved here; it was logged where it happened.
     """
-    task.cancel()
-    await asyncio.wait([task])
-    if not task.cancelled():
-        task.exception()  # retrieved: what ended it was logged where it happened
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace_s
+    pending = set(tasks)
+    while pending and loop.time() < deadline:
+        for task in pending:
+            task.cancel()
+        _done, pending = await asyncio.wait(pending, timeout=min(0.1, deadline - loop.time()))
+    for task in tasks:
+        if task.done() and not task.cancelled():
+            task.exception()
+    return pending
 
 
 class ChangeListener:
@@ -184,8 +196,10 @@ class ChangeListener:
 
     async def aclose(self) -> None:
         """Stop listening and close the links."""
-        for task in [*self._tasks, *(link.task for link in self._links.values() if link.task)]:
-            await stop_task(task)
+        left = await stop_tasks(
+            *self._tasks, *(link.task for link in self._links.values() if link.task))
+        for task in left:
+            log.error("change listener task %s ignored cancellation; leaving it", task.get_name())
         for link in self._links.values():
             await link.client.aclose()
         self._tasks = []
@@ -250,7 +264,7 @@ class ChangeListener:
             finally:
                 link.up = False
                 if sender is not None:
-                    await stop_task(sender)
+                    await stop_tasks(sender)
                 with contextlib.suppress(RedisError, OSError):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]  # unannotated in redis-py
                 for channel in link.channels:  # to be confirmed again on the next connection
@@ -347,7 +361,7 @@ class ChangeListener:
         for name in [name for name in self._links if name not in primaries]:
             gone = self._links.pop(name)
             if gone.task is not None:
-                await stop_task(gone.task)
+                await stop_tasks(gone.task)
             await gone.client.aclose()
             for channel in gone.channels:
                 self._channels[channel].link = None

@@ -12,6 +12,7 @@ connections are closed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -24,7 +25,7 @@ from gateway.store.auth import AuthStore
 from gateway.store.connection import Keys, close_client, connect
 from gateway.store.tables import TableStore
 from gateway.store.tournaments import TournamentStore
-from gateway.store.waits import stop_task
+from gateway.store.waits import stop_tasks
 
 pytestmark = pytest.mark.managed_redis
 
@@ -253,7 +254,7 @@ def test_a_task_stopped_while_it_stops_another_still_ends() -> None:
             except OSError:
                 pass
             finally:
-                await stop_task(inner)  # cancelled meanwhile (below)
+                await stop_tasks(inner)  # cancelled meanwhile (below)
             await asyncio.sleep(3600)  # a swallowed cancellation would run on to here
 
         task = asyncio.create_task(outer())
@@ -261,5 +262,33 @@ def test_a_task_stopped_while_it_stops_another_still_ends() -> None:
         task.cancel()
         done, _ = await asyncio.wait([task], timeout=5)
         assert done and task.cancelled(), "the cancellation was swallowed"
+
+    asyncio.run(scenario())
+
+
+def test_stop_tasks_cancels_again_a_task_that_lost_a_cancellation_and_leaves_a_stubborn_one(
+) -> None:
+    """A task that swallowed one cancellation (as a library's own timeout may) ends at
+    the next; one that never ends is returned once the grace period is over."""
+    async def scenario() -> None:
+        released = asyncio.Event()
+
+        async def swallows_once() -> None:
+            with contextlib.suppress(asyncio.CancelledError):  # lost, as a racing timeout loses it
+                await asyncio.sleep(3600)
+            await asyncio.sleep(3600)
+
+        async def stubborn() -> None:
+            while not released.is_set():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await released.wait()
+
+        lost = asyncio.create_task(swallows_once())
+        kept = asyncio.create_task(stubborn())
+        await asyncio.sleep(0)
+        left = await stop_tasks(lost, kept, grace_s=0.5)
+        assert lost.cancelled() and left == {kept}
+        released.set()  # the test's own clean-up
+        await kept
 
     asyncio.run(scenario())

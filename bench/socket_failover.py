@@ -40,7 +40,7 @@ sys.path[:] = [str(_HERE.parent), *(entry for entry in sys.path
                                      if Path(entry or ".").resolve() != _HERE)]
 
 import httpx  # noqa: E402
-from websockets.exceptions import ConnectionClosed  # noqa: E402
+from websockets.exceptions import ConnectionClosed, InvalidHandshake  # noqa: E402
 from websockets.sync.client import connect  # noqa: E402
 
 __all__ = ["Agent", "failures", "gateway_processes", "main", "new_agents", "play", "play_all",
@@ -117,8 +117,9 @@ def play(agent: Agent, urls: list[str], on_ack: Callable[[], None]) -> None:
                     elif kind == "end":
                         agent.finished, agent.finished_at = True, time.monotonic()
                         return
-        except (ConnectionClosed, OSError):
-            worker = min(worker + 1, len(urls) - 1)  # the next worker
+        except (ConnectionClosed, OSError, InvalidHandshake):
+            # Lost, or cut during the upgrade by the worker's death: the next worker.
+            worker = min(worker + 1, len(urls) - 1)
             time.sleep(0.05)
 
 

@@ -21,7 +21,13 @@ import json
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
+from websockets.exceptions import (
+    ConnectionClosed,
+    InvalidHandshake,
+    InvalidMessage,
+    InvalidStatus,
+    InvalidURI,
+)
 from websockets.sync.client import ClientConnection, connect
 
 from agents._client import Client
@@ -112,12 +118,20 @@ class BotSocket:
                 socket_url(str(self.client.http.base_url)), additional_headers=headers,
                 compression=None, open_timeout=self.open_timeout_s, proxy=None,
                 max_size=2**24))
-        except (InvalidStatus, InvalidURI, InvalidHandshake) as refused:
+        except InvalidStatus as refused:
+            if refused.response.status_code >= 500:  # a server or its proxy restarting
+                raise SocketLost(f"{self.client.http.base_url} answered the upgrade with "
+                                 f"{refused.response.status_code}", code=None) from refused
             raise SocketUnavailable(f"no socket at {self.client.http.base_url}: {refused!r}") \
                 from refused
-        except (OSError, TimeoutError) as unreachable:  # down or restarting: try again later
+        except (OSError, TimeoutError, InvalidMessage) as unreachable:
+            # Down or restarting (InvalidMessage: the connection ended before a whole HTTP
+            # answer, as when the worker that took it died): try again later.
             raise SocketLost(f"cannot reach {self.client.http.base_url}: {unreachable!r}",
                              code=None) from unreachable
+        except (InvalidURI, InvalidHandshake) as refused:
+            raise SocketUnavailable(f"no socket at {self.client.http.base_url}: {refused!r}") \
+                from refused
         first = self.receive()
         if not isinstance(first, WelcomeMessage):
             raise SocketLost(f"the server opened with {first!r}", code=None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -150,3 +151,42 @@ def test_the_socket_skips_message_kinds_it_does_not_know() -> None:
                 socket.receive(timeout_s=5)
     finally:
         server.shutdown()
+
+
+def _serve_raw(answer: bytes) -> tuple[socket.socket, str]:
+    """A TCP server that reads one request and answers ``answer`` (empty: closes at once),
+    as a dying worker or a restarting proxy does to a WebSocket upgrade."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _address = listener.accept()
+                with connection:
+                    connection.recv(65536)
+                    if answer:
+                        connection.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener, f"http://127.0.0.1:{listener.getsockname()[1]}"
+
+
+@pytest.mark.parametrize(("answer", "lost"), [
+    (b"", True),  # cut before any answer: the worker that took it died
+    (b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\n\r\n", True),
+    (b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n", False),
+])
+def test_a_cut_or_refused_upgrade_is_lost_for_now_or_unavailable_for_good(
+    answer: bytes, lost: bool,
+) -> None:
+    """A cut upgrade or a 5xx is :class:`agents.SocketLost`, which the SDK's socket retries;
+    only a server that does not serve the socket (a 4xx) is ``SocketUnavailable``, on which
+    a runner goes over to HTTP for good."""
+    listener, base_url = _serve_raw(answer)
+    try:
+        expected = agents.SocketLost if lost else agents.SocketUnavailable
+        with (agents.Client(base_url, token="t") as client, agents.BotSocket(client) as bot,
+              pytest.raises(expected)):
+            bot.open()
+    finally:
+        listener.close()

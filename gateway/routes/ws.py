@@ -23,6 +23,12 @@ from the state the commit just wrote, with no read, and the same observation is
 pushed once; otherwise it has no observation, and the seat's next decision is pushed when
 another change brings it.
 
+With ``events_after``, the events up to a pushed decision's ``last_event_id`` are
+sent before it: the subscription's events task and its decisions task share one
+cursor (``_EventsFeed``), and the decisions task sends what the events task has not
+sent yet before it pushes, so a client printing messages as they come prints them
+in order.
+
 Resume: an agent that reconnects subscribes again with the last version it
 decided at (``after_version``) and the last event id it read (``events_after``);
 every later decision and event then arrives once. An action sent again after a
@@ -45,7 +51,7 @@ import json
 import logging
 import time
 from collections.abc import Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
@@ -77,7 +83,7 @@ from gateway.schemas.socket import (
     UnsubscribeMessage,
     WelcomeMessage,
 )
-from gateway.schemas.tables import ActionRequest, ObservationOut
+from gateway.schemas.tables import ActionRequest, EventsPage, ObservationOut
 from gateway.security import PendingRevocation, TokenService, auth_problem
 from gateway.services import actions as actions_service
 from gateway.services import events as events_service
@@ -351,11 +357,12 @@ class _Session:
 
     async def _follow_table(self, message: SubscribeMessage) -> None:
         table_id = message.table_id
-        decisions = asyncio.create_task(self._follow_decisions(table_id, message.after_version))
+        feed = _EventsFeed(message.events_after) if message.events_after is not None else None
+        decisions = asyncio.create_task(
+            self._follow_decisions(table_id, message.after_version, feed))
         following: list[asyncio.Task[Any]] = [decisions]
-        if message.events_after is not None:
-            following.append(asyncio.create_task(
-                self._follow_events(table_id, message.events_after)))
+        if feed is not None:
+            following.append(asyncio.create_task(self._follow_events(table_id, feed)))
         try:
             done, _running = await asyncio.wait(following, return_when=asyncio.FIRST_EXCEPTION)
             for task in done:
@@ -378,7 +385,9 @@ class _Session:
             if self._tables.get(table_id) is asyncio.current_task():
                 del self._tables[table_id]
 
-    async def _follow_decisions(self, table_id: str, after_version: int) -> ObservationOut:
+    async def _follow_decisions(
+        self, table_id: str, after_version: int, feed: _EventsFeed | None
+    ) -> ObservationOut:
         """Push the seat's observation at each decision after ``after_version``; the final
         observation once the table is over. One watch of the turn stream for the whole
         subscription, so each wait starts from the last read without reading again. The
@@ -405,9 +414,11 @@ class _Session:
                                  and seat in table.game.to_act(table.state)):
                         first = False
                         self._pushed[table_id] = max(pushed, table.version)
-                        await self.send(ObservationMessage(
-                            table_id=table_id, observation=await tables_service.observation_of(
-                                ctx, table_id, caller, position, recent)))
+                        seen = await tables_service.observation_of(
+                            ctx, table_id, caller, position, recent)
+                        if feed is not None:  # the events before a decision come before it
+                            await self._send_events(table_id, feed, up_to=seen.last_event_id)
+                        await self.send(ObservationMessage(table_id=table_id, observation=seen))
                     # A seat waits for its next decision; a spectator for any change. The
                     # history read with the table is told or stale by now: not kept while
                     # the socket waits, so an idle socket holds no more than its table.
@@ -430,21 +441,32 @@ class _Session:
                     del self._watches[table_id]
         raise _Closing(None)
 
-    async def _follow_events(self, table_id: str, after: int) -> None:
-        cursor = after
+    async def _follow_events(self, table_id: str, feed: _EventsFeed) -> None:
         async with self.ctx.waiters.watch(self.ctx.store.events_key(table_id)) as watch:
             while not self.closed:
-                page = await events_service.poll_events(
-                    self.ctx, table_id, self.credential.caller, after=cursor, wait=0)
-                if page.events:
-                    await self.send(EventsMessage(table_id=table_id, events=page.events,
-                                                  last_id=page.last_id))
-                cursor = page.last_id
+                page = await self._send_events(table_id, feed)
                 if page.events:
                     continue
                 if page.status == "finished":
                     return
                 await watch.changed(RECHECK_S)
+
+    async def _send_events(self, table_id: str, feed: _EventsFeed, *,
+                           up_to: int | None = None) -> EventsPage:
+        """Send the events after the feed's cursor and move it past them; with ``up_to``,
+        only while the cursor is below it (a decision about to be pushed sends what came
+        before it first, whichever of the two tasks gets there). The feed's lock keeps the
+        two from sending an event twice or out of order."""
+        async with feed.lock:
+            while True:
+                page = await events_service.poll_events(
+                    self.ctx, table_id, self.credential.caller, after=feed.cursor, wait=0)
+                if page.events:
+                    await self.send(EventsMessage(table_id=table_id, events=page.events,
+                                                  last_id=page.last_id))
+                feed.cursor = page.last_id
+                if up_to is None or feed.cursor >= up_to or not page.events:
+                    return page
 
     async def _follow_assignments(self, after: str) -> None:
         cursor = after
@@ -474,6 +496,15 @@ def _ref_of(text: str) -> str | None:
         if isinstance(sent, dict) and isinstance(sent.get("ref"), str) and sent["ref"]:
             return str(sent["ref"])[:200]
     return None
+
+
+@dataclass
+class _EventsFeed:
+    """A subscription's events: the id of the last one sent, and the lock both of its
+    senders (its events task, and its decisions task before a push) take."""
+
+    cursor: int
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,8 @@ def _bot_table(client: TestClient, headers: dict[str, str]) -> str:
 
 
 def _play_over_socket(socket: WebSocketTestSession, table_id: str, *, stop_after: int | None = None,
-                      after_version: int = -1, events_after: int | None = 0
+                      after_version: int = -1, events_after: int | None = 0,
+                      told_before: list[tuple[int, int]] | None = None,
                       ) -> tuple[list[int], list[int], dict[str, Any] | None]:
     """Play the first legal action of every pushed observation; returns the versions
     decided at, the event ids read, and the end message (``None`` when stopped early)."""
@@ -59,14 +60,18 @@ def _play_over_socket(socket: WebSocketTestSession, table_id: str, *, stop_after
                       "events_after": events_after})
     decided: list[int] = []
     event_ids: list[int] = []
+    known = 0  # the newest event told so far, pushed or in an action's answer
     while True:
         message = socket.receive_json()
         if message["type"] == "events":
             event_ids += [event["id"] for event in message["events"]]
+            known = max([known, *event_ids])
         elif message["type"] == "end":
             return decided, event_ids, message
         elif message["type"] == "observation":
             observation = message["observation"]
+            if told_before is not None:  # (the decision's last event, the newest one told)
+                told_before.append((observation["last_event_id"], known))
             if not observation["legal_actions"]:  # a first subscription's: not a decision
                 assert after_version == -1 and not decided
                 continue
@@ -79,6 +84,7 @@ def _play_over_socket(socket: WebSocketTestSession, table_id: str, *, stop_after
                               "idempotency_key": f"k{observation['version']}"})
         elif message["type"] == "accepted":
             assert message["result"]["version"] == int(message["ref"][1:]) + 1
+            known = max([known, *(event["id"] for event in message["result"]["events"])])
         else:
             raise AssertionError(message)
 
@@ -91,8 +97,15 @@ def test_a_whole_game_against_a_house_bot_over_the_socket(
     with client.websocket_connect("/v1/ws", headers=headers) as socket:
         welcome = socket.receive_json()
         assert welcome["type"] == "welcome" and welcome["agent_id"] == "ws0"
-        decided, event_ids, end = _play_over_socket(socket, table_id)
+        told_before: list[tuple[int, int]] = []
+        decided, event_ids, end = _play_over_socket(socket, table_id, told_before=told_before)
     assert end is not None and end["observation"]["status"] == "finished"
+    # Each decision came after every event before it that the seat may see: pushed, or
+    # in the answer to its own action.
+    visible = set(event_ids)
+    for last_event_id, told in told_before:
+        assert told >= max((i for i in visible if i <= last_event_id), default=0), (
+            last_event_id, told)
     assert end["observation"]["outcome"] is not None
     assert decided == sorted(set(decided)) and len(decided) > 3  # each decision pushed once
     assert event_ids == sorted(set(event_ids)) and event_ids[0] == 1  # each event once, in order

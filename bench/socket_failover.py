@@ -206,6 +206,10 @@ def table_logs(base_url: str, agents: list[Agent]) -> dict[str, list[dict[str, A
 
 @contextmanager
 def gateway_processes(env: dict[str, str], count: int) -> Iterator[tuple[list[str], list[Any]]]:
+    """``count`` gateway processes (uvicorn, each on its own free loopback port, the socket
+    served as ``agents-club serve`` serves it) started with ``env``; yields their base URLs
+    and processes once each answers ``/readyz``, and stops those still running afterwards
+    (a caller may have killed some). The multi-process tests use it too."""
     from agents_club_cli.embedded_redis import free_port
     from agents_club_cli.serve import wait_until_ready
 

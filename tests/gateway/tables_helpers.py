@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from fastapi.testclient import TestClient
-
-from agents_club_cli.embedded_redis import free_port
-from agents_club_cli.serve import wait_until_ready
 
 GAME = "market-fortune"
 
@@ -82,30 +75,3 @@ def follow_stream(
     return reader, lines, outcome
 
 
-@contextlib.contextmanager
-def uvicorn_workers(
-    env: dict[str, str], count: int = 2
-) -> Iterator[tuple[list[str], list[subprocess.Popen[bytes]]]]:
-    """``count`` gateway processes (uvicorn, each on its own free loopback port) started
-    with ``env``; yields their base URLs and processes once each answers ``/readyz``, and
-    stops those still running afterwards (a test may have killed some)."""
-    ports = [free_port() for _ in range(count)]
-    processes = [
-        subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "gateway.app:create_app", "--factory",
-             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-            env=env, cwd=Path(__file__).resolve().parents[2],
-        )
-        for port in ports
-    ]
-    urls = [f"http://127.0.0.1:{port}" for port in ports]
-    try:
-        for url, process in zip(urls, processes, strict=True):
-            wait_until_ready(url, process, 30)
-        yield urls, processes
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                process.terminate()
-        for process in processes:
-            process.wait(timeout=15)

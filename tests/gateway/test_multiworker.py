@@ -25,13 +25,13 @@ from typing import Any
 import httpx
 import pytest
 
+from bench.socket_failover import gateway_processes
 from engine.core import replay as engine_replay
 from engine.registry import get_game
 from gateway.config import Settings
 from gateway.security import TokenService
 from gateway.store.connection import Keys
 from tests.conftest import drop_namespace, sync_client
-from tests.gateway.tables_helpers import uvicorn_workers
 
 GAME = "hab-und-gut"
 ORGANISER_KEY = "multiworker-organiser-key-0123456789abcdef"
@@ -98,7 +98,7 @@ def cluster(redis_url: str, signing_key_pem: str, tmp_path_factory: pytest.TempP
         "AGENTS_CLUB_LOG_LEVEL": "WARNING",
     }
     try:
-        with uvicorn_workers(env) as (urls, _processes):
+        with gateway_processes(env, 2) as (urls, _processes):
             yield Cluster(urls, settings)
     finally:
         drop_namespace(redis_url, namespace)

@@ -21,7 +21,7 @@ import httpx
 import pytest
 import redis
 
-from tests.gateway.tables_helpers import uvicorn_workers
+from bench.socket_failover import gateway_processes
 
 ORGANISER_KEY = "tournament-faults-organiser-key-0123456789ab"
 
@@ -43,7 +43,7 @@ def workers(redis_url: str, signing_key_pem: str, tmp_path: Path) -> Iterator[tu
         "AGENTS_CLUB_LOG_LEVEL": "WARNING",
     }
     try:
-        with uvicorn_workers(env) as (urls, processes):
+        with gateway_processes(env, 2) as (urls, processes):
             yield urls, processes, namespace
     finally:
         client = redis.Redis.from_url(redis_url)

@@ -73,5 +73,3 @@ def follow_stream(
     reader, outcome = in_background(follow)
     time.sleep(0.3)
     return reader, lines, outcome
-
-

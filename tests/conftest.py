@@ -159,6 +159,25 @@ def redis_namespace(redis_url: str) -> Iterator[str]:
     drop_namespace(redis_url, namespace)
 
 
+def server_env(redis_url: str, namespace: str, data_dir: Path, signing_key_pem: str,
+               **settings: str) -> dict[str, str]:
+    """The environment of a gateway process a test starts: this one's, less its own
+    ``AGENTS_CLUB_`` settings, plus a test gateway on ``namespace`` with text logs at
+    WARNING; ``settings`` (``AGENTS_CLUB_...`` names) added last."""
+    return {
+        **{key: value for key, value in os.environ.items()
+           if not key.startswith("AGENTS_CLUB_") and key != "FORWARDED_ALLOW_IPS"},
+        "AGENTS_CLUB_ENVIRONMENT": "test",
+        "REDIS_URL": redis_url,
+        "AGENTS_CLUB_REDIS_NAMESPACE": namespace,
+        "AGENTS_CLUB_DATA_DIR": str(data_dir),
+        "AGENTS_CLUB_SIGNING_KEY_PEM": signing_key_pem,
+        "AGENTS_CLUB_LOG_FORMAT": "text",
+        "AGENTS_CLUB_LOG_LEVEL": "WARNING",
+        **settings,
+    }
+
+
 def drop_namespace(url: str, namespace: str) -> None:
     """Delete every key of ``namespace`` (on every primary of a cluster)."""
     if is_cluster_url(url):

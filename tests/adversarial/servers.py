@@ -22,6 +22,7 @@ import redis
 
 from agents_club_cli.embedded_redis import free_port
 from agents_club_cli.serve import wait_until_ready
+from tests.conftest import server_env
 
 ORGANISER_KEY = "adversarial-organiser-key-0123456789abcdef"
 
@@ -37,19 +38,8 @@ def served(
     server and drops its keys afterwards."""
     namespace = f"test-{uuid.uuid4().hex[:12]}"
     port = free_port()
-    env = {
-        **{key: value for key, value in os.environ.items()
-           if not key.startswith("AGENTS_CLUB_") and key != "FORWARDED_ALLOW_IPS"},
-        "AGENTS_CLUB_ENVIRONMENT": "test",
-        "REDIS_URL": redis_url,
-        "AGENTS_CLUB_REDIS_NAMESPACE": namespace,
-        "AGENTS_CLUB_DATA_DIR": str(data_dir),
-        "AGENTS_CLUB_SIGNING_KEY_PEM": signing_key_pem,
-        "AGENTS_CLUB_ORGANISER_KEY": ORGANISER_KEY,
-        "AGENTS_CLUB_LOG_FORMAT": "text",
-        "AGENTS_CLUB_LOG_LEVEL": "WARNING",
-        **settings,
-    }
+    env = server_env(redis_url, namespace, data_dir, signing_key_pem,
+                     AGENTS_CLUB_ORGANISER_KEY=ORGANISER_KEY, **settings)
     log_path = data_dir / f"serve-{port}.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(

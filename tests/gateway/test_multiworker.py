@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import os
 import random
 import time
 import uuid
@@ -31,7 +30,7 @@ from engine.registry import get_game
 from gateway.config import Settings
 from gateway.security import TokenService
 from gateway.store.connection import Keys
-from tests.conftest import drop_namespace, sync_client
+from tests.conftest import drop_namespace, server_env, sync_client
 
 GAME = "hab-und-gut"
 ORGANISER_KEY = "multiworker-organiser-key-0123456789abcdef"
@@ -85,18 +84,8 @@ def cluster(redis_url: str, signing_key_pem: str, tmp_path_factory: pytest.TempP
         "environment": "test", "redis_url": redis_url, "redis_namespace": namespace,
         "data_dir": data_dir, "signing_key_pem": signing_key_pem, "organiser_key": ORGANISER_KEY,
     })
-    env = {
-        **os.environ,
-        "AGENTS_CLUB_ENVIRONMENT": "test",
-        "REDIS_URL": redis_url,
-        "AGENTS_CLUB_REDIS_NAMESPACE": namespace,
-        "AGENTS_CLUB_DATA_DIR": str(data_dir),
-        "AGENTS_CLUB_SIGNING_KEY_PEM": signing_key_pem,
-        "AGENTS_CLUB_ORGANISER_KEY": ORGANISER_KEY,
-        "AGENTS_CLUB_SWEEPER_INTERVAL_S": "0.05",
-        "AGENTS_CLUB_LOG_FORMAT": "text",
-        "AGENTS_CLUB_LOG_LEVEL": "WARNING",
-    }
+    env = server_env(redis_url, namespace, data_dir, signing_key_pem,
+                     AGENTS_CLUB_ORGANISER_KEY=ORGANISER_KEY, AGENTS_CLUB_SWEEPER_INTERVAL_S="0.05")
     try:
         with gateway_processes(env, 2) as (urls, _processes):
             yield Cluster(urls, settings)

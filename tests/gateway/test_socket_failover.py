@@ -19,7 +19,7 @@ from bench.socket_failover import (
 )
 from gateway.config import Settings
 from gateway.security import TokenService
-from tests.conftest import drop_namespace
+from tests.conftest import drop_namespace, server_env
 
 AGENTS = 60
 """Sockets on the process that is killed: enough for many to be mid-action when it dies,
@@ -34,15 +34,7 @@ def test_a_killed_worker_loses_no_acknowledged_action(
         "environment": "test", "redis_url": redis_url, "redis_namespace": namespace,
         "data_dir": tmp_path, "signing_key_pem": signing_key_pem,
     })
-    env = {
-        **os.environ,
-        "AGENTS_CLUB_ENVIRONMENT": "test",
-        "REDIS_URL": redis_url,
-        "AGENTS_CLUB_REDIS_NAMESPACE": namespace,
-        "AGENTS_CLUB_DATA_DIR": str(tmp_path),
-        "AGENTS_CLUB_SIGNING_KEY_PEM": signing_key_pem,
-        "AGENTS_CLUB_LOG_LEVEL": "WARNING",
-    }
+    env = server_env(redis_url, namespace, tmp_path, signing_key_pem)
     tokens = TokenService(settings)
 
     def mint(agent_id: str) -> str:

@@ -8,7 +8,6 @@ the tournament is house bots only, so nothing but the workers plays it.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import time
@@ -22,6 +21,7 @@ import pytest
 import redis
 
 from bench.socket_failover import gateway_processes
+from tests.conftest import drop_namespace, server_env
 
 ORGANISER_KEY = "tournament-faults-organiser-key-0123456789ab"
 
@@ -29,28 +29,14 @@ ORGANISER_KEY = "tournament-faults-organiser-key-0123456789ab"
 @pytest.fixture()
 def workers(redis_url: str, signing_key_pem: str, tmp_path: Path) -> Iterator[tuple[list[str], list[subprocess.Popen[bytes]], str]]:
     namespace = f"test-{uuid.uuid4().hex[:12]}"
-    env = {
-        **os.environ,
-        "AGENTS_CLUB_ENVIRONMENT": "test",
-        "REDIS_URL": redis_url,
-        "AGENTS_CLUB_REDIS_NAMESPACE": namespace,
-        "AGENTS_CLUB_DATA_DIR": str(tmp_path),
-        "AGENTS_CLUB_SIGNING_KEY_PEM": signing_key_pem,
-        "AGENTS_CLUB_ORGANISER_KEY": ORGANISER_KEY,
-        "AGENTS_CLUB_SWEEPER_INTERVAL_S": "0.01",
-        "AGENTS_CLUB_HOUSE_BOT_DELAY_S": "0.001",
-        "AGENTS_CLUB_LOG_FORMAT": "text",
-        "AGENTS_CLUB_LOG_LEVEL": "WARNING",
-    }
+    env = server_env(redis_url, namespace, tmp_path, signing_key_pem,
+                     AGENTS_CLUB_ORGANISER_KEY=ORGANISER_KEY,
+                     AGENTS_CLUB_SWEEPER_INTERVAL_S="0.01", AGENTS_CLUB_HOUSE_BOT_DELAY_S="0.001")
     try:
         with gateway_processes(env, 2) as (urls, processes):
             yield urls, processes, namespace
     finally:
-        client = redis.Redis.from_url(redis_url)
-        keys = list(client.scan_iter(match=f"{namespace}:*", count=1000))
-        if keys:
-            client.delete(*keys)
-        client.close()
+        drop_namespace(redis_url, namespace)
 
 
 def _progress(url: str, tournament_id: str) -> dict[str, Any]:

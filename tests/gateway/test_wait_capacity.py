@@ -31,6 +31,7 @@ from bench.held_waits import gateway_process, hold_long_polls, open_streams, red
 from bench.loadgen import LeanConnection
 from gateway.config import Settings
 from gateway.security import TokenService
+from tests.conftest import server_env
 
 GAME = "market-fortune"
 ORGANISER_KEY = "capacity-organiser-key-0123456789abcdefgh"
@@ -81,14 +82,10 @@ def worker(redis_url: str, signing_key_pem: str,
         "environment": "test", "redis_url": redis_url, "redis_namespace": namespace,
         "data_dir": tmp_path, "signing_key_pem": signing_key_pem, "organiser_key": ORGANISER_KEY,
     })
-    env = {
-        "AGENTS_CLUB_ENVIRONMENT": "test", "REDIS_URL": redis_url,
-        "AGENTS_CLUB_REDIS_NAMESPACE": namespace, "AGENTS_CLUB_DATA_DIR": str(tmp_path),
-        "AGENTS_CLUB_SIGNING_KEY_PEM": signing_key_pem, "AGENTS_CLUB_ORGANISER_KEY": ORGANISER_KEY,
-        "AGENTS_CLUB_REDIS_MAX_CONNECTIONS": str(POOL), "AGENTS_CLUB_LONG_POLL_MAX_WAIT_S": "60",
-        "AGENTS_CLUB_SWEEPER_INTERVAL_S": "0.1", "AGENTS_CLUB_LOG_FORMAT": "text",
-        "AGENTS_CLUB_LOG_LEVEL": "WARNING",
-    }
+    env = server_env(redis_url, namespace, tmp_path, signing_key_pem,
+                     AGENTS_CLUB_ORGANISER_KEY=ORGANISER_KEY,
+                     AGENTS_CLUB_REDIS_MAX_CONNECTIONS=str(POOL),
+                     AGENTS_CLUB_LONG_POLL_MAX_WAIT_S="60", AGENTS_CLUB_SWEEPER_INTERVAL_S="0.1")
     port = free_port()
     try:
         with gateway_process(port, env, log_path=tmp_path / "gateway.log"):

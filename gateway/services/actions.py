@@ -237,11 +237,13 @@ async def commit_step(
     table it holds instead of announcing it to itself again. Returns the
     commit's result and, when it applied, the table as it wrote it.
 
-    When this worker holds waiters of the table's turn stream (``besides``: the
-    committing caller's own watch, which needs nothing), the same round trip
-    reads the recent history after the change, and a change of who acts hands
-    them the table as written (:meth:`gateway.services.waiters.Waiters.deliver`):
-    a seat on this worker is told its decision with no read of its own.
+    When the step changes who acts and this worker holds waiters of the table's
+    turn stream (``besides``: the committing caller's own watch, which needs
+    nothing), the same round trip reads the recent history after the change, and
+    the commit hands them the table as written
+    (:meth:`gateway.services.waiters.Waiters.deliver`): a seat on this worker is
+    told its decision with no read of its own. A step that leaves the same seats
+    to act wakes no waiter, so it reads nothing more.
     """
     table_id = loaded.snapshot.table_id
     turns = ctx.store.turns_key(table_id)
@@ -260,7 +262,8 @@ async def commit_step(
         idempotency=idempotency,
         to_act=step.to_act,
         expire_s=retention(ctx, step.record),
-        history=((LOG_TAIL, FIRST_READ_EVENTS) if ctx.waiters.watched(turns, besides=besides)
+        history=((LOG_TAIL, FIRST_READ_EVENTS)
+                 if _hands_over(loaded, step) and ctx.waiters.watched(turns, besides=besides)
                  else None),
         **index_updates(ctx, step.deadline, bots_due),
     )
@@ -312,6 +315,12 @@ async def commit_record(
     if record.status == "finished":
         await note_finished(ctx, record)
     return result
+
+
+def _hands_over(loaded: LoadedTable, step: Step) -> bool:
+    """Whether ``step`` changes who acts (so its commit writes a turn entry and wakes the
+    seats waiting for their turn)."""
+    return tuple(step.to_act) != tuple(loaded.game.to_act(loaded.state))
 
 
 class IndexUpdates(TypedDict):

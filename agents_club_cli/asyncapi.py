@@ -1,6 +1,6 @@
 """The AsyncAPI 3 document of the WebSocket for bots (``openapi/asyncapi.json``).
 
-Made from the wire models themselves (:mod:`agents._wire.socket`), so it cannot
+Made from the wire models themselves (:mod:`agents.wire.socket`), so it cannot
 describe a message the server does not send or take: ``agents-club openapi``
 writes it beside ``openapi.json``, and ``tests/gateway/test_asyncapi.py`` fails
 when the committed file and the models disagree.
@@ -71,8 +71,8 @@ def _kind(model: type[BaseModel]) -> str:
 
 def asyncapi_document() -> dict[str, Any]:
     """The AsyncAPI 3.0 document of ``/v1/ws``, as the wire models define it now."""
+    from agents.wire import socket
     from gateway.app import API_VERSION
-    from gateway.schemas import socket
 
     sent, received = _members(socket.ClientMessage), _members(socket.ServerMessage)
     _, definitions = models_json_schema(

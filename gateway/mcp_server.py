@@ -53,15 +53,15 @@ from pydantic import AfterValidator, BaseModel, Field, Strict, ValidationError
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agents._wire import INTEGRAL
+from agents.wire import INTEGRAL
+from agents.wire.admission import AnswersRequest, ChallengeRequest
+from agents.wire.tables import ActionRequest, CreateTableRequest, TableOut, TableStatus
+from agents.wire.tournaments import RatedQueueRequest
 from gateway.errors import ProblemError, rate_limited, redis_unavailable
 from gateway.principal import Principal
 from gateway.routes.tables import MAX_LIST_OFFSET
 from gateway.routes.waits import ASSIGNMENTS_WAIT_MAX_S, OBSERVE_WAIT_MAX_S
-from gateway.schemas.admission import AnswersRequest, ChallengeRequest
 from gateway.schemas.streams import StreamId
-from gateway.schemas.tables import ActionRequest, CreateTableRequest, TableOut, TableStatus
-from gateway.schemas.tournaments import RatedQueueRequest
 from gateway.security import (
     PendingRevocation,
     TokenService,

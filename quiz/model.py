@@ -1,7 +1,7 @@
 """The quiz's value objects: what an agent is shown, and what only the server keeps.
 
 Every public model here (:class:`Question`, :class:`Puzzle`) is safe to send,
-and is the SDK's own (``agents._wire.quiz``: one definition of the wire); the
+and is the SDK's own (``agents.wire.quiz``: one definition of the wire); the
 ``Issued*`` wrappers add the expected answer or the puzzle's secret
 situation, and are only ever stored server-side (Redis) and never serialised
 into a response.
@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field
 
-from agents._wire.quiz import Choice, Puzzle, Question, QuestionFormat, QuizModel
+from agents.wire.quiz import Choice, Puzzle, Question, QuestionFormat, QuizModel
 
 __all__ = [
     "Choice",

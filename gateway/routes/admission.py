@@ -12,6 +12,15 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 
+from agents.wire.admission import (
+    AdmissionPassed,
+    AnswersRequest,
+    ChallengeCreated,
+    ChallengeRequest,
+    CredentialsRequest,
+    SecretRotated,
+    TokenIssued,
+)
 from gateway.deps import (
     OPTIONAL_BEARER_SECURITY,
     AuthStoreDep,
@@ -22,15 +31,6 @@ from gateway.deps import (
     client_address,
 )
 from gateway.openapi_docs import TOKEN_PROBLEMS, problem_responses
-from gateway.schemas.admission import (
-    AdmissionPassed,
-    AnswersRequest,
-    ChallengeCreated,
-    ChallengeRequest,
-    CredentialsRequest,
-    SecretRotated,
-    TokenIssued,
-)
 from gateway.services import admission as service
 from gateway.services.admission import AdmissionSettings
 from gateway.store.admission import AdmissionStore

@@ -10,6 +10,15 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Body, Response
 
+from agents.wire.auth import (
+    AccessToken,
+    AgentMeta,
+    AgentProfile,
+    Jwks,
+    OrganiserTokenRequest,
+    Revoked,
+    RevokeRequest,
+)
 from engine.registry import all_games
 from gateway.deps import (
     ORGANISER_ID,
@@ -22,15 +31,6 @@ from gateway.deps import (
 )
 from gateway.errors import ProblemError
 from gateway.openapi_docs import TOKEN_PROBLEMS, problem_responses
-from gateway.schemas.auth import (
-    AccessToken,
-    AgentMeta,
-    AgentProfile,
-    Jwks,
-    OrganiserTokenRequest,
-    Revoked,
-    RevokeRequest,
-)
 from gateway.security import ORGANISER_SCOPE, VerifiedToken, game_scope
 from gateway.services.agents import change_meta, check_predecessor, meta_out
 from gateway.services.records import problem

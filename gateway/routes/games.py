@@ -7,8 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse
 
+from agents.wire.games import GameList
 from gateway.openapi_docs import problem_responses, register_problem
-from gateway.schemas.games import GameList
 from gateway.services.games import game_list
 from gateway.services.records import problem
 from gateway.services.rulebooks import rulebook_text

@@ -11,6 +11,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Query, Request
 
+from agents.wire.tournaments import RatedQueueRequest, RatedQueueTicket
 from gateway.deps import (
     CurrentPrincipal,
     CurrentToken,
@@ -19,7 +20,6 @@ from gateway.deps import (
 )
 from gateway.openapi_docs import AUTH_PROBLEMS, problem_responses
 from gateway.routes.waits import OBSERVE_WAIT_MAX_S
-from gateway.schemas.tournaments import RatedQueueRequest, RatedQueueTicket
 from gateway.security import revoked_key
 from gateway.services import rated_queue as service
 

@@ -13,6 +13,18 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response, StreamingResponse
 
+from agents.wire.tables import (
+    ActionRequest,
+    ActionResult,
+    CreateTableRequest,
+    EventsPage,
+    ObservationOut,
+    ReplayOut,
+    TableList,
+    TableOut,
+    TableStatus,
+)
+from agents.wire.tools import ToolFormat, openai_tools
 from gateway.deps import (
     BEARER_SECURITY,
     OPTIONAL_BEARER_SECURITY,
@@ -25,18 +37,6 @@ from gateway.deps import (
 )
 from gateway.openapi_docs import AUTH_PROBLEMS, OPTIONAL_AUTH_PROBLEMS, problem_responses
 from gateway.routes.waits import OBSERVE_WAIT_MAX_S, wait_seconds
-from gateway.schemas.tables import (
-    ActionRequest,
-    ActionResult,
-    CreateTableRequest,
-    EventsPage,
-    ObservationOut,
-    ReplayOut,
-    TableList,
-    TableOut,
-    TableStatus,
-)
-from gateway.schemas.tools import ToolFormat, openai_tools
 from gateway.services import events as events_service
 from gateway.services import tables as tables_service
 from gateway.services.records import problem

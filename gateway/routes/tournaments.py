@@ -13,6 +13,14 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Header, Query, Request
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 
+from agents.wire.tournaments import (
+    AssignmentsPage,
+    CreateTournamentRequest,
+    LeaderboardOut,
+    TournamentList,
+    TournamentOut,
+    TournamentResults,
+)
 from gateway.deps import (
     OPTIONAL_CALLER_SECURITY,
     CurrentToken,
@@ -24,14 +32,6 @@ from gateway.deps import (
 from gateway.openapi_docs import AUTH_PROBLEMS, OPTIONAL_AUTH_PROBLEMS, problem_responses
 from gateway.routes.waits import ASSIGNMENTS_WAIT_MAX_S, wait_seconds
 from gateway.schemas.streams import StreamId
-from gateway.schemas.tournaments import (
-    AssignmentsPage,
-    CreateTournamentRequest,
-    LeaderboardOut,
-    TournamentList,
-    TournamentOut,
-    TournamentResults,
-)
 from gateway.security import revoked_key
 from gateway.services import tournaments as service
 

@@ -1,4 +1,4 @@
-"""The WebSocket for bots: ``/v1/ws`` (messages in :mod:`agents._wire.socket`).
+"""The WebSocket for bots: ``/v1/ws`` (messages in :mod:`agents.wire.socket`).
 
 One connection per agent, authenticated once: the bearer token of the upgrade's
 ``Authorization`` header, or (for a browser, which cannot set it) an ``auth``
@@ -37,7 +37,7 @@ reconnect with the same ``idempotency_key`` is applied at most once.
 The connection is held to its token for as long as it lasts: a revocation
 (watched, so at once) closes it with 4441, the token's expiry with 4440 unless
 a fresh ``auth`` of the same agent came before (close codes:
-:data:`agents._wire.socket.CLOSE_CODES`). Dead peers are found by uvicorn's
+:data:`agents.wire.socket.CLOSE_CODES`). Dead peers are found by uvicorn's
 ping/pong (``ws_ping_interval``/``ws_ping_timeout``, set by ``agents-club
 serve``), which also serves without permessage-deflate: compressing every
 observation cost more CPU than the bytes it saved.
@@ -59,9 +59,7 @@ from fastapi.security.utils import get_authorization_scheme_param
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from gateway.errors import ProblemError, redis_unavailable
-from gateway.principal import Principal
-from gateway.schemas.socket import (
+from agents.wire.socket import (
     CLOSE_AUTH_EXPIRED,
     CLOSE_AUTH_FAILED,
     CLOSE_AUTH_REVOKED,
@@ -83,7 +81,9 @@ from gateway.schemas.socket import (
     UnsubscribeMessage,
     WelcomeMessage,
 )
-from gateway.schemas.tables import ActionRequest, EventsPage, ObservationOut
+from agents.wire.tables import ActionRequest, EventsPage, ObservationOut
+from gateway.errors import ProblemError, redis_unavailable
+from gateway.principal import Principal
 from gateway.security import PendingRevocation, TokenService, auth_problem
 from gateway.services import actions as actions_service
 from gateway.services import events as events_service

@@ -1,15 +1,6 @@
-"""The wire models, one module per resource, as the gateway imports them.
+"""The server's own answer models: the spectator replay (``watch``) and stream ids (``streams``).
 
-Each is defined once, in the SDK (``agents._wire``, the ``agents-club-sdk``
-distribution the gateway depends on), and re-exported here: the server and
-every SDK install share one definition of the wire contract. Server-only
-views (``watch``) live here.
+Every other request and answer body is defined once, in the SDK's :mod:`agents.wire`,
+and the gateway imports it from there: server and client share one definition of the
+wire contract.
 """
-
-from agents._wire import (
-    WholeNumber,
-)
-
-__all__ = [
-    "WholeNumber",
-]

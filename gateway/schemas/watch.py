@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gateway.schemas.tables import OutcomeOut, SeatOut
+from agents.wire.tables import OutcomeOut, SeatOut
 
 __all__ = ["ReplayEventOut", "ReplayPositions", "ReplayStepOut"]
 

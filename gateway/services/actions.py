@@ -30,16 +30,16 @@ from typing import Any, NamedTuple, TypedDict
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from engine.core import Action, EngineError, Game, MalformedAction, Outcome, Seat
-from gateway.errors import ProblemError
-from gateway.principal import Principal
-from gateway.schemas.tables import (
+from agents.wire.tables import (
     ActionRequest,
     ActionResult,
     EventOut,
     LegalActionOut,
     ObservationOut,
 )
+from engine.core import Action, EngineError, Game, MalformedAction, Outcome, Seat
+from gateway.errors import ProblemError
+from gateway.principal import Principal
 from gateway.security import PendingRevocation
 from gateway.services import quotas
 from gateway.services.access import may_see, not_found, require_visible

@@ -23,11 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from engine.registry import all_games
-from gateway.errors import ProblemError, rate_limited
-from gateway.openapi_docs import register_problem
-from gateway.principal import Principal
-from gateway.schemas.admission import (
+from agents.wire.admission import (
     AdmissionPassed,
     ChallengeCreated,
     PassRuleInfo,
@@ -35,6 +31,10 @@ from gateway.schemas.admission import (
     SecretRotated,
     TokenIssued,
 )
+from engine.registry import all_games
+from gateway.errors import ProblemError, rate_limited
+from gateway.openapi_docs import register_problem
+from gateway.principal import Principal
 from gateway.security import IssuedToken, TokenService, auth_problem, game_scope
 from gateway.services.records import problem
 from gateway.store.admission import AdmissionStore

@@ -1,7 +1,7 @@
 """Agents' public metadata (model, provider, version, link) and their lineage of versions.
 
 Metadata is what an owner chooses to publish, so it holds only the fields of
-:class:`~gateway.schemas.auth.AgentMeta`, each bounded and one line of text:
+:class:`~agents.wire.auth.AgentMeta`, each bounded and one line of text:
 nothing about a table or a hand can ride in a field the schema does not know.
 Only the agent itself (``PATCH /v1/agents/me``) and the organiser (at
 registration) write it. A tournament copies its entrants' metadata when it is
@@ -16,9 +16,9 @@ owns only itself, so it names no predecessor), and the links never close a loop.
 
 from __future__ import annotations
 
+from agents.wire.auth import AgentMeta, AgentMetaOut
 from gateway.errors import ProblemError
 from gateway.openapi_docs import register_problem
-from gateway.schemas.auth import AgentMeta, AgentMetaOut
 from gateway.services.records import problem
 from gateway.store.auth import AgentRecord, AuthStore
 

@@ -24,8 +24,8 @@ import json
 import time
 from collections.abc import AsyncIterator
 
+from agents.wire.tables import EventsPage, TableStatus
 from gateway.principal import Principal
-from gateway.schemas.tables import EventsPage, TableStatus
 from gateway.security import PendingRevocation
 from gateway.services.access import may_see
 from gateway.services.actions import load_table, read_visible

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from agents.wire.games import GameList, GameOut, ModeOut, VariantOut
 from engine.bots import available_bots
 from engine.registry import all_games
-from gateway.schemas.games import GameList, GameOut, ModeOut, VariantOut
 from gateway.services.records import game_or_problem
 
 __all__ = ["game_list", "game_out"]

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from gateway.schemas.tables import (
+from agents.wire.tables import (
     EventOut,
     LegalActionOut,
     ObservationOut,

@@ -24,8 +24,8 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from agents.wire.tournaments import RatedQueueRequest, RatedQueueTicket
 from gateway.principal import Principal
-from gateway.schemas.tournaments import RatedQueueRequest, RatedQueueTicket
 from gateway.services.context import TableContext
 from gateway.services.records import game_or_problem, problem
 from gateway.services.tournament_tables import create_tournament_table, seat_record

@@ -2,7 +2,7 @@
 
 A :class:`TableRecord` is stored as JSON in the table hash next to the state.
 It holds the seed, which never leaves the gateway before the table ends: the
-public :class:`gateway.schemas.tables.TableOut` is built from it field by field.
+public :class:`agents.wire.tables.TableOut` is built from it field by field.
 """
 
 from __future__ import annotations

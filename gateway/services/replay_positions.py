@@ -25,10 +25,10 @@ import asyncio
 from collections import OrderedDict
 from typing import Any
 
+from agents.wire.tables import ReplayOut
 from engine.core import Game
 from engine.registry import get_game
 from gateway.principal import Principal
-from gateway.schemas.tables import ReplayOut
 from gateway.schemas.watch import ReplayEventOut, ReplayPositions, ReplayStepOut
 from gateway.services import tables as tables_service
 from gateway.services import tournaments as tournaments_service

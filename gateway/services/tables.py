@@ -17,10 +17,7 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from engine.bots import UnknownBot, available_bots, get_bot
-from engine.core import Game, InvalidConfig, Seat
-from gateway.principal import Principal
-from gateway.schemas.tables import (
+from agents.wire.tables import (
     ActionRequest,
     ActionResult,
     CreateTableRequest,
@@ -32,6 +29,9 @@ from gateway.schemas.tables import (
     TableOut,
     TableStatus,
 )
+from engine.bots import UnknownBot, available_bots, get_bot
+from engine.core import Game, InvalidConfig, Seat
+from gateway.principal import Principal
 from gateway.security import PendingRevocation
 from gateway.services import quotas
 from gateway.services.access import may_see, not_found, require_visible

@@ -129,7 +129,7 @@ class AgentRecord(BaseModel):
     """Who registered it: ``organiser`` (minted with the organiser key), or the agent's own
     id (admitted, or made before owners were recorded)."""
     meta: dict[str, str] = {}
-    """Public metadata (:class:`gateway.schemas.auth.AgentMeta`), only the fields set."""
+    """Public metadata (:class:`agents.wire.auth.AgentMeta`), only the fields set."""
 
 
 def _b64(raw: bytes) -> str:

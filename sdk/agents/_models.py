@@ -1,14 +1,13 @@
-"""The typed models the SDK returns: the wire contract of :mod:`agents._wire`, re-exported.
+"""The typed models the SDK returns: the wire contract of :mod:`agents.wire`, re-exported.
 
-They are plain pydantic, defined once in the SDK; the gateway's own
-``gateway.schemas`` re-exports the same classes, so the SDK and the server can
-never disagree about a field. ``Observation`` and friends
+They are plain pydantic, defined once in the SDK; the gateway imports the
+same classes, so the SDK and the server can never disagree about a field. ``Observation`` and friends
 are short aliases for the names an agent author types most.
 """
 
 from __future__ import annotations
 
-from agents._wire.admission import (
+from agents.wire.admission import (
     AdmissionPassed,
     ChallengeCreated,
     PassRuleInfo,
@@ -16,10 +15,10 @@ from agents._wire.admission import (
     SecretRotated,
     TokenIssued,
 )
-from agents._wire.auth import AccessToken, AgentMeta, AgentMetaOut, AgentProfile, Jwks, Revoked
-from agents._wire.games import GameList, GameOut, ModeOut, VariantOut
-from agents._wire.quiz import Choice, Puzzle, Question
-from agents._wire.tables import (
+from agents.wire.auth import AccessToken, AgentMeta, AgentMetaOut, AgentProfile, Jwks, Revoked
+from agents.wire.games import GameList, GameOut, ModeOut, VariantOut
+from agents.wire.quiz import Choice, Puzzle, Question
+from agents.wire.tables import (
     ActionRequest,
     ActionResult,
     CreateTableRequest,
@@ -36,7 +35,7 @@ from agents._wire.tables import (
     TableOut,
     TableStatus,
 )
-from agents._wire.tournaments import (
+from agents.wire.tournaments import (
     AssignmentOut,
     AssignmentsPage,
     CreateTournamentRequest,

@@ -32,13 +32,13 @@ from pydantic import BaseModel
 from agents._client import Client
 from agents._exceptions import AgentsClubError, error_from_problem
 from agents._models import AssignmentOut
-from agents._wire.socket import (
+from agents.socket import BotSocket, SocketLost
+from agents.wire.socket import (
     AssignmentsMessage,
     ProblemMessage,
     SubscribeAssignmentsMessage,
     UnsubscribeMessage,
 )
-from agents.socket import BotSocket, SocketLost
 
 __all__ = ["RECONNECTED", "AgentSocket", "Gone", "TableFeed"]
 

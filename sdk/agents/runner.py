@@ -40,7 +40,10 @@ from agents._exceptions import (
     error_from_problem,
 )
 from agents._models import EventOut, ObservationOut, OutcomeOut
-from agents._wire.socket import (
+from agents.agent_socket import RECONNECTED, AgentSocket, Gone, TableFeed
+from agents.bot import Bot
+from agents.socket import SocketLost, SocketUnavailable
+from agents.wire.socket import (
     AcceptedMessage,
     ActMessage,
     EndMessage,
@@ -49,9 +52,6 @@ from agents._wire.socket import (
     ProblemMessage,
     SubscribeMessage,
 )
-from agents.agent_socket import RECONNECTED, AgentSocket, Gone, TableFeed
-from agents.bot import Bot
-from agents.socket import SocketLost, SocketUnavailable
 
 if TYPE_CHECKING:
     from engine.simulation import PlayoutProbe

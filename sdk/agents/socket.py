@@ -2,7 +2,7 @@
 
 One connection, authenticated once with the client's token (renewed with its
 credentials when the server closes the socket because the token expired). The
-messages are the wire models of :mod:`agents._wire.socket`; the server pushes
+messages are the wire models of :mod:`agents.wire.socket`; the server pushes
 the seat's observation whenever it must decide, so a bot sends one message per
 decision and reads one back. :class:`~agents.Runner` plays over it by default.
 
@@ -32,7 +32,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from agents._client import Client
 from agents._exceptions import AgentsClubError, AuthExpired, error_from_problem
-from agents._wire.socket import (
+from agents.wire.socket import (
     CLOSE_AUTH_EXPIRED,
     CLOSE_AUTH_FAILED,
     CLOSE_AUTH_REVOKED,
@@ -138,7 +138,7 @@ class BotSocket:
         return first
 
     def send(self, message: BaseModel | dict[str, Any]) -> None:
-        """Send one client message (a model of :mod:`agents._wire.socket` or its dict).
+        """Send one client message (a model of :mod:`agents.wire.socket` or its dict).
 
         :raises SocketLost: when the connection is gone.
         """

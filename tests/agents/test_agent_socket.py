@@ -18,7 +18,7 @@ import pytest
 from pydantic import BaseModel
 
 from agents import AgentSocket, Client, GameResult, HouseBot, Runner
-from agents._wire.socket import AcceptedMessage, EventsMessage, ObservationMessage
+from agents.wire.socket import AcceptedMessage, EventsMessage, ObservationMessage
 from agents_club_cli.main import main
 from gateway.app import create_app
 from gateway.store.auth import AuthStore

@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from jsonschema import Draft7Validator
 
-from agents._wire import socket as wire
+from agents.wire import socket as wire
 from agents_club_cli.asyncapi import ASYNCAPI_FILE, asyncapi_document
 from agents_club_cli.openapi import render
 from tests.gateway.tables_helpers import GAME
@@ -28,7 +28,7 @@ def document() -> dict[str, Any]:
 def test_committed_document_matches_the_models(document: dict[str, Any]) -> None:
     committed = COMMITTED.read_text(encoding="utf-8") if COMMITTED.exists() else ""
     assert committed == render(document), (
-        "openapi/asyncapi.json differs from agents._wire.socket: run "
+        "openapi/asyncapi.json differs from agents.wire.socket: run "
         "`.venv/bin/agents-club openapi` and commit openapi/asyncapi.json"
     )
 

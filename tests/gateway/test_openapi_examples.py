@@ -18,9 +18,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from agents.wire.admission import AnswersRequest
 from agents_club_cli.openapi import openapi_document
 from engine.registry import all_games
-from gateway.schemas.admission import AnswersRequest
 from gateway.services.admission import AdmissionSettings
 from tests.gateway.test_admission_flow import register
 

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
-from agents._wire.socket import (
+from agents.wire.socket import (
     CLOSE_AUTH_EXPIRED,
     CLOSE_AUTH_FAILED,
     CLOSE_AUTH_REVOKED,

@@ -6,11 +6,11 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 
-from gateway.principal import Principal
-from gateway.schemas.tournaments import (
+from agents.wire.tournaments import (
     AssignmentOut,
     AssignmentsPage,
 )
+from gateway.principal import Principal
 from gateway.security import auth_problem
 from gateway.services.context import TableContext
 from gateway.services.tournaments.state import store_of

@@ -10,13 +10,13 @@ from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from gateway.errors import ProblemError
-from gateway.principal import Principal
-from gateway.schemas.tables import ReplayOut
-from gateway.schemas.tournaments import (
+from agents.wire.tables import ReplayOut
+from agents.wire.tournaments import (
     TableResultOut,
     TournamentResults,
 )
+from gateway.errors import ProblemError
+from gateway.principal import Principal
 from gateway.services import tables as tables_service
 from gateway.services.actions import load_table
 from gateway.services.context import TableContext

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from gateway.errors import ProblemError
-from gateway.schemas.auth import AgentMetaOut
-from gateway.schemas.tournaments import (
+from agents.wire.auth import AgentMetaOut
+from agents.wire.tournaments import (
     LeaderboardOut,
 )
+from gateway.errors import ProblemError
 from gateway.services import tables as tables_service
 from gateway.services.actions import load_table
 from gateway.services.agents import meta_out

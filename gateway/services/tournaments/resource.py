@@ -9,11 +9,7 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from engine.bots import UnknownBot, get_bot
-from engine.core import InvalidConfig
-from gateway.errors import ProblemError
-from gateway.principal import Principal
-from gateway.schemas.tournaments import (
+from agents.wire.tournaments import (
     CreateTournamentRequest,
     ProgressOut,
     StandingOut,
@@ -21,6 +17,10 @@ from gateway.schemas.tournaments import (
     TournamentOut,
     TournamentTableOut,
 )
+from engine.bots import UnknownBot, get_bot
+from engine.core import InvalidConfig
+from gateway.errors import ProblemError
+from gateway.principal import Principal
 from gateway.services import tables as tables_service
 from gateway.services.agents import meta_out
 from gateway.services.context import TableContext

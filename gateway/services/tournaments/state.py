@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
+from agents.wire.tournaments import (
+    RatingOut,
+)
 from gateway.errors import ProblemError
 from gateway.openapi_docs import register_problem
 from gateway.principal import Principal
-from gateway.schemas.tournaments import (
-    RatingOut,
-)
 from gateway.services.context import TableContext
 from gateway.services.records import TableRecord, problem
 from gateway.services.tables import FORFEIT

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agents._wire.tools import ACTION_TOOL, openai_tools
 from agents.bot import Bot
 from agents.llm._chat import (
     ChatClient,
@@ -30,6 +29,7 @@ from agents.llm._chat import (
 from agents.llm.parsing import parse_action_reply
 from agents.llm.prompts import retry_message, rules_digest, system_message, turn_message
 from agents.llm.transcript import Transcript
+from agents.wire.tools import ACTION_TOOL, openai_tools
 
 if TYPE_CHECKING:
     from agents._models import Observation

@@ -1,10 +1,10 @@
 """The wire contract, one module per resource: the request and answer bodies of the HTTP API.
 
-Defined here, in the SDK, and nowhere else: the gateway's ``gateway.schemas``
-re-exports these very classes, so client and server cannot disagree about a
-field. Pure pydantic (no FastAPI, no engine). Request models forbid unknown
-fields and coerce nothing; answer models ignore members they do not know.
-Private to the SDK: users import the models from :mod:`agents`.
+Defined here, in the SDK, and nowhere else: the gateway imports these very
+classes, so client and server cannot disagree about a field. Pure pydantic (no
+FastAPI, no engine). Request models forbid unknown fields and coerce nothing;
+answer models ignore members they do not know. Agent authors import the models
+from :mod:`agents`, which re-exports them under the names they type most.
 """
 
 from typing import Annotated

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents._wire import INTEGRAL
+from agents.wire import INTEGRAL
 
 __all__ = [
     "AGENT_ID_PATTERN",

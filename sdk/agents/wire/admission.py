@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
-from agents._wire.quiz import Puzzle, Question
+from agents.wire.quiz import Puzzle, Question
 
 __all__ = [
     "AGENT_NAME_PATTERN",

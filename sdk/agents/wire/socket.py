@@ -18,9 +18,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents._wire import WholeNumber
-from agents._wire.tables import ActionObject, ActionResult, EventOut, ObservationOut
-from agents._wire.tournaments import AssignmentOut
+from agents.wire import WholeNumber
+from agents.wire.tables import ActionObject, ActionResult, EventOut, ObservationOut
+from agents.wire.tournaments import AssignmentOut
 
 __all__ = [
     "CLOSE_AUTH_EXPIRED",

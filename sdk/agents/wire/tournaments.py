@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from agents._wire import WholeNumber
-from agents._wire.auth import AgentMetaOut
+from agents.wire import WholeNumber
+from agents.wire.auth import AgentMetaOut
 
 __all__ = [
     "AssignmentOut",

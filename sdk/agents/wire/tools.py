@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from agents._wire.tables import LegalActionOut
+from agents.wire.tables import LegalActionOut
 
 __all__ = ["ACTION_TOOL", "ToolFormat", "openai_tools"]
 

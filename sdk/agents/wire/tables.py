@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from agents._wire import INTEGRAL, WholeNumber
+from agents.wire import INTEGRAL, WholeNumber
 
 __all__ = [
     "ActionObject",

@@ -15,10 +15,8 @@ class _Out(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class ReplayEventOut(BaseModel):
+class ReplayEventOut(_Out):
     """An event of the step, public or not (after the end every event is public)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     kind: str
     text: str

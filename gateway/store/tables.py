@@ -52,7 +52,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -272,17 +272,8 @@ class TableStore:
     def _seen(self, table_id: str, scope: str) -> str:
         return self.keys.table(table_id, f"seen:{scope}")
 
-    def _public_index(self, bucket: int) -> str:
-        return self.keys.indexed(bucket, "tables", "public")
-
-    def _open_index(self, bucket: int) -> str:
-        return self.keys.indexed(bucket, "tables", "open")
-
-    def _clock_index(self, bucket: int) -> str:
-        return self.keys.indexed(bucket, "clock")
-
-    def _bots_index(self, bucket: int) -> str:
-        return self.keys.indexed(bucket, "bots")
+    def _listing(self, bucket: int, which: Literal["public", "open"]) -> str:
+        return self.keys.indexed(bucket, "tables", which)
 
     def _near(self, table_id: str, revoked_key: str | None) -> str | None:
         """The copy of a revocation mark on ``table_id``'s slot (itself on one Redis)."""
@@ -520,7 +511,8 @@ class TableStore:
             raise ValueError("an idempotency record needs its scope")
         bucket = self.keys.bucket_of(table_id)
         keys = [self._hash(table_id), self.events_key(table_id), self._log(table_id), seen_key,
-                self.turns_key(table_id), self._clock_index(bucket), self._bots_index(bucket)]
+                self.turns_key(table_id), self.keys.indexed(bucket, "clock"),
+                self.keys.indexed(bucket, "bots")]
         after = [] if history is None else self._history_commands(table_id, *history)
         reply, read = await self._run_commit(keys, argv, after)
         outcome = int(reply[0])
@@ -582,9 +574,9 @@ class TableStore:
         """List a table in the public index, and in the open index while it has free seats."""
         bucket = self.keys.bucket_of(table_id)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(self._public_index(bucket), {table_id: created_at})
+            pipe.zadd(self._listing(bucket, "public"), {table_id: created_at})
             if open_:
-                pipe.zadd(self._open_index(bucket), {table_id: created_at})
+                pipe.zadd(self._listing(bucket, "open"), {table_id: created_at})
             await pipe.execute()
 
     async def create_claim(self, scope: str) -> tuple[str, str] | None:
@@ -615,7 +607,7 @@ class TableStore:
         over every bucket."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for bucket in self.keys.buckets():
-                pipe.zrangebyscore(self._public_index(bucket), "-inf", repr(created_before),
+                pipe.zrangebyscore(self._listing(bucket, "public"), "-inf", repr(created_before),
                                    start=0, num=limit, withscores=True)
             shares = await pipe.execute()
         return _merged(shares, limit, newest_first=False)
@@ -629,7 +621,7 @@ class TableStore:
         dropped = 0
         for bucket, ids in sorted(by_bucket.items()):
             dropped += int(await self._prune_unwritten(
-                keys=[self._public_index(bucket), self._open_index(bucket)],
+                keys=[self._listing(bucket, "public"), self._listing(bucket, "open")],
                 args=[repr(indexed_before), *ids]))
         return dropped
 
@@ -644,7 +636,7 @@ class TableStore:
 
     async def unindex_open(self, table_id: str) -> None:
         """Take a table that started out of the open index (idempotent)."""
-        await self.redis.zrem(self._open_index(self.keys.bucket_of(table_id)), table_id)
+        await self.redis.zrem(self._listing(self.keys.bucket_of(table_id), "open"), table_id)
 
     async def public_table_ids(
         self, *, offset: int = 0, limit: int = 50, open_only: bool = False
@@ -653,30 +645,26 @@ class TableStore:
         bucket (each bucket's newest ``offset + limit``, merged)."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for bucket in self.keys.buckets():
-                index = self._open_index(bucket) if open_only else self._public_index(bucket)
+                index = self._listing(bucket, "open" if open_only else "public")
                 pipe.zrevrange(index, 0, offset + limit - 1, withscores=True)
             shares = await pipe.execute()
         return _merged(shares, offset + limit, newest_first=True)[offset:]
 
-    async def claim_clocks(self, now: float, lease_end: float, limit: int = 20) -> list[str]:
-        """Claim tables whose clock ran out (one worker each until ``lease_end``)."""
-        indexes = [self._clock_index(bucket) for bucket in self.keys.buckets()]
+    async def claim(
+        self, queue: Literal["clock", "bots"], now: float, lease_end: float, limit: int = 20
+    ) -> list[str]:
+        """Claim tables due in ``queue`` (a clock ran out, a house bot is to act): one
+        worker each until ``lease_end``."""
+        indexes = [self.keys.indexed(bucket, queue) for bucket in self.keys.buckets()]
         return await self._leases.claim(indexes, now, lease_end, limit)
 
-    async def claim_bots(self, now: float, lease_end: float, limit: int = 20) -> list[str]:
-        """Claim tables where a house bot is due (one worker each until ``lease_end``)."""
-        indexes = [self._bots_index(bucket) for bucket in self.keys.buckets()]
-        return await self._leases.claim(indexes, now, lease_end, limit)
-
-    async def release_clock(self, table_id: str, lease_end: float, next_due: float | None) -> bool:
-        """Release a clock claim, re-indexing at ``next_due`` (``None``: remove)."""
+    async def release(
+        self, queue: Literal["clock", "bots"], table_id: str, lease_end: float,
+        next_due: float | None,
+    ) -> bool:
+        """Release a claim, re-indexing at ``next_due`` (``None``: remove)."""
         return await self._leases.release(
-            self._clock_index(self.keys.bucket_of(table_id)), table_id, lease_end, next_due)
-
-    async def release_bots(self, table_id: str, lease_end: float, next_due: float | None) -> bool:
-        """Release a house-bot claim, re-indexing at ``next_due`` (``None``: remove)."""
-        return await self._leases.release(
-            self._bots_index(self.keys.bucket_of(table_id)), table_id, lease_end, next_due)
+            self.keys.indexed(self.keys.bucket_of(table_id), queue), table_id, lease_end, next_due)
 
 
 class ReplicasBehind(RedisTimeoutError):

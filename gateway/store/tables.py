@@ -54,7 +54,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from gateway.store.connection import (
@@ -315,9 +315,10 @@ class TableStore:
         (:mod:`gateway.services.waiters`): the revocation is asked before the
         table it read is told, so a token revoked while it waited is refused.
         """
-        revoked, reply, snapshot, _ = await self._read_then_table(
-            table_id, self.events_key(table_id), f"{after}-0", revoked_key)
-        return revoked, stored_events(reply), snapshot
+        revoked, reply, (row,) = await self._read_after(
+            table_id, self.events_key(table_id), f"{after}-0", revoked_key,
+            ("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS))
+        return revoked, stored_events(reply), snapshot_from_row(table_id, row)
 
     async def turns_then_table(
         self, table_id: str, after: TableSnapshot, revoked_key: str | None = None,
@@ -334,36 +335,33 @@ class TableStore:
         read, and its answer tells what happened since its last move).
         """
         extra = [] if history is None else self._history_commands(table_id, *history)
-        revoked, reply, snapshot, rest = await self._read_then_table(
+        revoked, reply, (row, *rest) = await self._read_after(
             table_id, self.turns_key(table_id), f"{after.seq}-{after.version + 1}", revoked_key,
-            extra=extra)
+            ("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS), *extra)
         turns = []
         for entry_id, fields in stream_entries(reply):
             seq, version = decoded(entry_id).split("-", 1)
             to_act = parse_to_act(decoded(fields[b"to_act"]))
             turns.append(TurnEntry(int(seq), int(version) - 1, to_act))
         recent = None if history is None else self._history(table_id, *rest)
-        return TurnsRead(revoked, turns, snapshot, recent)
+        return TurnsRead(revoked, turns, snapshot_from_row(table_id, row), recent)
 
-    async def _read_then_table(
-        self, table_id: str, stream: str, after: str, revoked_key: str | None = None,
-        *, extra: Sequence[tuple[str | int, ...]] = (),
-    ) -> tuple[bool, Any, TableSnapshot | None, list[Any]]:
+    async def _read_after(
+        self, table_id: str, stream: str, after: str, revoked_key: str | None,
+        *then: tuple[str | int, ...],
+    ) -> tuple[bool, Any, list[Any]]:
         """An ``XREAD`` on ``stream`` after the id ``after``, then whether ``revoked_key``
         exists (when given; its copy in the table's bucket on a cluster), then the
-        table's ``HMGET``, then the ``extra`` commands (their replies last), in one round
-        trip."""
+        commands ``then``, in one round trip; returns the answer, the ``XREAD`` reply
+        and the replies of ``then``."""
         revoked_key = self._near(table_id, revoked_key)
         commands: list[tuple[str | int, ...]] = [
             ("XREAD", "COUNT", 500, "STREAMS", stream, after)]
         if revoked_key is not None:
             commands.append(("EXISTS", revoked_key))
-        commands.append(("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS))
-        commands.extend(extra)
-        replies = no_errors(await round_trip(self.redis, *commands, key=self._hash(table_id)))
-        rest = replies[len(replies) - len(extra):]
-        reply, *revoked, row = replies[:len(replies) - len(extra)]
-        return bool(revoked and revoked[0]), reply, snapshot_from_row(table_id, row), rest
+        replies = no_errors(await round_trip(
+            self.redis, *commands, *then, key=self._hash(table_id)))
+        return revoked_key is not None and bool(replies[1]), replies[0], replies[len(commands):]
 
     async def checked_events_after(
         self, table_id: str, after: int, *, revoked_key: str
@@ -371,11 +369,9 @@ class TableStore:
         """Whether ``revoked_key`` exists and :meth:`events_after`, in one round trip, so a
         reader whose token was revoked while it waited is refused before it is told what
         came."""
-        reply, revoked = no_errors(await round_trip(
-            self.redis, ("XREAD", "COUNT", 500, "STREAMS", self.events_key(table_id), f"{after}-0"),
-            ("EXISTS", self.keys.near_table(table_id, revoked_key)), key=self._hash(table_id),
-        ))
-        return bool(revoked), stored_events(reply)
+        revoked, reply, _ = await self._read_after(
+            table_id, self.events_key(table_id), f"{after}-0", revoked_key)
+        return revoked, stored_events(reply)
 
     async def load_records(self, table_ids: Sequence[str]) -> list[dict[str, Any]]:
         """The records (no state) of several tables, in one pipeline; missing ones skipped."""
@@ -385,18 +381,12 @@ class TableStore:
             for table_id in table_ids:
                 pipe.hmget(self._hash(table_id), ["record", "version"])
             rows = await pipe.execute()
-        records = []
-        for row in rows:
-            record, version = row
-            if record is not None:
-                parsed = json.loads(record)
-                parsed["version"] = int(version)
-                records.append(parsed)
-        return records
+        return [{**json.loads(record), "version": int(version)}
+                for record, version in rows if record is not None]
 
-    async def action_log(self, table_id: str) -> list[dict[str, Any]]:
-        """The whole action log of a table, oldest first."""
-        entries = await self.redis.lrange(self._log(table_id), 0, -1)
+    async def action_log(self, table_id: str, last: int = 0) -> list[dict[str, Any]]:
+        """The last ``last`` action-log entries of a table (0: all of them), oldest first."""
+        entries = await self.redis.lrange(self._log(table_id), -last, -1)
         return [json.loads(entry) for entry in entries]
 
     async def recent_history(
@@ -422,17 +412,6 @@ class TableStore:
         return RecentHistory([json.loads(entry) for entry in log or []],
                              stored_events([[stream, list(reversed(newest_first or []))]]))
 
-    async def log_tail(self, table_id: str, count: int) -> list[dict[str, Any]]:
-        """The last ``count`` action-log entries, oldest first (a seat's last move)."""
-        entries = await self.redis.lrange(self._log(table_id), -count, -1)
-        return [json.loads(entry) for entry in entries]
-
-    async def newest_events(self, table_id: str, count: int) -> list[StoredEvent]:
-        """The last ``count`` events, oldest first."""
-        stream = self.events_key(table_id)
-        newest_first = await self.redis.xrevrange(stream, "+", "-", count=count)
-        return stored_events([[stream, list(reversed(newest_first or []))]])
-
     async def events_after(
         self, table_id: str, after: int, *, count: int = 500
     ) -> list[StoredEvent]:
@@ -440,11 +419,6 @@ class TableStore:
         waits wait through :mod:`gateway.services.waiters`, holding no connection)."""
         reply = await self.redis.xread({self.events_key(table_id): f"{after}-0"}, count=count)
         return stored_events(reply)
-
-    async def events_between(self, table_id: str, first: int, last: int) -> list[StoredEvent]:
-        """The events with ids ``first`` to ``last``, oldest first (a retried action's)."""
-        stream = self.events_key(table_id)
-        return stored_events([[stream, await self.redis.xrange(stream, f"{first}-0", f"{last}-0")]])
 
     # -- the compare-and-set --------------------------------------------------
 
@@ -544,9 +518,7 @@ class TableStore:
             replies = await round_trip(self.redis, *commands, key=keys[0])
             read = replies[len(replies) - len(after):]
             reply, *waited = replies[:len(replies) - len(after)]
-            if isinstance(reply, NoScriptError) or (
-                isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT")
-            ):
+            if isinstance(reply, NoScriptError):
                 await self._load_commit_script(keys[0])
                 continue
             if isinstance(reply, Exception):

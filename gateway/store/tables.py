@@ -228,10 +228,6 @@ return false
 """
 
 
-# A never-written key in the table's slot, for commits without an idempotency key.
-_NO_IDEMPOTENCY = "seen:-"
-
-
 class TableStore:
     """Every Redis operation on tables (one instance per app, shared by requests)."""
 
@@ -258,9 +254,6 @@ class TableStore:
     def _log(self, table_id: str) -> str:
         return self.keys.table(table_id, "log")
 
-    def _replay(self, table_id: str) -> str:
-        return self.keys.table(table_id, "replay")
-
     def events_key(self, table_id: str) -> str:
         """The table's event stream: a held wait watches it for any change."""
         return self.keys.table(table_id, "events")
@@ -268,9 +261,6 @@ class TableStore:
     def turns_key(self, table_id: str) -> str:
         """The table's turn stream: a seat's held observation watches it for its turn."""
         return self.keys.table(table_id, "turns")
-
-    def _seen(self, table_id: str, scope: str) -> str:
-        return self.keys.table(table_id, f"seen:{scope}")
 
     def _listing(self, bucket: int, which: Literal["public", "open"]) -> str:
         return self.keys.indexed(bucket, "tables", which)
@@ -295,15 +285,14 @@ class TableStore:
         revoked_key = self._near(table_id, revoked_key)
         commands: list[tuple[str, ...]] = [("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS)]
         if idempotency_scope is not None:
-            commands.append(("GET", self._seen(table_id, idempotency_scope)))
+            commands.append(("GET", self.keys.table(table_id, f"seen:{idempotency_scope}")))
         if revoked_key is not None:
             commands.append(("EXISTS", revoked_key))
         replies = no_errors(await round_trip(self.redis, *commands, key=self._hash(table_id)))
-        row = replies[0]
         seen = replies[1] if idempotency_scope is not None else None
         revoked = bool(replies[-1]) if revoked_key is not None else False
         stored = IdempotencyRecord.from_stored(seen) if seen is not None else None
-        return snapshot_from_row(table_id, row), stored, revoked
+        return snapshot_from_row(table_id, replies[0]), stored, revoked
 
     async def events_then_table(
         self, table_id: str, after: int, revoked_key: str | None = None
@@ -480,7 +469,8 @@ class TableStore:
         argv += [json.dumps(entry) for entry in log]
         argv.append(expire_s if expire_s is not None else "")
         argv.append(self._publish)
-        seen_key = self._seen(table_id, idempotency_scope or _NO_IDEMPOTENCY)
+        # Without a scope: a never-written key in the table's slot.
+        seen_key = self.keys.table(table_id, f"seen:{idempotency_scope or 'seen:-'}")
         if idempotency is not None and idempotency_scope is None:
             raise ValueError("an idempotency record needs its scope")
         bucket = self.keys.bucket_of(table_id)
@@ -518,8 +508,9 @@ class TableStore:
             replies = await round_trip(self.redis, *commands, key=keys[0])
             read = replies[len(replies) - len(after):]
             reply, *waited = replies[:len(replies) - len(after)]
-            if isinstance(reply, NoScriptError):
-                await self._load_commit_script(keys[0])
+            if isinstance(reply, NoScriptError):  # loaded where the table lives
+                no_errors(await round_trip(
+                    self.redis, ("SCRIPT", "LOAD", _COMMIT_LUA), key=keys[0]))
                 continue
             if isinstance(reply, Exception):
                 raise reply
@@ -531,10 +522,6 @@ class TableStore:
                         f"{int(waited[0])} of {self.replica_wait[0]} replicas have the commit")
             return reply, read
         raise RuntimeError("the commit script could not be loaded")
-
-    async def _load_commit_script(self, key: str) -> None:
-        """Load the commit script where ``key`` lives (on a cluster: that slot's primary)."""
-        no_errors(await round_trip(self.redis, ("SCRIPT", "LOAD", _COMMIT_LUA), key=key))
 
     async def bench_write(self, value: bytes) -> None:
         """One ``EVALSHA`` that SETs ``value``: the benchmark's bare baseline write."""
@@ -554,10 +541,7 @@ class TableStore:
     async def create_claim(self, scope: str) -> tuple[str, str] | None:
         """The ``(table id, fingerprint)`` a create with idempotency ``scope`` claimed, if any."""
         earlier = await self.redis.get(self.keys.global_("creates", scope))
-        if earlier is None:
-            return None
-        stored = json.loads(decoded(earlier))
-        return str(stored["table_id"]), str(stored["fingerprint"])
+        return None if earlier is None else _claim_of(earlier)
 
     async def claim_create(
         self, scope: str, table_id: str, fingerprint: str
@@ -569,10 +553,7 @@ class TableStore:
         key = self.keys.global_("creates", scope)
         claim = json.dumps({"table_id": table_id, "fingerprint": fingerprint})
         earlier = await self._claim_create(keys=[key], args=[claim, IDEMPOTENCY_TTL_S])
-        if not isinstance(earlier, bytes | str):  # None: the claim is ours
-            return None
-        stored = json.loads(decoded(earlier))
-        return str(stored["table_id"]), str(stored["fingerprint"])
+        return _claim_of(earlier) if isinstance(earlier, bytes | str) else None  # None: ours
 
     async def listed_before(self, created_before: float, limit: int) -> list[str]:
         """The oldest listed table ids created before ``created_before`` (at most ``limit``),
@@ -599,12 +580,12 @@ class TableStore:
 
     async def cached_replay(self, table_id: str) -> bytes | None:
         """A finished table's replay as first built, if it was."""
-        cached = await self.redis.get(self._replay(table_id))
+        cached = await self.redis.get(self.keys.table(table_id, "replay"))
         return cached if isinstance(cached, bytes) else None
 
     async def cache_replay(self, table_id: str, replay_json: bytes, ttl_s: int) -> None:
         """Keep a finished table's replay for ``ttl_s`` seconds."""
-        await self.redis.set(self._replay(table_id), replay_json, ex=ttl_s)
+        await self.redis.set(self.keys.table(table_id, "replay"), replay_json, ex=ttl_s)
 
     async def unindex_open(self, table_id: str) -> None:
         """Take a table that started out of the open index (idempotent)."""
@@ -645,10 +626,14 @@ class ReplicasBehind(RedisTimeoutError):
     idempotency key is told the stored answer once it applied."""
 
 
+def _claim_of(stored: bytes | str) -> tuple[str, str]:
+    """A create's claim as stored (JSON): ``(table id, fingerprint)``."""
+    claim = json.loads(decoded(stored))
+    return str(claim["table_id"]), str(claim["fingerprint"])
+
+
 def _merged(shares: Sequence[Any], limit: int, *, newest_first: bool) -> list[str]:
     """Members of several ``withscores`` sorted-set reads, merged by score, at most ``limit``."""
-    rows: list[tuple[float, str]] = []
-    for share in shares:
-        rows += [(score, member) for member, score in decoded_scores(share).items()]
-    rows.sort(key=lambda row: (row[0], row[1]), reverse=newest_first)
+    rows = sorted(((score, member) for share in shares
+                   for member, score in decoded_scores(share).items()), reverse=newest_first)
     return [member for _score, member in rows[:limit]]

@@ -465,10 +465,8 @@ class TableStore:
         ]
         for audience, body in events:
             argv += [audience_field(audience), json.dumps(body)]
-        argv.append(len(log))
-        argv += [json.dumps(entry) for entry in log]
-        argv.append(expire_s if expire_s is not None else "")
-        argv.append(self._publish)
+        argv += [len(log), *map(json.dumps, log), "" if expire_s is None else expire_s,
+                 self._publish]
         # Without a scope: a never-written key in the table's slot.
         seen_key = self.keys.table(table_id, f"seen:{idempotency_scope or 'seen:-'}")
         if idempotency is not None and idempotency_scope is None:

@@ -96,13 +96,6 @@ def _load_private_pem(pem: bytes) -> Ed25519PrivateKey:
     return key
 
 
-def _load_public_pem(pem: bytes) -> Ed25519PublicKey:
-    key = serialization.load_pem_public_key(pem)
-    if not isinstance(key, Ed25519PublicKey):
-        raise ValueError("a previous public key must be an Ed25519 public key (PEM)")
-    return key
-
-
 def load_keyring(settings: Settings) -> KeyRing:
     """The key ring for ``settings``: the configured key, or the one in ``data_dir``.
 
@@ -123,7 +116,9 @@ def load_keyring(settings: Settings) -> KeyRing:
     signing_kid = jwk_thumbprint(signing_key.public_key())
     verification_keys = {signing_kid: signing_key.public_key()}
     for pem in settings.previous_public_keys_pem:
-        public_key = _load_public_pem(pem.encode("ascii"))
+        public_key = serialization.load_pem_public_key(pem.encode("ascii"))
+        if not isinstance(public_key, Ed25519PublicKey):
+            raise ValueError("a previous public key must be an Ed25519 public key (PEM)")
         verification_keys[jwk_thumbprint(public_key)] = public_key
     return KeyRing(signing_key, signing_kid, verification_keys)
 

@@ -502,7 +502,8 @@ async def _applied_before(
         )
     first, last = stored.events
     events: list[StoredEvent] = (
-        await ctx.store.events_between(loaded.snapshot.table_id, first, last) if last else [])
+        await ctx.store.events_after(loaded.snapshot.table_id, first - 1, count=last - first + 1)
+        if last else [])
     action = loaded.game.parse_action(stored.action)
     return Applied(
         table=loaded, seat=seat, principal=principal, version=stored.version,

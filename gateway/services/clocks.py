@@ -62,7 +62,7 @@ async def sweep_clocks(ctx: TableContext) -> int:
     """Claim and handle every due clock once; returns how many tables were looked at."""
     now = ctx.now()
     lease_end = now + LEASE_S
-    claimed = await ctx.store.claim_clocks(now, lease_end)
+    claimed = await ctx.store.claim("clock", now, lease_end)
     for table_id in claimed:
         try:
             next_due = await expire_table(ctx, table_id)
@@ -71,7 +71,7 @@ async def sweep_clocks(ctx: TableContext) -> int:
             # read by people who also play (rule: hidden information never leaks).
             log.error("turn clock of table %s failed: %s", table_id, type(error).__name__)
             next_due = ctx.now() + _RETRY_S
-        await ctx.store.release_clock(table_id, lease_end, next_due)
+        await ctx.store.release("clock", table_id, lease_end, next_due)
     return len(claimed)
 
 

@@ -65,14 +65,14 @@ async def _play_claimed(ctx: TableContext, table_id: str, lease_end: float) -> N
         # Type and place only: a bot's or the engine's message may name a hidden card.
         log.error("house bots of table %s failed: %s", table_id, type(error).__name__)
         next_due = ctx.now() + _RETRY_S
-    await ctx.store.release_bots(table_id, lease_end, next_due)
+    await ctx.store.release("bots", table_id, lease_end, next_due)
 
 
 async def drive_bots(ctx: TableContext) -> int:
     """Claim every table where a bot is due and play them concurrently; returns the count."""
     now = ctx.now()
     lease_end = now + LEASE_S
-    claimed = await ctx.store.claim_bots(now, lease_end)
+    claimed = await ctx.store.claim("bots", now, lease_end)
     await asyncio.gather(*(_play_claimed(ctx, table_id, lease_end) for table_id in claimed))
     return len(claimed)
 

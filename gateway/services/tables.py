@@ -873,14 +873,14 @@ async def _since_last_move(
     if after is not None and reaches(events, after):
         return since_last_move(events, seat, after=after, last_event_id=last)
     if after is None and len(log) == LOG_TAIL:
-        log = await ctx.store.log_tail(table_id, RECENT_LOG_ENTRIES)
+        log = await ctx.store.action_log(table_id, RECENT_LOG_ENTRIES)
         after = last_move(log, seat, whole_log=len(log) < RECENT_LOG_ENTRIES)
     if after is not None:
         # Just the events since the move: usually a handful, parsed and nothing more.
         events = await ctx.store.events_after(table_id, after, count=RECENT_EVENTS)
         if len(events) < RECENT_EVENTS or events[-1].seq >= last:
             return since_last_move(events, seat, after=after, last_event_id=last)
-    events = await ctx.store.newest_events(table_id, RECENT_EVENTS)
+    events = (await ctx.store.recent_history(table_id, log_entries=1, events=RECENT_EVENTS)).events
     return since_last_move(events, seat, after=None, last_event_id=last)
 
 

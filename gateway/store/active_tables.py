@@ -50,9 +50,7 @@ class ActiveTableStore:
 
         Atomic: of many concurrent reservations at ``limit - 1``, exactly one succeeds.
         """
-        added = await self._reserve(
-            keys=[self._key(agent_id)], args=[table_id, limit, repr(now)]
-        )
+        added = await self._reserve(keys=[self._key(agent_id)], args=[table_id, limit, repr(now)])
         return bool(added)
 
     async def release(self, agent_id: str, *table_ids: str) -> None:

@@ -103,9 +103,7 @@ class AdmissionStore:
             self._challenge_key(challenge_id), ["payload", "expires_at", "answered"])
         if payload is None or expires_at is None or answered is not None:
             return None
-        if moment > float(expires_at):
-            return None
-        return decoded(payload)
+        return None if moment > float(expires_at) else decoded(payload)
 
     async def claim_challenge(self, challenge_id: str) -> ClaimResult:
         """Take a challenge for grading: only the first in-time claim gets its payload."""

@@ -312,9 +312,7 @@ class AuthStore:
         (the ``jti`` the request was made with) was revoked meanwhile.
         """
         agent_key = self.agent_key(agent_id)
-        proof_key = agent_key
-        if asked_with is not None:
-            proof_key = self._proof_prefix(agent_id) + asked_with
+        proof_key = agent_key if asked_with is None else self._proof_prefix(agent_id) + asked_with
         noted = await self._note_issued(
             keys=[agent_key, self.tokens_key(agent_id), proof_key],
             args=[secret_hash, issued.token_id, issued.expires_at, int(time.time()),

@@ -81,13 +81,9 @@ leave free: one for a pub/sub connection to a primary, and one for
 redis-py's own layout discovery (``CLUSTER SLOTS``) and a connection being
 recycled after a layout change."""
 
-CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
-"""URL schemes that name a Redis Cluster (``redis+cluster://host:port``: any node)."""
-
-
 def is_cluster_url(url: str) -> bool:
     """True when ``url`` names a Redis Cluster (``redis+cluster://`` or ``rediss+cluster://``)."""
-    return url.split("://", 1)[0].lower() in CLUSTER_SCHEMES
+    return url.split("://", 1)[0].lower() in ("redis+cluster", "rediss+cluster")
 
 
 class Keys:
@@ -218,7 +214,6 @@ class RequestGate:
     """
 
     def __init__(self, size: int, *, timeout: float = 10.0) -> None:
-        self.size = size
         self.timeout = timeout
         self.turns = asyncio.Semaphore(size)
 

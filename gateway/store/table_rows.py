@@ -91,7 +91,6 @@ class TurnsRead(NamedTuple):
     """Its recent history, read just after it, when asked for."""
 
 
-
 @dataclass(frozen=True)
 class TableSnapshot:
     """One consistent read of a table's hash."""
@@ -218,13 +217,7 @@ def no_errors(replies: list[Any]) -> list[Any]:
 
 def stored_events(reply: Any) -> list[StoredEvent]:
     """The events of an ``XREAD`` reply on one stream, oldest first."""
-    events: list[StoredEvent] = []
-    for entry_id, fields in stream_entries(reply):
-        events.append(
-            StoredEvent(
-                seq=int(decoded(entry_id).split("-", 1)[0]),
-                audience=_parse_audience(decoded(fields[b"audience"])),
-                raw=fields[b"event"],
-            )
-        )
-    return events
+    return [StoredEvent(seq=int(decoded(entry_id).split("-", 1)[0]),
+                        audience=_parse_audience(decoded(fields[b"audience"])),
+                        raw=fields[b"event"])
+            for entry_id, fields in stream_entries(reply)]

@@ -52,9 +52,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from gateway.store.connection import (
@@ -228,10 +228,6 @@ return false
 """
 
 
-# A never-written key in the table's slot, for commits without an idempotency key.
-_NO_IDEMPOTENCY = "seen:-"
-
-
 class TableStore:
     """Every Redis operation on tables (one instance per app, shared by requests)."""
 
@@ -258,9 +254,6 @@ class TableStore:
     def _log(self, table_id: str) -> str:
         return self.keys.table(table_id, "log")
 
-    def _replay(self, table_id: str) -> str:
-        return self.keys.table(table_id, "replay")
-
     def events_key(self, table_id: str) -> str:
         """The table's event stream: a held wait watches it for any change."""
         return self.keys.table(table_id, "events")
@@ -269,20 +262,8 @@ class TableStore:
         """The table's turn stream: a seat's held observation watches it for its turn."""
         return self.keys.table(table_id, "turns")
 
-    def _seen(self, table_id: str, scope: str) -> str:
-        return self.keys.table(table_id, f"seen:{scope}")
-
-    def _public_index(self, bucket: int) -> str:
-        return self.keys.indexed(bucket, "tables", "public")
-
-    def _open_index(self, bucket: int) -> str:
-        return self.keys.indexed(bucket, "tables", "open")
-
-    def _clock_index(self, bucket: int) -> str:
-        return self.keys.indexed(bucket, "clock")
-
-    def _bots_index(self, bucket: int) -> str:
-        return self.keys.indexed(bucket, "bots")
+    def _listing(self, bucket: int, which: Literal["public", "open"]) -> str:
+        return self.keys.indexed(bucket, "tables", which)
 
     def _near(self, table_id: str, revoked_key: str | None) -> str | None:
         """The copy of a revocation mark on ``table_id``'s slot (itself on one Redis)."""
@@ -304,15 +285,14 @@ class TableStore:
         revoked_key = self._near(table_id, revoked_key)
         commands: list[tuple[str, ...]] = [("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS)]
         if idempotency_scope is not None:
-            commands.append(("GET", self._seen(table_id, idempotency_scope)))
+            commands.append(("GET", self.keys.table(table_id, f"seen:{idempotency_scope}")))
         if revoked_key is not None:
             commands.append(("EXISTS", revoked_key))
         replies = no_errors(await round_trip(self.redis, *commands, key=self._hash(table_id)))
-        row = replies[0]
         seen = replies[1] if idempotency_scope is not None else None
         revoked = bool(replies[-1]) if revoked_key is not None else False
         stored = IdempotencyRecord.from_stored(seen) if seen is not None else None
-        return snapshot_from_row(table_id, row), stored, revoked
+        return snapshot_from_row(table_id, replies[0]), stored, revoked
 
     async def events_then_table(
         self, table_id: str, after: int, revoked_key: str | None = None
@@ -324,9 +304,10 @@ class TableStore:
         (:mod:`gateway.services.waiters`): the revocation is asked before the
         table it read is told, so a token revoked while it waited is refused.
         """
-        revoked, reply, snapshot, _ = await self._read_then_table(
-            table_id, self.events_key(table_id), f"{after}-0", revoked_key)
-        return revoked, stored_events(reply), snapshot
+        revoked, reply, (row,) = await self._read_after(
+            table_id, self.events_key(table_id), f"{after}-0", revoked_key,
+            ("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS))
+        return revoked, stored_events(reply), snapshot_from_row(table_id, row)
 
     async def turns_then_table(
         self, table_id: str, after: TableSnapshot, revoked_key: str | None = None,
@@ -343,36 +324,33 @@ class TableStore:
         read, and its answer tells what happened since its last move).
         """
         extra = [] if history is None else self._history_commands(table_id, *history)
-        revoked, reply, snapshot, rest = await self._read_then_table(
+        revoked, reply, (row, *rest) = await self._read_after(
             table_id, self.turns_key(table_id), f"{after.seq}-{after.version + 1}", revoked_key,
-            extra=extra)
+            ("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS), *extra)
         turns = []
         for entry_id, fields in stream_entries(reply):
             seq, version = decoded(entry_id).split("-", 1)
             to_act = parse_to_act(decoded(fields[b"to_act"]))
             turns.append(TurnEntry(int(seq), int(version) - 1, to_act))
         recent = None if history is None else self._history(table_id, *rest)
-        return TurnsRead(revoked, turns, snapshot, recent)
+        return TurnsRead(revoked, turns, snapshot_from_row(table_id, row), recent)
 
-    async def _read_then_table(
-        self, table_id: str, stream: str, after: str, revoked_key: str | None = None,
-        *, extra: Sequence[tuple[str | int, ...]] = (),
-    ) -> tuple[bool, Any, TableSnapshot | None, list[Any]]:
+    async def _read_after(
+        self, table_id: str, stream: str, after: str, revoked_key: str | None,
+        *then: tuple[str | int, ...],
+    ) -> tuple[bool, Any, list[Any]]:
         """An ``XREAD`` on ``stream`` after the id ``after``, then whether ``revoked_key``
         exists (when given; its copy in the table's bucket on a cluster), then the
-        table's ``HMGET``, then the ``extra`` commands (their replies last), in one round
-        trip."""
+        commands ``then``, in one round trip; returns the answer, the ``XREAD`` reply
+        and the replies of ``then``."""
         revoked_key = self._near(table_id, revoked_key)
         commands: list[tuple[str | int, ...]] = [
             ("XREAD", "COUNT", 500, "STREAMS", stream, after)]
         if revoked_key is not None:
             commands.append(("EXISTS", revoked_key))
-        commands.append(("HMGET", self._hash(table_id), *SNAPSHOT_FIELDS))
-        commands.extend(extra)
-        replies = no_errors(await round_trip(self.redis, *commands, key=self._hash(table_id)))
-        rest = replies[len(replies) - len(extra):]
-        reply, *revoked, row = replies[:len(replies) - len(extra)]
-        return bool(revoked and revoked[0]), reply, snapshot_from_row(table_id, row), rest
+        replies = no_errors(await round_trip(
+            self.redis, *commands, *then, key=self._hash(table_id)))
+        return revoked_key is not None and bool(replies[1]), replies[0], replies[len(commands):]
 
     async def checked_events_after(
         self, table_id: str, after: int, *, revoked_key: str
@@ -380,11 +358,9 @@ class TableStore:
         """Whether ``revoked_key`` exists and :meth:`events_after`, in one round trip, so a
         reader whose token was revoked while it waited is refused before it is told what
         came."""
-        reply, revoked = no_errors(await round_trip(
-            self.redis, ("XREAD", "COUNT", 500, "STREAMS", self.events_key(table_id), f"{after}-0"),
-            ("EXISTS", self.keys.near_table(table_id, revoked_key)), key=self._hash(table_id),
-        ))
-        return bool(revoked), stored_events(reply)
+        revoked, reply, _ = await self._read_after(
+            table_id, self.events_key(table_id), f"{after}-0", revoked_key)
+        return revoked, stored_events(reply)
 
     async def load_records(self, table_ids: Sequence[str]) -> list[dict[str, Any]]:
         """The records (no state) of several tables, in one pipeline; missing ones skipped."""
@@ -394,18 +370,12 @@ class TableStore:
             for table_id in table_ids:
                 pipe.hmget(self._hash(table_id), ["record", "version"])
             rows = await pipe.execute()
-        records = []
-        for row in rows:
-            record, version = row
-            if record is not None:
-                parsed = json.loads(record)
-                parsed["version"] = int(version)
-                records.append(parsed)
-        return records
+        return [{**json.loads(record), "version": int(version)}
+                for record, version in rows if record is not None]
 
-    async def action_log(self, table_id: str) -> list[dict[str, Any]]:
-        """The whole action log of a table, oldest first."""
-        entries = await self.redis.lrange(self._log(table_id), 0, -1)
+    async def action_log(self, table_id: str, last: int = 0) -> list[dict[str, Any]]:
+        """The last ``last`` action-log entries of a table (0: all of them), oldest first."""
+        entries = await self.redis.lrange(self._log(table_id), -last, -1)
         return [json.loads(entry) for entry in entries]
 
     async def recent_history(
@@ -431,17 +401,6 @@ class TableStore:
         return RecentHistory([json.loads(entry) for entry in log or []],
                              stored_events([[stream, list(reversed(newest_first or []))]]))
 
-    async def log_tail(self, table_id: str, count: int) -> list[dict[str, Any]]:
-        """The last ``count`` action-log entries, oldest first (a seat's last move)."""
-        entries = await self.redis.lrange(self._log(table_id), -count, -1)
-        return [json.loads(entry) for entry in entries]
-
-    async def newest_events(self, table_id: str, count: int) -> list[StoredEvent]:
-        """The last ``count`` events, oldest first."""
-        stream = self.events_key(table_id)
-        newest_first = await self.redis.xrevrange(stream, "+", "-", count=count)
-        return stored_events([[stream, list(reversed(newest_first or []))]])
-
     async def events_after(
         self, table_id: str, after: int, *, count: int = 500
     ) -> list[StoredEvent]:
@@ -449,11 +408,6 @@ class TableStore:
         waits wait through :mod:`gateway.services.waiters`, holding no connection)."""
         reply = await self.redis.xread({self.events_key(table_id): f"{after}-0"}, count=count)
         return stored_events(reply)
-
-    async def events_between(self, table_id: str, first: int, last: int) -> list[StoredEvent]:
-        """The events with ids ``first`` to ``last``, oldest first (a retried action's)."""
-        stream = self.events_key(table_id)
-        return stored_events([[stream, await self.redis.xrange(stream, f"{first}-0", f"{last}-0")]])
 
     # -- the compare-and-set --------------------------------------------------
 
@@ -511,16 +465,16 @@ class TableStore:
         ]
         for audience, body in events:
             argv += [audience_field(audience), json.dumps(body)]
-        argv.append(len(log))
-        argv += [json.dumps(entry) for entry in log]
-        argv.append(expire_s if expire_s is not None else "")
-        argv.append(self._publish)
-        seen_key = self._seen(table_id, idempotency_scope or _NO_IDEMPOTENCY)
+        argv += [len(log), *map(json.dumps, log), "" if expire_s is None else expire_s,
+                 self._publish]
+        # Without a scope: a never-written key in the table's slot.
+        seen_key = self.keys.table(table_id, f"seen:{idempotency_scope or 'seen:-'}")
         if idempotency is not None and idempotency_scope is None:
             raise ValueError("an idempotency record needs its scope")
         bucket = self.keys.bucket_of(table_id)
         keys = [self._hash(table_id), self.events_key(table_id), self._log(table_id), seen_key,
-                self.turns_key(table_id), self._clock_index(bucket), self._bots_index(bucket)]
+                self.turns_key(table_id), self.keys.indexed(bucket, "clock"),
+                self.keys.indexed(bucket, "bots")]
         after = [] if history is None else self._history_commands(table_id, *history)
         reply, read = await self._run_commit(keys, argv, after)
         outcome = int(reply[0])
@@ -552,10 +506,9 @@ class TableStore:
             replies = await round_trip(self.redis, *commands, key=keys[0])
             read = replies[len(replies) - len(after):]
             reply, *waited = replies[:len(replies) - len(after)]
-            if isinstance(reply, NoScriptError) or (
-                isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT")
-            ):
-                await self._load_commit_script(keys[0])
+            if isinstance(reply, NoScriptError):  # loaded where the table lives
+                no_errors(await round_trip(
+                    self.redis, ("SCRIPT", "LOAD", _COMMIT_LUA), key=keys[0]))
                 continue
             if isinstance(reply, Exception):
                 raise reply
@@ -568,10 +521,6 @@ class TableStore:
             return reply, read
         raise RuntimeError("the commit script could not be loaded")
 
-    async def _load_commit_script(self, key: str) -> None:
-        """Load the commit script where ``key`` lives (on a cluster: that slot's primary)."""
-        no_errors(await round_trip(self.redis, ("SCRIPT", "LOAD", _COMMIT_LUA), key=key))
-
     async def bench_write(self, value: bytes) -> None:
         """One ``EVALSHA`` that SETs ``value``: the benchmark's bare baseline write."""
         await self._bench_set(keys=[self.keys.global_("bench", "baseline")], args=[value])
@@ -582,18 +531,15 @@ class TableStore:
         """List a table in the public index, and in the open index while it has free seats."""
         bucket = self.keys.bucket_of(table_id)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(self._public_index(bucket), {table_id: created_at})
+            pipe.zadd(self._listing(bucket, "public"), {table_id: created_at})
             if open_:
-                pipe.zadd(self._open_index(bucket), {table_id: created_at})
+                pipe.zadd(self._listing(bucket, "open"), {table_id: created_at})
             await pipe.execute()
 
     async def create_claim(self, scope: str) -> tuple[str, str] | None:
         """The ``(table id, fingerprint)`` a create with idempotency ``scope`` claimed, if any."""
         earlier = await self.redis.get(self.keys.global_("creates", scope))
-        if earlier is None:
-            return None
-        stored = json.loads(decoded(earlier))
-        return str(stored["table_id"]), str(stored["fingerprint"])
+        return None if earlier is None else _claim_of(earlier)
 
     async def claim_create(
         self, scope: str, table_id: str, fingerprint: str
@@ -605,17 +551,14 @@ class TableStore:
         key = self.keys.global_("creates", scope)
         claim = json.dumps({"table_id": table_id, "fingerprint": fingerprint})
         earlier = await self._claim_create(keys=[key], args=[claim, IDEMPOTENCY_TTL_S])
-        if not isinstance(earlier, bytes | str):  # None: the claim is ours
-            return None
-        stored = json.loads(decoded(earlier))
-        return str(stored["table_id"]), str(stored["fingerprint"])
+        return _claim_of(earlier) if isinstance(earlier, bytes | str) else None  # None: ours
 
     async def listed_before(self, created_before: float, limit: int) -> list[str]:
         """The oldest listed table ids created before ``created_before`` (at most ``limit``),
         over every bucket."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for bucket in self.keys.buckets():
-                pipe.zrangebyscore(self._public_index(bucket), "-inf", repr(created_before),
+                pipe.zrangebyscore(self._listing(bucket, "public"), "-inf", repr(created_before),
                                    start=0, num=limit, withscores=True)
             shares = await pipe.execute()
         return _merged(shares, limit, newest_first=False)
@@ -629,22 +572,22 @@ class TableStore:
         dropped = 0
         for bucket, ids in sorted(by_bucket.items()):
             dropped += int(await self._prune_unwritten(
-                keys=[self._public_index(bucket), self._open_index(bucket)],
+                keys=[self._listing(bucket, "public"), self._listing(bucket, "open")],
                 args=[repr(indexed_before), *ids]))
         return dropped
 
     async def cached_replay(self, table_id: str) -> bytes | None:
         """A finished table's replay as first built, if it was."""
-        cached = await self.redis.get(self._replay(table_id))
+        cached = await self.redis.get(self.keys.table(table_id, "replay"))
         return cached if isinstance(cached, bytes) else None
 
     async def cache_replay(self, table_id: str, replay_json: bytes, ttl_s: int) -> None:
         """Keep a finished table's replay for ``ttl_s`` seconds."""
-        await self.redis.set(self._replay(table_id), replay_json, ex=ttl_s)
+        await self.redis.set(self.keys.table(table_id, "replay"), replay_json, ex=ttl_s)
 
     async def unindex_open(self, table_id: str) -> None:
         """Take a table that started out of the open index (idempotent)."""
-        await self.redis.zrem(self._open_index(self.keys.bucket_of(table_id)), table_id)
+        await self.redis.zrem(self._listing(self.keys.bucket_of(table_id), "open"), table_id)
 
     async def public_table_ids(
         self, *, offset: int = 0, limit: int = 50, open_only: bool = False
@@ -653,30 +596,26 @@ class TableStore:
         bucket (each bucket's newest ``offset + limit``, merged)."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for bucket in self.keys.buckets():
-                index = self._open_index(bucket) if open_only else self._public_index(bucket)
+                index = self._listing(bucket, "open" if open_only else "public")
                 pipe.zrevrange(index, 0, offset + limit - 1, withscores=True)
             shares = await pipe.execute()
         return _merged(shares, offset + limit, newest_first=True)[offset:]
 
-    async def claim_clocks(self, now: float, lease_end: float, limit: int = 20) -> list[str]:
-        """Claim tables whose clock ran out (one worker each until ``lease_end``)."""
-        indexes = [self._clock_index(bucket) for bucket in self.keys.buckets()]
+    async def claim(
+        self, queue: Literal["clock", "bots"], now: float, lease_end: float, limit: int = 20
+    ) -> list[str]:
+        """Claim tables due in ``queue`` (a clock ran out, a house bot is to act): one
+        worker each until ``lease_end``."""
+        indexes = [self.keys.indexed(bucket, queue) for bucket in self.keys.buckets()]
         return await self._leases.claim(indexes, now, lease_end, limit)
 
-    async def claim_bots(self, now: float, lease_end: float, limit: int = 20) -> list[str]:
-        """Claim tables where a house bot is due (one worker each until ``lease_end``)."""
-        indexes = [self._bots_index(bucket) for bucket in self.keys.buckets()]
-        return await self._leases.claim(indexes, now, lease_end, limit)
-
-    async def release_clock(self, table_id: str, lease_end: float, next_due: float | None) -> bool:
-        """Release a clock claim, re-indexing at ``next_due`` (``None``: remove)."""
+    async def release(
+        self, queue: Literal["clock", "bots"], table_id: str, lease_end: float,
+        next_due: float | None,
+    ) -> bool:
+        """Release a claim, re-indexing at ``next_due`` (``None``: remove)."""
         return await self._leases.release(
-            self._clock_index(self.keys.bucket_of(table_id)), table_id, lease_end, next_due)
-
-    async def release_bots(self, table_id: str, lease_end: float, next_due: float | None) -> bool:
-        """Release a house-bot claim, re-indexing at ``next_due`` (``None``: remove)."""
-        return await self._leases.release(
-            self._bots_index(self.keys.bucket_of(table_id)), table_id, lease_end, next_due)
+            self.keys.indexed(self.keys.bucket_of(table_id), queue), table_id, lease_end, next_due)
 
 
 class ReplicasBehind(RedisTimeoutError):
@@ -685,10 +624,14 @@ class ReplicasBehind(RedisTimeoutError):
     idempotency key is told the stored answer once it applied."""
 
 
+def _claim_of(stored: bytes | str) -> tuple[str, str]:
+    """A create's claim as stored (JSON): ``(table id, fingerprint)``."""
+    claim = json.loads(decoded(stored))
+    return str(claim["table_id"]), str(claim["fingerprint"])
+
+
 def _merged(shares: Sequence[Any], limit: int, *, newest_first: bool) -> list[str]:
     """Members of several ``withscores`` sorted-set reads, merged by score, at most ``limit``."""
-    rows: list[tuple[float, str]] = []
-    for share in shares:
-        rows += [(score, member) for member, score in decoded_scores(share).items()]
-    rows.sort(key=lambda row: (row[0], row[1]), reverse=newest_first)
+    rows = sorted(((score, member) for share in shares
+                   for member, score in decoded_scores(share).items()), reverse=newest_first)
     return [member for _score, member in rows[:limit]]

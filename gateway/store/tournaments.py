@@ -195,9 +195,7 @@ class TournamentStore:
         """Write a new tournament and its round 0 (``plans``: index, plan JSON, table id)."""
         argv: list[str | int | float] = [
             tournament_id, json.dumps(record), secret.hex(), repr(created_at),
-            "1" if listed else "0", len(plans)]
-        for index, plan_json, table_id in plans:
-            argv += [index, plan_json, table_id]
+            "1" if listed else "0", len(plans), *(part for plan in plans for part in plan)]
         keys = [self._key(tournament_id, part) for part in ("meta", "plans", "rounds", "table_index")]
         created = await self._create(keys=[*keys, *map(self._index, ("all", "listed", "active"))], args=argv)
         return bool(created)
@@ -206,9 +204,7 @@ class TournamentStore:
         self, tournament_id: str, round_: int, plans: Sequence[tuple[int, str, str]]
     ) -> bool:
         """Plan round ``round_`` once; False when it was planned before."""
-        argv: list[str | int] = [round_, len(plans)]
-        for index, plan_json, table_id in plans:
-            argv += [index, plan_json, table_id]
+        argv: list[str | int] = [round_, len(plans), *(part for plan in plans for part in plan)]
         keys = [self._key(tournament_id, part) for part in ("plans", "rounds", "table_index")]
         return bool(await self._add_round(keys=keys, args=argv))
 

@@ -102,12 +102,12 @@ def test_every_table_script_and_read_stays_on_the_table_s_slot(
         assert (await store.turns_then_table("tbl_3", snapshot, mark, history=(5, 5))).recent
         assert (await store.recent_history("tbl_3", log_entries=5, events=5))[1]
         # Sweeps and listings over every bucket.
-        claimed = await store.claim_clocks(100.0, 200.0, limit=CLUSTER_BUCKETS * 2)
+        claimed = await store.claim("clock", 100.0, 200.0, limit=CLUSTER_BUCKETS * 2)
         assert sorted(claimed) == sorted(table_ids)
-        assert await store.release_clock("tbl_3", 200.0, None)
-        assert sorted(await store.claim_bots(100.0, 200.0, limit=CLUSTER_BUCKETS * 2)) == sorted(
+        assert await store.release("clock", "tbl_3", 200.0, None)
+        assert sorted(await store.claim("bots", 100.0, 200.0, limit=CLUSTER_BUCKETS * 2)) == sorted(
             table_ids)
-        assert await store.release_bots("tbl_3", 200.0, 300.0)
+        assert await store.release("bots", "tbl_3", 200.0, 300.0)
         newest = await store.public_table_ids(limit=5, open_only=True)
         assert newest == [f"tbl_{i}" for i in range(39, 34, -1)]
         assert await store.public_table_ids(offset=38, limit=5) == ["tbl_1", "tbl_0"]

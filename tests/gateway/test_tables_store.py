@@ -150,15 +150,15 @@ def test_a_due_entry_is_claimed_by_one_worker_and_released_only_by_its_lease(
         # A commit indexes a table's clock, as every change with a deadline does.
         await store.commit("t1", expected_version=-1, record={}, state="{}", index_clock=10.0)
         await store.commit("t2", expected_version=-1, record={}, state="{}", index_clock=50.0)
-        claims = await asyncio.gather(*(store.claim_clocks(20.0, 30.0 + i) for i in range(5)))
+        claims = await asyncio.gather(*(store.claim("clock", 20.0, 30.0 + i) for i in range(5)))
         assert sorted(member for claim in claims for member in claim) == ["t1"]
         winner_lease = 30.0 + next(i for i, c in enumerate(claims) if c)
         # Someone re-scheduled it meanwhile: the release must not undo that.
         await store.commit("t1", expected_version=0, index_clock=40.0)
-        assert not await store.release_clock("t1", winner_lease, None)
-        assert await store.claim_clocks(45.0, 100.0) == ["t1"]
-        assert await store.release_clock("t1", 100.0, None)
-        assert await store.claim_clocks(1000.0, 1100.0) == ["t2"]
+        assert not await store.release("clock", "t1", winner_lease, None)
+        assert await store.claim("clock", 45.0, 100.0) == ["t1"]
+        assert await store.release("clock", "t1", 100.0, None)
+        assert await store.claim("clock", 1000.0, 1100.0) == ["t2"]
 
     run(scenario, redis_url, redis_namespace)
 
@@ -174,11 +174,11 @@ def test_a_flushed_script_cache_is_reloaded_and_the_index_goes_with_the_commit(
 def _flushed_cache_scenario(redis_url: str, redis_namespace: str) -> None:
     async def scenario(store: TableStore) -> None:
         await store.commit("t1", expected_version=-1, record={}, state="{}", index_clock=42.0)
-        assert await store.claim_clocks(50.0, 60.0) == ["t1"]
+        assert await store.claim("clock", 50.0, 60.0) == ["t1"]
         await store.redis.script_flush()
         moved = await store.commit("t1", expected_version=0, state="{}", index_bots=7.0)
         assert moved.applied and moved.version == 1
-        assert await store.claim_bots(8.0, 9.0) == ["t1"]
+        assert await store.claim("bots", 8.0, 9.0) == ["t1"]
         snapshot, seen, revoked = await store.load_for_action("t1", "agent:key")
         assert snapshot is not None and snapshot.version == 1 and seen is None and not revoked
 

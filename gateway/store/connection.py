@@ -43,8 +43,15 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.asyncio.connection import BlockingConnectionPool
+from redis.exceptions import (
+    ClusterDownError,
+    MovedError,
+    RedisClusterException,
+    RedisError,
+    ResponseError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisClusterException, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import EncodableT
 
@@ -409,8 +416,7 @@ async def _cluster_round_trip(
         connection = node.acquire_connection()
         try:
             replies = await _exchange(connection, commands)
-            moved = any(isinstance(reply, ResponseError)
-                        and str(reply).startswith(("MOVED", "CLUSTERDOWN", "TRYAGAIN"))
+            moved = any(isinstance(reply, MovedError | ClusterDownError | TryAgainError)
                         for reply in replies)
             if not moved or last:
                 return replies

@@ -229,3 +229,26 @@ def test_a_commit_waits_for_a_replica_when_asked(
     run(cluster_url, redis_namespace, on_cluster)
     if "+cluster" not in redis_url:
         run(redis_url, redis_namespace, alone)
+
+
+def test_a_round_trip_sent_to_the_wrong_primary_follows_the_moved_reply(
+    cluster_url: str, redis_namespace: str
+) -> None:
+    """A slot that moved answers ``MOVED``: the round trip learns the layout and is sent again."""
+
+    async def scenario(client: RedisClient, keys: Keys) -> None:
+        assert isinstance(client, RedisCluster)
+        key = keys.global_("moved")
+        await client.initialize()
+        slot = client.keyslot(key)
+        owner = client.get_node_from_key(key)
+        other = next(node for node in client.get_primaries() if node.name != owner.name)
+        # The client's layout as it stands after a reshard it has not heard of yet.
+        client.nodes_manager.slots_cache[slot] = [other]
+
+        written, read = await round_trip(client, ("SET", key, "here"), ("GET", key), key=key)
+
+        assert (written, read) == (b"OK", b"here")
+        assert client.get_node_from_key(key).name == owner.name
+
+    run(cluster_url, redis_namespace, scenario)

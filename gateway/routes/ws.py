@@ -38,9 +38,7 @@ The connection is held to its token for as long as it lasts: a revocation
 (watched, so at once) closes it with 4441, the token's expiry with 4440 unless
 a fresh ``auth`` of the same agent came before (close codes:
 :data:`agents._wire.socket.CLOSE_CODES`). Dead peers are found by uvicorn's
-ping/pong (``ws_ping_interval``/``ws_ping_timeout``, set by ``agents-club
-serve``), which also serves without permessage-deflate: compressing every
-observation cost more CPU than the bytes it saved.
+ping/pong (:func:`socket_options`, applied by ``agents-club serve``).
 """
 
 from __future__ import annotations
@@ -143,13 +141,13 @@ class _Closing(Exception):
         self.reason = reason
 
 
-def _closing_for(error: ProblemError) -> _Closing | None:
-    """The close an error of the caller's token means, else ``None``."""
-    if error.code == "auth/revoked":
-        return _Closing(CLOSE_AUTH_REVOKED, error.code)
-    if error.code == "auth/expired":
-        return _Closing(CLOSE_AUTH_EXPIRED, error.code)
-    return None
+_TOKEN_CLOSES = {"auth/revoked": CLOSE_AUTH_REVOKED, "auth/expired": CLOSE_AUTH_EXPIRED}
+
+
+def _close_if_token_failed(error: ProblemError) -> None:
+    """End the session when ``error`` says the caller's token was revoked or expired."""
+    if error.code in _TOKEN_CLOSES:
+        raise _Closing(_TOKEN_CLOSES[error.code], error.code) from None
 
 
 class _Session:
@@ -201,8 +199,6 @@ class _Session:
             self.end(closing)
         except REDIS_UNAVAILABLE:
             self.end(_Closing(CLOSE_UNAVAILABLE, "server/unavailable"))
-        except asyncio.CancelledError:
-            raise
         except Exception:
             log.exception("socket task failed")
             self.end(_Closing(1011, "server/error"))
@@ -227,8 +223,7 @@ class _Session:
             # must not hold the connection's end; such a task stops at its next check of
             # ``closed`` instead.
             await asyncio.wait(list(self._tasks), timeout=CANCEL_WAIT_S)
-        if closing.code is not None:
-            await _close(self.websocket, closing.code, closing.reason)
+        await _close(self.websocket, closing)
 
     # the token -------------------------------------------------------------------------
 
@@ -312,9 +307,7 @@ class _Session:
             if watch is not None:
                 watch.wake()  # nothing written here: whatever wrote that version is news
             await self.send_problem(error, ref=message.ref, table_id=table_id)
-            closing = _closing_for(error)
-            if closing is not None:
-                raise closing from None
+            _close_if_token_failed(error)
             return
         except REDIS_UNAVAILABLE:
             if watch is not None:
@@ -371,9 +364,7 @@ class _Session:
             await asyncio.gather(*following)
             await self.send(EndMessage(table_id=table_id, observation=decisions.result()))
         except ProblemError as error:
-            closing = _closing_for(error)
-            if closing is not None:
-                raise closing from None
+            _close_if_token_failed(error)
             await self.send_problem(error, table_id=table_id)
         finally:
             for task in following:
@@ -478,9 +469,7 @@ class _Session:
                     wait=self.ctx.settings.long_poll_max_wait_s,
                     revoked_key=credential.caller.revoked_key)
             except ProblemError as error:
-                closing = _closing_for(error)
-                if closing is not None:
-                    raise closing from None
+                _close_if_token_failed(error)
                 await self.send_problem(error)
                 return
             if page.assignments:
@@ -559,46 +548,37 @@ async def _first_token(websocket: WebSocket) -> str:
     return message.token
 
 
-async def _close(websocket: WebSocket, code: int, reason: str) -> None:
-    if websocket.client_state == WebSocketState.CONNECTED:
+async def _close(websocket: WebSocket, closing: _Closing) -> None:
+    if closing.code is not None and websocket.client_state == WebSocketState.CONNECTED:
         with contextlib.suppress(Exception):  # the peer may be gone meanwhile
-            await websocket.close(code, reason)
+            await websocket.close(closing.code, closing.reason)
 
 
 @router.websocket(SOCKET_PATH, name="socket")
 async def socket(websocket: WebSocket) -> None:
     """``/v1/ws``: authenticate, then serve the session (see the module docstring)."""
     await websocket.accept()
-    if getattr(websocket.app.state, "redis", None) is None:
-        await _close(websocket, CLOSE_UNAVAILABLE, "server/unavailable")
-        return
     try:
-        token = await _first_token(websocket)
-        credential = await _authenticate(websocket, token)
-    except _Closing as closing:
-        if closing.code is not None:
-            await _close(websocket, closing.code, closing.reason)
-        return
-    except ProblemError as error:
-        await _close(websocket, CLOSE_AUTH_FAILED, error.code)
-        return
-    except REDIS_UNAVAILABLE:
-        await _close(websocket, CLOSE_UNAVAILABLE, "server/unavailable")
-        return
-    session = _Session(websocket, table_context(websocket.app), credential)
-    try:
+        if getattr(websocket.app.state, "redis", None) is None:
+            raise _Closing(CLOSE_UNAVAILABLE, "server/unavailable")
+        try:
+            credential = await _authenticate(websocket, await _first_token(websocket))
+        except ProblemError as error:
+            raise _Closing(CLOSE_AUTH_FAILED, error.code) from None
+        except REDIS_UNAVAILABLE:
+            raise _Closing(CLOSE_UNAVAILABLE, "server/unavailable") from None
+        session = _Session(websocket, table_context(websocket.app), credential)
         await session.send(credential.welcome())
-    except _Closing:
+    except _Closing as closing:
+        await _close(websocket, closing)
         return
     await session.run()
 
 
 def socket_options() -> dict[str, Any]:
-    """uvicorn's WebSocket settings for ``/v1/ws``: its sans-I/O protocol on the
-    ``websockets`` library (the older ``websockets`` one runs on that library's deprecated
-    legacy API), no permessage-deflate (compressing each observation costs more CPU than its bytes
-    save), a ping every 20 s that closes a peer silent for 20 s more, and
-    :data:`MAX_MESSAGE_BYTES` per message."""
+    """uvicorn's WebSocket settings for ``/v1/ws``: no permessage-deflate (compressing each
+    observation costs more CPU than its bytes save), a ping every 20 s that closes a peer
+    silent for 20 s more, and :data:`MAX_MESSAGE_BYTES` per message."""
     return {
         "ws": "websockets-sansio",
         "ws_per_message_deflate": False,

@@ -40,6 +40,8 @@ __all__ = ["router"]
 router = APIRouter(tags=["tournaments"])
 
 _ORGANISER_AUTH = (*AUTH_PROBLEMS, "auth/organiser_only")
+_CSV_EXAMPLE = ("table_index,table_id,board,round,seat,entrant,placement,points,score,reason,"
+                "finished_at\n")
 
 
 @router.post(
@@ -150,8 +152,7 @@ async def cancel_tournament(
     summary="Per-table placements and scores (JSON or CSV)",
     response_model=TournamentResults,
     responses={
-        200: {"content": {"text/csv": {"example": "table_index,table_id,board,round,seat,entrant,"
-                                                   "placement,points,score,reason,finished_at\n"}},
+        200: {"content": {"text/csv": {"example": _CSV_EXAMPLE}},
               "description": "JSON, or CSV with `?format=csv` (one row per seat per table)."},
         **problem_responses(*OPTIONAL_AUTH_PROBLEMS, "tournament/not_found", "request/invalid"),
     },
@@ -179,8 +180,7 @@ async def get_tournament_results(
     summary="Per-table placements and scores as CSV",
     response_class=PlainTextResponse,
     responses={
-        200: {"content": {"text/csv": {"example": "table_index,table_id,board,round,seat,entrant,"
-                                                   "placement,points,score,reason,finished_at\n"}},
+        200: {"content": {"text/csv": {"example": _CSV_EXAMPLE}},
               "description": "One row per seat per table."},
         **problem_responses(*OPTIONAL_AUTH_PROBLEMS, "tournament/not_found"),
     },

@@ -221,10 +221,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
     """The MCP server whose tools serve ``app``'s Redis, tokens and settings."""
     server = _ProblemServer(name="agents-club", title="Agents Club", instructions=_INSTRUCTIONS)
     state = app.state
-
-    def tokens() -> TokenService:
-        service: TokenService = state.tokens
-        return service
+    tokens: TokenService = state.tokens
 
     def redis() -> Any:
         """The app's Redis client; ``server/unavailable`` while it is not connected."""
@@ -256,7 +253,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
 
     async def verified(token: str) -> VerifiedToken:
         """``token`` checked as HTTP's ``CurrentToken`` is: its claims, then its revocation."""
-        return await tokens().authenticate(token, AuthStore(redis(), state.keys).is_revoked)
+        return await tokens.authenticate(token, AuthStore(redis(), state.keys).is_revoked)
 
     async def principal_of(ctx: Context, argument: str | None) -> Principal | None:
         """The agent whose token this call sent, if any (HTTP's ``OptionalPrincipal``)."""
@@ -266,7 +263,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
     def pending(token: str) -> PendingRevocation:
         """The caller as HTTP's table routes take it (``TableCaller``): the token's claims
         checked now, its revocation asked with the table read."""
-        return PendingRevocation.of(tokens().verify_cached(token), state.keys)
+        return PendingRevocation.of(tokens.verify_cached(token), state.keys)
 
     def caller_of(ctx: Context, argument: str | None) -> PendingRevocation | None:
         """:func:`pending` for the token this call sent, if any (``OptionalTableCaller``)."""
@@ -344,7 +341,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         body = AnswersRequest.model_validate(fields)
         passed = await admission_service.submit_answers(
             store=AdmissionStore(redis(), state.keys), agents=AuthStore(redis(), state.keys),
-            tokens=tokens(), settings=admission_service.admission_settings(state),
+            tokens=tokens, settings=admission_service.admission_settings(state),
             challenge_id=challenge_id, answers=body.answers, puzzle_answer=body.puzzle)
         return passed.model_dump(mode="json")
 

@@ -130,6 +130,7 @@ RECHECK_S = 30.0
 safety net, never the way news arrives."""
 
 _CLIENT_MESSAGE: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+_ACT_REFUSALS: tuple[type[Exception], ...] = (ProblemError, *REDIS_UNAVAILABLE)
 
 
 class _Closing(Exception):
@@ -303,17 +304,14 @@ class _Session:
                 watch=watch)
             if watch is not None and (applied.retried or applied.table.record.status != "playing"):
                 watch.wake()  # not this request's write, or the end: the subscription reads
-        except ProblemError as error:
+        except _ACT_REFUSALS as error:
             if watch is not None:
                 watch.wake()  # nothing written here: whatever wrote that version is news
-            await self.send_problem(error, ref=message.ref, table_id=table_id)
-            _close_if_token_failed(error)
-            return
-        except REDIS_UNAVAILABLE:
-            if watch is not None:
-                watch.wake()
-            # Applied or not, the client cannot tell: it retries with the same key.
-            await self.send_problem(redis_unavailable(), ref=message.ref, table_id=table_id)
+            # Through an outage, applied or not, the client cannot tell: it retries with the
+            # same key.
+            refused = error if isinstance(error, ProblemError) else redis_unavailable()
+            await self.send_problem(refused, ref=message.ref, table_id=table_id)
+            _close_if_token_failed(refused)
             return
         version = applied.table.version
         following = None

@@ -168,20 +168,6 @@ def _with_fields_of(model: type[BaseModel]) -> Callable[[_Tool], _Tool]:
     return take
 
 
-def _problem_of(failure: BaseException | None) -> ProblemError | None:
-    """The problem document a failed tool call answers with: HTTP's ``request/invalid`` for
-    arguments out of their schema, a service's own problem, or the ``server/unavailable``
-    HTTP answers through a Redis outage (never the store's own error text, which names its
-    address). ``None`` for a crash, which the SDK reports without its text."""
-    if isinstance(failure, ValidationError):
-        return invalid("The arguments do not match their schema", schema_errors(failure))
-    if isinstance(failure, ProblemError):
-        return failure
-    if isinstance(failure, REDIS_UNAVAILABLE):
-        return redis_unavailable()
-    return None
-
-
 class _ProblemServer(MCPServer):
     """The SDK's server, answering every refusal with the problem document HTTP answers:
     arguments that fail their schema (checked by the SDK before a tool runs) with
@@ -209,10 +195,16 @@ class _ProblemServer(MCPServer):
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as failed:
-                found = _problem_of(failed.__cause__)
-                if found is None:
-                    raise
-                refused = found
+                cause = failed.__cause__
+                if isinstance(cause, ValidationError):
+                    refused = invalid("The arguments do not match their schema",
+                                      schema_errors(cause))
+                elif isinstance(cause, ProblemError):
+                    refused = cause
+                elif isinstance(cause, REDIS_UNAVAILABLE):
+                    refused = redis_unavailable()  # never the store's text, which names its address
+                else:
+                    raise  # a crash: the SDK reports it without its text
         problem_text = json.dumps(refused.to_problem(), default=str)
         raise ToolError(f"Error executing tool {name}: {problem_text}") from None
 

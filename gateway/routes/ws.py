@@ -458,12 +458,11 @@ class _Session:
                     return page
 
     async def _follow_assignments(self, after: str) -> None:
-        cursor = after
         while not self.closed:
             credential = self.credential
             try:
                 page = await tournaments_service.assignments(
-                    self.ctx, credential.principal, after=cursor,
+                    self.ctx, credential.principal, after=after,
                     wait=self.ctx.settings.long_poll_max_wait_s,
                     revoked_key=credential.caller.revoked_key)
             except ProblemError as error:
@@ -473,7 +472,7 @@ class _Session:
             if page.assignments:
                 await self.send(AssignmentsMessage(assignments=page.assignments,
                                                    last_id=page.last_id))
-            cursor = page.last_id
+            after = page.last_id
 
 
 def _ref_of(text: str) -> str | None:

@@ -172,8 +172,8 @@ class _Session:
 
     # sending -------------------------------------------------------------------------
 
-    async def send(self, frame: str | BaseModel) -> None:
-        text = frame if isinstance(frame, str) else frame.model_dump_json(by_alias=True)
+    async def send(self, frame: BaseModel) -> None:
+        text = frame.model_dump_json(by_alias=True)
         async with self._send_lock:
             try:
                 await self.websocket.send_text(text)

@@ -289,15 +289,13 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         matching a search. Admission questions and rule errors cite section numbers."""
         if section_number is not None:
             found = section(game, section_number.strip())
-            if not found:
-                return f"No section {section_number} in the {game} rulebook."
-            return "\n\n".join(part.text for part in found)
-        if search is not None:
+            missing = f"No section {section_number} in the {game} rulebook."
+        elif search is not None:
             found = find_sections(game, search)
-            if not found:
-                return f"No section of the {game} rulebook holds all of: {search}."
-            return "\n\n".join(part.text for part in found)
-        return rulebook_text(game)
+            missing = f"No section of the {game} rulebook holds all of: {search}."
+        else:
+            return rulebook_text(game)
+        return "\n\n".join(part.text for part in found) if found else missing
 
     @server.tool()
     @_with_fields_of(ChallengeRequest)

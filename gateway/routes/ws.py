@@ -4,8 +4,7 @@ One connection per agent, authenticated once: the bearer token of the upgrade's
 ``Authorization`` header, or (for a browser, which cannot set it) an ``auth``
 message first. The client subscribes to tables and to its tournament
 assignments; the server pushes the seat's observation whenever it must decide,
-the events it may see when asked, and the end; an ``act`` is answered with
-``accepted`` or the problem document HTTP would answer.
+the events it may see when asked, and the end.
 
 Nothing here decides anything about a game, a seat or a token: every read and
 every action goes through the same service functions as HTTP and MCP
@@ -17,11 +16,11 @@ does (:func:`gateway.services.tables.hold`: a watch on the table's turn stream,
 then one read), from the table as it last read it. Waiting holds no Redis
 connection, so a worker holds many idle sockets cheaply.
 
-An ``act`` is answered with ``accepted`` (the action's version and events).
-When the seat is still to act, its ``result`` carries that next decision, built
-from the state the commit just wrote, with no read, and the same observation is
-pushed once; otherwise it has no observation, and the seat's next decision is pushed when
-another change brings it.
+An ``act`` is answered with ``accepted`` (the action's version and events), or
+with the problem document HTTP would answer. When the seat is still to act, its
+``result`` carries that next decision, built from the state the commit just wrote,
+with no read, and the same observation is pushed once; otherwise it has no
+observation, and the seat's next decision is pushed when another change brings it.
 
 With ``events_after``, the events up to a pushed decision's ``last_event_id`` are
 sent before it: the subscription's events task and its decisions task share one

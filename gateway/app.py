@@ -122,8 +122,7 @@ async def _on_http_exception(request: Request, exc: Exception) -> JSONResponse:
 
 def _allowed_methods(request: Request) -> str:
     """Every method some route serves at the request's path (Starlette names only the first
-    route's: ``DELETE /v1/tables`` was told ``POST`` though ``GET`` is served there too).
-    Each method is asked of the router as a whole, so routes inside included routers count."""
+    route's), each asked of the router as a whole, so routes inside included routers count."""
     methods = {
         method for method in _METHODS
         if any(route.matches({**request.scope, "method": method})[0] == Match.FULL

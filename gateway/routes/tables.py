@@ -316,8 +316,7 @@ async def submit_action(
     ``version`` and a legal action of the answer's ``observation``, repeat."""
     answer = await tables_service.play(
         table_context_of(request), table_id, caller, body, idempotency_key, wait=wait)
-    # Made by our own code as an ActionResult: sent as its JSON, it skips FastAPI's
-    # second validation of a large body.
+    # Sent as its JSON for the same reason as observe_table's answer.
     return Response(answer.model_dump_json(), media_type="application/json")
 
 

@@ -167,11 +167,9 @@ async def get_tournament_results(
     """Results of boards whose tables are all over, in plan order with each table's rotation,
     and those boards' seeds (the organiser sees every result at once). Placements: 1 is
     first, ties share."""
-    ctx = table_context_of(request)
     if format == "csv":
-        text = await service.results_csv_text(ctx, tournament_id, principal)
-        return PlainTextResponse(text, media_type="text/csv; charset=utf-8")
-    return await service.results(ctx, tournament_id, principal)
+        return await get_tournament_results_csv(request, tournament_id, principal)
+    return await service.results(table_context_of(request), tournament_id, principal)
 
 
 @router.get(

@@ -41,7 +41,7 @@ from gateway.head_middleware import HeadAsGetMiddleware
 from gateway.logging_config import configure_logging
 from gateway.mcp_server import mcp_lifespan, mcp_route
 from gateway.metrics import PROBLEMS, WORKERS, RequestMetricsMiddleware
-from gateway.openapi_docs import PROBLEM_CATALOGUE, Problem, problem_answer
+from gateway.openapi_docs import PROBLEM_CATALOGUE, problem_answer
 from gateway.routes import admission, auth, games, meta, rated_queue, tables, tournaments, watch, ws
 from gateway.security import TokenService
 from gateway.services import runtime
@@ -122,8 +122,7 @@ async def _on_http_exception(request: Request, exc: Exception) -> JSONResponse:
 
 def _allowed_methods(request: Request) -> str:
     """Every method some route serves at the request's path (Starlette names only the first
-    route's: ``DELETE /v1/tables`` was told ``POST`` though ``GET`` is served there too).
-    Each method is asked of the router as a whole, so routes inside included routers count."""
+    route's), each asked of the router as a whole, so routes inside included routers count."""
     methods = {
         method for method in _METHODS
         if any(route.matches({**request.scope, "method": method})[0] == Match.FULL
@@ -167,12 +166,7 @@ async def _on_redis_unavailable(request: Request, exc: Exception) -> JSONRespons
 
 
 async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
-    log.error(
-        "unhandled error on %s %s",
-        request.method,
-        request.url.path,
-        exc_info=(type(exc), exc, exc.__traceback__),
-    )
+    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     error = problem("server/error", "Something went wrong on our side; it was logged.")
     return _problem_response(request, error)
 
@@ -220,9 +214,7 @@ def _problem_openapi(app: FastAPI) -> dict[str, Any]:
         return app.openapi_schema
     schema = FastAPI.openapi(app)
     problem_ref = {"$ref": "#/components/schemas/Problem"}
-    components = schema.setdefault("components", {}).setdefault("schemas", {})
-    if "Problem" not in components:
-        components["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+    components = schema["components"]["schemas"]
     for path_item in schema.get("paths", {}).values():
         for operation in path_item.values():
             # The proxy in front (deploy/nginx.conf) refuses an oversized head or body;
@@ -245,7 +237,6 @@ def _problem_openapi(app: FastAPI) -> dict[str, Any]:
                     default = problem_answer("request/invalid")
                     problem.update(default["content"][PROBLEM_CONTENT_TYPE])
                     answer["description"] = default["description"]
-        for operation in path_item.values():
             _document_request_examples(operation, components)
             for parameter in operation.get("parameters", []):
                 # An optional parameter is absent, never null: HTTP has no null header or
@@ -257,11 +248,9 @@ def _problem_openapi(app: FastAPI) -> dict[str, Any]:
                         rest = {k: v for k, v in parameter["schema"].items() if k != "anyOf"}
                         parameter["schema"] = {**kept[0], **rest}
             if "security" in operation:  # see gateway.deps.OPTIONAL_BEARER_SECURITY
-                unique = []
-                for requirement in operation["security"]:
-                    if requirement not in unique:
-                        unique.append(requirement)
-                operation["security"] = unique
+                listed = operation["security"]
+                operation["security"] = [
+                    each for at, each in enumerate(listed) if each not in listed[:at]]
     for unused in ("HTTPValidationError", "ValidationError"):
         components.pop(unused, None)
     _whole_bounds(schema)

@@ -98,7 +98,7 @@ class Settings(BaseSettings):
 
     default_turn_timeout_s: float = Field(default=300.0, gt=0)
     """The turn clock of a table that sets none (``AGENTS_CLUB_DEFAULT_TURN_TIMEOUT_S``):
-    five minutes, room for a reasoning model's slow turn (two minutes timed them out)."""
+    five minutes, room for a reasoning model's slow turn."""
     rated_queue_gather_s: float = Field(default=10.0, ge=0)
     """How long the oldest agent of a rated-queue pool waits before a draw
     (``AGENTS_CLUB_RATED_QUEUE_GATHER_S``): everyone who joins meanwhile is in the draw, so

@@ -226,16 +226,12 @@ async def _table_caller(request: Request) -> PendingRevocation:
     return _required(await _pending(request))
 
 
-async def _optional_table_caller(request: Request) -> PendingRevocation | None:
-    return await _pending(request)
-
-
 TableCaller = Annotated[PendingRevocation, Depends(_table_caller)]
 """The caller of a table route, revocation checked with its table read; 401 when the token
 is missing or fails a stateless check. The service must pass ``revoked_key`` to its first
 table read and take the principal from :meth:`PendingRevocation.confirm`."""
 
-OptionalTableCaller = Annotated[PendingRevocation | None, Depends(_optional_table_caller)]
+OptionalTableCaller = Annotated[PendingRevocation | None, Depends(_pending)]
 """Like :data:`TableCaller`, or None when no ``Authorization`` header was sent."""
 
 

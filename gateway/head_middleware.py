@@ -21,7 +21,6 @@ class HeadAsGetMiddleware:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Handle one ASGI call; only HTTP ``HEAD`` requests are changed."""
         if scope["type"] != "http" or scope["method"] != "HEAD":
             await self.app(scope, receive, send)
             return

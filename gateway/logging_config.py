@@ -130,12 +130,9 @@ def configure_logging(
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(handler)
     root.setLevel(level.upper())
-    for name in ("uvicorn", "uvicorn.error"):
+    # gateway.access replaces uvicorn's access log, which would print query strings.
+    for name, propagate in (("uvicorn", True), ("uvicorn.error", True), ("uvicorn.access", False)):
         uvicorn_logger = logging.getLogger(name)
         uvicorn_logger.handlers.clear()
-        uvicorn_logger.propagate = True
-    # gateway.access replaces uvicorn's access log, which would print query strings.
-    access = logging.getLogger("uvicorn.access")
-    access.handlers.clear()
-    access.propagate = False
+        uvicorn_logger.propagate = propagate
     return handler

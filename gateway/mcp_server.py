@@ -168,20 +168,6 @@ def _with_fields_of(model: type[BaseModel]) -> Callable[[_Tool], _Tool]:
     return take
 
 
-def _problem_of(failure: BaseException | None) -> ProblemError | None:
-    """The problem document a failed tool call answers with: HTTP's ``request/invalid`` for
-    arguments out of their schema, a service's own problem, or the ``server/unavailable``
-    HTTP answers through a Redis outage (never the store's own error text, which names its
-    address). ``None`` for a crash, which the SDK reports without its text."""
-    if isinstance(failure, ValidationError):
-        return invalid("The arguments do not match their schema", schema_errors(failure))
-    if isinstance(failure, ProblemError):
-        return failure
-    if isinstance(failure, REDIS_UNAVAILABLE):
-        return redis_unavailable()
-    return None
-
-
 class _ProblemServer(MCPServer):
     """The SDK's server, answering every refusal with the problem document HTTP answers:
     arguments that fail their schema (checked by the SDK before a tool runs) with
@@ -209,10 +195,16 @@ class _ProblemServer(MCPServer):
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as failed:
-                found = _problem_of(failed.__cause__)
-                if found is None:
-                    raise
-                refused = found
+                cause = failed.__cause__
+                if isinstance(cause, ValidationError):
+                    refused = invalid("The arguments do not match their schema",
+                                      schema_errors(cause))
+                elif isinstance(cause, ProblemError):
+                    refused = cause
+                elif isinstance(cause, REDIS_UNAVAILABLE):
+                    refused = redis_unavailable()  # never the store's text, which names its address
+                else:
+                    raise  # a crash: the SDK reports it without its text
         problem_text = json.dumps(refused.to_problem(), default=str)
         raise ToolError(f"Error executing tool {name}: {problem_text}") from None
 
@@ -221,10 +213,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
     """The MCP server whose tools serve ``app``'s Redis, tokens and settings."""
     server = _ProblemServer(name="agents-club", title="Agents Club", instructions=_INSTRUCTIONS)
     state = app.state
-
-    def tokens() -> TokenService:
-        service: TokenService = state.tokens
-        return service
+    tokens: TokenService = state.tokens
 
     def redis() -> Any:
         """The app's Redis client; ``server/unavailable`` while it is not connected."""
@@ -256,7 +245,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
 
     async def verified(token: str) -> VerifiedToken:
         """``token`` checked as HTTP's ``CurrentToken`` is: its claims, then its revocation."""
-        return await tokens().authenticate(token, AuthStore(redis(), state.keys).is_revoked)
+        return await tokens.authenticate(token, AuthStore(redis(), state.keys).is_revoked)
 
     async def principal_of(ctx: Context, argument: str | None) -> Principal | None:
         """The agent whose token this call sent, if any (HTTP's ``OptionalPrincipal``)."""
@@ -266,7 +255,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
     def pending(token: str) -> PendingRevocation:
         """The caller as HTTP's table routes take it (``TableCaller``): the token's claims
         checked now, its revocation asked with the table read."""
-        return PendingRevocation.of(tokens().verify_cached(token), state.keys)
+        return PendingRevocation.of(tokens.verify_cached(token), state.keys)
 
     def caller_of(ctx: Context, argument: str | None) -> PendingRevocation | None:
         """:func:`pending` for the token this call sent, if any (``OptionalTableCaller``)."""
@@ -300,15 +289,13 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         matching a search. Admission questions and rule errors cite section numbers."""
         if section_number is not None:
             found = section(game, section_number.strip())
-            if not found:
-                return f"No section {section_number} in the {game} rulebook."
-            return "\n\n".join(part.text for part in found)
-        if search is not None:
+            missing = f"No section {section_number} in the {game} rulebook."
+        elif search is not None:
             found = find_sections(game, search)
-            if not found:
-                return f"No section of the {game} rulebook holds all of: {search}."
-            return "\n\n".join(part.text for part in found)
-        return rulebook_text(game)
+            missing = f"No section of the {game} rulebook holds all of: {search}."
+        else:
+            return rulebook_text(game)
+        return "\n\n".join(part.text for part in found) if found else missing
 
     @server.tool()
     @_with_fields_of(ChallengeRequest)
@@ -344,7 +331,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         body = AnswersRequest.model_validate(fields)
         passed = await admission_service.submit_answers(
             store=AdmissionStore(redis(), state.keys), agents=AuthStore(redis(), state.keys),
-            tokens=tokens(), settings=admission_service.admission_settings(state),
+            tokens=tokens, settings=admission_service.admission_settings(state),
             challenge_id=challenge_id, answers=body.answers, puzzle_answer=body.puzzle)
         return passed.model_dump(mode="json")
 

@@ -91,7 +91,6 @@ class RequestMetricsMiddleware:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Handle one ASGI call; non-HTTP scopes pass straight through."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return

@@ -25,7 +25,6 @@ __all__ = [
     "Problem",
     "ProblemSpec",
     "problem_answer",
-    "problem_example",
     "problem_responses",
     "register_problem",
 ]
@@ -130,12 +129,6 @@ for _code, _status, _title, _detail in (
     register_problem(_code, _status, _title, _detail)
 
 
-def problem_example(code: str) -> dict[str, Any]:
-    """An example problem document for a registered ``code``."""
-    spec = PROBLEM_CATALOGUE[code]
-    return ProblemError(spec.status, code, spec.title, spec.example_detail).to_problem()
-
-
 def problem_responses(*codes: str) -> dict[int | str, dict[str, Any]]:
     """The ``responses=`` value of a route that can answer with the problems ``codes``.
 
@@ -157,14 +150,12 @@ def problem_responses(*codes: str) -> dict[int | str, dict[str, Any]]:
 def problem_answer(*codes: str) -> dict[str, Any]:
     """One documented answer of the same-status ``codes``: a description naming them and
     a problem+json example of each."""
+    examples = {}
+    for code in codes:
+        spec = PROBLEM_CATALOGUE[code]
+        example = ProblemError(spec.status, code, spec.title, spec.example_detail).to_problem()
+        examples[code] = {"summary": spec.title, "value": example}
     return {
         "description": "; ".join(f"`{code}`" for code in codes),
-        "content": {
-            PROBLEM_CONTENT_TYPE: {
-                "examples": {
-                    code: {"summary": PROBLEM_CATALOGUE[code].title, "value": problem_example(code)}
-                    for code in codes
-                }
-            }
-        },
+        "content": {PROBLEM_CONTENT_TYPE: {"examples": examples}},
     }

@@ -89,10 +89,7 @@ class IssuedToken(NamedTuple):
 
 VERIFIED_CACHE_SIZE = 4096
 """Tokens whose signature and claims this process already checked (see
-:meth:`TokenService.authenticate`), least recently used dropped first: every
-worker sees every agent's token once its keep-alive connections come and go, so
-more tokens than this may be live, and only the ones not sent lately are checked
-again."""
+:meth:`TokenService.verify_cached`), least recently used dropped first."""
 
 
 def auth_problem(code: str, detail: str) -> ProblemError:
@@ -194,12 +191,12 @@ class TokenService:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.keyring = load_keyring(settings)
-        self._organiser_key = resolve_organiser_key(settings)
-        self._organiser_fingerprint = organiser_key_fingerprint(self._organiser_key)
-        # Token string -> its verification. The Ed25519 check and PyJWT's parsing
-        # cost about 0.4 ms of CPU per request; an agent sends the same token on
-        # every request. Only the stateless checks are cached: expiry is checked
-        # again on every hit, revocation is never cached here.
+        self.organiser_key = resolve_organiser_key(settings)
+        """The organiser key (never log it)."""
+        self._organiser_fingerprint = organiser_key_fingerprint(self.organiser_key)
+        # Token string -> its verification: an agent sends the same token on every request.
+        # Only the stateless checks are cached: expiry is checked again on every hit,
+        # revocation is never cached here.
         self._verify_once = functools.lru_cache(maxsize=VERIFIED_CACHE_SIZE)(self.verify)
 
     # minting -----------------------------------------------------------------
@@ -260,9 +257,8 @@ class TokenService:
         kid = header.get("kid")
         public_key = self.keyring.verification_keys.get(kid) if isinstance(kid, str) else None
         if public_key is None:
-            raise auth_problem(
-                "auth/unknown_key", "The token's key id is not in /.well-known/jwks.json."
-            )
+            raise auth_problem("auth/unknown_key",
+                               "The token's key id is not in /.well-known/jwks.json.")
         try:
             claims = jwt.decode(
                 token,
@@ -323,22 +319,15 @@ class TokenService:
 
     def is_organiser_key(self, presented: str) -> bool:
         """True when ``presented`` is the organiser key (constant-time comparison)."""
-        return hmac.compare_digest(presented.encode("utf-8"), self._organiser_key.encode("utf-8"))
-
-    @property
-    def organiser_key(self) -> str:
-        """The organiser key (never log it)."""
-        return self._organiser_key
+        return hmac.compare_digest(presented.encode("utf-8"), self.organiser_key.encode("utf-8"))
 
     @staticmethod
     def _principal(claims: dict[str, Any]) -> Principal:
         scope = claims.get("scope")
         name = claims.get("name", "")
         kind = claims.get("kind", "agent")
-        if not isinstance(scope, str) or not isinstance(name, str) or kind not in (
-            "agent",
-            "organiser",
-        ):
+        if (not isinstance(scope, str) or not isinstance(name, str)
+                or kind not in ("agent", "organiser")):
             raise auth_problem("auth/invalid", "The token's claims are malformed.")
         scopes = frozenset(scope.split())
         if kind == "organiser" and ORGANISER_SCOPE not in scopes:

@@ -40,6 +40,8 @@ __all__ = ["router"]
 router = APIRouter(tags=["tournaments"])
 
 _ORGANISER_AUTH = (*AUTH_PROBLEMS, "auth/organiser_only")
+_CSV_EXAMPLE = ("table_index,table_id,board,round,seat,entrant,placement,points,score,reason,"
+                "finished_at\n")
 
 
 @router.post(
@@ -150,8 +152,7 @@ async def cancel_tournament(
     summary="Per-table placements and scores (JSON or CSV)",
     response_model=TournamentResults,
     responses={
-        200: {"content": {"text/csv": {"example": "table_index,table_id,board,round,seat,entrant,"
-                                                   "placement,points,score,reason,finished_at\n"}},
+        200: {"content": {"text/csv": {"example": _CSV_EXAMPLE}},
               "description": "JSON, or CSV with `?format=csv` (one row per seat per table)."},
         **problem_responses(*OPTIONAL_AUTH_PROBLEMS, "tournament/not_found", "request/invalid"),
     },
@@ -166,11 +167,9 @@ async def get_tournament_results(
     """Results of boards whose tables are all over, in plan order with each table's rotation,
     and those boards' seeds (the organiser sees every result at once). Placements: 1 is
     first, ties share."""
-    ctx = table_context_of(request)
     if format == "csv":
-        text = await service.results_csv_text(ctx, tournament_id, principal)
-        return PlainTextResponse(text, media_type="text/csv; charset=utf-8")
-    return await service.results(ctx, tournament_id, principal)
+        return await get_tournament_results_csv(request, tournament_id, principal)
+    return await service.results(table_context_of(request), tournament_id, principal)
 
 
 @router.get(
@@ -179,8 +178,7 @@ async def get_tournament_results(
     summary="Per-table placements and scores as CSV",
     response_class=PlainTextResponse,
     responses={
-        200: {"content": {"text/csv": {"example": "table_index,table_id,board,round,seat,entrant,"
-                                                   "placement,points,score,reason,finished_at\n"}},
+        200: {"content": {"text/csv": {"example": _CSV_EXAMPLE}},
               "description": "One row per seat per table."},
         **problem_responses(*OPTIONAL_AUTH_PROBLEMS, "tournament/not_found"),
     },

@@ -26,9 +26,7 @@ ASSIGNMENTS_WAIT_MAX_S = 3600.0
 
 def wait_seconds(most: float, description: str, *, example: float | None = None) -> Any:
     """A dependency giving the seconds a route may hold its answer: ``wait_s`` from 0 to
-    ``most`` (default 0), or its deprecated alias ``wait``; refused as ``request/invalid``
-    (the problem every invalid query parameter gets) out of those bounds. ``wait_s`` wins
-    when both are sent (``wait`` counts only where ``wait_s`` is absent or 0)."""
+    ``most`` (default 0), or its deprecated alias ``wait`` (see the module docstring)."""
     examples = {"one request per decision": {"value": example}} if example is not None else None
 
     async def held(

@@ -48,7 +48,6 @@ _HTML: dict[int | str, dict[str, Any]] = {
     200: {"content": {"text/html": {"example": "<!doctype html>..."}},
           "description": "The spectator page (it reads the public API from the browser)."}}
 
-
 _PAGE_HTML = PAGE.read_text(encoding="utf-8")  # read once: it is part of the installed package
 
 
@@ -111,7 +110,8 @@ async def watch_table(request: Request, table_id: str) -> HTMLResponse:
     """Open it in a browser: the position drawn as a picture (seats, whose turn, the
     turn clock, cards as far as they are public), redrawn on every public event, and
     the events as they happen. Private tables cannot be watched."""
-    await _require_watchable(request, table_id)
+    # The same check as GET /v1/tables/{id} for a caller without a token.
+    await tables_service.get_table(table_context_of(request), table_id, None)
     return _page()
 
 
@@ -130,7 +130,7 @@ async def watch_replay(request: Request, table_id: str) -> HTMLResponse:
     be watched live."""
     ctx = table_context_of(request)
     if not await opened_by_its_tournament(ctx, table_id, None):
-        await _require_watchable(request, table_id)
+        await tables_service.get_table(ctx, table_id, None)
     return _page()
 
 
@@ -154,8 +154,3 @@ async def get_replay_positions(request: Request, table_id: str, principal: Optio
     ctx = table_context_of(request)
     await tables_service.limit_anonymous_replays(ctx, principal, client_address(request))
     return await replay_positions(ctx, table_id, principal)
-
-
-async def _require_watchable(request: Request, table_id: str) -> None:
-    """The same check as GET /v1/tables/{id} for a caller without a token."""
-    await tables_service.get_table(table_context_of(request), table_id, None)

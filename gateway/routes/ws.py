@@ -4,8 +4,7 @@ One connection per agent, authenticated once: the bearer token of the upgrade's
 ``Authorization`` header, or (for a browser, which cannot set it) an ``auth``
 message first. The client subscribes to tables and to its tournament
 assignments; the server pushes the seat's observation whenever it must decide,
-the events it may see when asked, and the end; an ``act`` is answered with
-``accepted`` or the problem document HTTP would answer.
+the events it may see when asked, and the end.
 
 Nothing here decides anything about a game, a seat or a token: every read and
 every action goes through the same service functions as HTTP and MCP
@@ -17,11 +16,11 @@ does (:func:`gateway.services.tables.hold`: a watch on the table's turn stream,
 then one read), from the table as it last read it. Waiting holds no Redis
 connection, so a worker holds many idle sockets cheaply.
 
-An ``act`` is answered with ``accepted`` (the action's version and events).
-When the seat is still to act, its ``result`` carries that next decision, built
-from the state the commit just wrote, with no read, and the same observation is
-pushed once; otherwise it has no observation, and the seat's next decision is pushed when
-another change brings it.
+An ``act`` is answered with ``accepted`` (the action's version and events), or
+with the problem document HTTP would answer. When the seat is still to act, its
+``result`` carries that next decision, built from the state the commit just wrote,
+with no read, and the same observation is pushed once; otherwise it has no
+observation, and the seat's next decision is pushed when another change brings it.
 
 With ``events_after``, the events up to a pushed decision's ``last_event_id`` are
 sent before it: the subscription's events task and its decisions task share one
@@ -38,9 +37,7 @@ The connection is held to its token for as long as it lasts: a revocation
 (watched, so at once) closes it with 4441, the token's expiry with 4440 unless
 a fresh ``auth`` of the same agent came before (close codes:
 :data:`agents.wire.socket.CLOSE_CODES`). Dead peers are found by uvicorn's
-ping/pong (``ws_ping_interval``/``ws_ping_timeout``, set by ``agents-club
-serve``), which also serves without permessage-deflate: compressing every
-observation cost more CPU than the bytes it saved.
+ping/pong (:func:`socket_options`, applied by ``agents-club serve``).
 """
 
 from __future__ import annotations
@@ -132,6 +129,7 @@ RECHECK_S = 30.0
 safety net, never the way news arrives."""
 
 _CLIENT_MESSAGE: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+_ACT_REFUSALS: tuple[type[Exception], ...] = (ProblemError, *REDIS_UNAVAILABLE)
 
 
 class _Closing(Exception):
@@ -143,13 +141,13 @@ class _Closing(Exception):
         self.reason = reason
 
 
-def _closing_for(error: ProblemError) -> _Closing | None:
-    """The close an error of the caller's token means, else ``None``."""
-    if error.code == "auth/revoked":
-        return _Closing(CLOSE_AUTH_REVOKED, error.code)
-    if error.code == "auth/expired":
-        return _Closing(CLOSE_AUTH_EXPIRED, error.code)
-    return None
+_TOKEN_CLOSES = {"auth/revoked": CLOSE_AUTH_REVOKED, "auth/expired": CLOSE_AUTH_EXPIRED}
+
+
+def _close_if_token_failed(error: ProblemError) -> None:
+    """End the session when ``error`` says the caller's token was revoked or expired."""
+    if error.code in _TOKEN_CLOSES:
+        raise _Closing(_TOKEN_CLOSES[error.code], error.code) from None
 
 
 class _Session:
@@ -173,8 +171,8 @@ class _Session:
 
     # sending -------------------------------------------------------------------------
 
-    async def send(self, frame: str | BaseModel) -> None:
-        text = frame if isinstance(frame, str) else frame.model_dump_json(by_alias=True)
+    async def send(self, frame: BaseModel) -> None:
+        text = frame.model_dump_json(by_alias=True)
         async with self._send_lock:
             try:
                 await self.websocket.send_text(text)
@@ -201,8 +199,6 @@ class _Session:
             self.end(closing)
         except REDIS_UNAVAILABLE:
             self.end(_Closing(CLOSE_UNAVAILABLE, "server/unavailable"))
-        except asyncio.CancelledError:
-            raise
         except Exception:
             log.exception("socket task failed")
             self.end(_Closing(1011, "server/error"))
@@ -227,8 +223,7 @@ class _Session:
             # must not hold the connection's end; such a task stops at its next check of
             # ``closed`` instead.
             await asyncio.wait(list(self._tasks), timeout=CANCEL_WAIT_S)
-        if closing.code is not None:
-            await _close(self.websocket, closing.code, closing.reason)
+        await _close(self.websocket, closing)
 
     # the token -------------------------------------------------------------------------
 
@@ -308,19 +303,14 @@ class _Session:
                 watch=watch)
             if watch is not None and (applied.retried or applied.table.record.status != "playing"):
                 watch.wake()  # not this request's write, or the end: the subscription reads
-        except ProblemError as error:
+        except _ACT_REFUSALS as error:
             if watch is not None:
                 watch.wake()  # nothing written here: whatever wrote that version is news
-            await self.send_problem(error, ref=message.ref, table_id=table_id)
-            closing = _closing_for(error)
-            if closing is not None:
-                raise closing from None
-            return
-        except REDIS_UNAVAILABLE:
-            if watch is not None:
-                watch.wake()
-            # Applied or not, the client cannot tell: it retries with the same key.
-            await self.send_problem(redis_unavailable(), ref=message.ref, table_id=table_id)
+            # Through an outage, applied or not, the client cannot tell: it retries with the
+            # same key.
+            refused = error if isinstance(error, ProblemError) else redis_unavailable()
+            await self.send_problem(refused, ref=message.ref, table_id=table_id)
+            _close_if_token_failed(refused)
             return
         version = applied.table.version
         following = None
@@ -371,9 +361,7 @@ class _Session:
             await asyncio.gather(*following)
             await self.send(EndMessage(table_id=table_id, observation=decisions.result()))
         except ProblemError as error:
-            closing = _closing_for(error)
-            if closing is not None:
-                raise closing from None
+            _close_if_token_failed(error)
             await self.send_problem(error, table_id=table_id)
         finally:
             for task in following:
@@ -469,24 +457,21 @@ class _Session:
                     return page
 
     async def _follow_assignments(self, after: str) -> None:
-        cursor = after
         while not self.closed:
             credential = self.credential
             try:
                 page = await tournaments_service.assignments(
-                    self.ctx, credential.principal, after=cursor,
+                    self.ctx, credential.principal, after=after,
                     wait=self.ctx.settings.long_poll_max_wait_s,
                     revoked_key=credential.caller.revoked_key)
             except ProblemError as error:
-                closing = _closing_for(error)
-                if closing is not None:
-                    raise closing from None
+                _close_if_token_failed(error)
                 await self.send_problem(error)
                 return
             if page.assignments:
                 await self.send(AssignmentsMessage(assignments=page.assignments,
                                                    last_id=page.last_id))
-            cursor = page.last_id
+            after = page.last_id
 
 
 def _ref_of(text: str) -> str | None:
@@ -559,46 +544,37 @@ async def _first_token(websocket: WebSocket) -> str:
     return message.token
 
 
-async def _close(websocket: WebSocket, code: int, reason: str) -> None:
-    if websocket.client_state == WebSocketState.CONNECTED:
+async def _close(websocket: WebSocket, closing: _Closing) -> None:
+    if closing.code is not None and websocket.client_state == WebSocketState.CONNECTED:
         with contextlib.suppress(Exception):  # the peer may be gone meanwhile
-            await websocket.close(code, reason)
+            await websocket.close(closing.code, closing.reason)
 
 
 @router.websocket(SOCKET_PATH, name="socket")
 async def socket(websocket: WebSocket) -> None:
     """``/v1/ws``: authenticate, then serve the session (see the module docstring)."""
     await websocket.accept()
-    if getattr(websocket.app.state, "redis", None) is None:
-        await _close(websocket, CLOSE_UNAVAILABLE, "server/unavailable")
-        return
     try:
-        token = await _first_token(websocket)
-        credential = await _authenticate(websocket, token)
-    except _Closing as closing:
-        if closing.code is not None:
-            await _close(websocket, closing.code, closing.reason)
-        return
-    except ProblemError as error:
-        await _close(websocket, CLOSE_AUTH_FAILED, error.code)
-        return
-    except REDIS_UNAVAILABLE:
-        await _close(websocket, CLOSE_UNAVAILABLE, "server/unavailable")
-        return
-    session = _Session(websocket, table_context(websocket.app), credential)
-    try:
+        if getattr(websocket.app.state, "redis", None) is None:
+            raise _Closing(CLOSE_UNAVAILABLE, "server/unavailable")
+        try:
+            credential = await _authenticate(websocket, await _first_token(websocket))
+        except ProblemError as error:
+            raise _Closing(CLOSE_AUTH_FAILED, error.code) from None
+        except REDIS_UNAVAILABLE:
+            raise _Closing(CLOSE_UNAVAILABLE, "server/unavailable") from None
+        session = _Session(websocket, table_context(websocket.app), credential)
         await session.send(credential.welcome())
-    except _Closing:
+    except _Closing as closing:
+        await _close(websocket, closing)
         return
     await session.run()
 
 
 def socket_options() -> dict[str, Any]:
-    """uvicorn's WebSocket settings for ``/v1/ws``: its sans-I/O protocol on the
-    ``websockets`` library (the older ``websockets`` one runs on that library's deprecated
-    legacy API), no permessage-deflate (compressing each observation costs more CPU than its bytes
-    save), a ping every 20 s that closes a peer silent for 20 s more, and
-    :data:`MAX_MESSAGE_BYTES` per message."""
+    """uvicorn's WebSocket settings for ``/v1/ws``: no permessage-deflate (compressing each
+    observation costs more CPU than its bytes save), a ping every 20 s that closes a peer
+    silent for 20 s more, and :data:`MAX_MESSAGE_BYTES` per message."""
     return {
         "ws": "websockets-sansio",
         "ws_per_message_deflate": False,

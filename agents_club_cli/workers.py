@@ -83,7 +83,10 @@ def _worker(config: dict[str, Any], port: int, parent: int) -> None:
     server_config = uvicorn.Config(**{**config, "port": port})
     server_config.configure_logging()
     try:
-        sock = listening_socket(server_config.host, port, server_config.backlog)
+        # Bound now, so a taken port fails here; listening only once the app is up (the
+        # event loop's server calls listen() after uvicorn's start-up), so the kernel never
+        # queues a connection on a worker still starting, such as one replacing a dead one.
+        sock = listening_socket(server_config.host, port, server_config.backlog, listen=False)
     except OSError as error:
         log.error("worker cannot listen on %s:%d: %s", server_config.host, port, error)
         sys.exit(STARTUP_FAILURE)

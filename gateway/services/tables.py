@@ -83,7 +83,6 @@ __all__ = [
     "get_table",
     "hold",
     "join_table",
-    "keep_caps",
     "leave_table",
     "limit_anonymous_replays",
     "list_tables",
@@ -94,6 +93,7 @@ __all__ = [
     "replay_json",
     "require_replay_open",
     "seat_event",
+    "table_config",
     "table_out",
     "with_first_decision",
 ]
@@ -158,10 +158,39 @@ _SET_BY_REQUEST = frozenset({"mode", "seats", "variants"})
 """Configuration fields the request names itself (``options`` naming one is refused)."""
 
 
-def keep_caps(game: Game[Any, Any, Any], config: Any, options: dict[str, Any]) -> None:
-    """Options may lower a game's numeric caps (turn limits, match targets), never raise
-    them past the rulebook's values (the config's defaults): a table of house bots with
-    a cap of 10**30 played on for ever, at the server's expense."""
+def table_config(
+    game: Game[Any, Any, Any], options: dict[str, Any], *, mode: str, seats: int,
+    variants: list[str],
+) -> Any:
+    """The game's configuration of a table: ``options`` and the request's own fields,
+    validated strictly as every request field is (an option of the wrong type, "1", true
+    or 1.0 for an integer cap, is refused, never coerced). Options may lower a game's
+    numeric caps (turn limits, match targets), never raise them past the rulebook's
+    values (the config's defaults): a table of house bots with a cap of 10**30 would play
+    on for ever, at the server's expense.
+
+    :raises ProblemError: ``table/invalid_config``.
+    """
+    named_twice = sorted(set(options) & _SET_BY_REQUEST)
+    if named_twice:  # the request's own field would win: refuse rather than drop it
+        raise problem(
+            "table/invalid_config",
+            f"Send {', '.join(named_twice)} as request field(s), not in options.",
+        )
+    try:
+        config = game.config_model.model_validate(
+            {**options, "mode": mode, "seats": seats, "variants": tuple(variants)}, strict=True)
+    except ValidationError as error:
+        errors = [{"loc": list(e["loc"]), "msg": e["msg"]} for e in error.errors()]
+        # The first reason goes in the detail too: many clients show only the detail.
+        first = errors[0]
+        where = ".".join(str(part) for part in first["loc"]) or "options"
+        where = where if len(where) <= 60 else where[:60] + "…"  # an option name is the caller's text
+        raise problem(
+            "table/invalid_config",
+            f"The table configuration does not fit this game ({where}: {first['msg']}).",
+            errors=errors,
+        ) from None
     fields = game.config_model.model_fields
     for name in sorted(set(options) & set(fields) - _SET_BY_REQUEST):
         default = fields[name].default
@@ -172,6 +201,7 @@ def keep_caps(game: Game[Any, Any, Any], config: Any, options: dict[str, Any]) -
                 "table/invalid_config",
                 f"Option {name} may be at most {default} (the rulebook's value); got more.",
             )
+    return config
 
 
 def _check_rated(principal: Principal, request: CreateTableRequest) -> None:
@@ -240,30 +270,8 @@ async def create_table(
     require_scope(principal, request.game)
     _check_seed_choice(principal, request)
     _check_rated(principal, request)
-    named_twice = sorted(set(request.options) & _SET_BY_REQUEST)
-    if named_twice:  # the request's own field would win: refuse rather than drop it
-        raise problem(
-            "table/invalid_config",
-            f"Send {', '.join(named_twice)} as request field(s), not in options.",
-        )
-    config_fields = {**request.options, "mode": request.mode, "seats": request.seats,
-                     "variants": tuple(request.variants)}
-    try:
-        # Strict, as every request field is: an option of the wrong type ("1", true,
-        # 1.0 for an integer cap) is refused, never coerced.
-        config = game.config_model.model_validate(config_fields, strict=True)
-    except ValidationError as error:
-        errors = [{"loc": list(e["loc"]), "msg": e["msg"]} for e in error.errors()]
-        # The first reason goes in the detail too: many clients show only the detail.
-        first = errors[0]
-        where = ".".join(str(part) for part in first["loc"]) or "options"
-        where = where if len(where) <= 60 else where[:60] + "…"  # an option name is the caller's text
-        raise problem(
-            "table/invalid_config",
-            f"The table configuration does not fit this game ({where}: {first['msg']}).",
-            errors=errors,
-        ) from None
-    keep_caps(game, config, request.options)
+    config = table_config(game, request.options, mode=request.mode, seats=request.seats,
+                          variants=request.variants)
     seated: list[SeatRecord | None] = [None] * request.seats
     for house_bot in request.house_bots:
         if house_bot.seat >= request.seats or seated[house_bot.seat] is not None:

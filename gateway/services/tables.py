@@ -75,6 +75,7 @@ from gateway.store.tables import (
 )
 
 __all__ = [
+    "CAS_ATTEMPTS",
     "Position",
     "build_replay",
     "close_table",
@@ -98,12 +99,9 @@ __all__ = [
     "with_first_decision",
 ]
 
-_CAS_ATTEMPTS = 20
-"""Re-reads allowed to a join or leave that keeps losing the race (then it reports a conflict)."""
-
-_UNWRITTEN_GRACE_S = 60.0
-"""A listed id without a table is dropped from the listing only after this long: a create
-lists its table just before writing it."""
+CAS_ATTEMPTS = 20
+"""Reads allowed to a change of a table's record (a join, a leave, a close) that keeps
+losing the compare-and-set race; then it gives up."""
 
 
 def default_house_bot(game: str) -> str:
@@ -444,7 +442,7 @@ async def list_tables(
     records = await ctx.store.load_records(ids[:limit])
     unwritten = set(ids[:limit]) - {raw["id"] for raw in records}
     if unwritten:  # listed by a create that never wrote its table (it lists first)
-        await ctx.store.prune_unwritten(sorted(unwritten), ctx.now() - _UNWRITTEN_GRACE_S)
+        await ctx.store.prune_unwritten(sorted(unwritten), ctx.now() - quotas.UNWRITTEN_AFTER_S)
     tables = []
     for raw in records:
         version = raw.pop("version")
@@ -480,7 +478,7 @@ async def join_table(
     """
     scope = f"{principal.agent_id}:{idempotency_key}" if idempotency_key else None
     wrote = False
-    for _attempt in range(_CAS_ATTEMPTS):  # after a lost race (to a retry too), read again
+    for _attempt in range(CAS_ATTEMPTS):  # after a lost race (to a retry too), read again
         snapshot, stored, _revoked = await ctx.store.load_for_action(table_id, scope)
         loaded = parse_table(ctx, table_id, snapshot)
         record = loaded.record
@@ -531,7 +529,7 @@ async def leave_table(ctx: TableContext, table_id: str, principal: Principal) ->
     last and the ladder rates it at once (leaving a losing table must not erase the
     loss). Any other started table keeps its seats.
     """
-    for _attempt in range(_CAS_ATTEMPTS):
+    for _attempt in range(CAS_ATTEMPTS):
         loaded = await load_table(ctx, table_id)
         record = loaded.record
         require_visible(record, principal)
@@ -596,12 +594,6 @@ def _close_if_abandoned(record: TableRecord, now: float, events: Events) -> Tabl
                    "Every agent left before the start; the table is closed.")
 
 
-def _only_agent(record: TableRecord, principal: Principal) -> bool:
-    """Whether no agent but ``principal`` sits at the table (the others are house bots)."""
-    return all(occupant is None or occupant.kind != "agent" or occupant.agent_id == principal.agent_id
-               for occupant in record.seated)
-
-
 async def close_table(ctx: TableContext, table_id: str, principal: Principal) -> TableOut:
     """End a table before its end: for its creator (or the organiser) only.
 
@@ -619,7 +611,7 @@ async def close_table(ctx: TableContext, table_id: str, principal: Principal) ->
     is how an entrant that cannot play on (its model's endpoint is dead) gives up
     its tables at once instead of letting the clock play them out in its name.
     """
-    for _attempt in range(_CAS_ATTEMPTS):
+    for _attempt in range(CAS_ATTEMPTS):
         loaded = await load_table(ctx, table_id)
         record = loaded.record
         require_visible(record, principal)
@@ -630,8 +622,10 @@ async def close_table(ctx: TableContext, table_id: str, principal: Principal) ->
         if record.status == "finished":
             raise problem("table/finished", "The table is over already.")
         was_open = record.status == "open"
-        if (not was_open and principal.kind != "organiser" and not entrant
-                and not _only_agent(record, principal)):
+        other_agents = any(
+            occupant is not None and occupant.kind == "agent"
+            and occupant.agent_id != principal.agent_id for occupant in record.seated)
+        if not was_open and principal.kind != "organiser" and not entrant and other_agents:
             raise problem("table/started",
                           "The table has started with other agents; it ends by play only.")
         events: Events = []

@@ -16,15 +16,13 @@ from gateway.errors import ProblemError
 from gateway.services.actions import Events, commit_record, load_table
 from gateway.services.context import TableContext
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem
-from gateway.services.tables import closed, seat_event
+from gateway.services.tables import CAS_ATTEMPTS, closed, seat_event
 from tournament.house import house_bot_name
 
 __all__ = ["CANCELLED", "close_tournament_table", "create_tournament_table", "seat_record"]
 
 CANCELLED = "cancelled"
 """The outcome ``reason`` of a tournament table closed because its tournament was cancelled."""
-
-_CAS_ATTEMPTS = 20
 
 
 def seat_record(entrant: str, seat: int, name: str) -> SeatRecord:
@@ -82,7 +80,7 @@ async def create_tournament_table(
 async def close_tournament_table(ctx: TableContext, table_id: str, text: str) -> bool:
     """End a tournament table that is still being played, nobody winning; False when it
     was over already (or does not exist)."""
-    for _attempt in range(_CAS_ATTEMPTS):
+    for _attempt in range(CAS_ATTEMPTS):
         try:
             loaded = await load_table(ctx, table_id)
         except ProblemError:  # a table never created: nothing to close

@@ -71,7 +71,6 @@ from gateway.store.tables import (
     RecentHistory,
     StoredEvent,
     TableSnapshot,
-    TurnEntry,
 )
 
 __all__ = [
@@ -662,19 +661,6 @@ def _worth_answering(loaded: LoadedTable, seat: int | None, after_version: int) 
     return seat is None or (record.status == "playing" and seat in loaded.game.to_act(loaded.state))
 
 
-def _still_not_to_act(turn: TurnEntry, latest: TableSnapshot, seat: int) -> bool:
-    """Whether the last turn entry shows, without parsing the table, that ``seat`` is
-    still not to act.
-
-    Only when the entry is the table as read (nothing changed after it) and
-    names seats to act without ``seat``; nobody to act (the end) or not known
-    (a join, a start) makes the waiter parse the table.
-    """
-    if (turn.seq, turn.version) != (latest.seq, latest.version) or not turn.to_act:
-        return False
-    return seat not in turn.to_act
-
-
 async def observe(
     ctx: TableContext, table_id: str, caller: PendingRevocation | None, *, wait: float = 0.0
 ) -> ObservationOut:
@@ -778,7 +764,12 @@ async def hold(
                 if turns:
                     latest = read
                     recent = None if history is None else (read, history)
-                    changed = not _still_not_to_act(turns[-1], latest, seat)
+                    # Unparsed, the last entry tells the seat is still not to act when it
+                    # is the table as read and names seats to act without it; nobody to
+                    # act (the end) or not known (a join, a start) makes it parse.
+                    turn = turns[-1]
+                    changed = ((turn.seq, turn.version) != (read.seq, read.version)
+                               or not turn.to_act or seat in turn.to_act)
             if changed:
                 loaded = _visible(ctx, table_id, written.table if written is not None
                                   and latest is written.table.snapshot else latest, principal)
@@ -830,16 +821,13 @@ async def play(
     """One exchange per decision: apply the seat's action (:func:`submit`) and answer with
     its observation at its next decision point.
 
-    With ``wait`` (seconds, bounded as :func:`observe`'s) the answer's
-    ``observation`` (with ``status`` and ``outcome``) is held (:func:`hold`)
-    from the table as the action wrote it until the seat must decide again (its
-    turn, a defence window) or the table ends, or the wait runs out (then it is
-    the observation as it is). The turn stream is watched from before the
-    action's read, so the wait needs no read of its own before it waits. An
-    agent playing against house bots thus needs one request per decision. ``version`` and ``events`` stay those of the
-    action itself; what happened after it is the observation's
-    ``since_your_last_move``. A retry with the same ``Idempotency-Key`` is
-    answered the same way, from the table as it is then.
+    With ``wait`` (seconds, bounded as :func:`observe`'s) the answer's ``observation``
+    (with ``status`` and ``outcome``) is held (:func:`hold`) from the table as the action
+    wrote it until the seat must decide again (its turn, a defence window), the table
+    ends or the wait runs out: against house bots an agent needs one request per
+    decision. ``version`` and ``events`` stay those of the action itself; what happened
+    after it is the observation's ``since_your_last_move``. A retry with the same
+    ``Idempotency-Key`` is answered the same way, from the table as it is then.
     """
     if wait <= 0:
         applied = await submit(ctx, table_id, caller, body, idempotency_key)
@@ -868,7 +856,6 @@ async def _since_last_move(
     if seat is None or loaded.record.status == "open":
         return None
     last = loaded.snapshot.seq
-    # One lean round trip usually tells it all: the log's last entries and the newest events.
     log, events = recent if recent is not None else await ctx.store.recent_history(
         table_id, log_entries=LOG_TAIL, events=FIRST_READ_EVENTS)
     after = last_move(log, seat, whole_log=len(log) < LOG_TAIL)
@@ -929,13 +916,9 @@ async def replay_json(
     ctx: TableContext, table_id: str, principal: Principal | None, *, address: str
 ) -> bytes:
     """The replay (seed, configuration, full log, every event and the final state) as JSON
-    once :func:`require_replay_open`, built once per table and then read from Redis.
-
-    The cache cannot make an answer wrong: only a finished table has a replay, and a
-    finished table never changes again; the visibility check runs on every read. A
-    reader without a token counts against ``anonymous_replays_per_address`` (429
-    ``rate/limited`` beyond): a long replay costs tens of milliseconds to build.
-    """
+    once :func:`require_replay_open`, built once per table and then read from Redis: only
+    a finished table has one, and it never changes (the gates run on every read). A
+    reader without a token counts against :func:`limit_anonymous_replays`."""
     await limit_anonymous_replays(ctx, principal, address)
     loaded = await load_table(ctx, table_id)
     await require_replay_open(ctx, loaded, principal)

@@ -66,12 +66,7 @@ from gateway.services.observations import (
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
 from gateway.services.waiters import Watch
 from gateway.store.admission import AdmissionStore
-from gateway.store.tables import (
-    IdempotencyRecord,
-    RecentHistory,
-    StoredEvent,
-    TableSnapshot,
-)
+from gateway.store.tables import IdempotencyRecord, RecentHistory, StoredEvent, TableSnapshot
 
 __all__ = [
     "CAS_ATTEMPTS",
@@ -101,12 +96,6 @@ __all__ = [
 CAS_ATTEMPTS = 20
 """Reads allowed to a change of a table's record (a join, a leave, a close) that keeps
 losing the compare-and-set race; then it gives up."""
-
-
-def default_house_bot(game: str) -> str:
-    """The house bot a seat gets when none is named: ``greedy`` where the game has it,
-    else ``random`` (the rule ``agents-club play`` follows too)."""
-    return "greedy" if "greedy" in available_bots(game) else "random"
 
 
 _FREE_SEAT: dict[str, Any] = {"agent_id": None, "name": None, "kind": None}
@@ -276,7 +265,9 @@ async def create_table(
                 "table/invalid_config",
                 f"House bot seat {house_bot.seat} is out of range or given twice.",
             )
-        wanted = house_bot.bot or default_house_bot(request.game)
+        # Unnamed: greedy where the game has it, else random (as ``agents-club play`` does).
+        wanted = house_bot.bot or (
+            "greedy" if "greedy" in available_bots(request.game) else "random")
         try:
             bot = get_bot(request.game, wanted)
         except UnknownBot:
@@ -296,7 +287,9 @@ async def create_table(
     now = ctx.now()
     table_id = secrets.token_hex(8)
     scope = f"{principal.agent_id}:{idempotency_key}" if idempotency_key is not None else None
-    fingerprint = _create_fingerprint(request)
+    # What makes two creates with one key the same request ("|None" ends the material as
+    # in the claims already stored, so their retries still match).
+    fingerprint = hashlib.sha256((request.model_dump_json() + "|None").encode()).hexdigest()
     earlier: TableOut | str | None = None
     if scope is not None:
         earlier = await _earlier_create(ctx, principal, await ctx.store.create_claim(scope),
@@ -385,13 +378,6 @@ async def _earlier_create(
                       "This Idempotency-Key was already used with another body.")
     written = await _created_by(ctx, earlier_id, principal)
     return written if written is not None else earlier_id
-
-
-def _create_fingerprint(request: CreateTableRequest) -> str:
-    """What makes two creates with one ``Idempotency-Key`` the same request. (``|None``
-    ends the material as in the claims already stored, so their retries still match.)"""
-    material = request.model_dump_json() + "|None"
-    return hashlib.sha256(material.encode()).hexdigest()
 
 
 async def _created_by(

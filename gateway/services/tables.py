@@ -88,6 +88,7 @@ __all__ = [
     "replay_json",
     "require_replay_open",
     "seat_event",
+    "start_if_full",
     "table_config",
     "table_out",
     "with_first_decision",
@@ -132,7 +133,7 @@ def seat_event(kind: str, seat: Seat, occupant: SeatRecord, verb: str) -> dict[s
     }
 
 
-def _start_if_full(record: TableRecord, now: float, events: Events) -> TableRecord:
+def start_if_full(record: TableRecord, now: float, events: Events) -> TableRecord:
     """A table starts the moment its last seat is taken."""
     if record.status != "open" or not record.full:
         return record
@@ -341,7 +342,7 @@ async def create_table(
         seed=seed,
         rated=request.rated,
     )
-    record = _start_if_full(record, now, events)
+    record = start_if_full(record, now, events)
     if not record.private:  # listed first: a lost reply to the write leaves no orphan
         await ctx.store.index_public(table_id, now, open_=record.status == "open")
     if record.rated:  # before the write: the ladder's sweep must know every rated table
@@ -491,7 +492,7 @@ async def join_table(
         seated[seat] = occupant
         events: Events = [(None, seat_event("seat.joined", seat, occupant, "took"))]
         now = ctx.now()
-        record = _start_if_full(record.model_copy(update={"seated": seated}), now, events)
+        record = start_if_full(record.model_copy(update={"seated": seated}), now, events)
         idempotency = (IdempotencyRecord(_JOIN_FINGERPRINT, loaded.version + 1)
                        if scope is not None else None)
         wrote = True

@@ -16,7 +16,7 @@ from gateway.errors import ProblemError
 from gateway.services.actions import Events, commit_record, load_table
 from gateway.services.context import TableContext
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem
-from gateway.services.tables import CAS_ATTEMPTS, closed, seat_event
+from gateway.services.tables import CAS_ATTEMPTS, closed, seat_event, start_if_full
 from tournament.house import house_bot_name
 
 __all__ = ["CANCELLED", "close_tournament_table", "create_tournament_table", "seat_record"]
@@ -66,14 +66,11 @@ async def create_tournament_table(
     })]
     for seat, occupant in enumerate(seated):
         events.append((None, seat_event("seat.joined", seat, occupant, "took")))
-    events.append((None, {"kind": "table.started",
-                          "text": "Every seat is taken; play begins.", "data": {}}))
-    record = TableRecord(
+    record = start_if_full(TableRecord(
         id=table_id, game=game_name, mode=mode, seats=len(seated), variants=variants,
         config=config, private=True, turn_timeout_s=turn_timeout_s, created_by=created_by,
-        created_at=now, status="playing", seated=list(seated), seed=seed, started_at=now,
-        tournament=tournament_id, rated=rated,
-    )
+        created_at=now, seated=list(seated), seed=seed, tournament=tournament_id, rated=rated,
+    ), now, events)
     return (await commit_record(ctx, record, game, state, events, now)).applied
 
 

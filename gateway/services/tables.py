@@ -67,6 +67,7 @@ from gateway.services.records import SeatRecord, TableRecord, game_or_problem, p
 from gateway.services.waiters import Watch
 from gateway.store.admission import AdmissionStore
 from gateway.store.tables import IdempotencyRecord, RecentHistory, StoredEvent, TableSnapshot
+from tournament.house import house_bot_name
 
 __all__ = [
     "CAS_ATTEMPTS",
@@ -88,6 +89,7 @@ __all__ = [
     "replay_json",
     "require_replay_open",
     "seat_event",
+    "seat_record",
     "start_if_full",
     "table_config",
     "table_out",
@@ -131,6 +133,16 @@ def seat_event(kind: str, seat: Seat, occupant: SeatRecord, verb: str) -> dict[s
         "text": f"{occupant.name} {verb} seat {seat}.",
         "data": {"seat": seat, "name": occupant.name, "agent_id": occupant.agent_id},
     }
+
+
+def seat_record(entrant: str, seat: int, name: str) -> SeatRecord:
+    """The seat of one entrant: an agent by its id and registered name, or a house bot
+    (``bot:<name>``, or ``bot:<name>#<n>`` for one of several copies)."""
+    if entrant.startswith("bot:"):
+        bot = house_bot_name(entrant)
+        return SeatRecord(agent_id=f"bot:{bot}:{seat}", name=f"{name} (seat {seat})",
+                          kind="house_bot", bot=bot)
+    return SeatRecord(agent_id=entrant, name=name)
 
 
 def start_if_full(record: TableRecord, now: float, events: Events) -> TableRecord:
@@ -275,10 +287,7 @@ async def create_table(
             raise problem(
                 "table/unknown_bot", f"No house bot {wanted!r} for {request.game}."
             ) from None
-        seated[house_bot.seat] = SeatRecord(
-            agent_id=f"bot:{bot.name}:{house_bot.seat}", name=f"{bot.name} bot (seat {house_bot.seat})",
-            kind="house_bot", bot=bot.name,
-        )
+        seated[house_bot.seat] = seat_record(f"bot:{bot.name}", house_bot.seat, f"{bot.name} bot")
     # Unknowable before the end unless chosen as _check_seed_choice allows.
     seed = request.seed if request.seed is not None else secrets.randbits(63)
     try:

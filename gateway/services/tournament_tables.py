@@ -17,22 +17,11 @@ from gateway.services.actions import Events, commit_record, load_table
 from gateway.services.context import TableContext
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem
 from gateway.services.tables import CAS_ATTEMPTS, closed, seat_event, start_if_full
-from tournament.house import house_bot_name
 
-__all__ = ["CANCELLED", "close_tournament_table", "create_tournament_table", "seat_record"]
+__all__ = ["CANCELLED", "close_tournament_table", "create_tournament_table"]
 
 CANCELLED = "cancelled"
 """The outcome ``reason`` of a tournament table closed because its tournament was cancelled."""
-
-
-def seat_record(entrant: str, seat: int, name: str) -> SeatRecord:
-    """The seat of one entrant: an agent by its id and registered name, or a house bot
-    (``bot:<name>``, or ``bot:<name>#<n>`` for one of several copies)."""
-    if entrant.startswith("bot:"):
-        bot = house_bot_name(entrant)
-        return SeatRecord(agent_id=f"bot:{bot}:{seat}", name=f"{name} (seat {seat})",
-                          kind="house_bot", bot=bot)
-    return SeatRecord(agent_id=entrant, name=name)
 
 
 async def create_tournament_table(

@@ -240,6 +240,7 @@ async def commit_step(
     bots_due = step.bots_due and announce_bots
     state_json = step.state.model_dump_json()
     record = step.record.model_dump(mode="json") if step.record is not loaded.record else None
+    hands_over = tuple(step.to_act) != tuple(loaded.game.to_act(loaded.state))
     result = await ctx.store.commit(
         table_id,
         expected_version=loaded.version,
@@ -253,8 +254,7 @@ async def commit_step(
         to_act=step.to_act,
         expire_s=retention(ctx, step.record),
         history=((LOG_TAIL, FIRST_READ_EVENTS)
-                 if _hands_over(loaded, step) and ctx.waiters.watched(turns, besides=besides)
-                 else None),
+                 if hands_over and ctx.waiters.watched(turns, besides=besides) else None),
         index_clock=step.deadline,
         index_bots=_bots_at(ctx, bots_due),
     )
@@ -306,12 +306,6 @@ async def commit_record(
     if record.status == "finished":
         await note_finished(ctx, record)
     return result
-
-
-def _hands_over(loaded: LoadedTable, step: Step) -> bool:
-    """Whether ``step`` changes who acts (so its commit writes a turn entry and wakes the
-    seats waiting for their turn)."""
-    return tuple(step.to_act) != tuple(loaded.game.to_act(loaded.state))
 
 
 def _bots_at(ctx: TableContext, bots_due: bool) -> float | None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, NamedTuple, TypedDict
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -58,7 +58,6 @@ __all__ = [
     "commit_record",
     "commit_step",
     "finish",
-    "index_updates",
     "load_table",
     "note_finished",
     "parse_table",
@@ -168,21 +167,12 @@ def advance(
         "version": loaded.version + 1, "seat": seat, "action": action.id, "by": by, "at": now,
         "last_event_id": loaded.snapshot.seq + len(events),
     }
-    asked_at = _asked_at(loaded)
-    if by == "agent" and asked_at is not None:
-        log_entry["decision_s"] = round(max(0.0, now - asked_at), 3)
+    clock, timeout = loaded.snapshot.deadline, loaded.record.turn_timeout_s
+    if by == "agent" and clock is not None and timeout is not None:
+        # The clock was set (deadline minus timeout) when the seat was last asked to act:
+        # from then to now is its decision time, the time it thought plus its network's.
+        log_entry["decision_s"] = round(max(0.0, now - (clock - timeout)), 3)
     return Step(record, state, events, log_entry, deadline, bots_due, to_act)
-
-
-def _asked_at(loaded: LoadedTable) -> float | None:
-    """When the table last changed while an agent's seat was to act: the turn clock was
-    set then (its deadline minus the table's clock). An agent's action was asked for at
-    the latest then, so ``now`` minus this is its decision time (the time it thought,
-    plus its network's); ``None`` when no clock runs."""
-    deadline, timeout = loaded.snapshot.deadline, loaded.record.turn_timeout_s
-    if deadline is None or timeout is None:
-        return None
-    return deadline - timeout
 
 
 def finish(record: TableRecord, now: float, events: Events, outcome: dict[str, Any],
@@ -250,6 +240,7 @@ async def commit_step(
     bots_due = step.bots_due and announce_bots
     state_json = step.state.model_dump_json()
     record = step.record.model_dump(mode="json") if step.record is not loaded.record else None
+    hands_over = tuple(step.to_act) != tuple(loaded.game.to_act(loaded.state))
     result = await ctx.store.commit(
         table_id,
         expected_version=loaded.version,
@@ -263,9 +254,9 @@ async def commit_step(
         to_act=step.to_act,
         expire_s=retention(ctx, step.record),
         history=((LOG_TAIL, FIRST_READ_EVENTS)
-                 if _hands_over(loaded, step) and ctx.waiters.watched(turns, besides=besides)
-                 else None),
-        **index_updates(ctx, step.deadline, bots_due),
+                 if hands_over and ctx.waiters.watched(turns, besides=besides) else None),
+        index_clock=step.deadline,
+        index_bots=_bots_at(ctx, bots_due),
     )
     if not result.applied:
         return result, None
@@ -304,7 +295,7 @@ async def commit_record(
         state=state.model_dump_json() if new else None, deadline=deadline, events=events,
         idempotency_scope=idempotency_scope, idempotency=idempotency,
         to_act=to_act if new else None, expire_s=retention(ctx, record),
-        **index_updates(ctx, deadline, bots_due),
+        index_clock=deadline, index_bots=_bots_at(ctx, bots_due),
     )
     if not result.applied:
         return result
@@ -317,25 +308,9 @@ async def commit_record(
     return result
 
 
-def _hands_over(loaded: LoadedTable, step: Step) -> bool:
-    """Whether ``step`` changes who acts (so its commit writes a turn entry and wakes the
-    seats waiting for their turn)."""
-    return tuple(step.to_act) != tuple(loaded.game.to_act(loaded.state))
-
-
-class IndexUpdates(TypedDict):
-    """The index arguments of :meth:`gateway.store.tables.TableStore.commit`."""
-
-    index_clock: float | None
-    index_bots: float | None
-
-
-def index_updates(ctx: TableContext, deadline: float | None, bots_due: bool) -> IndexUpdates:
-    """The ``index_clock`` / ``index_bots`` arguments of a commit that leaves this schedule."""
-    return {
-        "index_clock": deadline,
-        "index_bots": ctx.now() + ctx.settings.house_bot_delay_s if bots_due else None,
-    }
+def _bots_at(ctx: TableContext, bots_due: bool) -> float | None:
+    """When a commit's house bots are to play (its ``index_bots``); ``None``: none is due."""
+    return ctx.now() + ctx.settings.house_bot_delay_s if bots_due else None
 
 
 def require_scope(principal: Principal, game: str) -> None:

@@ -139,11 +139,6 @@ class StoredChallenge(BaseModel):
     issued: IssuedChallenge
 
 
-def _is_reserved(name: str) -> bool:
-    folded = name.casefold()
-    return folded in RESERVED_NAMES or folded.startswith("house")
-
-
 ANSWER_INSTRUCTIONS = (
     "POST /v1/admission/challenges/{challenge_id}/answers with "
     '{"answers": {"q1": ..., "q2": ..., "q3": ...}, "puzzle": {...}}: a single-choice answer is '
@@ -189,7 +184,8 @@ async def create_challenge(
             raise problem("admission/already_admitted", f"{record.name} may already play {game}.")
         agent_id, asked_with = record.agent_id, principal.token_id or None
     else:
-        if _is_reserved(agent_name):
+        folded = agent_name.casefold()
+        if folded in RESERVED_NAMES or folded.startswith("house"):
             raise problem("agent/name_reserved",
                           f"The name {agent_name!r} is reserved; choose another.")
         if await agents.find_agent_by_name(agent_name) is not None:

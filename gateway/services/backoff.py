@@ -1,10 +1,9 @@
 """Pacing of a background loop whose work fails while Redis is down.
 
-A loop that retried at its normal interval (0.2 s for the turn clocks) logged
-five errors a second through an outage and kept hammering a Redis trying to
-come back. :class:`Backoff` doubles the pause after each failure up to a cap,
-logs the first failure of an outage once and its recovery once, and returns to
-the normal interval on the first success.
+Retrying at its normal interval, a loop would log errors several times a second through
+an outage and hammer a Redis trying to come back. :class:`Backoff` doubles the pause
+after each failure up to a cap, logs an outage's first failure and its recovery once
+each, and returns to the normal interval on the first success.
 """
 
 from __future__ import annotations

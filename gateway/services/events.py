@@ -44,8 +44,8 @@ __all__ = [
 
 MAX_EVENT_ID = 2**63 - 1
 """The largest event id a reader may resume after. Event ids are the first part of
-Redis stream ids (at most 2**64 - 1); a larger cursor made Redis refuse the read
-(a 500), so requests are held to the signed 64-bit range every client can send."""
+Redis stream ids (at most 2**64 - 1, and Redis refuses a read after a larger one):
+requests are held to the signed 64-bit range every client can send."""
 
 SSE_KEEPALIVE_S = 15.0
 """A comment line this often keeps proxies from closing an idle stream."""

@@ -189,24 +189,16 @@ def observation(
         head += _since_lines(since)
     settings = table_settings(record)
     head.append(settings_line(settings))
-    extra: dict[str, Any] = {
-        "settings": settings,
-        "spectator_reason": spectator_reason,
-        "since_your_last_move": since.events if since is not None else None,
-        "last_move_event_id": since.after if since is not None else None,
-    }
-    if record.status == "open":
+    if record.status == "open":  # nobody acts and nothing is dealt to see yet
+        to_act, legal, view, deadline = [], [], None, None
         free = sum(occupant is None for occupant in record.seated)
-        return ObservationOut(
-            table_id=table_id, game=record.game, status="open", version=version,
-            seat=seat, to_act=[], legal_actions=[], view=None,
-            summary="\n".join([*head, f"Waiting for {free} more player(s); the table starts "
-                               "when every seat is taken."]),
-            deadline=None, last_event_id=last_event_id, **extra,
-        )
-    to_act = game.to_act(state)
-    legal = game.legal_actions(state, seat) if seat is not None and seat in to_act else []
-    summary = game.summary(state, seat)
+        summary = (f"Waiting for {free} more player(s); the table starts when every seat is "
+                   "taken.")
+    else:
+        to_act = game.to_act(state)
+        legal = game.legal_actions(state, seat) if seat is not None and seat in to_act else []
+        view, deadline = game.view(state, seat), snapshot.deadline
+        summary = game.summary(state, seat)
     return ObservationOut(
         table_id=table_id,
         game=record.game,
@@ -215,10 +207,13 @@ def observation(
         seat=seat,
         to_act=to_act,
         legal_actions=[LegalActionOut(id=action.id, text=action.text) for action in legal],
-        view=game.view(state, seat),
+        view=view,
         summary="\n".join([*head, summary]),
-        deadline=snapshot.deadline,
+        deadline=deadline,
         last_event_id=last_event_id,
         outcome=outcome_out(record),
-        **extra,
+        settings=settings,
+        spectator_reason=spectator_reason,
+        since_your_last_move=since.events if since is not None else None,
+        last_move_event_id=since.after if since is not None else None,
     )

@@ -21,8 +21,8 @@ from gateway.services.records import TableRecord, problem
 __all__ = ["LISTED_IN_PROBLEM", "UNWRITTEN_AFTER_S", "exempt", "release", "reserve", "unreserve"]
 
 UNWRITTEN_AFTER_S = 60.0
-"""A reservation whose table still does not exist this long after is a create that
-died between reserving and writing (a create takes milliseconds): it stops counting."""
+"""A reservation (or a listing entry) whose table still does not exist this long after is
+a create that died before writing it (a create takes milliseconds): it is dropped."""
 
 LISTED_IN_PROBLEM = 20
 """At most this many of the agent's unfinished table ids are named in ``table/too_many``."""

@@ -28,7 +28,8 @@ from agents.wire.tournaments import RatedQueueRequest, RatedQueueTicket
 from gateway.principal import Principal
 from gateway.services.context import TableContext
 from gateway.services.records import game_or_problem, problem
-from gateway.services.tournament_tables import create_tournament_table, seat_record
+from gateway.services.tables import seat_record
+from gateway.services.tournament_tables import create_tournament_table
 from gateway.services.tournaments.assignments import refuse_if_revoked
 from gateway.services.tournaments.state import store_of
 from gateway.store.rated_queue import RatedQueueStore

@@ -37,15 +37,10 @@ class Section:
     text: str
 
 
+@functools.cache  # a game_or_problem refusal is raised, never cached
 def rulebook_text(game: str) -> str:
-    """The rulebook of ``game`` without maintainers' comments; ``game/not_found`` otherwise."""
-    game_or_problem(game)
-    return _served(game)
-
-
-@functools.cache
-def _served(game: str) -> str:
-    """Cleaned once per known game and process: the rulebooks ship with the code."""
+    """The rulebook of ``game`` without maintainers' comments (``game/not_found``
+    otherwise), cleaned once per game and process: the rulebooks ship with the code."""
     raw = game_or_problem(game).rulebook()
     return _BLANK_RUN.sub("\n\n", _COMMENT.sub("", raw))
 
@@ -54,7 +49,6 @@ def section(game: str, number: str) -> list[Section]:
     """Section ``number`` (``8.2``), or a whole chapter (``8``: the chapter and its
     subsections); empty when there is none."""
     chapter = "." not in number
-    game_or_problem(game)
     return [s for s in _index(game).sections
             if s.number == number or (chapter and s.number.split(".")[0] == number)]
 

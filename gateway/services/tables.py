@@ -66,15 +66,11 @@ from gateway.services.observations import (
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
 from gateway.services.waiters import Watch
 from gateway.store.admission import AdmissionStore
-from gateway.store.tables import (
-    IdempotencyRecord,
-    RecentHistory,
-    StoredEvent,
-    TableSnapshot,
-    TurnEntry,
-)
+from gateway.store.tables import IdempotencyRecord, RecentHistory, StoredEvent, TableSnapshot
+from tournament.house import house_bot_name
 
 __all__ = [
+    "CAS_ATTEMPTS",
     "Position",
     "build_replay",
     "close_table",
@@ -83,7 +79,6 @@ __all__ = [
     "get_table",
     "hold",
     "join_table",
-    "keep_caps",
     "leave_table",
     "limit_anonymous_replays",
     "list_tables",
@@ -94,22 +89,16 @@ __all__ = [
     "replay_json",
     "require_replay_open",
     "seat_event",
+    "seat_record",
+    "start_if_full",
+    "table_config",
     "table_out",
     "with_first_decision",
 ]
 
-_CAS_ATTEMPTS = 20
-"""Re-reads allowed to a join or leave that keeps losing the race (then it reports a conflict)."""
-
-_UNWRITTEN_GRACE_S = 60.0
-"""A listed id without a table is dropped from the listing only after this long: a create
-lists its table just before writing it."""
-
-
-def default_house_bot(game: str) -> str:
-    """The house bot a seat gets when none is named: ``greedy`` where the game has it,
-    else ``random`` (the rule ``agents-club play`` follows too)."""
-    return "greedy" if "greedy" in available_bots(game) else "random"
+CAS_ATTEMPTS = 20
+"""Reads allowed to a change of a table's record (a join, a leave, a close) that keeps
+losing the compare-and-set race; then it gives up."""
 
 
 _FREE_SEAT: dict[str, Any] = {"agent_id": None, "name": None, "kind": None}
@@ -146,7 +135,17 @@ def seat_event(kind: str, seat: Seat, occupant: SeatRecord, verb: str) -> dict[s
     }
 
 
-def _start_if_full(record: TableRecord, now: float, events: Events) -> TableRecord:
+def seat_record(entrant: str, seat: int, name: str) -> SeatRecord:
+    """The seat of one entrant: an agent by its id and registered name, or a house bot
+    (``bot:<name>``, or ``bot:<name>#<n>`` for one of several copies)."""
+    if entrant.startswith("bot:"):
+        bot = house_bot_name(entrant)
+        return SeatRecord(agent_id=f"bot:{bot}:{seat}", name=f"{name} (seat {seat})",
+                          kind="house_bot", bot=bot)
+    return SeatRecord(agent_id=entrant, name=name)
+
+
+def start_if_full(record: TableRecord, now: float, events: Events) -> TableRecord:
     """A table starts the moment its last seat is taken."""
     if record.status != "open" or not record.full:
         return record
@@ -158,10 +157,39 @@ _SET_BY_REQUEST = frozenset({"mode", "seats", "variants"})
 """Configuration fields the request names itself (``options`` naming one is refused)."""
 
 
-def keep_caps(game: Game[Any, Any, Any], config: Any, options: dict[str, Any]) -> None:
-    """Options may lower a game's numeric caps (turn limits, match targets), never raise
-    them past the rulebook's values (the config's defaults): a table of house bots with
-    a cap of 10**30 played on for ever, at the server's expense."""
+def table_config(
+    game: Game[Any, Any, Any], options: dict[str, Any], *, mode: str, seats: int,
+    variants: list[str],
+) -> Any:
+    """The game's configuration of a table: ``options`` and the request's own fields,
+    validated strictly as every request field is (an option of the wrong type, "1", true
+    or 1.0 for an integer cap, is refused, never coerced). Options may lower a game's
+    numeric caps (turn limits, match targets), never raise them past the rulebook's
+    values (the config's defaults): a table of house bots with a cap of 10**30 would play
+    on for ever, at the server's expense.
+
+    :raises ProblemError: ``table/invalid_config``.
+    """
+    named_twice = sorted(set(options) & _SET_BY_REQUEST)
+    if named_twice:  # the request's own field would win: refuse rather than drop it
+        raise problem(
+            "table/invalid_config",
+            f"Send {', '.join(named_twice)} as request field(s), not in options.",
+        )
+    try:
+        config = game.config_model.model_validate(
+            {**options, "mode": mode, "seats": seats, "variants": tuple(variants)}, strict=True)
+    except ValidationError as error:
+        errors = [{"loc": list(e["loc"]), "msg": e["msg"]} for e in error.errors()]
+        # The first reason goes in the detail too: many clients show only the detail.
+        first = errors[0]
+        where = ".".join(str(part) for part in first["loc"]) or "options"
+        where = where if len(where) <= 60 else where[:60] + "…"  # an option name is the caller's text
+        raise problem(
+            "table/invalid_config",
+            f"The table configuration does not fit this game ({where}: {first['msg']}).",
+            errors=errors,
+        ) from None
     fields = game.config_model.model_fields
     for name in sorted(set(options) & set(fields) - _SET_BY_REQUEST):
         default = fields[name].default
@@ -172,6 +200,7 @@ def keep_caps(game: Game[Any, Any, Any], config: Any, options: dict[str, Any]) -
                 "table/invalid_config",
                 f"Option {name} may be at most {default} (the rulebook's value); got more.",
             )
+    return config
 
 
 def _check_rated(principal: Principal, request: CreateTableRequest) -> None:
@@ -240,30 +269,8 @@ async def create_table(
     require_scope(principal, request.game)
     _check_seed_choice(principal, request)
     _check_rated(principal, request)
-    named_twice = sorted(set(request.options) & _SET_BY_REQUEST)
-    if named_twice:  # the request's own field would win: refuse rather than drop it
-        raise problem(
-            "table/invalid_config",
-            f"Send {', '.join(named_twice)} as request field(s), not in options.",
-        )
-    config_fields = {**request.options, "mode": request.mode, "seats": request.seats,
-                     "variants": tuple(request.variants)}
-    try:
-        # Strict, as every request field is: an option of the wrong type ("1", true,
-        # 1.0 for an integer cap) is refused, never coerced.
-        config = game.config_model.model_validate(config_fields, strict=True)
-    except ValidationError as error:
-        errors = [{"loc": list(e["loc"]), "msg": e["msg"]} for e in error.errors()]
-        # The first reason goes in the detail too: many clients show only the detail.
-        first = errors[0]
-        where = ".".join(str(part) for part in first["loc"]) or "options"
-        where = where if len(where) <= 60 else where[:60] + "…"  # an option name is the caller's text
-        raise problem(
-            "table/invalid_config",
-            f"The table configuration does not fit this game ({where}: {first['msg']}).",
-            errors=errors,
-        ) from None
-    keep_caps(game, config, request.options)
+    config = table_config(game, request.options, mode=request.mode, seats=request.seats,
+                          variants=request.variants)
     seated: list[SeatRecord | None] = [None] * request.seats
     for house_bot in request.house_bots:
         if house_bot.seat >= request.seats or seated[house_bot.seat] is not None:
@@ -271,17 +278,16 @@ async def create_table(
                 "table/invalid_config",
                 f"House bot seat {house_bot.seat} is out of range or given twice.",
             )
-        wanted = house_bot.bot or default_house_bot(request.game)
+        # Unnamed: greedy where the game has it, else random (as ``agents-club play`` does).
+        wanted = house_bot.bot or (
+            "greedy" if "greedy" in available_bots(request.game) else "random")
         try:
             bot = get_bot(request.game, wanted)
         except UnknownBot:
             raise problem(
                 "table/unknown_bot", f"No house bot {wanted!r} for {request.game}."
             ) from None
-        seated[house_bot.seat] = SeatRecord(
-            agent_id=f"bot:{bot.name}:{house_bot.seat}", name=f"{bot.name} bot (seat {house_bot.seat})",
-            kind="house_bot", bot=bot.name,
-        )
+        seated[house_bot.seat] = seat_record(f"bot:{bot.name}", house_bot.seat, f"{bot.name} bot")
     # Unknowable before the end unless chosen as _check_seed_choice allows.
     seed = request.seed if request.seed is not None else secrets.randbits(63)
     try:
@@ -291,7 +297,9 @@ async def create_table(
     now = ctx.now()
     table_id = secrets.token_hex(8)
     scope = f"{principal.agent_id}:{idempotency_key}" if idempotency_key is not None else None
-    fingerprint = _create_fingerprint(request)
+    # What makes two creates with one key the same request ("|None" ends the material as
+    # in the claims already stored, so their retries still match).
+    fingerprint = hashlib.sha256((request.model_dump_json() + "|None").encode()).hexdigest()
     earlier: TableOut | str | None = None
     if scope is not None:
         earlier = await _earlier_create(ctx, principal, await ctx.store.create_claim(scope),
@@ -343,7 +351,7 @@ async def create_table(
         seed=seed,
         rated=request.rated,
     )
-    record = _start_if_full(record, now, events)
+    record = start_if_full(record, now, events)
     if not record.private:  # listed first: a lost reply to the write leaves no orphan
         await ctx.store.index_public(table_id, now, open_=record.status == "open")
     if record.rated:  # before the write: the ladder's sweep must know every rated table
@@ -380,13 +388,6 @@ async def _earlier_create(
                       "This Idempotency-Key was already used with another body.")
     written = await _created_by(ctx, earlier_id, principal)
     return written if written is not None else earlier_id
-
-
-def _create_fingerprint(request: CreateTableRequest) -> str:
-    """What makes two creates with one ``Idempotency-Key`` the same request. (``|None``
-    ends the material as in the claims already stored, so their retries still match.)"""
-    material = request.model_dump_json() + "|None"
-    return hashlib.sha256(material.encode()).hexdigest()
 
 
 async def _created_by(
@@ -436,7 +437,7 @@ async def list_tables(
     records = await ctx.store.load_records(ids[:limit])
     unwritten = set(ids[:limit]) - {raw["id"] for raw in records}
     if unwritten:  # listed by a create that never wrote its table (it lists first)
-        await ctx.store.prune_unwritten(sorted(unwritten), ctx.now() - _UNWRITTEN_GRACE_S)
+        await ctx.store.prune_unwritten(sorted(unwritten), ctx.now() - quotas.UNWRITTEN_AFTER_S)
     tables = []
     for raw in records:
         version = raw.pop("version")
@@ -472,7 +473,7 @@ async def join_table(
     """
     scope = f"{principal.agent_id}:{idempotency_key}" if idempotency_key else None
     wrote = False
-    for _attempt in range(_CAS_ATTEMPTS):  # after a lost race (to a retry too), read again
+    for _attempt in range(CAS_ATTEMPTS):  # after a lost race (to a retry too), read again
         snapshot, stored, _revoked = await ctx.store.load_for_action(table_id, scope)
         loaded = parse_table(ctx, table_id, snapshot)
         record = loaded.record
@@ -500,7 +501,7 @@ async def join_table(
         seated[seat] = occupant
         events: Events = [(None, seat_event("seat.joined", seat, occupant, "took"))]
         now = ctx.now()
-        record = _start_if_full(record.model_copy(update={"seated": seated}), now, events)
+        record = start_if_full(record.model_copy(update={"seated": seated}), now, events)
         idempotency = (IdempotencyRecord(_JOIN_FINGERPRINT, loaded.version + 1)
                        if scope is not None else None)
         wrote = True
@@ -523,7 +524,7 @@ async def leave_table(ctx: TableContext, table_id: str, principal: Principal) ->
     last and the ladder rates it at once (leaving a losing table must not erase the
     loss). Any other started table keeps its seats.
     """
-    for _attempt in range(_CAS_ATTEMPTS):
+    for _attempt in range(CAS_ATTEMPTS):
         loaded = await load_table(ctx, table_id)
         record = loaded.record
         require_visible(record, principal)
@@ -588,12 +589,6 @@ def _close_if_abandoned(record: TableRecord, now: float, events: Events) -> Tabl
                    "Every agent left before the start; the table is closed.")
 
 
-def _only_agent(record: TableRecord, principal: Principal) -> bool:
-    """Whether no agent but ``principal`` sits at the table (the others are house bots)."""
-    return all(occupant is None or occupant.kind != "agent" or occupant.agent_id == principal.agent_id
-               for occupant in record.seated)
-
-
 async def close_table(ctx: TableContext, table_id: str, principal: Principal) -> TableOut:
     """End a table before its end: for its creator (or the organiser) only.
 
@@ -611,7 +606,7 @@ async def close_table(ctx: TableContext, table_id: str, principal: Principal) ->
     is how an entrant that cannot play on (its model's endpoint is dead) gives up
     its tables at once instead of letting the clock play them out in its name.
     """
-    for _attempt in range(_CAS_ATTEMPTS):
+    for _attempt in range(CAS_ATTEMPTS):
         loaded = await load_table(ctx, table_id)
         record = loaded.record
         require_visible(record, principal)
@@ -622,8 +617,10 @@ async def close_table(ctx: TableContext, table_id: str, principal: Principal) ->
         if record.status == "finished":
             raise problem("table/finished", "The table is over already.")
         was_open = record.status == "open"
-        if (not was_open and principal.kind != "organiser" and not entrant
-                and not _only_agent(record, principal)):
+        other_agents = any(
+            occupant is not None and occupant.kind == "agent"
+            and occupant.agent_id != principal.agent_id for occupant in record.seated)
+        if not was_open and principal.kind != "organiser" and not entrant and other_agents:
             raise problem("table/started",
                           "The table has started with other agents; it ends by play only.")
         events: Events = []
@@ -658,19 +655,6 @@ def _worth_answering(loaded: LoadedTable, seat: int | None, after_version: int) 
     if loaded.version <= after_version:
         return False
     return seat is None or (record.status == "playing" and seat in loaded.game.to_act(loaded.state))
-
-
-def _still_not_to_act(turn: TurnEntry, latest: TableSnapshot, seat: int) -> bool:
-    """Whether the last turn entry shows, without parsing the table, that ``seat`` is
-    still not to act.
-
-    Only when the entry is the table as read (nothing changed after it) and
-    names seats to act without ``seat``; nobody to act (the end) or not known
-    (a join, a start) makes the waiter parse the table.
-    """
-    if (turn.seq, turn.version) != (latest.seq, latest.version) or not turn.to_act:
-        return False
-    return seat not in turn.to_act
 
 
 async def observe(
@@ -776,7 +760,12 @@ async def hold(
                 if turns:
                     latest = read
                     recent = None if history is None else (read, history)
-                    changed = not _still_not_to_act(turns[-1], latest, seat)
+                    # Unparsed, the last entry tells the seat is still not to act when it
+                    # is the table as read and names seats to act without it; nobody to
+                    # act (the end) or not known (a join, a start) makes it parse.
+                    turn = turns[-1]
+                    changed = ((turn.seq, turn.version) != (read.seq, read.version)
+                               or not turn.to_act or seat in turn.to_act)
             if changed:
                 loaded = _visible(ctx, table_id, written.table if written is not None
                                   and latest is written.table.snapshot else latest, principal)
@@ -828,16 +817,13 @@ async def play(
     """One exchange per decision: apply the seat's action (:func:`submit`) and answer with
     its observation at its next decision point.
 
-    With ``wait`` (seconds, bounded as :func:`observe`'s) the answer's
-    ``observation`` (with ``status`` and ``outcome``) is held (:func:`hold`)
-    from the table as the action wrote it until the seat must decide again (its
-    turn, a defence window) or the table ends, or the wait runs out (then it is
-    the observation as it is). The turn stream is watched from before the
-    action's read, so the wait needs no read of its own before it waits. An
-    agent playing against house bots thus needs one request per decision. ``version`` and ``events`` stay those of the
-    action itself; what happened after it is the observation's
-    ``since_your_last_move``. A retry with the same ``Idempotency-Key`` is
-    answered the same way, from the table as it is then.
+    With ``wait`` (seconds, bounded as :func:`observe`'s) the answer's ``observation``
+    (with ``status`` and ``outcome``) is held (:func:`hold`) from the table as the action
+    wrote it until the seat must decide again (its turn, a defence window), the table
+    ends or the wait runs out: against house bots an agent needs one request per
+    decision. ``version`` and ``events`` stay those of the action itself; what happened
+    after it is the observation's ``since_your_last_move``. A retry with the same
+    ``Idempotency-Key`` is answered the same way, from the table as it is then.
     """
     if wait <= 0:
         applied = await submit(ctx, table_id, caller, body, idempotency_key)
@@ -866,7 +852,6 @@ async def _since_last_move(
     if seat is None or loaded.record.status == "open":
         return None
     last = loaded.snapshot.seq
-    # One lean round trip usually tells it all: the log's last entries and the newest events.
     log, events = recent if recent is not None else await ctx.store.recent_history(
         table_id, log_entries=LOG_TAIL, events=FIRST_READ_EVENTS)
     after = last_move(log, seat, whole_log=len(log) < LOG_TAIL)
@@ -927,13 +912,9 @@ async def replay_json(
     ctx: TableContext, table_id: str, principal: Principal | None, *, address: str
 ) -> bytes:
     """The replay (seed, configuration, full log, every event and the final state) as JSON
-    once :func:`require_replay_open`, built once per table and then read from Redis.
-
-    The cache cannot make an answer wrong: only a finished table has a replay, and a
-    finished table never changes again; the visibility check runs on every read. A
-    reader without a token counts against ``anonymous_replays_per_address`` (429
-    ``rate/limited`` beyond): a long replay costs tens of milliseconds to build.
-    """
+    once :func:`require_replay_open`, built once per table and then read from Redis: only
+    a finished table has one, and it never changes (the gates run on every read). A
+    reader without a token counts against :func:`limit_anonymous_replays`."""
     await limit_anonymous_replays(ctx, principal, address)
     loaded = await load_table(ctx, table_id)
     await require_replay_open(ctx, loaded, principal)

@@ -16,25 +16,12 @@ from gateway.errors import ProblemError
 from gateway.services.actions import Events, commit_record, load_table
 from gateway.services.context import TableContext
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem
-from gateway.services.tables import closed, seat_event
-from tournament.house import house_bot_name
+from gateway.services.tables import CAS_ATTEMPTS, closed, seat_event, start_if_full
 
-__all__ = ["CANCELLED", "close_tournament_table", "create_tournament_table", "seat_record"]
+__all__ = ["CANCELLED", "close_tournament_table", "create_tournament_table"]
 
 CANCELLED = "cancelled"
 """The outcome ``reason`` of a tournament table closed because its tournament was cancelled."""
-
-_CAS_ATTEMPTS = 20
-
-
-def seat_record(entrant: str, seat: int, name: str) -> SeatRecord:
-    """The seat of one entrant: an agent by its id and registered name, or a house bot
-    (``bot:<name>``, or ``bot:<name>#<n>`` for one of several copies)."""
-    if entrant.startswith("bot:"):
-        bot = house_bot_name(entrant)
-        return SeatRecord(agent_id=f"bot:{bot}:{seat}", name=f"{name} (seat {seat})",
-                          kind="house_bot", bot=bot)
-    return SeatRecord(agent_id=entrant, name=name)
 
 
 async def create_tournament_table(
@@ -68,21 +55,18 @@ async def create_tournament_table(
     })]
     for seat, occupant in enumerate(seated):
         events.append((None, seat_event("seat.joined", seat, occupant, "took")))
-    events.append((None, {"kind": "table.started",
-                          "text": "Every seat is taken; play begins.", "data": {}}))
-    record = TableRecord(
+    record = start_if_full(TableRecord(
         id=table_id, game=game_name, mode=mode, seats=len(seated), variants=variants,
         config=config, private=True, turn_timeout_s=turn_timeout_s, created_by=created_by,
-        created_at=now, status="playing", seated=list(seated), seed=seed, started_at=now,
-        tournament=tournament_id, rated=rated,
-    )
+        created_at=now, seated=list(seated), seed=seed, tournament=tournament_id, rated=rated,
+    ), now, events)
     return (await commit_record(ctx, record, game, state, events, now)).applied
 
 
 async def close_tournament_table(ctx: TableContext, table_id: str, text: str) -> bool:
     """End a tournament table that is still being played, nobody winning; False when it
     was over already (or does not exist)."""
-    for _attempt in range(_CAS_ATTEMPTS):
+    for _attempt in range(CAS_ATTEMPTS):
         try:
             loaded = await load_table(ctx, table_id)
         except ProblemError:  # a table never created: nothing to close

@@ -109,10 +109,9 @@ async def _decisions(
 ) -> dict[str, DecisionStats]:
     """Per entrant: decisions, refused actions, clock timeouts, mean and p95 decision time.
 
-    A decision's time runs from the previous commit of its table to its own, as
-    the action log stamps them. A table's first action is left out: timed from
-    the table's start, it holds the time its agent took to learn of the table,
-    and those few long waits pulled the mean above the 95th percentile.
+    A decision's time runs from the previous commit of its table to its own, as the
+    action log stamps them. A table's first action is left out: timed from the table's
+    start, it holds the time its agent took to learn of the table, not to decide.
     """
     times: dict[str, list[float]] = {entrant: [] for entrant in snapshot.entrants}
     timeouts: Counter[str] = Counter()

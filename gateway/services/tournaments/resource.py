@@ -7,8 +7,6 @@ import math
 import secrets
 from typing import Any, NamedTuple
 
-from pydantic import ValidationError
-
 from agents.wire.tournaments import (
     CreateTournamentRequest,
     ProgressOut,
@@ -55,27 +53,14 @@ __all__ = [
 def _config(request: CreateTournamentRequest) -> dict[str, Any]:
     """The game's configuration for the request, validated as ``POST /v1/tables`` does."""
     game = game_or_problem(request.game)
-    named_twice = sorted(set(request.options) & {"mode", "seats", "variants"})
-    if named_twice:
-        raise problem("tournament/invalid",
-                      f"Send {', '.join(named_twice)} as request field(s), not in options.")
-    fields = {**request.options, "mode": request.mode, "seats": request.seats,
-              "variants": tuple(request.variants)}
     try:
-        config = game.config_model.model_validate(fields, strict=True)
+        config = tables_service.table_config(game, request.options, mode=request.mode,
+                                             seats=request.seats, variants=request.variants)
         game.new_table(config, 0)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])[:60] or "options"
-        raise problem("tournament/invalid",
-                      f"The table configuration does not fit this game ({where}: {first['msg']})."
-                      ) from None
-    except InvalidConfig as error:
-        raise problem("tournament/invalid", error.message) from None
-    try:
-        tables_service.keep_caps(game, config, request.options)
     except ProblemError as error:
         raise problem("tournament/invalid", error.detail) from None
+    except InvalidConfig as error:
+        raise problem("tournament/invalid", error.message) from None
     dumped: dict[str, Any] = config.model_dump(mode="json")
     return dumped
 

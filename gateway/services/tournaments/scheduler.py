@@ -20,10 +20,8 @@ import logging
 from gateway.services.backoff import Backoff
 from gateway.services.context import TableContext
 from gateway.services.records import TableRecord
-from gateway.services.tournament_tables import (
-    create_tournament_table,
-    seat_record,
-)
+from gateway.services.tables import seat_record
+from gateway.services.tournament_tables import create_tournament_table
 from gateway.services.tournaments.ladder import sweep_ladder
 from gateway.services.tournaments.state import (
     TournamentSnapshot,

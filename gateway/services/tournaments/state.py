@@ -89,12 +89,10 @@ def plan_seed(secret: bytes) -> int:
 
 
 def plan_json(plan: TablePlan) -> str:
-    """A plan as stored (JSON)."""
     return json.dumps(asdict(plan))
 
 
 def plan_of(raw: str) -> TablePlan:
-    """A stored plan read back."""
     fields = json.loads(raw)
     fields["seating"] = tuple(fields["seating"])
     return TablePlan(**fields)
@@ -189,10 +187,9 @@ _RATINGS_MEMO: dict[tuple[str, str, int, str], list[LiveRating]] = {}
 """Live ratings by (namespace, tournament id or ``ladder:<game>``, number of results, last
 result's table id), newest last.
 
-Results are only ever appended, in finish order, so the first ``n`` results of
-one key never change and neither do their ratings: the memo cannot answer
-wrong. It spares a public read the OpenSkill pass over every result (about
-0.14 s per thousand tables)."""
+Results are only ever appended, in finish order, so the first ``n`` results of one key
+never change and neither do their ratings: the memo cannot answer wrong. It spares a
+public read the OpenSkill pass over every result."""
 
 
 _RATINGS_MEMO_SIZE = 256

@@ -30,7 +30,6 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
@@ -169,11 +168,6 @@ async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     error = problem("server/error", "Something went wrong on our side; it was logged.")
     return _problem_response(request, error)
-
-
-def _operation_id(route: APIRoute) -> str:
-    """Operation ids are route function names: stable across refactors of paths."""
-    return route.name
 
 
 def _document_request_examples(operation: dict[str, Any], components: dict[str, Any]) -> None:
@@ -329,7 +323,8 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
         version=API_VERSION,
         description=DESCRIPTION,
         lifespan=lifespan,
-        generate_unique_id_function=_operation_id,
+        # Operation ids are route function names: stable across refactors of paths.
+        generate_unique_id_function=lambda route: route.name,
         exception_handlers={
             ProblemError: _on_problem,
             StarletteHTTPException: _on_http_exception,

@@ -252,9 +252,9 @@ class TournamentStore:
 
     # -- the scheduler's index ----------------------------------------------
 
-    async def claim_active(self, now: float, lease_end: float, limit: int = 20) -> list[str]:
-        """Claim due tournaments (one worker each until ``lease_end``)."""
-        return await self._leases.claim([self._index("active")], now, lease_end, limit)
+    async def claim_active(self, now: float, lease_end: float) -> list[str]:
+        """Claim up to 20 due tournaments (one worker each until ``lease_end``)."""
+        return await self._leases.claim([self._index("active")], now, lease_end, 20)
 
     async def release_active(
         self, tournament_id: str, lease_end: float, next_due: float | None
@@ -280,16 +280,14 @@ class TournamentStore:
         """Whether ``key`` exists (a token's revocation key, read after a held wait woke)."""
         return bool(await self.redis.exists(key))
 
-    async def assignments_after(
-        self, agent_id: str, after: str, *, count: int = 100
-    ) -> list[Assignment]:
-        """Assignment events after the stream id ``after`` (``"0"``: from the start).
+    async def assignments_after(self, agent_id: str, after: str) -> list[Assignment]:
+        """Up to 100 assignment events after the stream id ``after`` (``"0"``: from the start).
 
         Never blocks: a held wait reads, waits on the worker's reader
         (:meth:`gateway.services.waiters.Waiters.watch`) for a publish on
         :meth:`assignments_key`, then reads again, so no wait holds a connection.
         """
-        reply = await self.redis.xread({self.assignments_key(agent_id): after}, count=count)
+        reply = await self.redis.xread({self.assignments_key(agent_id): after}, count=100)
         return [Assignment(decoded(entry_id), json.loads(decoded(fields[b"body"])))
                 for entry_id, fields in stream_entries(reply)]
 
@@ -308,12 +306,10 @@ class TournamentStore:
         """Note a rated ordinary table, to be put on its ladder once it has finished."""
         await self.redis.zadd(self._ladder_pending, {f"{game} {table_id}": due})
 
-    async def claim_ladder_pending(
-        self, now: float, lease_end: float, limit: int = 50
-    ) -> list[tuple[str, str]]:
-        """Claim due pending tables (one worker each until ``lease_end``): (game, table id)."""
+    async def claim_ladder_pending(self, now: float, lease_end: float) -> list[tuple[str, str]]:
+        """Up to 50 due pending tables, claimed until ``lease_end``: (game, table id) pairs."""
         pairs = []
-        for member in await self._leases.claim([self._ladder_pending], now, lease_end, limit):
+        for member in await self._leases.claim([self._ladder_pending], now, lease_end, 50):
             game, _space, table_id = member.partition(" ")
             pairs.append((game, table_id))
         return pairs

@@ -30,7 +30,6 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
@@ -79,7 +78,7 @@ MAX_INSTANCE_CHARS = 256
 """Longest request path a problem document repeats in ``instance``."""
 
 
-def _problem_response(
+async def _problem_response(
     request: Request, error: ProblemError, headers: dict[str, str] | None = None
 ) -> JSONResponse:
     PROBLEMS.labels(error.code).inc()
@@ -92,11 +91,6 @@ def _problem_response(
         headers={**error.headers, **(headers or {})},
         media_type=PROBLEM_CONTENT_TYPE,
     )
-
-
-async def _on_problem(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, ProblemError)
-    return _problem_response(request, exc)
 
 
 async def _on_http_exception(request: Request, exc: Exception) -> JSONResponse:
@@ -117,7 +111,7 @@ async def _on_http_exception(request: Request, exc: Exception) -> JSONResponse:
     else:
         error = ProblemError(exc.status_code, "request/invalid", "Invalid request",
                              str(exc.detail) if exc.status_code < 500 else "Request failed.")
-    return _problem_response(request, error, headers)
+    return await _problem_response(request, error, headers)
 
 
 def _allowed_methods(request: Request) -> str:
@@ -144,8 +138,9 @@ async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse
         # Its loc is ("body", offset): say where the JSON broke, not a field that does not exist.
         at = errors[0]["loc"][-1] if len(errors[0]["loc"]) > 1 else "?"
         detail = f"The body is not valid JSON (at character {at})."
-        return _problem_response(request, problem("request/invalid", detail, errors=errors))
-    return _problem_response(request, invalid("The request does not match its schema", errors))
+        return await _problem_response(request, problem("request/invalid", detail, errors=errors))
+    return await _problem_response(
+        request, invalid("The request does not match its schema", errors))
 
 
 REDIS_OUTAGE_LOG_EVERY_S = 10.0
@@ -162,18 +157,13 @@ async def _on_redis_unavailable(request: Request, exc: Exception) -> JSONRespons
         _outage_logged_at[0] = now
         log.warning("Redis unavailable (%s): answering 503 (logged at most every %.0f s)",
                     type(exc).__name__, REDIS_OUTAGE_LOG_EVERY_S)
-    return _problem_response(request, redis_unavailable())
+    return await _problem_response(request, redis_unavailable())
 
 
 async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     error = problem("server/error", "Something went wrong on our side; it was logged.")
-    return _problem_response(request, error)
-
-
-def _operation_id(route: APIRoute) -> str:
-    """Operation ids are route function names: stable across refactors of paths."""
-    return route.name
+    return await _problem_response(request, error)
 
 
 def _document_request_examples(operation: dict[str, Any], components: dict[str, Any]) -> None:
@@ -329,9 +319,10 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
         version=API_VERSION,
         description=DESCRIPTION,
         lifespan=lifespan,
-        generate_unique_id_function=_operation_id,
+        # Operation ids are route function names: stable across refactors of paths.
+        generate_unique_id_function=lambda route: route.name,
         exception_handlers={
-            ProblemError: _on_problem,
+            ProblemError: _problem_response,
             StarletteHTTPException: _on_http_exception,
             RequestValidationError: _on_validation_error,
             **dict.fromkeys(REDIS_UNAVAILABLE, _on_redis_unavailable),

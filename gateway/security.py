@@ -326,11 +326,9 @@ class TokenService:
         scope = claims.get("scope")
         name = claims.get("name", "")
         kind = claims.get("kind", "agent")
-        if (not isinstance(scope, str) or not isinstance(name, str)
-                or kind not in ("agent", "organiser")):
-            raise auth_problem("auth/invalid", "The token's claims are malformed.")
-        scopes = frozenset(scope.split())
-        if kind == "organiser" and ORGANISER_SCOPE not in scopes:
+        scopes = frozenset(scope.split()) if isinstance(scope, str) else None
+        if (scopes is None or not isinstance(name, str) or kind not in ("agent", "organiser")
+                or (kind == "organiser" and ORGANISER_SCOPE not in scopes)):
             raise auth_problem("auth/invalid", "The token's claims are malformed.")
         return Principal(
             agent_id=str(claims["sub"]),

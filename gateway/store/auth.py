@@ -182,11 +182,8 @@ def _record_of(agent_id: str, fields: dict[str, str]) -> AgentRecord:
 
 
 class AuthStore:
-    """Agent records and token revocations of one namespace.
-
-    Build one per request or keep one per app: it holds only the client and the
-    key builder. All methods are coroutines.
-    """
+    """Agent records and token revocations of one namespace (cheap to build: a client and the
+    key builder)."""
 
     def __init__(self, redis: RedisClient, keys: Keys) -> None:
         self.redis = redis

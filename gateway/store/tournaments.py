@@ -60,32 +60,48 @@ __all__ = ["Assignment", "TournamentMeta", "TournamentStore"]
 _CLUSTER_TAG = "{tn}"
 """The hash tag of every tournament key and ``tournaments:*`` index on a cluster."""
 
-# Plans a round once: its number of tables and each table's plan. With four more keys it
-# first creates the tournament, once, and the round is round 0. A second worker planning
-# the same round, or a second creation of the same id, finds it done and writes nothing.
+# Creates a tournament once.
+#
+# KEYS[1]  tn:{id}:meta     KEYS[2] tn:{id}:plans     KEYS[3] tn:{id}:rounds
+# KEYS[4]  tn:{id}:table_index
+# KEYS[5]  tournaments:all  KEYS[6] tournaments:listed  KEYS[7] tournaments:active
+# ARGV[1]  tournament id; ARGV[2] record JSON; ARGV[3] secret; ARGV[4] created_at
+# ARGV[5]  "1" to list it publicly; ARGV[6] round 0's number of tables (N)
+# then     N triples (plan index, plan JSON, table id)
+# Returns 1 when created, 0 when the id exists already.
+_CREATE_LUA = """
+if redis.call('HSETNX', KEYS[1], 'record', ARGV[2]) == 0 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'secret', ARGV[3], 'status', 'running')
+redis.call('HSET', KEYS[3], '0', ARGV[6])
+local i = 7
+for _ = 1, tonumber(ARGV[6]) do
+  redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+  redis.call('HSET', KEYS[4], ARGV[i + 2], ARGV[i])
+  i = i + 3
+end
+redis.call('ZADD', KEYS[5], ARGV[4], ARGV[1])
+if ARGV[5] == '1' then redis.call('ZADD', KEYS[6], ARGV[4], ARGV[1]) end
+redis.call('ZADD', KEYS[7], ARGV[4], ARGV[1])
+return 1
+"""
+
+# Plans one more round (swiss), once: a second worker computing the same round
+# finds it planned and writes nothing.
 #
 # KEYS[1]  tn:{id}:plans  KEYS[2] tn:{id}:rounds  KEYS[3] tn:{id}:table_index
-# creating: KEYS[4] tn:{id}:meta  KEYS[5] tournaments:all  KEYS[6] tournaments:listed
-#           KEYS[7] tournaments:active
 # ARGV[1]  round; ARGV[2] its number of tables (N); then N triples (index, plan JSON, table id)
-# creating: then the tournament id, record JSON, secret, created_at, "1" to list it publicly
-# Returns 1 when written now, 0 when the round (or the tournament) was there before.
-_PLAN_LUA = """
-local n = tonumber(ARGV[2])
-if #KEYS == 3 then
-  if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
-else
-  local at = 3 + 3 * n
-  if redis.call('HSETNX', KEYS[4], 'record', ARGV[at + 1]) == 0 then return 0 end
-  redis.call('HSET', KEYS[4], 'secret', ARGV[at + 2], 'status', 'running')
-  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-  redis.call('ZADD', KEYS[5], ARGV[at + 3], ARGV[at])
-  if ARGV[at + 4] == '1' then redis.call('ZADD', KEYS[6], ARGV[at + 3], ARGV[at]) end
-  redis.call('ZADD', KEYS[7], ARGV[at + 3], ARGV[at])
+# Returns 1 when planned now, 0 when it was planned before.
+_ADD_ROUND_LUA = """
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then
+  return 0
 end
-for i = 3, 2 + 3 * n, 3 do
+local i = 3
+for _ = 1, tonumber(ARGV[2]) do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
   redis.call('HSET', KEYS[3], ARGV[i + 2], ARGV[i])
+  i = i + 3
 end
 return 1
 """
@@ -144,7 +160,8 @@ class TournamentStore:
     def __init__(self, redis: RedisClient, keys: Keys) -> None:
         self.redis = redis
         self.keys = keys
-        self._plan = redis.register_script(_PLAN_LUA)
+        self._create = redis.register_script(_CREATE_LUA)
+        self._add_round = redis.register_script(_ADD_ROUND_LUA)
         self._record_result = redis.register_script(_RECORD_RESULT_LUA)
         self._end = redis.register_script(_END_LUA)
         self._leases = Leases(redis)
@@ -176,11 +193,11 @@ class TournamentStore:
         *, listed: bool, plans: Sequence[tuple[int, str, str]],
     ) -> bool:
         """Write a new tournament and its round 0 (``plans``: index, plan JSON, table id)."""
-        argv: list[str | int] = [
-            0, len(plans), *(part for plan in plans for part in plan), tournament_id,
-            json.dumps(record), secret.hex(), repr(created_at), "1" if listed else "0"]
-        keys = [self._key(tournament_id, part) for part in ("plans", "rounds", "table_index", "meta")]
-        created = await self._plan(keys=[*keys, *map(self._index, ("all", "listed", "active"))], args=argv)
+        argv: list[str | int | float] = [
+            tournament_id, json.dumps(record), secret.hex(), repr(created_at),
+            "1" if listed else "0", len(plans), *(part for plan in plans for part in plan)]
+        keys = [self._key(tournament_id, part) for part in ("meta", "plans", "rounds", "table_index")]
+        created = await self._create(keys=[*keys, *map(self._index, ("all", "listed", "active"))], args=argv)
         return bool(created)
 
     async def add_round(
@@ -189,7 +206,7 @@ class TournamentStore:
         """Plan round ``round_`` once; False when it was planned before."""
         argv: list[str | int] = [round_, len(plans), *(part for plan in plans for part in plan)]
         keys = [self._key(tournament_id, part) for part in ("plans", "rounds", "table_index")]
-        return bool(await self._plan(keys=keys, args=argv))
+        return bool(await self._add_round(keys=keys, args=argv))
 
     async def meta(self, tournament_id: str) -> TournamentMeta | None:
         """The tournament's meta hash, or None when there is no such tournament."""

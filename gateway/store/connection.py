@@ -183,9 +183,8 @@ def connect(
     """
     # An explicit None: redis-py 6+ would otherwise default to 5 s for the tools too.
     options: dict[str, Any] = {"socket_timeout": socket_timeout_s,
-                               "socket_connect_timeout": socket_timeout_s}
-    if client_name is not None:
-        options["client_name"] = client_name
+                               "socket_connect_timeout": socket_timeout_s,
+                               "client_name": client_name}  # None: redis-py's default
     if cluster or is_cluster_url(url):
         scheme, rest = url.split("://", 1)
         plain = ("rediss" if scheme.lower().startswith("rediss") else "redis") + "://" + rest
@@ -295,9 +294,8 @@ class GatedPipeline(ClusterPipeline):
         try:
             await super().__aexit__(exc_type, exc_value, traceback)
         finally:
-            if self.held is not None:
-                held, self.held = self.held, None
-                await held.__aexit__(exc_type, exc_value, traceback)
+            assert self.held is not None  # set by __aenter__, which ran if this runs
+            await self.held.__aexit__(exc_type, exc_value, traceback)
 
     async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> list[Any]:
         async with self.gate.turn():
@@ -363,15 +361,12 @@ async def round_trip(
     connection whose read was interrupted (a cancelled blocked ``XREAD``),
     so no late reply reaches the next caller.
     """
-    if not commands:
-        return []
     if isinstance(client, RedisCluster):
         if key is None:
             raise ValueError("a round trip on a Redis Cluster needs the key naming its slot")
-        if isinstance(client, BoundedCluster):
-            async with client.gate.turn():
-                return await _cluster_round_trip(client, commands, key)
-        return await _cluster_round_trip(client, commands, key)
+        turn = client.gate.turn() if isinstance(client, BoundedCluster) else contextlib.nullcontext()
+        async with turn:
+            return await _cluster_round_trip(client, commands, key)
     pool = client.connection_pool
     for attempt in range(2):
         connection = await pool.get_connection()  # type: ignore[no-untyped-call]  # unannotated in redis-py

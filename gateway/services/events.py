@@ -51,6 +51,7 @@ SSE_KEEPALIVE_S = 15.0
 """A comment line this often keeps proxies from closing an idle stream."""
 
 _FINISHED = "table.finished"
+_SEAT_JOINED = "seat.joined"
 _SEAT_LEFT = "seat.left"
 _END = "event: end\ndata: {}\n\n"
 _TOKEN_ENDED = ": closed: the token expired or was revoked; reconnect with a valid one\n\n"
@@ -81,9 +82,6 @@ def parse_event_id(raw: str) -> int | None:
         return None
     event_id = int(raw)
     return event_id if event_id <= MAX_EVENT_ID else None
-
-
-_SEAT_JOINED = "seat.joined"
 
 
 def seat_after(event: StoredEvent, seat: int | None, principal: Principal | None) -> int | None:

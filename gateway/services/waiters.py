@@ -64,10 +64,9 @@ class Written(NamedTuple):
 class Watch:
     """One held request's watch over some keys (see :meth:`Waiters.watch`)."""
 
-    __slots__ = ("_blind", "_delivered", "_event", "_known", "_newest", "keys", "written")
+    __slots__ = ("_blind", "_delivered", "_event", "_known", "_newest", "written")
 
-    def __init__(self, keys: tuple[str, ...]) -> None:
-        self.keys = keys
+    def __init__(self) -> None:
         self._event = asyncio.Event()
         self._known = -1
         self._newest = -1
@@ -146,7 +145,7 @@ class Waiters:
         it starts once Redis confirmed the subscriptions (or :data:`READY_TIMEOUT_S`
         passed), so every write after the caller's next read wakes it."""
         held = tuple(dict.fromkeys(key for key in keys if key is not None))
-        watch = Watch(held)
+        watch = Watch()
         ready = [self.listener.hold(key) for key in held]
         for key in held:
             self._by_key.setdefault(key, set()).add(watch)

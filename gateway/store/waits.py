@@ -196,8 +196,7 @@ class ChangeListener:
 
     async def aclose(self) -> None:
         """Stop listening and close the links."""
-        left = await stop_tasks(
-            *self._tasks, *(link.task for link in self._links.values()))
+        left = await stop_tasks(*self._tasks, *(link.task for link in self._links.values()))
         for task in left:
             log.error("change listener task %s ignored cancellation; leaving it", task.get_name())
         for link in self._links.values():

@@ -94,11 +94,8 @@ def is_cluster_url(url: str) -> bool:
 
 
 class Keys:
-    """Builds every Redis key of one namespace.
-
-    ``cluster``: the slot-bucket layout of a Redis Cluster (see the module's
-    docstring); else one Redis' layout, unchanged since before clusters.
-    """
+    """Builds every Redis key of one namespace; ``cluster``: the slot-bucket layout of a
+    Redis Cluster (see the module's docstring), else one Redis' layout."""
 
     def __init__(self, namespace: str, *, cluster: bool = False) -> None:
         self.namespace = namespace
@@ -168,12 +165,9 @@ def connect(
     """An asyncio client for ``url`` (responses as bytes; callers decode): a
     ``RedisCluster`` when the URL names a cluster (:func:`is_cluster_url`) or ``cluster``.
 
-    With ``max_connections`` (a gateway worker's client) it is bounded, its
-    connections named ``client_name`` in ``CLIENT LIST``, and a caller waits up to
-    ``pool_timeout_s`` for its turn: on one Redis a ``BlockingConnectionPool`` of at
-    most ``max_connections``, on a cluster a :class:`BoundedCluster` of at most
-    ``max_connections`` per node. Without it, redis-py's own pools (tools, tests and
-    benches).
+    With ``max_connections`` (a gateway worker's client) it is bounded as the module's
+    docstring tells, a caller waiting up to ``pool_timeout_s`` for its turn, and its
+    connections are named ``client_name``; without it, redis-py's own pools.
 
     ``socket_timeout_s`` bounds connecting and every reply (a gateway worker's client:
     ``AGENTS_CLUB_REDIS_SOCKET_TIMEOUT_S``), so a Redis that accepts connections but
@@ -306,16 +300,12 @@ async def close_client(client: RedisClient) -> None:
     """Close every connection ``client`` holds: what its owner calls at the end, rather
     than ``client.aclose()``.
 
-    On one Redis that is ``aclose()``. redis-py's ``RedisCluster.aclose()`` closes only
-    a client it counts as initialised, and a command that met a connection error (a
-    node killed, a failover, a dropped connection) leaves it counting itself
-    uninitialised until its next command: an ``aclose()`` then closes nothing, and
-    the connections to every other node stay open until the collector finds them
-    (a ``ResourceWarning`` in whatever runs then). The flag means both "not yet
-    initialised" and "closed" (redis/redis-py#3846, and #4069 which proposed to
-    split it). ``initialize()`` first makes the close real: it learns the layout
-    again (one ``CLUSTER SLOTS``) and the ``aclose()`` then closes every node; if
-    no node answers, ``initialize()`` closes them all itself before it raises.
+    redis-py's ``RedisCluster.aclose()`` closes only a client it counts as initialised,
+    and a command that met a connection error (a killed node, a failover) leaves it
+    counting itself uninitialised (redis/redis-py#3846): the other nodes' connections
+    would stay open until the collector finds them (a ``ResourceWarning``).
+    ``initialize()`` first makes the close real (one ``CLUSTER SLOTS``); if no node
+    answers, it closes them all itself before it raises.
     """
     if isinstance(client, RedisCluster):
         with contextlib.suppress(RedisError, OSError):

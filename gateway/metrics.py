@@ -142,9 +142,8 @@ def _template(scope: Scope) -> str:
     if route is not None:
         return str(getattr(route, "path", None) or "unmatched")
     endpoint = scope.get("endpoint")
-    app = scope.get("app")
-    if endpoint is not None and app is not None:
-        for candidate in getattr(app, "routes", ()):
+    if endpoint is not None:
+        for candidate in getattr(scope.get("app"), "routes", ()):
             if getattr(candidate, "endpoint", None) is endpoint:
                 return str(getattr(candidate, "path", "unmatched"))
     return "unmatched"

@@ -28,51 +28,40 @@ class Backoff:
         self.name = name
         self.log = logger
         self.interval_s = interval_s
-        self.failures = 0
-        """Failed rounds in a row (0: healthy)."""
-        self._outage_started = 0.0
-
-    def failed(self, error: BaseException) -> float:
-        """Record a failed round; returns the pause before the next (doubling, capped).
-
-        Logs the error's type only (an engine message may name a hidden card), and
-        only for the first failure of an outage.
-        """
-        if self.failures == 0:
-            self._outage_started = time.monotonic()
-            self.log.error("%s failed: %s; backing off until it works again",
-                           self.name, type(error).__name__)
-        self.failures += 1
-        return min(self.interval_s * 2.0 ** min(self.failures, 30),
-                   max(BACKOFF_CAP_S, self.interval_s))
-
-    def succeeded(self) -> float:
-        """Record a round that worked; returns the normal pause."""
-        if self.failures:
-            self.log.warning("%s works again after %d failed round(s) in %.1f s", self.name,
-                             self.failures, time.monotonic() - self._outage_started)
-            self.failures = 0
-        return self.interval_s
 
     async def run_rounds(
         self, one_round: Callable[[], Awaitable[object]], *, wake: asyncio.Event | None = None
     ) -> NoReturn:
-        """Run ``one_round`` until cancelled: ``interval_s`` after a round that worked, the
-        backed-off pause after one that failed (cancellation always goes through).
+        """Run ``one_round`` until cancelled: ``interval_s`` after a round that worked, after
+        one that failed a pause doubling with each failure in a row, capped (cancellation
+        always goes through). An outage's first failure is logged with the error's type
+        only (an engine message may name a hidden card), and its recovery once.
 
         ``wake``: after a round that worked, the next starts as soon as it is set (it is
         cleared then), at the latest after ``interval_s``.
         """
+        failures = 0
+        outage_started = 0.0
         while True:
             try:
                 await one_round()
             except asyncio.CancelledError:
                 raise
             except Exception as error:
-                pause = self.failed(error)
+                if failures == 0:
+                    outage_started = time.monotonic()
+                    self.log.error("%s failed: %s; backing off until it works again",
+                                   self.name, type(error).__name__)
+                failures += 1
+                pause = min(self.interval_s * 2.0 ** min(failures, 30),
+                            max(BACKOFF_CAP_S, self.interval_s))
             else:
-                pause = self.succeeded()
-            if wake is None or self.failures:
+                if failures:
+                    self.log.warning("%s works again after %d failed round(s) in %.1f s",
+                                     self.name, failures, time.monotonic() - outage_started)
+                    failures = 0
+                pause = self.interval_s
+            if wake is None or failures:
                 await asyncio.sleep(pause)
             else:
                 # asyncio.timeout, not wait_for: on Python 3.11 a cancellation racing a

@@ -36,7 +36,6 @@ from gateway.store.tables import StoredEvent
 __all__ = [
     "MAX_EVENT_ID",
     "SSE_KEEPALIVE_S",
-    "parse_event_id",
     "poll_events",
     "reader_seat",
     "stream_events",
@@ -51,6 +50,7 @@ SSE_KEEPALIVE_S = 15.0
 """A comment line this often keeps proxies from closing an idle stream."""
 
 _FINISHED = "table.finished"
+_SEAT_JOINED = "seat.joined"
 _SEAT_LEFT = "seat.left"
 _END = "event: end\ndata: {}\n\n"
 _TOKEN_ENDED = ": closed: the token expired or was revoked; reconnect with a valid one\n\n"
@@ -71,19 +71,6 @@ def _held_s(caller: PendingRevocation | None, wanted_s: float) -> float:
     if caller is None:
         return wanted_s
     return max(0.0, min(wanted_s, caller.valid_until - time.time()))
-
-
-def parse_event_id(raw: str) -> int | None:
-    """An event id sent as text (``Last-Event-ID``); None unless it is ASCII digits
-    within :data:`MAX_EVENT_ID` (``str.isdigit`` alone also accepts ``²``, which
-    ``int`` refuses)."""
-    if not raw.isascii() or not raw.isdigit() or len(raw) > len(str(MAX_EVENT_ID)):
-        return None
-    event_id = int(raw)
-    return event_id if event_id <= MAX_EVENT_ID else None
-
-
-_SEAT_JOINED = "seat.joined"
 
 
 def seat_after(event: StoredEvent, seat: int | None, principal: Principal | None) -> int | None:

@@ -21,24 +21,19 @@ from gateway.services.tournaments import TournamentHooks, run_tournaments
 from gateway.store.active_tables import ActiveTableStore
 from gateway.store.tables import TableStore
 
-__all__ = ["replica_wait", "start", "table_context"]
-
-
-def replica_wait(settings: Settings) -> tuple[int, int] | None:
-    """The ``WAIT`` a commit makes (replicas, timeout in ms), ``None`` when off."""
-    if settings.redis_replica_wait <= 0:
-        return None
-    return settings.redis_replica_wait, settings.redis_replica_wait_timeout_ms
+__all__ = ["start", "table_context"]
 
 
 def table_context(app: FastAPI) -> TableContext:
     """The app's table context, made on first use (Redis must be connected)."""
     context: TableContext | None = getattr(app.state, "table_context", None)
     if context is None or context.store.redis is not app.state.redis:
+        settings: Settings = app.state.settings
+        replicas = settings.redis_replica_wait  # the WAIT a commit makes: none when 0
         context = TableContext(
-            store=TableStore(app.state.redis, app.state.keys,
-                             replica_wait=replica_wait(app.state.settings)),
-            settings=app.state.settings,
+            store=TableStore(app.state.redis, app.state.keys, replica_wait=(
+                (replicas, settings.redis_replica_wait_timeout_ms) if replicas > 0 else None)),
+            settings=settings,
             active_tables=ActiveTableStore(app.state.redis, app.state.keys),
             clock=app.state.clock,
             waiters=app.state.waiters,

@@ -64,10 +64,9 @@ class Written(NamedTuple):
 class Watch:
     """One held request's watch over some keys (see :meth:`Waiters.watch`)."""
 
-    __slots__ = ("_blind", "_delivered", "_event", "_known", "_newest", "keys", "written")
+    __slots__ = ("_blind", "_delivered", "_event", "_known", "_newest", "written")
 
-    def __init__(self, keys: tuple[str, ...]) -> None:
-        self.keys = keys
+    def __init__(self) -> None:
         self._event = asyncio.Event()
         self._known = -1
         self._newest = -1
@@ -103,12 +102,11 @@ class Watch:
         """Wait up to ``timeout_s`` for a write of a watched key since the last call;
         True when one came (read again), False when the time ran out. Wakes that name
         only versions up to ``known`` (or :meth:`know`'s) are no news: the wait goes on."""
-        give_up = time.monotonic() + max(0.0, timeout_s)
+        give_up = time.monotonic() + timeout_s
         while True:
-            if not self._event.is_set():
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(max(0.0, give_up - time.monotonic())):
-                        await self._event.wait()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(give_up - time.monotonic()):
+                    await self._event.wait()
             if not self._event.is_set():
                 return False
             news = self._blind or self._newest > max(known, self._known)
@@ -147,27 +145,22 @@ class Waiters:
         it starts once Redis confirmed the subscriptions (or :data:`READY_TIMEOUT_S`
         passed), so every write after the caller's next read wakes it."""
         held = tuple(dict.fromkeys(key for key in keys if key is not None))
-        watch = Watch(held)
+        watch = Watch()
         ready = [self.listener.hold(key) for key in held]
         for key in held:
             self._by_key.setdefault(key, set()).add(watch)
         try:
-            pending = [future for future in ready if not future.done()]
-            give_up = time.monotonic() + READY_TIMEOUT_S
-            for future in pending:
-                with contextlib.suppress(TimeoutError):
-                    # shield: the future is shared by every waiter of the key
-                    await asyncio.wait_for(asyncio.shield(future),
-                                           max(0.0, give_up - time.monotonic()))
+            pending = {future for future in ready if not future.done()}
+            if pending:  # asyncio.wait cancels none of them: each is shared by the key's waiters
+                await asyncio.wait(pending, timeout=READY_TIMEOUT_S)
             watch.forget()  # confirmations count as changes; this caller has not read yet
             yield watch
         finally:
-            for key in held:
-                watchers = self._by_key.get(key)
-                if watchers is not None:
-                    watchers.discard(watch)
-                    if not watchers:
-                        del self._by_key[key]
+            for key in held:  # each added above, and only this watch takes itself out
+                watchers = self._by_key[key]
+                watchers.discard(watch)
+                if not watchers:
+                    del self._by_key[key]
                 self.listener.release(key)
 
     def watched(self, key: str, *, besides: Watch | None = None) -> bool:
@@ -177,9 +170,8 @@ class Waiters:
     def deliver(self, key: str, written: Written) -> None:
         """Wake the watches of ``key`` (a table's turn stream) with the table a commit of
         this worker just wrote (:attr:`Watch.written`), before its publish comes back."""
-        for watch in self._by_key.get(key, ()):
-            watch.wake(written.table.version, written)
+        self._wake(key, written.table.version, written)
 
-    def _wake(self, key: str, version: int | None) -> None:
+    def _wake(self, key: str, version: int | None, written: Written | None = None) -> None:
         for watch in self._by_key.get(key, ()):
-            watch.wake(version)
+            watch.wake(version, written)

@@ -94,11 +94,8 @@ def is_cluster_url(url: str) -> bool:
 
 
 class Keys:
-    """Builds every Redis key of one namespace.
-
-    ``cluster``: the slot-bucket layout of a Redis Cluster (see the module's
-    docstring); else one Redis' layout, unchanged since before clusters.
-    """
+    """Builds every Redis key of one namespace; ``cluster``: the slot-bucket layout of a
+    Redis Cluster (see the module's docstring), else one Redis' layout."""
 
     def __init__(self, namespace: str, *, cluster: bool = False) -> None:
         self.namespace = namespace
@@ -168,12 +165,9 @@ def connect(
     """An asyncio client for ``url`` (responses as bytes; callers decode): a
     ``RedisCluster`` when the URL names a cluster (:func:`is_cluster_url`) or ``cluster``.
 
-    With ``max_connections`` (a gateway worker's client) it is bounded, its
-    connections named ``client_name`` in ``CLIENT LIST``, and a caller waits up to
-    ``pool_timeout_s`` for its turn: on one Redis a ``BlockingConnectionPool`` of at
-    most ``max_connections``, on a cluster a :class:`BoundedCluster` of at most
-    ``max_connections`` per node. Without it, redis-py's own pools (tools, tests and
-    benches).
+    With ``max_connections`` (a gateway worker's client) it is bounded as the module's
+    docstring tells, a caller waiting up to ``pool_timeout_s`` for its turn, and its
+    connections are named ``client_name``; without it, redis-py's own pools.
 
     ``socket_timeout_s`` bounds connecting and every reply (a gateway worker's client:
     ``AGENTS_CLUB_REDIS_SOCKET_TIMEOUT_S``), so a Redis that accepts connections but
@@ -183,9 +177,8 @@ def connect(
     """
     # An explicit None: redis-py 6+ would otherwise default to 5 s for the tools too.
     options: dict[str, Any] = {"socket_timeout": socket_timeout_s,
-                               "socket_connect_timeout": socket_timeout_s}
-    if client_name is not None:
-        options["client_name"] = client_name
+                               "socket_connect_timeout": socket_timeout_s,
+                               "client_name": client_name}  # None: redis-py's default
     if cluster or is_cluster_url(url):
         scheme, rest = url.split("://", 1)
         plain = ("rediss" if scheme.lower().startswith("rediss") else "redis") + "://" + rest
@@ -295,9 +288,8 @@ class GatedPipeline(ClusterPipeline):
         try:
             await super().__aexit__(exc_type, exc_value, traceback)
         finally:
-            if self.held is not None:
-                held, self.held = self.held, None
-                await held.__aexit__(exc_type, exc_value, traceback)
+            assert self.held is not None  # set by __aenter__, which ran if this runs
+            await self.held.__aexit__(exc_type, exc_value, traceback)
 
     async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> list[Any]:
         async with self.gate.turn():
@@ -308,16 +300,12 @@ async def close_client(client: RedisClient) -> None:
     """Close every connection ``client`` holds: what its owner calls at the end, rather
     than ``client.aclose()``.
 
-    On one Redis that is ``aclose()``. redis-py's ``RedisCluster.aclose()`` closes only
-    a client it counts as initialised, and a command that met a connection error (a
-    node killed, a failover, a dropped connection) leaves it counting itself
-    uninitialised until its next command: an ``aclose()`` then closes nothing, and
-    the connections to every other node stay open until the collector finds them
-    (a ``ResourceWarning`` in whatever runs then). The flag means both "not yet
-    initialised" and "closed" (redis/redis-py#3846, and #4069 which proposed to
-    split it). ``initialize()`` first makes the close real: it learns the layout
-    again (one ``CLUSTER SLOTS``) and the ``aclose()`` then closes every node; if
-    no node answers, ``initialize()`` closes them all itself before it raises.
+    redis-py's ``RedisCluster.aclose()`` closes only a client it counts as initialised,
+    and a command that met a connection error (a killed node, a failover) leaves it
+    counting itself uninitialised (redis/redis-py#3846): the other nodes' connections
+    would stay open until the collector finds them (a ``ResourceWarning``).
+    ``initialize()`` first makes the close real (one ``CLUSTER SLOTS``); if no node
+    answers, it closes them all itself before it raises.
     """
     if isinstance(client, RedisCluster):
         with contextlib.suppress(RedisError, OSError):
@@ -363,15 +351,12 @@ async def round_trip(
     connection whose read was interrupted (a cancelled blocked ``XREAD``),
     so no late reply reaches the next caller.
     """
-    if not commands:
-        return []
     if isinstance(client, RedisCluster):
         if key is None:
             raise ValueError("a round trip on a Redis Cluster needs the key naming its slot")
-        if isinstance(client, BoundedCluster):
-            async with client.gate.turn():
-                return await _cluster_round_trip(client, commands, key)
-        return await _cluster_round_trip(client, commands, key)
+        turn = client.gate.turn() if isinstance(client, BoundedCluster) else contextlib.nullcontext()
+        async with turn:
+            return await _cluster_round_trip(client, commands, key)
     pool = client.connection_pool
     for attempt in range(2):
         connection = await pool.get_connection()  # type: ignore[no-untyped-call]  # unannotated in redis-py

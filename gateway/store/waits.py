@@ -121,7 +121,7 @@ class _Link:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when :attr:`channels` changed."""
     up: bool = False
-    task: asyncio.Task[None] | None = None
+    task: asyncio.Task[None] = field(init=False)
 
 
 async def stop_tasks(*tasks: asyncio.Task[Any], grace_s: float = STOP_GRACE_S) -> set[asyncio.Task[Any]]:
@@ -196,8 +196,7 @@ class ChangeListener:
 
     async def aclose(self) -> None:
         """Stop listening and close the links."""
-        left = await stop_tasks(
-            *self._tasks, *(link.task for link in self._links.values() if link.task))
+        left = await stop_tasks(*self._tasks, *(link.task for link in self._links.values()))
         for task in left:
             log.error("change listener task %s ignored cancellation; leaving it", task.get_name())
         for link in self._links.values():
@@ -217,15 +216,14 @@ class ChangeListener:
 
     def release(self, channel: str) -> None:
         """A waiter of ``channel`` left; its subscription lingers, then goes."""
-        held = self._channels.get(channel)
-        if held is not None:
-            held.holders -= 1
-            if held.holders <= 0:
-                held.idle_since = time.monotonic()
+        held = self._channels[channel]  # held since hold(): the sweep drops only unheld ones
+        held.holders -= 1
+        if held.holders <= 0:
+            held.idle_since = time.monotonic()
 
     # -- links ------------------------------------------------------------------
 
-    def _open(self, name: str, connection_class: Any, kwargs: dict[str, Any]) -> _Link:
+    def _open(self, name: str, connection_class: Any, kwargs: dict[str, Any]) -> None:
         """A link of its own connection: redis-py's health checks on, its retries off (a
         failed link opens a new ``PubSub`` and confirms every channel again)."""
         pool = aioredis.ConnectionPool(
@@ -234,7 +232,6 @@ class ChangeListener:
                "retry": Retry(NoBackoff(), 0)})
         link = self._links[name] = _Link(name, aioredis.Redis.from_pool(pool))
         link.task = asyncio.create_task(self._run(link), name=f"change-listener-{name}")
-        return link
 
     async def _run(self, link: _Link) -> None:
         """Connect, subscribe and read, again after every failure."""
@@ -360,8 +357,7 @@ class ChangeListener:
         primaries = {node.name: node for node in self.cluster.get_primaries()}
         for name in [name for name in self._links if name not in primaries]:
             gone = self._links.pop(name)
-            if gone.task is not None:
-                await stop_tasks(gone.task)
+            await stop_tasks(gone.task)
             await gone.client.aclose()
             for channel in gone.channels:
                 self._channels[channel].link = None
@@ -377,11 +373,10 @@ class ChangeListener:
         client's slot map."""
         failures = 0
         while True:
-            changed = False
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(TOPOLOGY_CHECK_S):
                     await self._layout_changed.wait()
-                    changed = True
+            changed = self._layout_changed.is_set()
             self._layout_changed.clear()
             try:
                 await self._follow_topology(refresh=changed or not self.connected)

@@ -366,10 +366,10 @@ class _Session:
         finally:
             for task in following:
                 task.cancel()
+                # Its error was sent or does not matter now; retrieved, so that asyncio
+                # does not log it, even when the task ends after the bounded wait below.
+                task.add_done_callback(_retrieve)
             await asyncio.wait(following, timeout=CANCEL_WAIT_S)
-            for task in following:  # retrieved, so that asyncio does not log them again
-                if task.done() and not task.cancelled():
-                    task.exception()
             if self._tables.get(table_id) is asyncio.current_task():
                 del self._tables[table_id]
 
@@ -472,6 +472,11 @@ class _Session:
                 await self.send(AssignmentsMessage(assignments=page.assignments,
                                                    last_id=page.last_id))
             after = page.last_id
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 def _ref_of(text: str) -> str | None:

@@ -92,6 +92,7 @@ from gateway.services.runtime import table_context
 from gateway.services.waiters import Watch
 from gateway.store.auth import AuthStore
 from gateway.store.outage import REDIS_UNAVAILABLE
+from gateway.store.waits import stop_tasks
 
 __all__ = [
     "ACTS_IN_FLIGHT",
@@ -218,11 +219,9 @@ class _Session:
             self.closed = True
             for task in list(self._tasks):
                 task.cancel()
-        if self._tasks:
-            # Bounded: a cancellation that a library swallows (asyncio.wait_for on 3.11 may)
-            # must not hold the connection's end; such a task stops at its next check of
-            # ``closed`` instead.
-            await asyncio.wait(list(self._tasks), timeout=CANCEL_WAIT_S)
+        # Bounded: a task whose cancellation a library swallowed must not hold the
+        # connection's end; it stops at its next check of ``closed`` instead.
+        await stop_tasks(*self._tasks, grace_s=CANCEL_WAIT_S)
         await _close(self.websocket, closing)
 
     # the token -------------------------------------------------------------------------
@@ -342,8 +341,7 @@ class _Session:
     async def _unsubscribe(self, table_id: str) -> None:
         task = self._tables.pop(table_id, None)
         if task is not None:
-            task.cancel()
-            await asyncio.wait([task], timeout=CANCEL_WAIT_S)
+            await stop_tasks(task, grace_s=CANCEL_WAIT_S)
 
     async def _follow_table(self, message: SubscribeMessage) -> None:
         table_id = message.table_id
@@ -364,12 +362,7 @@ class _Session:
             _close_if_token_failed(error)
             await self.send_problem(error, table_id=table_id)
         finally:
-            for task in following:
-                task.cancel()
-                # Its error was sent or does not matter now; retrieved, so that asyncio
-                # does not log it, even when the task ends after the bounded wait below.
-                task.add_done_callback(_retrieve)
-            await asyncio.wait(following, timeout=CANCEL_WAIT_S)
+            await stop_tasks(*following, grace_s=CANCEL_WAIT_S)
             if self._tables.get(table_id) is asyncio.current_task():
                 del self._tables[table_id]
 
@@ -472,11 +465,6 @@ class _Session:
                 await self.send(AssignmentsMessage(assignments=page.assignments,
                                                    last_id=page.last_id))
             after = page.last_id
-
-
-def _retrieve(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled():
-        task.exception()
 
 
 def _ref_of(text: str) -> str | None:

@@ -132,8 +132,11 @@ async def stop_tasks(*tasks: asyncio.Task[Any], grace_s: float = STOP_GRACE_S) -
     when it races a library's own timeout, and the task then runs on. Waited with
     ``asyncio.wait``, not under ``suppress(CancelledError)``: a suppress also swallows
     the *waiting* task's own cancellation when it comes meanwhile, and that task then
-    runs on too. What ended a task is retrieved here; it was logged where it happened.
+    runs on too. What ended a task is retrieved whenever it ends, after the grace period
+    too (it was logged where it happened), so asyncio never reports it as unretrieved.
     """
+    for task in tasks:
+        task.add_done_callback(_retrieve)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + grace_s
     pending = set(tasks)
@@ -141,10 +144,12 @@ async def stop_tasks(*tasks: asyncio.Task[Any], grace_s: float = STOP_GRACE_S) -
         for task in pending:
             task.cancel()
         _done, pending = await asyncio.wait(pending, timeout=min(0.1, deadline - loop.time()))
-    for task in tasks:
-        if task.done() and not task.cancelled():
-            task.exception()
     return pending
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 class ChangeListener:

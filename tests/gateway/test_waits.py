@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -292,3 +294,33 @@ def test_stop_tasks_cancels_again_a_task_that_lost_a_cancellation_and_leaves_a_s
         await kept
 
     asyncio.run(scenario())
+
+
+def test_stop_tasks_retrieves_the_error_of_a_task_that_ends_after_the_grace_period() -> None:
+    """A task that outlives the grace period and then fails (as a socket's subscription
+    task does at its next check of the session's end) is not reported by asyncio as
+    "Task exception was never retrieved"."""
+    reported: list[dict[str, Any]] = []
+
+    async def scenario() -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda _loop, context: reported.append(context))
+        released = asyncio.Event()
+
+        async def late_failure() -> None:
+            while not released.is_set():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await released.wait()
+            raise LookupError("ended after the grace period")
+
+        task = asyncio.create_task(late_failure())
+        await asyncio.sleep(0)
+        assert await stop_tasks(task, grace_s=0.2) == {task}
+        released.set()
+        await asyncio.wait([task])
+        await asyncio.sleep(0)  # the done callbacks run
+        del task
+        gc.collect()  # an unretrieved exception is reported when its task is collected
+
+    asyncio.run(scenario())
+    gc.collect()
+    assert not [context for context in reported if "never retrieved" in context.get("message", "")]

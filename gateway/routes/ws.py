@@ -565,9 +565,11 @@ async def socket(websocket: WebSocket) -> None:
 
 
 def socket_options() -> dict[str, Any]:
-    """uvicorn's WebSocket settings for ``/v1/ws``: no permessage-deflate (compressing each
-    observation costs more CPU than its bytes save), a ping every 20 s that closes a peer
-    silent for 20 s more, and :data:`MAX_MESSAGE_BYTES` per message."""
+    """uvicorn's WebSocket settings for ``/v1/ws``: its sans-I/O protocol on the
+    ``websockets`` library (uvicorn's older ``websockets`` one runs on that library's
+    deprecated legacy API), no permessage-deflate (compressing each observation costs more
+    CPU than its bytes save), a ping every 20 s that closes a peer silent for 20 s more,
+    and :data:`MAX_MESSAGE_BYTES` per message."""
     return {
         "ws": "websockets-sansio",
         "ws_per_message_deflate": False,

@@ -66,7 +66,13 @@ from gateway.services.observations import (
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
 from gateway.services.waiters import Watch
 from gateway.store.admission import AdmissionStore
-from gateway.store.tables import IdempotencyRecord, RecentHistory, StoredEvent, TableSnapshot
+from gateway.store.tables import (
+    IdempotencyRecord,
+    RecentHistory,
+    StoredEvent,
+    TableSnapshot,
+    TurnEntry,
+)
 from tournament.house import house_bot_name
 
 __all__ = [
@@ -657,6 +663,16 @@ def _worth_answering(loaded: LoadedTable, seat: int | None, after_version: int) 
     return seat is None or (record.status == "playing" and seat in loaded.game.to_act(loaded.state))
 
 
+def _still_not_to_act(turn: TurnEntry, read: TableSnapshot, seat: int) -> bool:
+    """Whether the last turn entry shows, without parsing the table, that ``seat`` is
+    still not to act: only when the entry is the table as read and names seats to act
+    without ``seat``; nobody to act (the end) or not known (a join, a start) makes the
+    waiter parse the table."""
+    if (turn.seq, turn.version) != (read.seq, read.version) or not turn.to_act:
+        return False
+    return seat not in turn.to_act
+
+
 async def observe(
     ctx: TableContext, table_id: str, caller: PendingRevocation | None, *, wait: float = 0.0
 ) -> ObservationOut:
@@ -760,12 +776,7 @@ async def hold(
                 if turns:
                     latest = read
                     recent = None if history is None else (read, history)
-                    # Unparsed, the last entry tells the seat is still not to act when it
-                    # is the table as read and names seats to act without it; nobody to
-                    # act (the end) or not known (a join, a start) makes it parse.
-                    turn = turns[-1]
-                    changed = ((turn.seq, turn.version) != (read.seq, read.version)
-                               or not turn.to_act or seat in turn.to_act)
+                    changed = not _still_not_to_act(turns[-1], read, seat)
             if changed:
                 loaded = _visible(ctx, table_id, written.table if written is not None
                                   and latest is written.table.snapshot else latest, principal)

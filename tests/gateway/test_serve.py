@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
@@ -134,7 +135,9 @@ def _workers_of(serve_pid: int) -> list[int]:
     redis-server, nor multiprocessing's resource tracker)."""
     children: list[int] = []
     for task in Path(f"/proc/{serve_pid}/task").iterdir():
-        children += [int(pid) for pid in (task / "children").read_text().split()]
+        # A thread of serve that ended meanwhile has no children to read.
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            children += [int(pid) for pid in (task / "children").read_text().split()]
     workers = []
     for pid in children:
         try:

@@ -1,21 +1,8 @@
 """FastAPI dependencies as ``Annotated`` aliases: what a route function may ask for.
 
-``SettingsDep``, ``RedisDep`` (the asyncio client), ``KeysDep``,
-``TokenServiceDep`` and ``AuthStoreDep`` come from the app's
-state (set by :func:`gateway.app.create_app` and its lifespan).
-
-``CurrentPrincipal`` verifies ``Authorization: Bearer <jwt>`` (signature,
-claims, revocation) and answers 401 ``auth/...`` otherwise;
-``OptionalPrincipal`` is None when no header is sent (spectator endpoints) but
-still refuses a bad token. ``TableCaller`` and ``OptionalTableCaller`` (observe,
-act: the requests a bot sends every turn) check the token the same way but
-leave the revocation question to the table read, which asks it in the same
-round trip (:class:`gateway.security.PendingRevocation`). ``OrganiserPrincipal``
-accepts the organiser key (as the bearer or in ``X-Organiser-Key``) or a token of
-kind ``organiser``.
-
-Two plain functions serve route bodies: :func:`table_context_of` (the worker's
-:class:`~gateway.services.context.TableContext`) and :func:`client_address`.
+The app-state aliases come from :func:`gateway.app.create_app` and its lifespan; each
+caller alias below says what it verifies. :func:`table_context_of` and
+:func:`client_address` serve route bodies.
 """
 
 from __future__ import annotations
@@ -184,7 +171,8 @@ CurrentPrincipal = Annotated[Principal, Depends(_current_principal)]
 """The authenticated caller; 401 ``auth/...`` when the token is missing or bad."""
 
 OptionalPrincipal = Annotated[Principal | None, Depends(_optional_principal)]
-"""The authenticated caller, or None when no ``Authorization`` header was sent."""
+"""The authenticated caller, or None when no ``Authorization`` header was sent (a bad
+token is still refused)."""
 
 
 async def _pending(request: Request) -> PendingRevocation | None:
@@ -272,7 +260,8 @@ async def _organiser(caller: _KeyOrToken) -> Principal:
 
 
 OrganiserPrincipal = Annotated[Principal, Depends(_organiser)]
-"""The organiser (by key or organiser token); 401/403 otherwise."""
+"""The organiser (its key as the bearer or in ``X-Organiser-Key``, or an organiser token);
+401/403 otherwise."""
 
 
 async def _caller(caller: _KeyOrToken) -> tuple[Principal, VerifiedToken | None]:

@@ -9,13 +9,6 @@ worker's counters are files there, and :func:`exposition` adds them up
 worker's files (:func:`agents_club_cli.workers.run_workers`), so the workers
 gauge counts the living ones while the dead one's requests stay counted.
 Without that variable (the app in a test) the counts are this process's.
-
-What is counted: every request by method, route template and status
-(``agents_club_http_requests_total``), its latency
-(``agents_club_http_request_duration_seconds``: to the first byte, so a
-stream counts until it starts), every problem+json answer by code
-(``agents_club_problems_total``) and the workers serving
-(``agents_club_workers``).
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ async def change_meta(store: AuthStore, record: AgentRecord, changes: AgentMeta)
     if predecessor is not None and predecessor != record.meta.get("predecessor"):
         await check_predecessor(store, predecessor=predecessor, owner=record.owner,
                                 agent_id=record.agent_id)
-    return await store.set_meta(record.agent_id, meta)
+    return await store.set_meta(record, meta)
 
 
 async def meta_out(store: AuthStore, record: AgentRecord) -> AgentMetaOut:

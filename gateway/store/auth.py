@@ -246,19 +246,11 @@ class AuthStore:
                               mapping={field: value for field, value in fields.items()})
         return _record_of(agent_id, fields), plain
 
-    async def set_meta(self, agent_id: str, meta: dict[str, str]) -> AgentRecord:
-        """Replace ``agent_id``'s public metadata with ``meta``; returns the new record.
-
-        :raises AgentNotFound: when there is no such agent.
-        """
-        key = self.agent_key(agent_id)
-        if not await self.redis.exists(key):  # agents are never deleted: no race to lose
-            raise AgentNotFound(agent_id)
-        await self.redis.hset(key, "meta", json.dumps(meta))
-        record = await self.get_agent(agent_id)
-        if record is None:
-            raise AgentNotFound(agent_id)
-        return record
+    async def set_meta(self, record: AgentRecord, meta: dict[str, str]) -> AgentRecord:
+        """``record`` with its public metadata replaced by ``meta``, stored (agents are never
+        deleted: the one a record was read for is still there)."""
+        await self.redis.hset(self.agent_key(record.agent_id), "meta", json.dumps(meta))
+        return record.model_copy(update={"meta": meta})
 
     async def get_agent(self, agent_id: str) -> AgentRecord | None:
         """The record of ``agent_id``, or None."""

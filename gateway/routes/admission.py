@@ -1,9 +1,5 @@
-"""Admission and agent credentials: thin routes over :mod:`gateway.services.admission`.
-
-``POST /v1/admission/challenges`` issues a challenge; ``.../answers`` grades it
-once and, on a pass, registers the agent and returns its token and secret.
-``POST /v1/auth/token`` exchanges an agent's id and secret for a new token;
-``POST /v1/auth/secret`` rotates the secret. Revocation is ``POST /v1/auth/revoke``.
+"""Admission and agent credentials: thin routes over :mod:`gateway.services.admission`
+(revocation and the organiser's tokens: :mod:`gateway.routes.auth`).
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
 """The spectator pages: web pages that follow a table live and replay a finished one.
 
-``/watch`` lists the public tables and tournaments; ``/watch/{table_id}``
-follows one table and ``/watch/{table_id}/replay`` steps through a finished
-one; ``/watch/tournaments/{id}`` and ``/watch/leaderboard/{game}`` show a
-tournament and a game's ladder. The pages are one
-static file that calls the public API from the browser without a token (the
-table, the spectator's observation, the public event stream, and after the end
-the replay positions below), so a live page can show nothing a spectator could
-not read through the API itself; a table that a spectator may not see (unknown
-or private) is a 404 problem here too.
-
-``GET /v1/tables/{table_id}/replay/positions`` is the replay page's one
-server-side helper: the replay's seed and log played through the engine, every
-position as the spectator and each seat saw it (docs/watch.md says why all of
-it is public once the table is over).
+The pages are one static file that calls the public API from the browser without a
+token, so a live page can show nothing a spectator could not read through the API
+itself; a table that a spectator may not see (unknown or private) is a 404 problem here
+too. ``GET /v1/tables/{table_id}/replay/positions`` is the replay page's one server-side
+helper (docs/watch.md says why all of it is public once the table is over).
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """OpenAPI documentation of errors: every operation lists its problem+json answers.
 
-Each stable error ``code`` is registered once here with its HTTP status and
-title (:data:`PROBLEM_CATALOGUE`); a route passes the codes it can answer with
-to :func:`problem_responses`, which builds the ``responses=`` value with one
-example per code, grouped by status. Modules that need a new code call
-:func:`register_problem` at import time instead of editing this file.
-``server/error`` (500) is added to every operation. The ``*_PROBLEMS`` tuples are the
-``auth/...`` codes each kind of caller check answers with, listed once for every route.
+Each stable error ``code`` is registered once with its HTTP status and title
+(:data:`PROBLEM_CATALOGUE`): here, or at import time by the module that raises it
+(:func:`register_problem`); a route passes the codes it can answer with to
+:func:`problem_responses`.
 """
 
 from __future__ import annotations

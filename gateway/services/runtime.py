@@ -1,9 +1,6 @@
-"""The table runtime of one worker: its shared :class:`TableContext` and background tasks.
-
-:func:`gateway.app.create_app`'s lifespan calls :func:`start` after Redis is
-connected; it returns the background tasks (turn-clock sweeper, house-bot driver,
-retention sweeper, tournament scheduler), which the lifespan cancels at shutdown.
-"""
+"""The table runtime of one worker: its shared :class:`TableContext` and background tasks,
+which :func:`gateway.app.create_app`'s lifespan starts once Redis is connected and cancels
+at shutdown."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The tournaments' side of a table's life, bound to one table context.
-
-:class:`~gateway.services.context.TableContext` makes one at construction
-(its ``bind_tournaments``) and calls it through the
-:class:`~gateway.services.table_hooks.TableHooks` protocol.
-"""
+"""The tournaments' side of a table's life (:mod:`gateway.services.table_hooks` says how
+and why a table context binds it)."""
 
 from __future__ import annotations
 

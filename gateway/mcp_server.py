@@ -32,8 +32,7 @@ any worker of any host may answer any request (the gateway keeps no state of
 its own; an MCP session would live in one worker's memory). DNS-rebinding
 protection (the SDK's default for a server bound to localhost) is off: it
 guards ambient credentials such as cookies, and this endpoint has none, only
-bearer tokens a rebound page cannot read. The session manager's run is part
-of the app's lifespan (:func:`mcp_lifespan`); the route forwards to it.
+bearer tokens a rebound page cannot read.
 """
 
 from __future__ import annotations

@@ -51,12 +51,9 @@ __all__ = [
 
 
 LEASE_S = 3.0
-"""How long a claimed tournament is left to its worker before another may take it over.
-
-A pass is a handful of round trips, far shorter; should one outlast its lease,
-a second worker's pass over the same tournament changes nothing twice (every
-step is idempotent), so the lease is kept short for a quick take-over after a
-worker dies."""
+"""How long a claimed tournament is left to its worker before another may take it over:
+short, for a quick take-over after a worker dies, since a pass (a handful of round trips)
+that outlasts it is harmless: every step is idempotent."""
 
 
 POLL_S = 1.0

@@ -386,21 +386,20 @@ class AuthStore:
         """
         key = self.agent_key(agent_id)
 
-        async def grant(pipe: Any) -> None:
-            current = await pipe.hget(key, "scopes")
-            if current is None:
+        async def grant(pipe: Any) -> AgentRecord:
+            fields = {decoded(k): decoded(v) for k, v in (await pipe.hgetall(key)).items()}
+            if not fields:
                 raise AgentNotFound(agent_id)
-            merged = set(decoded(current).split()) | set(scopes)
+            fields["scopes"] = " ".join(sorted(set(fields["scopes"].split()) | set(scopes)))
             pipe.multi()
-            pipe.hset(key, "scopes", " ".join(sorted(merged)))
+            pipe.hset(key, "scopes", fields["scopes"])
+            return _record_of(agent_id, fields)
 
         # WATCH makes the read-modify-write safe against a concurrent grant (retried on one).
         # RedisCluster.transaction awaits func(pipe) but annotates func as a coroutine.
-        await self.redis.transaction(grant, key)  # type: ignore[arg-type]
-        record = await self.get_agent(agent_id)
-        if record is None:  # deleted between the write and the read
-            raise AgentNotFound(agent_id)
-        return record
+        granted: AgentRecord = await self.redis.transaction(
+            grant, key, value_from_callable=True)  # type: ignore[arg-type]
+        return granted
 
     # revocation --------------------------------------------------------------
 

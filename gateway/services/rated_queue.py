@@ -79,8 +79,8 @@ async def join_queue(
 
 
 async def queue_ticket(
-    ctx: TableContext, principal: Principal, game: str, *, wait_s: float = 0.0,
-    revoked_key: str | None = None,
+    ctx: TableContext, principal: Principal, game: str, *, wait_s: float,
+    revoked_key: str,
 ) -> RatedQueueTicket:
     """The caller's ticket; with ``wait_s``, held (at most ``long_poll_max_wait_s``) while
     it waits, until a draw seats it. Each look runs the draw, so waiting agents draw

@@ -30,7 +30,7 @@ ASSIGNMENT_KEEPALIVE_S = 15.0
 
 async def assignments(
     ctx: TableContext, principal: Principal, *, after: str, wait: float,
-    revoked_key: str | None = None,
+    revoked_key: str,
 ) -> AssignmentsPage:
     """The caller's assignments after ``after``; with ``wait``, held until one comes
     (at most ``long_poll_max_wait_s``): read, wait on the worker's reader, read again.
@@ -57,7 +57,7 @@ async def assignments(
 
 async def stream_assignments(
     ctx: TableContext, principal: Principal, *, after: str, until: float,
-    revoked_key: str | None = None,
+    revoked_key: str,
 ) -> AsyncIterator[str]:
     """The caller's assignments as SSE frames (``id`` is the stream id); keep-alive comments
     every :data:`ASSIGNMENT_KEEPALIVE_S` seconds; closed at ``until`` (when the caller's
@@ -68,7 +68,7 @@ async def stream_assignments(
     yield "retry: 1000\n\n"
     async with ctx.waiters.watch(store.assignments_key(principal.agent_id), revoked_key) as watch:
         while True:
-            if time.time() >= until or await _revoked(store, revoked_key):
+            if time.time() >= until or await store.key_exists(revoked_key):
                 return
             entries = await store.assignments_after(principal.agent_id, cursor)
             for entry in entries:
@@ -84,10 +84,6 @@ async def stream_assignments(
                 yield ": keep-alive\n\n"
 
 
-async def _revoked(store: TournamentStore, revoked_key: str | None) -> bool:
-    return revoked_key is not None and await store.key_exists(revoked_key)
-
-
-async def refuse_if_revoked(store: TournamentStore, revoked_key: str | None) -> None:
-    if await _revoked(store, revoked_key):
+async def refuse_if_revoked(store: TournamentStore, revoked_key: str) -> None:
+    if await store.key_exists(revoked_key):
         raise auth_problem("auth/revoked", "This token was revoked; get a new one.")

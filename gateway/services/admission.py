@@ -39,9 +39,6 @@ from gateway.security import IssuedToken, TokenService, auth_problem, game_scope
 from gateway.services.records import problem
 from gateway.store.admission import AdmissionStore
 from gateway.store.auth import AgentNameTaken, AgentNotFound, AgentRecord, AuthStore
-
-# Submodules, not the ``quiz`` package's re-exports: an editable install made
-# before ``quiz/__init__.py`` existed still maps ``quiz`` as a namespace package.
 from quiz.challenge import PassRule, generate, grade, shape_errors
 from quiz.model import IssuedChallenge, QuestionAnswer
 from quiz.registry import NoQuiz, all_banks, get_bank

@@ -15,7 +15,6 @@ from agents.wire.tournaments import (
     TableResultOut,
     TournamentResults,
 )
-from gateway.errors import ProblemError
 from gateway.principal import Principal
 from gateway.services import tables as tables_service
 from gateway.services.actions import load_table
@@ -183,9 +182,7 @@ async def shown_to_anyone(ctx: TableContext, record: TableRecord) -> bool:
     if found is None:
         return False
     snapshot, index = found
-    try:
-        require_visible_to(snapshot, None)
-    except ProblemError:
+    if snapshot.record["private"]:
         return False
     return (any(result.index == index for result in snapshot.results)
             and snapshot.board_complete(snapshot.plans[index].board))

@@ -49,7 +49,6 @@ class ProblemError(Exception):
         self.extra = extra
 
     def to_problem(self, instance: str | None = None) -> dict[str, Any]:
-        """The problem document for this error."""
         body: dict[str, Any] = {
             "type": f"https://agents-club.dev/problems/{self.code}",
             "title": self.title,

@@ -25,5 +25,4 @@ def game_out(name: str) -> GameOut:
 
 
 def game_list() -> GameList:
-    """Every game the server can seat."""
     return GameList(games=[game_out(name) for name in all_games()])

@@ -154,5 +154,4 @@ class TableRecord(BaseModel):
 
     @property
     def full(self) -> bool:
-        """True when every seat is taken."""
         return all(occupant is not None for occupant in self.seated)

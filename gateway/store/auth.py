@@ -253,7 +253,6 @@ class AuthStore:
         return record.model_copy(update={"meta": meta})
 
     async def get_agent(self, agent_id: str) -> AgentRecord | None:
-        """The record of ``agent_id``, or None."""
         found = await self._agent_fields(agent_id)
         return _record_of(agent_id, found) if found is not None else None
 

@@ -106,7 +106,6 @@ class TableSnapshot:
 
     @property
     def record(self) -> dict[str, Any]:
-        """The record, parsed."""
         parsed: dict[str, Any] = json.loads(self.record_json)
         return parsed
 

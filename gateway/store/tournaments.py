@@ -258,7 +258,6 @@ class TournamentStore:
         await self.redis.hincrby(self._key(tournament_id, "refused"), entrant, 1)
 
     async def refused(self, tournament_id: str) -> dict[str, int]:
-        """Entrant -> its refused actions."""
         raw = await self.redis.hgetall(self._key(tournament_id, "refused"))
         return {decoded(k): int(decoded(v)) for k, v in raw.items()}
 

@@ -31,6 +31,7 @@ from agents.wire.tables import (
 )
 from engine.bots import UnknownBot, available_bots, get_bot
 from engine.core import Game, InvalidConfig, Seat
+from gateway.errors import rate_limited
 from gateway.principal import Principal
 from gateway.security import PendingRevocation
 from gateway.services import quotas
@@ -910,13 +911,8 @@ async def limit_anonymous_replays(
         "replay", address, limit=settings.anonymous_replays_per_address,
         window_s=settings.anonymous_replay_window_s, units=replays)
     if not decision.allowed:
-        raise problem(
-            "rate/limited",
-            f"Too many replays read without a token from your address; retry after "
-            f"{decision.retry_after} seconds (or send a token).",
-            headers={"Retry-After": str(decision.retry_after)},
-            retry_after=decision.retry_after,
-        )
+        raise rate_limited("replays read without a token from your address (send a token to "
+                           "lift the limit)", decision.retry_after)
 
 
 async def replay_json(

@@ -76,8 +76,6 @@ class Settings(BaseSettings):
     :data:`REPLICA_WAIT_MARGIN_MS`."""
     data_dir: Path = Path(".data")
 
-    public_url: str = "http://127.0.0.1:8000"
-    """Where clients reach the gateway (used in documentation links)."""
     log_level: str = "INFO"
     log_format: Literal["json", "text"] = "json"
 

@@ -294,7 +294,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
         app.state.waiters = waiters
         tasks: list[asyncio.Task[Any]] = []
         try:
-            await waiters.start()
+            await waiters.listener.start()
             tasks.extend(await runtime.start(app))
             async with mcp_lifespan(app):  # the MCP transport's session manager
                 # What start-up made lives as long as the worker: frozen out of the
@@ -309,7 +309,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
                     WORKERS.dec()
         finally:
             await _stop_tasks(tasks)
-            await waiters.aclose()
+            await waiters.listener.aclose()
             app.state.redis = None
             app.state.waiters = None
             await close_client(redis)

@@ -126,14 +126,6 @@ class Waiters:
         self.listener = ChangeListener(redis, on_change=self._wake,
                                        health_check_interval_s=health_check_interval_s)
 
-    async def start(self) -> None:
-        """Start the listener (at the worker's start)."""
-        await self.listener.start()
-
-    async def aclose(self) -> None:
-        """Stop the listener (at the worker's end)."""
-        await self.listener.aclose()
-
     @property
     def waiting(self) -> int:
         """How many watches are open (each a held request)."""

@@ -85,7 +85,7 @@ def test_a_watch_wakes_on_a_publish_on_every_primary(cluster_url: str, namespace
         client = connect(cluster_url)
         waiters = Waiters(client)
         try:
-            await waiters.start()
+            await waiters.listener.start()
             keys = Keys.for_url(namespace, cluster_url)
             per_primary = one_key_per_primary(client, keys)
             assert len(per_primary) == 3
@@ -102,7 +102,7 @@ def test_a_watch_wakes_on_a_publish_on_every_primary(cluster_url: str, namespace
                     assert await watch.changed(5)
                     assert time.monotonic() - started < PROMPTLY_S
         finally:
-            await waiters.aclose()
+            await waiters.listener.aclose()
             await close_client(client)
 
     asyncio.run(scenario())
@@ -211,7 +211,7 @@ def test_many_waits_and_their_reads_stay_within_each_node_s_bound(
 
         try:
             assert isinstance(client, BoundedCluster)
-            await waiters.start()
+            await waiters.listener.start()
             tasks = [asyncio.create_task(wait_then_read(index)) for index in range(300)]
             give_up = time.monotonic() + 20
             while waiters.waiting < 300 or not waiters.listener.connected:
@@ -228,7 +228,7 @@ def test_many_waits_and_their_reads_stay_within_each_node_s_bound(
             assert woken == 300
             assert most and max(most.values()) <= 4, most  # per node, whatever the waiters
         finally:
-            await waiters.aclose()
+            await waiters.listener.aclose()
             await close_client(lister)
             await close_client(client)
 

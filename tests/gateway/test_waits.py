@@ -59,7 +59,7 @@ def test_a_watch_wakes_on_a_publish_of_any_key_it_watches(
 ) -> None:
     async def scenario(client: aioredis.Redis, ns: str, _name: str) -> None:
         waiters = Waiters(client)
-        await waiters.start()
+        await waiters.listener.start()
         try:
             assignments, revoked = f"{ns}:assignments:agent-7", f"{ns}:revoked:jti-1"
             async with waiters.watch(assignments, revoked, None) as watch:
@@ -75,7 +75,7 @@ def test_a_watch_wakes_on_a_publish_of_any_key_it_watches(
                 assert not await watch.changed(0.3)  # another key wakes nobody here
             assert waiters.waiting == 0
         finally:
-            await waiters.aclose()
+            await waiters.listener.aclose()
 
     run(scenario, redis_url, redis_namespace)
 
@@ -90,7 +90,7 @@ def test_every_writer_of_a_watched_key_publishes_its_change(
         tables, auth = TableStore(client, keys), AuthStore(client, keys)
         tournaments = TournamentStore(client, keys)
         waiters = Waiters(client)
-        await waiters.start()
+        await waiters.listener.start()
         try:
             table_id = "t-publish"
             events, turns = tables.events_key(table_id), tables.turns_key(table_id)
@@ -110,7 +110,7 @@ def test_every_writer_of_a_watched_key_publishes_its_change(
                 await auth.revoke("jti-9", expires_at=int(time.time()) + 60, agent_id="a-9")
                 assert await watch.changed(5)
         finally:
-            await waiters.aclose()
+            await waiters.listener.aclose()
 
     run(scenario, redis_url, redis_namespace)
 
@@ -120,14 +120,14 @@ def test_a_publish_between_the_first_read_and_the_wait_is_not_missed(
 ) -> None:
     async def scenario(client: aioredis.Redis, ns: str, _name: str) -> None:
         waiters = Waiters(client)
-        await waiters.start()
+        await waiters.listener.start()
         try:
             stream = f"{ns}:t:{{t1}}:events"
             async with waiters.watch(stream) as watch:
                 await client.publish(stream, "1")  # after the watch began, before waiting
                 assert await watch.changed(5)
         finally:
-            await waiters.aclose()
+            await waiters.listener.aclose()
 
     run(scenario, redis_url, redis_namespace)
 
@@ -135,7 +135,7 @@ def test_a_publish_between_the_first_read_and_the_wait_is_not_missed(
 def test_hundreds_of_watches_hold_no_connection_each(redis_url: str, redis_namespace: str) -> None:
     async def scenario(client: aioredis.Redis, ns: str, name: str) -> None:
         waiters = Waiters(client)
-        await waiters.start()
+        await waiters.listener.start()
         woken: list[int] = []
 
         async def wait_on(index: int) -> None:
@@ -164,7 +164,7 @@ def test_hundreds_of_watches_hold_no_connection_each(redis_url: str, redis_names
             await asyncio.gather(*tasks, return_exceptions=True)
             assert waiters.waiting == 0
         finally:
-            await waiters.aclose()
+            await waiters.listener.aclose()
 
     run(scenario, redis_url, redis_namespace)
 
@@ -174,7 +174,7 @@ def test_the_listener_subscribes_again_after_its_connection_is_killed(
 ) -> None:
     async def scenario(client: aioredis.Redis, ns: str, name: str) -> None:
         waiters = Waiters(client)
-        await waiters.start()
+        await waiters.listener.start()
         try:
             stream = f"{ns}:stream"
             async with waiters.watch(stream) as watch:
@@ -188,7 +188,7 @@ def test_the_listener_subscribes_again_after_its_connection_is_killed(
                 await client.publish(stream, "1")
                 assert await watch.changed(5)
         finally:
-            await waiters.aclose()
+            await waiters.listener.aclose()
 
     run(scenario, redis_url, redis_namespace)
 
@@ -217,7 +217,7 @@ def test_a_watch_after_every_channel_lingered_out_still_hears_its_publish(
     async def scenario(client: aioredis.Redis, ns: str, _name: str) -> None:
         waiters = Waiters(client, health_check_interval_s=0.01)  # a check due nearly always
         waiters.listener.linger_s = 0.05
-        await waiters.start()
+        await waiters.listener.start()
         try:
             for round_ in range(20):
                 key = f"{ns}:assignments:agent-{round_}"
@@ -229,7 +229,7 @@ def test_a_watch_after_every_channel_lingered_out_still_hears_its_publish(
                 await asyncio.sleep(0.03)  # past the health-check interval, holding nothing
             assert waiters.listener.connected and waiters.listener.reconnects == 0
         finally:
-            await waiters.aclose()
+            await waiters.listener.aclose()
 
     run(scenario, redis_url, redis_namespace)
 

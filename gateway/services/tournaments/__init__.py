@@ -9,13 +9,6 @@ table's id is HMAC-SHA256(secret, "table:<index>") cut to 16 hex digits, like
 any table id: neither tells an entrant which of its tables share a deal. A
 board's seed and its tables' replays are published once every table of that
 board is over (before that, ``replay/embargoed``).
-
-How the scheduler survives a dead worker: :mod:`.scheduler`.
-
-The package: :mod:`.state` (shared reads and derivations), :mod:`.resource`
-(create, show, list, cancel), :mod:`.exports` (results, replays, report, embargo),
-:mod:`.bundle` (the reproducible bundle), :mod:`.scheduler` (the leased loop), :mod:`.assignments`, :mod:`.ladder`, and
-:mod:`.hooks` (what the table services tell and ask them).
 """
 
 from __future__ import annotations

@@ -220,20 +220,15 @@ async def commit_step(
     announce_bots: bool = True,
     besides: Watch | None = None,
 ) -> tuple[CommitResult, LoadedTable | None]:
-    """Store ``step`` if the table is still at ``loaded.version``; index its clock and bots.
+    """Store ``step`` if the table is still at ``loaded.version``, in one round trip (the
+    compare-and-set indexes the clock and bots itself); returns the commit's result and,
+    when it applied, the table as written. The house-bot driver passes
+    ``announce_bots=False``: it plays on the table it holds rather than announce it to itself.
 
-    One round trip: the compare-and-set updates the clock and bot indexes itself.
-    The house-bot driver passes ``announce_bots=False``: it keeps playing the
-    table it holds instead of announcing it to itself again. Returns the
-    commit's result and, when it applied, the table as it wrote it.
-
-    When the step changes who acts and this worker holds waiters of the table's
-    turn stream (``besides``: the committing caller's own watch, which needs
-    nothing), the same round trip reads the recent history after the change, and
-    the commit hands them the table as written
-    (:meth:`gateway.services.waiters.Waiters.deliver`): a seat on this worker is
-    told its decision with no read of its own. A step that leaves the same seats
-    to act wakes no waiter, so it reads nothing more.
+    When the step changes who acts and waiters other than ``besides`` (the caller's own
+    watch) watch the table's turn stream on this worker, the round trip also reads the
+    recent history, and they are handed the table as written
+    (:meth:`gateway.services.waiters.Waiters.deliver`): no read of their own.
     """
     table_id = loaded.snapshot.table_id
     turns = ctx.store.turns_key(table_id)

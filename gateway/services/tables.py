@@ -211,10 +211,8 @@ def table_config(
 
 
 def _check_rated(principal: Principal, request: CreateTableRequest) -> None:
-    """Who may open a rated table: the organiser only (tournaments are rated this way too).
-    A rating must measure play, so an agent never arranges who it plays: its rated games
-    are drawn by the public rated queue (:mod:`gateway.services.rated_queue`), which seats
-    agents at random, or played in the organiser's tournaments.
+    """Only the organiser opens a rated table: a rating must measure play, so an agent never
+    arranges who it plays (:mod:`gateway.services.rated_queue` seats agents at random).
 
     :raises ProblemError: ``table/rated_not_allowed``.
     """
@@ -597,21 +595,14 @@ def _close_if_abandoned(record: TableRecord, now: float, events: Events) -> Tabl
 
 
 async def close_table(ctx: TableContext, table_id: str, principal: Principal) -> TableOut:
-    """End a table before its end: for its creator (or the organiser) only.
+    """End a table before its end: for its creator (or the organiser) only; nobody wins it.
 
-    An open table may always be closed: that is how a creator frees its place
-    under the table cap from a table nobody came to fill. A started table may
-    be closed when no other agent plays at it (every other seat is a house
-    bot), so a developer who stops its bot need not wait for the turn clocks
-    to play the game out; the organiser may close any table. Nobody wins a
-    closed table; its replay opens, as for any finished table. A started rated
-    table closed by an agent seated there is forfeited, not closed: it is rated
-    as a loss for the closer (closing a losing table must not erase the loss).
-
-    An entrant seated at a tournament table may close it too, whoever else plays
-    there: it forfeits the table (it places last, the others share first), which
-    is how an entrant that cannot play on (its model's endpoint is dead) gives up
-    its tables at once instead of letting the clock play them out in its name.
+    An open table may always be closed (how a creator frees its place under the cap); a
+    started one only when no other agent plays there, so a developer who stops its bot
+    need not wait for the turn clocks; the organiser may close any. A started rated table
+    closed by its seated creator is forfeited instead (closing a losing table must not
+    erase the loss), and so is a tournament table closed by one of its entrants, whoever
+    else plays there: how an entrant that cannot play on gives up its tables at once.
     """
     for _attempt in range(CAS_ATTEMPTS):
         loaded = await load_table(ctx, table_id)
@@ -715,20 +706,13 @@ async def hold(
     the table's turn stream, held since before it read ``start`` (a socket's
     subscription), so the wait starts by waiting, not by reading.
 
-    It reads, waits for a change, reads: it holds no Redis connection while it
-    waits (:mod:`gateway.services.waiters` wakes it when a watched key is
-    written), and each read takes the stream and the table in one round trip.
-    A spectator watches the event stream, a seat the turn stream, which has an
-    entry only when who acts may have changed, so a seat wakes about once per
-    turn and, when the entry shows it is still not its turn, waits on without
-    parsing the table. A wake naming a version the waiter read already is no news
-    (:meth:`gateway.services.waiters.Watch.changed`), and a wake from a commit of
-    this worker brings the table it wrote and its history, so it needs no read
-    (:attr:`gateway.services.waiters.Watch.written`). Every read asks whether the
-    caller's token was revoked meanwhile, and refuses it before anything of what
-    it read is told; the revocation mark is watched too, so a revocation ends the
-    wait at once (its wake makes the waiter read), and the wait ends when the
-    token expires (401 ``auth/expired``).
+    It reads, waits for a change, reads, holding no Redis connection while it waits
+    (:mod:`gateway.services.waiters`). A spectator watches the event stream; a seat the
+    turn stream, which has an entry only when who acts may have changed, so it wakes
+    about once per turn, and an entry showing it still not to act needs no parse of the
+    table; a wake from a commit of this worker brings the table it wrote, so it needs no
+    read. Every read asks whether the token was revoked meanwhile (its mark is watched
+    too) before anything it read is told, and the wait ends when the token expires.
     """
     loaded, seat, principal = start
     held_s = min(wait, ctx.settings.long_poll_max_wait_s)
@@ -827,16 +811,10 @@ async def play(
     wait: float = 0.0,
 ) -> ActionResult:
     """One exchange per decision: apply the seat's action (:func:`submit`) and answer with
-    its observation at its next decision point.
-
-    With ``wait`` (seconds, bounded as :func:`observe`'s) the answer's ``observation``
-    (with ``status`` and ``outcome``) is held (:func:`hold`) from the table as the action
-    wrote it until the seat must decide again (its turn, a defence window), the table
-    ends or the wait runs out: against house bots an agent needs one request per
-    decision. ``version`` and ``events`` stay those of the action itself; what happened
-    after it is the observation's ``since_your_last_move``. A retry with the same
-    ``Idempotency-Key`` is answered the same way, from the table as it is then.
-    """
+    its observation; with ``wait``, held (:func:`hold`) from the table as the action wrote
+    it until the seat must decide again, the table ends or the wait runs out. ``version``
+    and ``events`` stay the action's own (what came after is the observation's
+    ``since_your_last_move``); a retry is answered from the table as it is then."""
     if wait <= 0:
         applied = await submit(ctx, table_id, caller, body, idempotency_key)
         position, recent = Position(applied.table, applied.seat, applied.principal), None

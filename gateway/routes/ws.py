@@ -21,12 +21,8 @@ with the problem document HTTP would answer. When the seat is still to act, its
 ``result`` carries that next decision, built from the state the commit just wrote,
 with no read, and the same observation is pushed once; otherwise it has no
 observation, and the seat's next decision is pushed when another change brings it.
-
 With ``events_after``, the events up to a pushed decision's ``last_event_id`` are
-sent before it: the subscription's events task and its decisions task share one
-cursor (``_EventsFeed``), and the decisions task sends what the events task has not
-sent yet before it pushes, so a client printing messages as they come prints them
-in order.
+sent before it (:meth:`_Session._send_events`).
 
 Resume: an agent that reconnects subscribes again with the last version it
 decided at (``after_version``) and the last event id it read (``events_after``);

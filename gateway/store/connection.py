@@ -14,21 +14,12 @@ the table and its index entries on one slot, and every worker scans every
 bucket. A token's revocation mark is copied into every bucket
 (:meth:`Keys.near_table`), so the commit script checks it on the table's slot.
 
-:func:`round_trip`, the path of every table read, commit and held wait, sends
-several commands in one write on a connection of redis-py's pool and reads
-their raw replies.
-
 A gateway worker's client (:func:`connect` with ``max_connections``) is
 bounded, and a caller waits for its turn (up to ``pool_timeout_s``) rather than
-failing. On one Redis that is redis-py's ``BlockingConnectionPool``. On a
-cluster redis-py caps each node's pool but refuses a command past the cap
-instead of queueing it, so a :class:`BoundedCluster` lets at most that many
-operations at a time reach the nodes (:class:`RequestGate`). The worker's
-change listener (:mod:`gateway.store.waits`) keeps its own pub/sub connections
-outside the bound, and held waits take no connection while they wait, so the
-bound does not depend on how many agents wait. Idle connections are Redis's to
-close (its ``timeout`` directive, docs/deploy.md); a closed one reconnects when
-next used.
+failing: redis-py's ``BlockingConnectionPool`` on one Redis, a
+:class:`BoundedCluster` on a cluster. Held waits take no connection while they
+wait, so the bound does not depend on how many agents wait. Idle connections are
+Redis's to close (its ``timeout`` directive, docs/deploy.md).
 """
 
 from __future__ import annotations
@@ -166,14 +157,9 @@ def connect(
     ``RedisCluster`` when the URL names a cluster (:func:`is_cluster_url`) or ``cluster``.
 
     With ``max_connections`` (a gateway worker's client) it is bounded as the module's
-    docstring tells, a caller waiting up to ``pool_timeout_s`` for its turn, and its
-    connections are named ``client_name``; without it, redis-py's own pools.
-
-    ``socket_timeout_s`` bounds connecting and every reply (a gateway worker's client:
-    ``AGENTS_CLUB_REDIS_SOCKET_TIMEOUT_S``), so a Redis that accepts connections but
-    never answers raises ``redis.exceptions.TimeoutError`` (answered 503) instead of
-    holding the caller for ever. None (tools, tests, benches): no bound. Nothing the
-    gateway sends blocks in Redis (held waits are woken by publishes).
+    docstring tells; without it, redis-py's own pools. ``socket_timeout_s`` bounds
+    connecting and every reply (``AGENTS_CLUB_REDIS_SOCKET_TIMEOUT_S`` says why); None
+    (tools, tests, benches): no bound.
     """
     # An explicit None: redis-py 6+ would otherwise default to 5 s for the tools too.
     options: dict[str, Any] = {"socket_timeout": socket_timeout_s,
@@ -243,11 +229,8 @@ class BoundedCluster(RedisCluster):
     """redis-py's ``RedisCluster`` whose commands, pipelines and round trips (:func:`round_trip`)
     take a turn of its :class:`RequestGate` (``gate``), so each node's connections
     stay within its ``max_connections``: the gate's size plus
-    :data:`CLUSTER_SPARE_CONNECTIONS`.
-
-    Through public methods only: ``execute_command`` (every command method ends
-    there), ``pipeline`` (a :class:`GatedPipeline`); the change listener's pub/sub
-    connections (one per primary) are outside the gate and the nodes' pools.
+    :data:`CLUSTER_SPARE_CONNECTIONS`. Through public methods only: ``execute_command``
+    (every command method ends there) and ``pipeline``.
     """
 
     def __init__(self, *args: Any, gate: RequestGate, **kwargs: Any) -> None:

@@ -36,15 +36,11 @@ Global keys (outside any table's hash tag):
 
 A change to a table is one read (:meth:`TableStore.load_for_action`, with the
 caller's revocation mark) plus one call of the compare-and-set script
-(:meth:`TableStore.commit`). The script also updates the ``clock`` and ``bots``
-indexes. On a Redis Cluster those are the table's bucket's share of each index
-(and a revocation mark is read from the bucket's copy, see
-:class:`gateway.store.connection.Keys`), so every script and read touches one
-slot; the sweepers and listings read every bucket. The
-workers that drain the indexes re-check the table hash, so a stale index
-entry is harmless. The values it returns, and how
-they are encoded in fields and stream entries, live in
-:mod:`gateway.store.table_rows`.
+(:meth:`TableStore.commit`), which also updates the ``clock`` and ``bots`` indexes
+(on a Redis Cluster the table's bucket's share of each, so every script and read
+touches one slot: :class:`gateway.store.connection.Keys`). The workers that drain
+the indexes re-check the table hash, so a stale index entry is harmless. The values
+it returns, and their encoding, live in :mod:`gateway.store.table_rows`.
 """
 
 from __future__ import annotations

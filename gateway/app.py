@@ -1,12 +1,8 @@
 """The gateway application: :func:`create_app` builds it, its lifespan connects Redis.
 
 ``agents-club serve`` runs ``gateway.app:create_app`` as a uvicorn factory in
-each worker. The lifespan connects Redis (``app.state.redis``, a bounded pool:
-``AGENTS_CLUB_REDIS_MAX_CONNECTIONS``), starts the worker's one reader for held
-waits (``app.state.waiters``, :mod:`gateway.services.waiters`), starts the
-table runtime (``gateway.services.runtime.start(app)``: turn-clock sweeper,
-house-bot driver and the other background loops) and the MCP transport (``/mcp``, :mod:`gateway.mcp_server`), and undoes all of it at
-shutdown.
+each worker; the lifespan starts what the worker runs besides requests (the
+change listener, the background loops, the MCP transport) and undoes it at shutdown.
 
 Every error leaves as ``application/problem+json`` with a stable ``code``:
 :class:`~gateway.errors.ProblemError`, unknown paths (``request/not_found``),

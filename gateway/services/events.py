@@ -3,11 +3,8 @@
 Both read the same Redis stream with ``XREAD`` from an event id, so a reader
 that reconnects with ``after=<id>`` (or ``Last-Event-ID: <id>``) gets every
 later event exactly once, in order. Each reader gets only the events whose
-audience includes its seat; spectators get public events only.
-
-Both wait the same way: read, wait for a change, read. Waiting holds no Redis
-connection (:mod:`gateway.services.waiters` wakes the reader when the table's
-event stream, or the caller's revocation mark, is written).
+audience includes its seat; spectators get public events only. Both wait as
+:mod:`gateway.services.waiters` tells: read, wait for a change, read.
 
 A reader with a token is held to it for as long as it reads, not only when it
 connects: every read asks, in the same round trip, whether the token was

@@ -8,15 +8,10 @@ the shape the page draws: per step the spectator's view and, per seat, what
 that seat saw beyond it (its hand, its Strategies, its shares...). Nothing is
 computed that the replay does not already give away.
 
-The positions pass :func:`gateway.services.tables.require_replay_open`, so they obey
-exactly the replay's gates: the table must be visible to the caller (a private table
-only for its people), finished (``table/not_finished`` before), and a
-tournament table's board published (``replay/embargoed`` before). One reader
-more may see a replay here: anyone, for a table of a public tournament whose
-board is published, because that tournament already lists the table and
-serves its replay to anyone (``GET /v1/tournaments/{id}`` and its
-``replays.jsonl``); a tournament's tables are otherwise private, so that no
-one watches a deal still being played at another table.
+The positions pass the replay's own gates (:func:`gateway.services.tables.require_replay_open`),
+with one reader more: anyone, for a table of a public tournament whose board is
+published, since that tournament already lists the table and serves its replay to
+anyone (``GET /v1/tournaments/{id}`` and its ``replays.jsonl``).
 """
 
 from __future__ import annotations

@@ -16,9 +16,7 @@ last call (or since the watch began: the watch subscribes before it returns, so
 a write between the first read and the first wait is not missed). A table's
 writes publish its new version: a waiter that already knows that version (it
 read it, or wrote it: :meth:`Watch.know`) is not woken by it. Waiting holds
-no Redis connection: every writer of a watched key publishes on the key's
-channel, and :class:`gateway.store.waits.ChangeListener` hears all of this
-worker's channels on one connection (one per primary of a Redis Cluster).
+no Redis connection (:mod:`gateway.store.waits` says how).
 
 A wake is only a hint to read again, which is what keeps every guarantee of the
 reads themselves: a revoked token is refused by the read that follows the wake

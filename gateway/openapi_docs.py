@@ -113,8 +113,6 @@ for _code, _status, _title, _detail in (
      "The request body is larger than 65536 bytes; send at most 65536."),
     ("request/headers_too_large", 431, "Request headers too large",
      "Send at most 32 KB of request line and headers."),
-    ("request/timeout", 408, "Request too slow",
-     "The request body stalled for 10 seconds; send it at once."),
     ("request/unreadable", 400, "Unreadable body",
      "The body is not UTF-8 text; send JSON encoded as UTF-8."),
     ("request/not_found", 404, "Not found", "No route at this path."),

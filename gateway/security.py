@@ -180,13 +180,7 @@ class PendingRevocation:
 
 
 class TokenService:
-    """Mints and verifies the gateway's access tokens.
-
-    One per app (``app.state.tokens``); routes get it through
-    :data:`gateway.deps.TokenServiceDep`. :meth:`verify` is pure (signature and
-    claims); :meth:`authenticate` adds the revocation check against Redis and
-    is what request handling uses.
-    """
+    """Mints and verifies the gateway's access tokens (one per app: ``app.state.tokens``)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -242,9 +236,8 @@ class TokenService:
     # verifying ---------------------------------------------------------------
 
     def verify(self, token: str) -> VerifiedToken:
-        """The token, once it passed every stateless check.
-
-        Does not consult revocation; request handling uses :meth:`authenticate`.
+        """The token, once it passed every stateless check (not revocation: see
+        :meth:`authenticate`).
 
         :raises ProblemError: 401 with the ``auth/...`` code of the first failure.
         """
@@ -295,20 +288,14 @@ class TokenService:
         return VerifiedToken(principal, expires_at, expires_at + self.settings.jwt_leeway_s)
 
     def verify_cached(self, token: str) -> VerifiedToken:
-        """Like :meth:`verify`, remembering tokens that passed (expiry is re-checked).
-
-        Still no revocation check: see :meth:`authenticate` and
-        :class:`PendingRevocation`.
-        """
+        """Like :meth:`verify`, remembering tokens that passed (expiry is re-checked)."""
         verified = self._verify_once(token)
         if time.time() >= verified.valid_until:
             return self.verify(token)  # raises auth/expired
         return verified
 
     async def authenticate(self, token: str, revoked: RevocationCheck) -> VerifiedToken:
-        """Verify ``token`` and refuse it when its ``jti`` was revoked.
-
-        ``revoked`` is an async predicate on a ``jti`` (``AuthStore.is_revoked``).
+        """Verify ``token`` and refuse it when ``revoked`` says its ``jti`` was.
 
         :raises ProblemError: 401 ``auth/...``.
         """

@@ -306,8 +306,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         body = ChallengeRequest.model_validate(fields)
         principal = await principal_of(ctx, token)
         created = await admission_service.create_challenge(
-            store=AdmissionStore(redis(), state.keys), agents=AuthStore(redis(), state.keys),
-            settings=admission_service.admission_settings(state), agent_name=body.agent_name,
+            admission_service.admission_of(state, redis()), agent_name=body.agent_name,
             game=body.game, principal=principal, client=_client_of(ctx))
         answer: dict[str, Any] = created.model_dump(mode="json")
         answer["answer_instructions"] = (
@@ -329,9 +328,8 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         have your MCP client send `Authorization: Bearer <access_token>`)."""
         body = AnswersRequest.model_validate(fields)
         passed = await admission_service.submit_answers(
-            store=AdmissionStore(redis(), state.keys), agents=AuthStore(redis(), state.keys),
-            tokens=tokens, settings=admission_service.admission_settings(state),
-            challenge_id=challenge_id, answers=body.answers, puzzle_answer=body.puzzle)
+            admission_service.admission_of(state, redis()), challenge_id=challenge_id,
+            answers=body.answers, puzzle_answer=body.puzzle)
         return passed.model_dump(mode="json")
 
     @server.tool()

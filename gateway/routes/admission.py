@@ -17,36 +17,21 @@ from agents.wire.admission import (
     SecretRotated,
     TokenIssued,
 )
-from gateway.deps import (
-    OPTIONAL_BEARER_SECURITY,
-    AuthStoreDep,
-    KeysDep,
-    OptionalPrincipal,
-    RedisDep,
-    TokenServiceDep,
-    client_address,
-)
+from gateway.deps import OPTIONAL_BEARER_SECURITY, OptionalPrincipal, RedisDep, client_address
 from gateway.openapi_docs import TOKEN_PROBLEMS, problem_responses
 from gateway.services import admission as service
-from gateway.services.admission import AdmissionSettings
-from gateway.store.admission import AdmissionStore
+from gateway.services.admission import Admission
 
-__all__ = ["AdmissionSettingsDep", "router"]
+__all__ = ["AdmissionDep", "router"]
 
 router = APIRouter()
 
-async def _admission_settings(request: Request) -> AdmissionSettings:
-    return service.admission_settings(request.app.state)
+
+async def _admission(request: Request, redis: RedisDep) -> Admission:
+    return service.admission_of(request.app.state, redis)
 
 
-AdmissionSettingsDep = Annotated[AdmissionSettings, Depends(_admission_settings)]
-
-
-async def _store(request: Request, redis: RedisDep, keys: KeysDep) -> AdmissionStore:
-    return AdmissionStore(redis, keys, request.app.state.clock)
-
-
-AdmissionStoreDep = Annotated[AdmissionStore, Depends(_store)]
+AdmissionDep = Annotated[Admission, Depends(_admission)]
 
 
 @router.post(
@@ -66,9 +51,7 @@ async def create_admission_challenge(
     body: ChallengeRequest,
     request: Request,
     principal: OptionalPrincipal,
-    store: AdmissionStoreDep,
-    agents: AuthStoreDep,
-    settings: AdmissionSettingsDep,
+    admission: AdmissionDep,
 ) -> ChallengeCreated:
     """Three questions on the game's rulebook, from three categories, and one puzzle.
 
@@ -77,9 +60,8 @@ async def create_admission_challenge(
     token and its own name. Rate-limited per client address and per name.
     """
     return await service.create_challenge(
-        store=store, agents=agents, settings=settings, agent_name=body.agent_name,
-        game=body.game, principal=principal, client=client_address(request),
-    )  # fmt: skip
+        admission, agent_name=body.agent_name, game=body.game, principal=principal,
+        client=client_address(request))
 
 
 @router.post(
@@ -97,10 +79,7 @@ async def create_admission_challenge(
 async def answer_admission_challenge(
     challenge_id: str,
     body: AnswersRequest,
-    store: AdmissionStoreDep,
-    agents: AuthStoreDep,
-    tokens: TokenServiceDep,
-    settings: AdmissionSettingsDep,
+    admission: AdmissionDep,
 ) -> AdmissionPassed:
     """Grade the answers. A pass registers the agent (or adds the game to it) and
     returns an access token scoped to the game, the agent id and, for a new
@@ -110,9 +89,7 @@ async def answer_admission_challenge(
     with is revoked (a secret rotation revokes it).
     """
     return await service.submit_answers(
-        store=store, agents=agents, tokens=tokens, settings=settings,
-        challenge_id=challenge_id, answers=body.answers, puzzle_answer=body.puzzle,
-    )  # fmt: skip
+        admission, challenge_id=challenge_id, answers=body.answers, puzzle_answer=body.puzzle)
 
 
 @router.post(
@@ -125,16 +102,11 @@ async def answer_admission_challenge(
 async def exchange_agent_credentials(
     body: CredentialsRequest,
     request: Request,
-    store: AdmissionStoreDep,
-    agents: AuthStoreDep,
-    tokens: TokenServiceDep,
-    settings: AdmissionSettingsDep,
+    admission: AdmissionDep,
 ) -> TokenIssued:
     """A new access token for an admitted agent's id and secret, with all its game scopes."""
     return await service.exchange_credentials(
-        store=store, agents=agents, tokens=tokens, settings=settings,
-        agent_id=body.agent_id, secret=body.secret, client=client_address(request),
-    )  # fmt: skip
+        admission, agent_id=body.agent_id, secret=body.secret, client=client_address(request))
 
 
 @router.post(
@@ -147,9 +119,7 @@ async def exchange_agent_credentials(
 async def rotate_agent_secret(
     body: CredentialsRequest,
     request: Request,
-    store: AdmissionStoreDep,
-    agents: AuthStoreDep,
-    settings: AdmissionSettingsDep,
+    admission: AdmissionDep,
 ) -> SecretRotated:
     """Replace the secret (prove the current one); the new secret is shown once.
 
@@ -159,6 +129,4 @@ async def rotate_agent_secret(
     Exchange the new secret for a new token (`POST /v1/auth/token`).
     """
     return await service.rotate_secret(
-        store=store, agents=agents, settings=settings, agent_id=body.agent_id, secret=body.secret,
-        client=client_address(request),
-    )  # fmt: skip
+        admission, agent_id=body.agent_id, secret=body.secret, client=client_address(request))

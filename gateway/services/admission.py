@@ -18,7 +18,7 @@ import asyncio
 import logging
 import secrets
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -39,13 +39,16 @@ from gateway.security import IssuedToken, TokenService, auth_problem, game_scope
 from gateway.services.records import problem
 from gateway.store.admission import AdmissionStore
 from gateway.store.auth import AgentNameTaken, AgentNotFound, AgentRecord, AuthStore
+from gateway.store.connection import RedisClient
 from quiz.challenge import PassRule, generate, grade, shape_errors
 from quiz.model import IssuedChallenge, QuestionAnswer
 from quiz.registry import NoQuiz, all_banks, get_bank
 
 __all__ = [
     "RESERVED_NAMES",
+    "Admission",
     "AdmissionSettings",
+    "admission_of",
     "create_challenge",
     "exchange_credentials",
     "rotate_secret",
@@ -107,15 +110,25 @@ class AdmissionSettings(BaseSettings):
         return PassRule(questions_required=self.questions_required, puzzle_required=self.puzzle_required)
 
 
-def admission_settings(state: Any) -> AdmissionSettings:
-    """The app's admission settings (``state.admission_settings``), read from the
-    environment on first use; a test may set its own there before."""
-    found = getattr(state, "admission_settings", None)
-    if found is None:
-        found = AdmissionSettings()
-        state.admission_settings = found
-    assert isinstance(found, AdmissionSettings)
-    return found
+class Admission(NamedTuple):
+    """What every admission service works with: the challenges and rate windows, the
+    agent records, the token service and the settings."""
+
+    store: AdmissionStore
+    agents: AuthStore
+    tokens: TokenService
+    settings: AdmissionSettings
+
+
+def admission_of(state: Any, redis: RedisClient) -> Admission:
+    """The admission services' collaborators for the app of ``state`` on ``redis``; the
+    settings (``state.admission_settings``) are read from the environment on first use,
+    and a test may set its own there before."""
+    settings = getattr(state, "admission_settings", None)
+    if settings is None:
+        settings = state.admission_settings = AdmissionSettings()
+    return Admission(AdmissionStore(redis, state.keys, state.clock), AuthStore(redis, state.keys),
+                     state.tokens, settings)
 
 
 class StoredChallenge(BaseModel):
@@ -145,10 +158,8 @@ ANSWER_INSTRUCTIONS = (
 
 
 async def create_challenge(
+    admission: Admission,
     *,
-    store: AdmissionStore,
-    agents: AuthStore,
-    settings: AdmissionSettings,
     agent_name: str,
     game: str,
     principal: Principal | None,
@@ -159,6 +170,7 @@ async def create_challenge(
     Without ``principal`` the name must be free; with one (an agent adding a
     game) it must be that agent's name.
     """
+    store, agents, _tokens, settings = admission
     if game not in all_games():
         raise problem("game/not_found", f"No game is called {game!r}; see GET /v1/games.",
                       games=sorted(all_games()))
@@ -231,11 +243,8 @@ async def create_challenge(
 
 
 async def submit_answers(
+    admission: Admission,
     *,
-    store: AdmissionStore,
-    agents: AuthStore,
-    tokens: TokenService,
-    settings: AdmissionSettings,
     challenge_id: str,
     answers: dict[str, QuestionAnswer],
     puzzle_answer: dict[str, Any],
@@ -246,6 +255,7 @@ async def submit_answers(
     with 422 ``request/invalid`` naming each field before the challenge is claimed:
     it may be answered again.
     """
+    store, agents, tokens, settings = admission
     peeked = await store.peek_challenge(challenge_id)
     if peeked is not None:
         issued_challenge = StoredChallenge.model_validate_json(peeked)
@@ -332,14 +342,14 @@ def _asked_with_revoked() -> ProblemError:
         "rotation revokes the agent's tokens); ask for a new challenge with a new token.")
 
 
-async def _check_token_rate(
-    store: AdmissionStore, settings: AdmissionSettings, agent_id: str, client: str
-) -> None:
+async def _check_token_rate(admission: Admission, agent_id: str, client: str) -> None:
+    settings = admission.settings
     for bucket, subject, limit, what in (
         ("token", agent_id, settings.token_requests_per_agent, "token requests for this agent"),
         ("token-address", client, settings.token_requests_per_address, "token requests from this address"),
     ):
-        decision = await store.hit(bucket, subject, limit=limit, window_s=settings.token_window_s)
+        decision = await admission.store.hit(bucket, subject, limit=limit,
+                                             window_s=settings.token_window_s)
         if not decision.allowed:
             raise rate_limited(what, decision.retry_after)
 
@@ -349,19 +359,17 @@ def _bad_credentials() -> ProblemError:
 
 
 async def exchange_credentials(
+    admission: Admission,
     *,
-    store: AdmissionStore,
-    agents: AuthStore,
-    tokens: TokenService,
-    settings: AdmissionSettings,
     agent_id: str,
     secret: str,
     client: str,
 ) -> TokenIssued:
     """A new access token for an agent's id and secret (no new quiz)."""
-    await _check_token_rate(store, settings, agent_id, client)
-    exchanged = await agents.exchange_secret(agent_id, secret, lambda record: tokens.issue(
-        agent_id=record.agent_id, name=record.name, scopes=record.scopes))
+    await _check_token_rate(admission, agent_id, client)
+    exchanged = await admission.agents.exchange_secret(
+        agent_id, secret, lambda record: admission.tokens.issue(
+            agent_id=record.agent_id, name=record.name, scopes=record.scopes))
     if exchanged is None:
         log.info("token request refused for agent id %s", agent_id)
         raise _bad_credentials()
@@ -369,21 +377,19 @@ async def exchange_credentials(
 
 
 async def rotate_secret(
+    admission: Admission,
     *,
-    store: AdmissionStore,
-    agents: AuthStore,
-    settings: AdmissionSettings,
     agent_id: str,
     secret: str,
     client: str,
 ) -> SecretRotated:
     """Replace an agent's secret, proving the current one; the new one is shown once, and
     every token issued to the agent before is revoked."""
-    await _check_token_rate(store, settings, agent_id, client)
-    record = await agents.verify_secret(agent_id, secret)
+    await _check_token_rate(admission, agent_id, client)
+    record = await admission.agents.verify_secret(agent_id, secret)
     if record is None:
         raise _bad_credentials()
-    rotation = await agents.rotate_secret(record.agent_id)
+    rotation = await admission.agents.rotate_secret(record.agent_id)
     log.info("secret rotated for agent %s (%d token(s) revoked)", record.agent_id,
              rotation.revoked_tokens)
     return SecretRotated(agent_id=record.agent_id, secret=rotation.secret,

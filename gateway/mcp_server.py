@@ -40,7 +40,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 import json
-import time
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, TypeVar
 
@@ -66,7 +65,6 @@ from gateway.security import (
     TokenService,
     VerifiedToken,
     auth_problem,
-    revoked_key,
 )
 from gateway.services import admission as admission_service
 from gateway.services import events as events_service
@@ -441,9 +439,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         last_id it gives, and observe and act on each assigned table as on any other."""
         checked = await verified(agent_token(ctx, token))
         page = await tournaments_service.assignments(
-            ctx_tables(), checked.principal, after=after,
-            revoked_key=revoked_key(state.keys, checked.principal.token_id),
-            wait=min(wait_s, max(0.0, checked.valid_until - time.time())))
+            ctx_tables(), PendingRevocation.of(checked, state.keys), after=after, wait=wait_s)
         return page.model_dump(mode="json")
 
     @server.tool()
@@ -467,9 +463,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
                 ctx_tables(), checked.principal, game, RatedQueueRequest(mode=mode, seats=seats),
                 address=_client_of(ctx))
         ticket = await rated_queue_service.queue_ticket(
-            ctx_tables(), checked.principal, game,
-            revoked_key=revoked_key(state.keys, checked.principal.token_id),
-            wait_s=min(wait_s, max(0.0, checked.valid_until - time.time())))
+            ctx_tables(), PendingRevocation.of(checked, state.keys), game, wait_s=wait_s)
         return ticket.model_dump(mode="json")
 
     return server

@@ -6,7 +6,6 @@ Thin on purpose: each route checks its inputs, calls one function of
 
 from __future__ import annotations
 
-import time
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Query, Request
@@ -20,7 +19,7 @@ from gateway.deps import (
 )
 from gateway.openapi_docs import AUTH_PROBLEMS, problem_responses
 from gateway.routes.waits import OBSERVE_WAIT_MAX_S
-from gateway.security import revoked_key
+from gateway.security import PendingRevocation
 from gateway.services import rated_queue as service
 
 __all__ = ["router"]
@@ -74,10 +73,9 @@ async def get_rated_queue_ticket(
 ) -> RatedQueueTicket:
     """``seated``: play ``table_id`` (your seat is ``seat``); ``waiting``: read again;
     ``expired`` or ``left``: join again to wait."""
-    wait_s = min(wait_s, max(0.0, token.valid_until - time.time()))
     return await service.queue_ticket(
-        table_context_of(request), token.principal, game, wait_s=wait_s,
-        revoked_key=revoked_key(request.app.state.keys, token.principal.token_id))
+        table_context_of(request), PendingRevocation.of(token, request.app.state.keys), game,
+        wait_s=wait_s)
 
 
 @router.delete(

@@ -32,7 +32,7 @@ from gateway.deps import (
 from gateway.openapi_docs import AUTH_PROBLEMS, OPTIONAL_AUTH_PROBLEMS, problem_responses
 from gateway.routes.waits import ASSIGNMENTS_WAIT_MAX_S, wait_seconds
 from gateway.schemas.streams import StreamId
-from gateway.security import revoked_key
+from gateway.security import PendingRevocation
 from gateway.services import tournaments as service
 
 __all__ = ["router"]
@@ -296,10 +296,9 @@ async def get_assignments(
     table id and seat), and the end of each tournament you play (``tournament.finished``).
     Loop with ``after=<last_id>&wait_s=30``; then observe the table and play. Never names a
     board or anything hidden. The wait ends when the token expires."""
-    wait = min(wait, max(0.0, token.valid_until - time.time()))
     return await service.assignments(
-        table_context_of(request), token.principal, after=after, wait=wait,
-        revoked_key=revoked_key(request.app.state.keys, token.principal.token_id))
+        table_context_of(request), PendingRevocation.of(token, request.app.state.keys),
+        after=after, wait=wait)
 
 
 @router.get(
@@ -324,11 +323,9 @@ async def stream_assignments(
     """Resume with ``Last-Event-ID`` (or ``after``). The stream closes when the token it
     was opened with expires; reconnect with a fresh one and ``Last-Event-ID``."""
     frames = service.stream_assignments(
-        table_context_of(request), token.principal,
+        table_context_of(request), PendingRevocation.of(token, request.app.state.keys),
         after=last_event_id if last_event_id is not None else after,
-        until=min(token.valid_until,
-                  time.time() + request.app.state.settings.assignment_stream_max_s),
-        revoked_key=revoked_key(request.app.state.keys, token.principal.token_id))
+        until=time.time() + request.app.state.settings.assignment_stream_max_s)
     return StreamingResponse(frames, media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 

@@ -450,9 +450,8 @@ class _Session:
             credential = self.credential
             try:
                 page = await tournaments_service.assignments(
-                    self.ctx, credential.principal, after=after,
-                    wait=self.ctx.settings.long_poll_max_wait_s,
-                    revoked_key=credential.caller.revoked_key)
+                    self.ctx, credential.caller, after=after,
+                    wait=self.ctx.settings.long_poll_max_wait_s)
             except ProblemError as error:
                 _close_if_token_failed(error)
                 await self.send_problem(error)

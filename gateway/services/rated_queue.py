@@ -26,11 +26,11 @@ from pydantic import ValidationError
 
 from agents.wire.tournaments import RatedQueueRequest, RatedQueueTicket
 from gateway.principal import Principal
+from gateway.security import PendingRevocation
 from gateway.services.context import TableContext
 from gateway.services.records import game_or_problem, problem
 from gateway.services.tables import seat_record
 from gateway.services.tournament_tables import create_tournament_table
-from gateway.services.tournaments.assignments import refuse_if_revoked
 from gateway.services.tournaments.state import store_of
 from gateway.store.rated_queue import RatedQueueStore
 
@@ -79,28 +79,30 @@ async def join_queue(
 
 
 async def queue_ticket(
-    ctx: TableContext, principal: Principal, game: str, *, wait_s: float,
-    revoked_key: str,
+    ctx: TableContext, caller: PendingRevocation, game: str, *, wait_s: float = 0.0
 ) -> RatedQueueTicket:
-    """The caller's ticket; with ``wait_s``, held (at most ``long_poll_max_wait_s``) while
-    it waits, until a draw seats it. Each look runs the draw, so waiting agents draw
-    themselves; a draw on another worker wakes the wait at once.
+    """The caller's ticket; with ``wait_s``, held (at most ``long_poll_max_wait_s``, and no
+    longer than the token verifies) while it waits, until a draw seats it. Each look runs
+    the draw, so waiting agents draw themselves; a draw on another worker wakes the wait
+    at once, and so does the token's revocation.
 
     :raises ProblemError: 404 ``queue/not_queued`` when the caller never joined.
     """
     game_or_problem(game)
-    give_up = time.monotonic() + min(max(wait_s, 0.0), ctx.settings.long_poll_max_wait_s)
-    watching = (ctx.waiters.watch(_store(ctx).seated_key(game, principal.agent_id), revoked_key)
+    give_up = time.monotonic() + min(max(wait_s, 0.0), ctx.settings.long_poll_max_wait_s,
+                                     max(0.0, caller.valid_until - time.time()))
+    watching = (ctx.waiters.watch(_store(ctx).seated_key(game, caller.agent_id),
+                                  caller.revoked_key)
                 if wait_s >= 0.001 else contextlib.nullcontext(None))
     async with watching as watch:
         while True:
-            ticket = await _ticket(ctx, game, principal.agent_id, "look")
+            ticket = await _ticket(ctx, game, caller.agent_id, "look")
             remaining = give_up - time.monotonic()
             if ticket.status != "waiting" or watch is None or remaining < 0.001:
                 return ticket
             # A draw may come due without any write: look again by then at the latest.
             if await watch.changed(min(remaining, max(ctx.settings.rated_queue_gather_s, 0.05))):
-                await refuse_if_revoked(store_of(ctx), revoked_key)
+                caller.confirm(await store_of(ctx).key_exists(caller.revoked_key))
 
 
 async def leave_queue(ctx: TableContext, principal: Principal, game: str) -> RatedQueueTicket:

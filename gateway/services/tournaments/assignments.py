@@ -10,18 +10,11 @@ from agents.wire.tournaments import (
     AssignmentOut,
     AssignmentsPage,
 )
-from gateway.principal import Principal
-from gateway.security import auth_problem
+from gateway.security import PendingRevocation
 from gateway.services.context import TableContext
 from gateway.services.tournaments.state import store_of
-from gateway.store.tournaments import TournamentStore
 
-__all__ = [
-    "ASSIGNMENT_KEEPALIVE_S",
-    "assignments",
-    "refuse_if_revoked",
-    "stream_assignments",
-]
+__all__ = ["ASSIGNMENT_KEEPALIVE_S", "assignments", "stream_assignments"]
 
 
 ASSIGNMENT_KEEPALIVE_S = 15.0
@@ -29,48 +22,49 @@ ASSIGNMENT_KEEPALIVE_S = 15.0
 
 
 async def assignments(
-    ctx: TableContext, principal: Principal, *, after: str, wait: float,
-    revoked_key: str,
+    ctx: TableContext, caller: PendingRevocation, *, after: str, wait: float
 ) -> AssignmentsPage:
-    """The caller's assignments after ``after``; with ``wait``, held until one comes
-    (at most ``long_poll_max_wait_s``): read, wait on the worker's reader, read again.
-
-    ``revoked_key`` (the caller's token's revocation key) is watched too, so a
+    """The caller's assignments after ``after``; with ``wait``, held until one comes (at
+    most ``long_poll_max_wait_s``, and no longer than the token verifies): read, wait on
+    the worker's reader, read again. The token's revocation mark is watched too, so a
     revocation during the wait ends it at once with 401 ``auth/revoked``.
     """
+    caller.confirm_still_valid()
     store = store_of(ctx)
-    wait = min(max(wait, 0.0), ctx.settings.long_poll_max_wait_s)
+    wait = min(max(wait, 0.0), ctx.settings.long_poll_max_wait_s,
+               caller.valid_until - time.time())
     give_up = time.monotonic() + wait
-    watching = (ctx.waiters.watch(store.assignments_key(principal.agent_id), revoked_key)
+    watching = (ctx.waiters.watch(store.assignments_key(caller.agent_id), caller.revoked_key)
                 if wait >= 0.001 else contextlib.nullcontext(None))
     async with watching as watch:
         while True:
-            entries = await store.assignments_after(principal.agent_id, after)
+            entries = await store.assignments_after(caller.agent_id, after)
             if entries:
                 shown = [AssignmentOut(id=entry.id, **entry.body) for entry in entries]
                 return AssignmentsPage(assignments=shown, last_id=shown[-1].id)
             remaining = give_up - time.monotonic()
             if watch is None or remaining < 0.001 or not await watch.changed(remaining):
                 return AssignmentsPage(assignments=[], last_id=after)
-            await refuse_if_revoked(store, revoked_key)
+            caller.confirm(await store.key_exists(caller.revoked_key))
 
 
 async def stream_assignments(
-    ctx: TableContext, principal: Principal, *, after: str, until: float,
-    revoked_key: str,
+    ctx: TableContext, caller: PendingRevocation, *, after: str, until: float
 ) -> AsyncIterator[str]:
     """The caller's assignments as SSE frames (``id`` is the stream id); keep-alive comments
-    every :data:`ASSIGNMENT_KEEPALIVE_S` seconds; closed at ``until`` (when the caller's
-    token stops verifying: nothing is told to an expired token) or when the token is
-    revoked (``revoked_key`` is watched, so at once)."""
+    every :data:`ASSIGNMENT_KEEPALIVE_S` seconds; closed at ``until``, when the token stops
+    verifying (nothing is told to an expired token) or when it is revoked (its mark is
+    watched, so at once)."""
     cursor = after
     store = store_of(ctx)
+    until = min(until, caller.valid_until)
     yield "retry: 1000\n\n"
-    async with ctx.waiters.watch(store.assignments_key(principal.agent_id), revoked_key) as watch:
+    async with ctx.waiters.watch(store.assignments_key(caller.agent_id),
+                                 caller.revoked_key) as watch:
         while True:
-            if time.time() >= until or await store.key_exists(revoked_key):
+            if time.time() >= until or await store.key_exists(caller.revoked_key):
                 return
-            entries = await store.assignments_after(principal.agent_id, cursor)
+            entries = await store.assignments_after(caller.agent_id, cursor)
             for entry in entries:
                 cursor = entry.id
                 out = AssignmentOut(id=entry.id, **entry.body)
@@ -82,8 +76,3 @@ async def stream_assignments(
                 return
             if not await watch.changed(min(ASSIGNMENT_KEEPALIVE_S, remaining)):
                 yield ": keep-alive\n\n"
-
-
-async def refuse_if_revoked(store: TournamentStore, revoked_key: str) -> None:
-    if await store.key_exists(revoked_key):
-        raise auth_problem("auth/revoked", "This token was revoked; get a new one.")

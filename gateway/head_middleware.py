@@ -15,7 +15,6 @@ __all__ = ["HeadAsGetMiddleware"]
 
 
 class HeadAsGetMiddleware:
-    """Serves ``HEAD`` requests through the ``GET`` routes, dropping the body."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app

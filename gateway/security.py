@@ -114,7 +114,6 @@ def revoked_key(keys: Keys, token_id: str) -> str:
 
 
 def game_scope(game: str) -> str:
-    """The scope that lets an agent sit at tables of ``game``: ``game:<name>``."""
     return f"game:{game}"
 
 

@@ -142,7 +142,6 @@ _TOKEN_CLOSES = {"auth/revoked": CLOSE_AUTH_REVOKED, "auth/expired": CLOSE_AUTH_
 
 
 def _close_if_token_failed(error: ProblemError) -> None:
-    """End the session when ``error`` says the caller's token was revoked or expired."""
     if error.code in _TOKEN_CLOSES:
         raise _Closing(_TOKEN_CLOSES[error.code], error.code) from None
 

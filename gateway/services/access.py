@@ -41,6 +41,5 @@ def may_see(record: TableRecord, principal: Principal | None) -> bool:
 
 
 def require_visible(record: TableRecord, principal: Principal | None) -> None:
-    """Raise ``table/not_found`` unless ``principal`` may see the table."""
     if not may_see(record, principal):
         raise not_found(record.id)

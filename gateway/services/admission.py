@@ -106,7 +106,6 @@ class AdmissionSettings(BaseSettings):
 
     @property
     def pass_rule(self) -> PassRule:
-        """The rule a submission is judged by."""
         return PassRule(questions_required=self.questions_required, puzzle_required=self.puzzle_required)
 
 

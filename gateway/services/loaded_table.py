@@ -28,5 +28,4 @@ class LoadedTable:
 
     @property
     def version(self) -> int:
-        """The table's version at the read."""
         return self.snapshot.version

@@ -154,7 +154,6 @@ def table_settings(record: TableRecord) -> TableSettings:
 
 
 def settings_line(settings: TableSettings) -> str:
-    """The settings in one line of the summary."""
     parts = [f"mode {settings.mode}", f"variants {', '.join(settings.variants) or 'none'}",
              f"turn clock {settings.turn_timeout_s:g} s per decision" if settings.turn_timeout_s
              else "no turn clock"]

@@ -29,7 +29,6 @@ LISTED_IN_PROBLEM = 20
 
 
 def exempt(principal: Principal) -> bool:
-    """True for callers the cap does not apply to (the organiser)."""
     return principal.kind == "organiser"
 
 

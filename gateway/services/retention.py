@@ -39,7 +39,6 @@ async def prune_listing(ctx: TableContext) -> int:
 
 
 async def _prune_all(ctx: TableContext) -> None:
-    """Prune batch after batch while each finds a full batch to drop."""
     while await prune_listing(ctx) >= SWEEP_BATCH:
         pass
 

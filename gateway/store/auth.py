@@ -271,7 +271,6 @@ class AuthStore:
         return await self.get_agent(decoded(agent_id))
 
     async def verify_secret(self, agent_id: str, secret: str) -> AgentRecord | None:
-        """The agent's record when ``secret`` is its current secret, else None."""
         proven = await self._proven(agent_id, secret)
         return proven[0] if proven is not None else None
 

@@ -573,12 +573,10 @@ class TableStore:
         return dropped
 
     async def cached_replay(self, table_id: str) -> bytes | None:
-        """A finished table's replay as first built, if it was."""
         cached = await self.redis.get(self.keys.table(table_id, "replay"))
         return cached if isinstance(cached, bytes) else None
 
     async def cache_replay(self, table_id: str, replay_json: bytes, ttl_s: int) -> None:
-        """Keep a finished table's replay for ``ttl_s`` seconds."""
         await self.redis.set(self.keys.table(table_id, "replay"), replay_json, ex=ttl_s)
 
     async def unindex_open(self, table_id: str) -> None:

@@ -209,7 +209,6 @@ class TournamentStore:
         return bool(await self._add_round(keys=keys, args=argv))
 
     async def meta(self, tournament_id: str) -> TournamentMeta | None:
-        """The tournament's meta hash, or None when there is no such tournament."""
         fields = await self.redis.hgetall(self._key(tournament_id, "meta"))
         if not fields or b"record" not in fields:
             return None
@@ -221,7 +220,6 @@ class TournamentStore:
         return {int(decoded(k)): decoded(v) for k, v in raw.items()}
 
     async def index_of_table(self, tournament_id: str, table_id: str) -> int | None:
-        """The plan index of one of the tournament's tables."""
         raw = await self.redis.hget(self._key(tournament_id, "table_index"), table_id)
         return int(decoded(raw)) if raw is not None else None
 
@@ -254,7 +252,6 @@ class TournamentStore:
         await self.redis.hsetnx(self._key(tournament_id, "meta"), "report", report_json)
 
     async def count_refused(self, tournament_id: str, entrant: str) -> None:
-        """Count one refused action of ``entrant`` at one of the tournament's tables."""
         await self.redis.hincrby(self._key(tournament_id, "refused"), entrant, 1)
 
     async def refused(self, tournament_id: str) -> dict[str, int]:

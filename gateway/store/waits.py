@@ -200,7 +200,6 @@ class ChangeListener:
         self._tasks.append(asyncio.create_task(self._sweep(), name="change-listener-sweep"))
 
     async def aclose(self) -> None:
-        """Stop listening and close the links."""
         left = await stop_tasks(*self._tasks, *(link.task for link in self._links.values()))
         for task in left:
             log.error("change listener task %s ignored cancellation; leaving it", task.get_name())

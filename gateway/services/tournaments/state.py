@@ -110,7 +110,6 @@ def store_of(ctx: TableContext) -> TournamentStore:
 
 
 def is_organiser(principal: Principal | None) -> bool:
-    """Whether ``principal`` is the organiser (by key or organiser token)."""
     return principal is not None and principal.kind == "organiser"
 
 
@@ -257,7 +256,6 @@ async def end_tournament(ctx: TableContext, snapshot: TournamentSnapshot, status
 
 
 async def close_running(ctx: TableContext, snapshot: TournamentSnapshot) -> None:
-    """Close every created table of the tournament that is still being played."""
     for index in snapshot.running:
         await close_tournament_table(ctx, table_id_for(snapshot.meta.secret, index),
                                      "The tournament was cancelled; nobody wins this table.")

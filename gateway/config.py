@@ -148,10 +148,7 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def socket_timeout_covers_replica_wait(self) -> Settings:
         """A commit's ``WAIT`` for replicas must end before its read times out, or every
-        commit that waits its full time would be cut and answered 503 ``server/unavailable``.
-
-        :raises ValueError: naming both settings.
-        """
+        commit that waits its full time would be cut and answered 503 ``server/unavailable``."""
         if (self.redis_replica_wait > 0 and self.redis_socket_timeout_s * 1000
                 < self.redis_replica_wait_timeout_ms + REPLICA_WAIT_MARGIN_MS):
             raise ValueError(

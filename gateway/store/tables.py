@@ -314,7 +314,7 @@ class TableStore:
 
         A seat waiting for its turn reads the table only when this shows a change
         of who acts. A held observation that starts from the table as its worker
-        remembers it learns the answer to its first revocation question here.
+        wrote it learns the answer to its first revocation question here.
         ``history`` (log entries, events): :meth:`recent_history` too, read just after
         the table in the same round trip (a woken seat is usually answered from this
         read, and its answer tells what happened since its last move).

@@ -295,11 +295,7 @@ class TournamentStore:
 
     async def assignments_after(self, agent_id: str, after: str) -> list[Assignment]:
         """Up to 100 assignment events after the stream id ``after`` (``"0"``: from the start).
-
-        Never blocks: a held wait reads, waits on the worker's reader
-        (:meth:`gateway.services.waiters.Waiters.watch`) for a publish on
-        :meth:`assignments_key`, then reads again, so no wait holds a connection.
-        """
+        Never blocks: a held wait waits on :meth:`assignments_key`'s publishes instead."""
         reply = await self.redis.xread({self.assignments_key(agent_id): after}, count=100)
         return [Assignment(decoded(entry_id), json.loads(decoded(fields[b"body"])))
                 for entry_id, fields in stream_entries(reply)]

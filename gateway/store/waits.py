@@ -20,12 +20,10 @@ its slot). Not redis-py's ``ClusterPubSub``: it reads its nodes' connections in
 turn (``get_sharded_message`` waits on one, then the next), so a listener on it would
 poll, or wait on one node while another's message sits unread; here each primary's
 ``PubSub`` is read by its own task. It hands each message's channel to ``on_change``,
-with the version the message names (``None`` for any other message: a confirmation,
-an assignment, a revocation)
-(:class:`gateway.services.waiters.Waiters` wakes the local waiters of that key,
-which then read Redis again). A wait is "read, wait for a change, read": what a
-waiter is told comes from a read, never from a message, so a lost or extra message
-can delay an answer (until the waiter's own time runs out) but never make it wrong.
+with the version the message names (``None`` for any other message), and
+:class:`gateway.services.waiters.Waiters` wakes the local waiters of that key: a
+message is only a hint to read again (a lost or extra one can delay an answer, never
+make it wrong).
 
 No change goes unheard: a waiter's first read follows Redis's confirmation of its
 subscription (:meth:`ChangeListener.hold`), and every confirmation is handed to

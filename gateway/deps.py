@@ -25,7 +25,7 @@ from gateway.services.context import TableContext
 from gateway.services.records import problem
 from gateway.services.runtime import table_context
 from gateway.store.auth import AuthStore
-from gateway.store.connection import Keys, RedisClient
+from gateway.store.connection import RedisClient
 
 __all__ = [
     "BEARER_SECURITY",
@@ -34,7 +34,6 @@ __all__ = [
     "AuthStoreDep",
     "CurrentPrincipal",
     "CurrentToken",
-    "KeysDep",
     "OptionalCaller",
     "OptionalPrincipal",
     "OptionalTableCaller",
@@ -100,12 +99,11 @@ async def _redis(request: Request) -> RedisClient:
 
 SettingsDep = Annotated[Settings, _from_state("settings")]
 RedisDep = Annotated[RedisClient, Depends(_redis)]
-KeysDep = Annotated[Keys, _from_state("keys")]
 TokenServiceDep = Annotated[TokenService, _from_state("tokens")]
 
 
-async def _auth_store(redis: RedisDep, keys: KeysDep) -> AuthStore:
-    return AuthStore(redis, keys)
+async def _auth_store(request: Request, redis: RedisDep) -> AuthStore:
+    return AuthStore(redis, request.app.state.keys)
 
 
 AuthStoreDep = Annotated[AuthStore, Depends(_auth_store)]

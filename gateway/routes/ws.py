@@ -83,6 +83,7 @@ from gateway.services import events as events_service
 from gateway.services import tables as tables_service
 from gateway.services import tournaments as tournaments_service
 from gateway.services.context import TableContext
+from gateway.services.loaded_table import LoadedTable
 from gateway.services.records import invalid, schema_errors
 from gateway.services.runtime import table_context
 from gateway.services.waiters import Watch
@@ -157,6 +158,9 @@ class _Session:
         self._tables: dict[str, asyncio.Task[None]] = {}
         self._pushed: dict[str, int] = {}
         """Per followed table, the version of the last decision pushed."""
+        self._told: dict[str, LoadedTable] = {}
+        """Per followed table, the table its last decision was told from: an action at
+        that version is tried on it with no read (:func:`actions_service.submit`'s ``told``)."""
         self._watches: dict[str, Watch] = {}
         self._assignments: asyncio.Task[None] | None = None
         self._acts = asyncio.Semaphore(ACTS_IN_FLIGHT)
@@ -294,7 +298,7 @@ class _Session:
         try:
             applied = await actions_service.submit(
                 self.ctx, table_id, self.credential.caller, body, message.idempotency_key,
-                watch=watch)
+                watch=watch, told=self._told.get(table_id))
             if watch is not None and (applied.retried or applied.table.record.status != "playing"):
                 watch.wake()  # not this request's write, or the end: the subscription reads
         except _ACT_REFUSALS as error:
@@ -314,6 +318,7 @@ class _Session:
             # Still to act (no turn entry wakes the subscription): the answer carries the
             # decision, built from the state the commit wrote, and it is pushed once too.
             self._pushed[table_id] = version
+            self._told[table_id] = applied.table
             following = tables_service.observation_after(applied)
         await self.send(AcceptedMessage(ref=message.ref, table_id=table_id,
                                         result=applied.result(following)))
@@ -390,6 +395,7 @@ class _Session:
                                  and seat in table.game.to_act(table.state)):
                         first = False
                         self._pushed[table_id] = max(pushed, table.version)
+                        self._told[table_id] = table
                         seen = await tables_service.observation_of(
                             ctx, table_id, caller, position, recent)
                         if feed is not None:  # the events before a decision come before it
@@ -413,6 +419,7 @@ class _Session:
                     position = moved
             finally:
                 self._pushed.pop(table_id, None)
+                self._told.pop(table_id, None)
                 if self._watches.get(table_id) is watch:
                     del self._watches[table_id]
         raise _Closing(None)

@@ -395,6 +395,7 @@ async def submit(
     idempotency_key: str | None,
     *,
     watch: Watch | None = None,
+    told: LoadedTable | None = None,
 ) -> Applied:
     """Apply one agent's action, at most once per idempotency key.
 
@@ -403,45 +404,67 @@ async def submit(
     round trip as the table, and refused before anything about the table is told.
     ``watch``: the caller's own watch of the table's turn stream, if it holds one
     (:func:`commit_step`'s ``besides``).
+
+    ``told``: the table as the caller was last told it, from a connection that holds it
+    anyway and is closed when its token is revoked (the bot socket). At the action's
+    version it is acted on without a read: the commit's compare-and-set on the version,
+    and its check of the idempotency key, refuse it if the table or the key moved on,
+    and a read follows; so does any refusal, so every answer is the one a read gives.
+    Revocation is then the connection's to enforce: it closes on the revocation's
+    publish, so an action sent while that publish is on its way may still apply, as an
+    HTTP action whose read came just before the revocation does.
     """
     scope = f"{caller.agent_id}:{idempotency_key}" if idempotency_key else None
     fingerprint = _fingerprint(body)
-    for _attempt in range(2):  # a second time only when a retry with the key won the race
-        snapshot, stored, revoked = await ctx.store.load_for_action(
-            table_id, scope, caller.revoked_key)
-        principal = caller.confirm(revoked)  # before anything about the table is told
-        loaded = parse_table(ctx, table_id, snapshot)
-        record, game = loaded.record, loaded.game
-        seat = record.seat_of(principal.agent_id)
-        if seat is None:
-            if not may_see(record, principal):
-                raise not_found(table_id)  # a private table is not admitted to exist
-            raise problem("table/not_seated", "You do not sit at this table.")
-        require_scope(principal, record.game)
-        if stored is not None:
-            return await _applied_before(ctx, loaded, seat, principal, stored, fingerprint)
-        if record.status == "open":
-            raise problem("table/not_started", "The table starts when every seat is taken.")
-        if record.status == "finished":
-            raise problem("table/finished", "The table is over; see its replay.")
-        if body.version != loaded.version:
-            raise _stale(loaded.version, body.version)
+    told_now = told if told is not None and told.version == body.version else None
+    for _attempt in range(3):  # the told table, a read, and a read again when a retry won the race
+        if told_now is not None:
+            # No revocation read: the connection closes on the revocation's publish.
+            caller.confirm_still_valid()
+            loaded, stored, principal = told_now, None, caller.confirm(revoked=False)
+        else:
+            snapshot, stored, revoked = await ctx.store.load_for_action(
+                table_id, scope, caller.revoked_key)
+            principal = caller.confirm(revoked)  # before anything about the table is told
+            loaded = parse_table(ctx, table_id, snapshot)
         try:
-            to_act = game.to_act(loaded.state)
-            if seat not in to_act:
-                raise problem(
-                    "action/not_your_turn",
-                    f"Seat {seat} is not to act now; seats to act: {to_act}.", to_act=to_act,
-                )
-            action = _parse_action(game, body.action)
+            record, game = loaded.record, loaded.game
+            seat = record.seat_of(principal.agent_id)
+            if seat is None:
+                if not may_see(record, principal):
+                    raise not_found(table_id)  # a private table is not admitted to exist
+                raise problem("table/not_seated", "You do not sit at this table.")
+            require_scope(principal, record.game)
+            if stored is not None:
+                return await _applied_before(ctx, loaded, seat, principal, stored, fingerprint)
+            if record.status == "open":
+                raise problem("table/not_started", "The table starts when every seat is taken.")
+            if record.status == "finished":
+                raise problem("table/finished", "The table is over; see its replay.")
+            if body.version != loaded.version:
+                raise _stale(loaded.version, body.version)
             try:
-                step = advance(loaded, seat, action, by="agent", now=ctx.now())
-            except EngineError as error:
-                raise _engine_problem(error, game.legal_actions(loaded.state, seat)) from None
+                to_act = game.to_act(loaded.state)
+                if seat not in to_act:
+                    raise problem(
+                        "action/not_your_turn",
+                        f"Seat {seat} is not to act now; seats to act: {to_act}.", to_act=to_act,
+                    )
+                action = _parse_action(game, body.action)
+                try:
+                    step = advance(loaded, seat, action, by="agent", now=ctx.now())
+                except EngineError as error:
+                    raise _engine_problem(error, game.legal_actions(loaded.state, seat)) from None
+            except ProblemError:
+                # The tournament's report counts refusals (a told table's comes from the read).
+                if record.tournament is not None and loaded is not told_now:
+                    await ctx.tournaments.note_refused(record, principal.agent_id)
+                raise
         except ProblemError:
-            if record.tournament is not None:  # the tournament's report counts refusals
-                await ctx.tournaments.note_refused(record, principal.agent_id)
-            raise
+            if loaded is not told_now:
+                raise
+            told_now = None  # refused on the told table: answered from a read, as any request
+            continue
         first, last = loaded.snapshot.seq + 1, loaded.snapshot.seq + len(step.events)
         idempotency = (IdempotencyRecord(fingerprint, loaded.version + 1, action.id, (first, last))
                        if scope is not None else None)
@@ -457,6 +480,7 @@ async def submit(
             )
         if committed.replayed is None:
             raise _stale(committed.version, body.version)
+        told_now = None
     raise _stale(loaded.version, body.version)
 
 

@@ -322,15 +322,21 @@ def test_a_seat_on_the_committing_worker_is_pushed_the_written_table_without_a_r
 ) -> None:
     """Both sockets are on this one worker, so every wake comes from its own commit: the
     seat to decide is pushed the table the commit wrote, with no read of the turn stream,
-    and the push is the observation a read gives (the same as ``GET .../observation``)."""
+    and the push is the observation a read gives (the same as ``GET .../observation``).
+    Its action on that decision is tried on the table it was told, with no read either."""
     seats = agents(mint_token, auth, "local", 2)
     table_id = seated_table(client, seats, seed=11)
     reads: list[str] = []
-    read_turns = TableStore.turns_then_table
+    loads: list[str] = []
+    read_turns, load = TableStore.turns_then_table, TableStore.load_for_action
 
     async def counted(store: TableStore, table: str, *args: Any, **kwargs: Any) -> Any:
         reads.append(table)
         return await read_turns(store, table, *args, **kwargs)
+
+    async def loaded(store: TableStore, table: str, *args: Any, **kwargs: Any) -> Any:
+        loads.append(table)
+        return await load(store, table, *args, **kwargs)
 
     with client.websocket_connect("/v1/ws", headers=seats[0]) as first, \
             client.websocket_connect("/v1/ws", headers=seats[1]) as second:
@@ -342,6 +348,7 @@ def test_a_seat_on_the_committing_worker_is_pushed_the_written_table_without_a_r
         turn = pushed[0]["to_act"][0]
         observation = pushed[turn]
         monkeypatch.setattr(TableStore, "turns_then_table", counted)
+        monkeypatch.setattr(TableStore, "load_for_action", loaded)
         handovers = 0
         while handovers < 6:
             sockets[turn].send_json({
@@ -358,3 +365,40 @@ def test_a_seat_on_the_committing_worker_is_pushed_the_written_table_without_a_r
             assert observation["since_your_last_move"], "the other seat's move is told"
             handovers += 1
     assert reads == [], "a wake from this worker's own commit read the table again"
+    # The test's own GET .../observation reads (one per handover), and no action's.
+    assert len(loads) == handovers, "an action on the decision just told read the table again"
+
+
+def test_an_action_on_a_table_moved_on_meanwhile_is_answered_as_over_http(
+    client: TestClient, mint_token: Callable[..., str], auth: Auth,
+) -> None:
+    """The socket acts on the table it told the seat; when the same agent acted over HTTP
+    in between, the socket's action is refused as stale, and a retry of the HTTP action's
+    key is that action told again, exactly as HTTP answers both."""
+    [headers] = agents(mint_token, auth, "moved", 1)
+    table_id = _bot_table(client, headers)
+    with client.websocket_connect("/v1/ws", headers=headers) as socket:
+        socket.receive_json()
+        socket.send_json({"type": "subscribe", "table_id": table_id})
+        observation = _until(socket, "observation", table_id)["observation"]
+        while not observation["legal_actions"]:
+            observation = _until(socket, "observation", table_id)["observation"]
+        version, action = observation["version"], observation["legal_actions"][0]["id"]
+        over_http = client.post(f"/v1/tables/{table_id}/actions", json={
+            "version": version, "action": action}, headers={**headers, "Idempotency-Key": "h"})
+        assert over_http.status_code == 200, over_http.text
+        socket.send_json({"type": "act", "ref": "late", "table_id": table_id,
+                          "version": version, "action": action, "idempotency_key": "s"})
+        refused = _until(socket, "problem")
+        stale_over_http = client.post(f"/v1/tables/{table_id}/actions", json={
+            "version": version, "action": action}, headers={**headers, "Idempotency-Key": "t"})
+        socket.send_json({"type": "act", "ref": "again", "table_id": table_id,
+                          "version": version, "action": action, "idempotency_key": "h"})
+        again = _until(socket, "accepted")
+    assert refused["ref"] == "late" and refused["problem"]["code"] == "table/stale_version"
+    assert refused["problem"]["current_version"] > version
+    assert stale_over_http.json()["code"] == "table/stale_version"
+    first = over_http.json()
+    assert again["ref"] == "again"
+    assert (again["result"]["version"], again["result"]["action"], again["result"]["events"]) == (
+        first["version"], first["action"], first["events"])

@@ -50,7 +50,7 @@ from engine.market_fortune.actions import (
     Take,
 )
 from engine.market_fortune.scoring import count
-from engine.market_fortune.state import Investment, SeatState
+from engine.market_fortune.state import Investment, SeatState, evolve
 from engine.market_fortune.view import FACE_DOWN, MarketFortuneView
 from engine.simulation import PlayoutProbe
 
@@ -463,7 +463,7 @@ def _choose_victory(seat: _Seat, legal: Sequence[Action]) -> Action:
         if not isinstance(option, Optimise):
             continue
         investments = tuple(
-            inv.but(**{"stock" if inv.stock == option.out else "ret": option.into})
+            evolve(inv, {"stock" if inv.stock == option.out else "ret": option.into})
             if option.out in (inv.stock, inv.ret)
             else inv
             for inv in seat.investments

@@ -143,7 +143,7 @@ def play_red(
         else:  # systemic_risk
             lead = set(leaders(state))
             queue = tuple(o for o in clockwise(state, seat) if o in lead)
-        attack = Attack(card, seat, queue)
+        attack = Attack(card=card, attacker=seat, queue=queue)
         return evolve(state, {"attack": attack})
     return _instant(state, seat, kind.key, events)
 
@@ -292,8 +292,8 @@ def defend(state: MarketFortuneState, defender: int, card: str, events: list[Eve
         events.append(event("defend", f"Seat {defender} answered with {kind.name}, which goes back to its hand.", seat=defender, blue=kind.key, section=kind.section))
     if kind.key == "wrong_analyst":
         events.append(event("bounce", f"The attack turns on seat {attacker}, who may defend (7.3).", seat=attacker, source=defender))
-        return evolve(state, {"attack": attack.hit(defender, attacker)})
-    state = evolve(state, {"attack": attack.hit(None, None)})
+        return evolve(state, {"attack": evolve(attack, {"source": defender, "defender": attacker})})
+    state = evolve(state, {"attack": evolve(attack, {"source": None, "defender": None})})
     if kind.key == "stablecoin":
         state = draw_strategy(state, defender, events, "Stablecoin, 12.17")
     elif kind.key == "experience":

@@ -103,7 +103,7 @@ def with_seat(
 ) -> MarketFortuneState:
     """Replace fields of one seat and, in the same copy, fields of the state."""
     seats = state.__dict__["seats"]
-    changes: dict[str, object] = {"seats": (*seats[:index], seats[index].changed(seat_changes), *seats[index + 1 :])}
+    changes: dict[str, object] = {"seats": (*seats[:index], evolve(seats[index], seat_changes), *seats[index + 1 :])}
     if state_changes:
         changes.update(state_changes)
     return evolve(state, changes)

@@ -278,7 +278,7 @@ def _hold_back(state: MarketFortuneState, seat: int, stock: str, events: list[Ev
 def _declare(state: MarketFortuneState, seat: int, events: list[Event]) -> MarketFortuneState:
     """The count (8.1): flip everything; 25M or more wins (8.2), else return one."""
     owner = state.seats[seat]
-    flipped = tuple(inv.but(face_up=True) for inv in owner.investments)
+    flipped = tuple(evolve(inv, {"face_up": True}) for inv in owner.investments)
     state = set_seat(state, seat, investments=flipped)
     result = _count(state, seat)
     shown = [[inv.stock, inv.ret] for inv in flipped]
@@ -415,7 +415,7 @@ def _advance(state: MarketFortuneState, events: list[Event]) -> MarketFortuneSta
                 return state
             if attack.queue:
                 target = attack.queue[0]
-                state = evolve(state, {"attack": attack.hit(attack.attacker, target, attack.queue[1:])})
+                state = evolve(state, {"attack": evolve(attack, {"source": attack.attacker, "defender": target, "queue": attack.queue[1:]})})
                 events.append(event("defence_window", f"Seat {target} may answer {cards.kind_of(attack.card).name} from seat {attack.attacker} (7.2).", seat=target, source=attack.attacker))
                 return state
             return _close(state, {"attack": None}, events)
@@ -495,7 +495,7 @@ def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneActio
         owner = state.seats[seat]
         index = _index_of(owner, action.stock)
         investments = list(owner.investments)
-        investments[index] = investments[index].but(marked=True)
+        investments[index] = evolve(investments[index], {"marked": True})
         events.append(event("mark", f"Seat {seat} marked its investment number {index + 1} (+{cards.COMPOUND_INTEREST_BONUS}M at the count).", seat=seat, position=index))
         return set_seat(state, seat, investments=tuple(investments))
     assert isinstance(action, Form)
@@ -531,7 +531,7 @@ def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneActio
         for index, inv in enumerate(investments):
             if action.out in (inv.stock, inv.ret):
                 field = "stock" if inv.stock == action.out else "ret"
-                investments[index] = inv.but(**{field: action.into})
+                investments[index] = evolve(inv, {field: action.into})
                 position = index
                 break
         hand = [action.out if c == action.into else c for c in owner.hand]
@@ -553,7 +553,7 @@ def _apply_action(state: MarketFortuneState, seat: int, action: MarketFortuneAct
         if isinstance(action, Defend):
             return defend(state, seat, action.card, events)
         assert attack.source is not None
-        state = evolve(state, {"attack": attack.hit(None, None)})
+        state = evolve(state, {"attack": evolve(attack, {"source": None, "defender": None})})
         events.append(event("decline", f"Seat {seat} does not defend.", seat=seat))
         return hit(state, attack.source, seat, events)
     if isinstance(action, Optimise) or state.stage == "main":

@@ -23,10 +23,9 @@ it takes precedence over the stage; otherwise an open ``attack`` with a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from engine.core import EngineModel, Outcome, TableConfig, evolve
 from engine.market_fortune import cards
@@ -76,22 +75,12 @@ class MarketFortuneConfig(TableConfig):
     match_target: int = Field(default=cards.MATCH_TARGET, ge=1)
 
 
-@dataclass(frozen=True, slots=True)
-class Investment:
+class Investment(EngineModel):
     """A formed investment (5.1): one Stock and one Return, in formation order.
 
     ``innovation`` is the Innovation card attached when it was formed (6.4);
     ``marked`` is a Compound Interest mark (12.5); ``face_up`` once counted (8.2).
-
-    A frozen dataclass with slots rather than a pydantic model: its JSON is the
-    same object (pydantic validates and serialises it like a model, unknown
-    fields refused), but its fields live in the instance itself. Views read
-    every seat's investments on every step, and a model keeps its fields in a
-    separate dict behind a ``__getattr__`` hook: several more memory reads per
-    investment on a state just read back from JSON.
     """
-
-    __pydantic_config__ = ConfigDict(extra="forbid")
 
     stock: str
     ret: str
@@ -104,14 +93,6 @@ class Investment:
         if self.innovation is None:
             return (self.stock, self.ret)
         return (self.stock, self.ret, self.innovation)
-
-    def but(self, **changes: object) -> Investment:
-        """A copy with ``changes`` (values of the fields' own types), without validating again.
-
-        ``dataclasses.replace``: a misspelt field raises :class:`TypeError`.
-        """
-        return replace(self, **changes)  # type: ignore[arg-type]
-
 
 
 class Reveal(EngineModel):
@@ -126,16 +107,8 @@ class Reveal(EngineModel):
     """The game of a match it was shown in (Championship plays several)."""
 
 
-@dataclass(frozen=True, slots=True)
-class SeatState:
-    """Everything one seat holds.
-
-    A frozen slots dataclass, like :class:`Investment` and for the same reason:
-    the same JSON object, but the fields live in the instance, so reading every
-    seat for a view (on every step) touches a fraction of the memory.
-    """
-
-    __pydantic_config__ = ConfigDict(extra="forbid")
+class SeatState(EngineModel):
+    """Everything one seat holds."""
 
     hand: tuple[str, ...] = ()
     """Building cards (Stocks and Returns) in hand."""
@@ -152,40 +125,15 @@ class SeatState:
         """Hand plus investment building cards: the 8-card rule count (4.1)."""
         return len(self.hand) + 2 * len(self.investments)
 
-    def changed(self, changes: dict[str, object]) -> SeatState:
-        """A copy with ``changes`` (values of the fields' own types), without validating again."""
-        get = changes.get
-        return SeatState(
-            get("hand", self.hand),  # type: ignore[arg-type]
-            get("strategies", self.strategies),  # type: ignore[arg-type]
-            get("investments", self.investments),  # type: ignore[arg-type]
-            get("skip_next", self.skip_next),  # type: ignore[arg-type]
-            get("match_total", self.match_total),  # type: ignore[arg-type]
-            get("revealed", self.revealed),  # type: ignore[arg-type]
-        )
 
-    def with_hand(self, hand: tuple[str, ...]) -> SeatState:
-        """A copy holding ``hand``: :meth:`changed` for the change a Build or a discard makes."""
-        return SeatState(hand, self.strategies, self.investments, self.skip_next, self.match_total, self.revealed)
-
-
-assert len(SeatState.__slots__) == 6, "SeatState.changed passes every field"
-
-
-@dataclass(frozen=True, slots=True)
-class Attack:
+class Attack(EngineModel):
     """A red attack being resolved (7).
 
     ``card`` is the red played by ``attacker``. ``queue`` holds the original
     targets still to be hit, clockwise from the attacker (7.2). The current hit
     is ``source`` attacking ``defender``; after a Wrong Analyst bounce (7.3) the
     two swap. ``defender`` is ``None`` between hits.
-
-    A frozen slots dataclass, like :class:`SeatState` and for the same reason:
-    the same JSON object, and every step reads who defends.
     """
-
-    __pydantic_config__ = ConfigDict(extra="forbid")
 
     card: str
     attacker: int
@@ -193,28 +141,15 @@ class Attack:
     source: int | None = None
     defender: int | None = None
 
-    def hit(self, source: int | None, defender: int | None, queue: tuple[int, ...] | None = None) -> Attack:
-        """A copy whose current hit is ``source`` on ``defender`` (``None``: between hits).
 
-        ``queue`` replaces the targets still to be hit when given.
-        """
-        return Attack(self.card, self.attacker, self.queue if queue is None else queue, source, defender)
-
-
-@dataclass(frozen=True, slots=True)
-class Task:
+class Task(EngineModel):
     """A decision owed inside a rule or an effect, by ``seat``.
 
     ``count`` decisions of the same step remain. ``other`` is the other seat an
     effect involves; ``forbid`` a card that may not be discarded (3.2);
     ``locked`` whether discards lie face down (Championship, 9.3); ``section``
     the rule being resolved.
-
-    A frozen slots dataclass, like :class:`SeatState`: the same JSON object,
-    and the first task is read on every step that owes a decision.
     """
-
-    __pydantic_config__ = ConfigDict(extra="forbid")
 
     seat: int
     step: TaskStep

@@ -40,7 +40,7 @@ def table(seats: int = 4, seed: int = 1, mode: Mode = "fortune") -> MarketFortun
 def with_seat(state: MarketFortuneState, index: int, **changes: Any) -> MarketFortuneState:
     """``state`` with one seat changed (a hand-made scenario)."""
     seats = list(state.seats)
-    seats[index] = seats[index].changed(changes)
+    seats[index] = seats[index].model_copy(update=changes)
     return state.model_copy(update={"seats": tuple(seats)})
 
 
@@ -396,7 +396,7 @@ def _momentum_count(p: dict[str, Any]) -> bool:
         after, _ = GAME.apply(state, seat, Risk(stock="S.mining.1", ret="R.mining.1"))
         if after.stage == "victory":
             with_card = scoring.count(after.seats[seat]).total
-            without = scoring.count(after.seats[seat].changed({"strategies": ()})).total
+            without = scoring.count(after.seats[seat].model_copy(update={"strategies": ()})).total
             assert with_card > without, p  # the scenario tells the two answers apart
             _, events = GAME.apply(after, seat, Declare())
             counted = next(e.data["total"] for e in events if e.kind == "count")
@@ -445,7 +445,7 @@ def _championship_opener(p: dict[str, Any]) -> str:
 
 def _optimise_flipped(p: dict[str, Any]) -> bool:
     state, seat = _optimise_scenario("S.energy.2", "R.energy.3", ("S.energy.5",))
-    flipped = tuple(inv.but(face_up=True) for inv in state.seats[seat].investments)
+    flipped = tuple(inv.model_copy(update={"face_up": True}) for inv in state.seats[seat].investments)
     state = with_seat(state, seat, investments=flipped)
     return any(isinstance(a, Optimise) for a in GAME.legal_actions(state, seat))
 

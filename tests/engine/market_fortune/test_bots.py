@@ -154,7 +154,7 @@ def test_greedy_prefers_the_blue_that_comes_back(mf: MF) -> None:
         update={
             "seats": (
                 state.seats[0],
-                state.seats[1].changed({"strategies": ("X.risk_control.1", "X.diamond_hands.1")}),
+                state.seats[1].model_copy(update={"strategies": ("X.risk_control.1", "X.diamond_hands.1")}),
                 *state.seats[2:],
             ),
             "strategy_deck": tuple(c for c in state.strategy_deck if c != "X.diamond_hands.1"),

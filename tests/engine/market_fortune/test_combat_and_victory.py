@@ -166,7 +166,7 @@ def test_championship_adds_the_count_and_the_winner_opens_the_next_game(mf: MF) 
 
 def test_championship_match_ends_at_the_target_or_the_game_cap(mf: MF) -> None:
     state = _fourth(mf, "championship")
-    state = state.model_copy(update={"seats": (state.seats[0].changed({"match_total": 70}), *state.seats[1:])})
+    state = state.model_copy(update={"seats": (state.seats[0].model_copy(update={"match_total": 70}), *state.seats[1:])})
     won, _ = mf.act(state, "risk:S.retail.5+R.retail.4", "declare")
     assert GAME.outcome(won).reason == "victory" and GAME.outcome(won).winners == (0,)
     capped = _fourth(mf, "championship", config={"match_game_limit": 3}, game_number=3)

@@ -33,7 +33,7 @@ def test_negotiation_with_an_empty_hand_gives_nothing_and_still_takes(mf: MF) ->
 
 def test_a_second_block_before_the_turn_still_costs_one_turn(mf: MF) -> None:
     state = _red(mf, "X.regulatory_block.1")
-    state = state.model_copy(update={"seats": (state.seats[0], state.seats[1].changed({"skip_next": True}), *state.seats[2:])})
+    state = state.model_copy(update={"seats": (state.seats[0], state.seats[1].model_copy(update={"skip_next": True}), *state.seats[2:])})
     state, events = mf.act(state, "play:X.regulatory_block.1@1", "decline")
     assert [e.data["seat"] for e in events if e.kind == "skip"] == [1] and GAME.to_act(state) == [2]
 
@@ -47,11 +47,11 @@ def test_a_blocked_seat_loses_its_shrewd_move_extra_turn(mf: MF) -> None:
     )
     state, _ = mf.act(state, "play:X.shrewd_move.1")
     assert GAME.to_act(state) == [0]
-    state = state.model_copy(update={"seats": (state.seats[0].changed({"skip_next": True}), *state.seats[1:])})
+    state = state.model_copy(update={"seats": (state.seats[0].model_copy(update={"skip_next": True}), *state.seats[1:])})
     state, _ = mf.act(state, "build:stock_deck")
     assert GAME.to_act(state) == [1]  # no extra turn: turn passes on
     blocked = mf.build(hands={0: NO_PAIRS[:6]}, strategies={0: ["X.shrewd_move.1"]}, stage="red", turn=3)
-    blocked = blocked.model_copy(update={"seats": (blocked.seats[0].changed({"skip_next": True}), *blocked.seats[1:])})
+    blocked = blocked.model_copy(update={"seats": (blocked.seats[0].model_copy(update={"skip_next": True}), *blocked.seats[1:])})
     blocked, events = mf.act(blocked, "play:X.shrewd_move.1")
     assert [e.data["seat"] for e in events if e.kind == "skip"] == [0]
     assert GAME.to_act(blocked) == [1] and blocked.turn == 5  # the skipped turn counts (3.7)

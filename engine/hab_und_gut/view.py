@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Literal, TypeVar
 
-from engine.core import EngineModel, Seat, View, construct
+from engine.core import EngineModel, Seat, View
 
 from .components import (
     COMMODITIES,
@@ -114,9 +114,6 @@ class HabView(View):
 
 K = TypeVar("K")
 T = TypeVar("T")
-_built = construct
-"""Views are made from values the engine produced, without validating them again
-(:func:`engine.core.construct`): a view is built after every action of every table."""
 
 # Card faces and price markers never change, so their views are built once, at import.
 _MARKET_VIEWS: dict[str, MarketCardView] = {
@@ -205,16 +202,7 @@ def _prices(prices: tuple[int, ...], supply: tuple[str, ...]) -> tuple[PriceView
 def _seat_view(facts: tuple[int, int, int, int, int]) -> SeatView:
     """A seat's view from its ``(seat, money, shares held, face down, charity money)``."""
     seat, money, held, given, frozen = facts
-    made = _built(
-        SeatView,
-        {
-            "seat": seat,
-            "money": money,
-            "shares_held": held,
-            "charity_face_down": given,
-            "charity_money": frozen,
-        },
-    )
+    made = SeatView(seat=seat, money=money, shares_held=held, charity_face_down=given, charity_money=frozen)
     return _remember(_SEAT_VIEWS, facts, made)
 
 
@@ -241,7 +229,7 @@ _share_view = _SHARE_VIEWS.__getitem__
 def _holder(number: int, side: Side, cards: tuple[str, ...]) -> HolderView:
     """A holder beside the viewer (its contents change once a turn, so it is memoised)."""
     memo = _HOLDER_VIEWS[2 * number + (side == "right")]
-    made = _built(HolderView, {"holder": number, "side": side, "cards": tuple(map(_market_view, cards))})
+    made = HolderView(holder=number, side=side, cards=tuple(map(_market_view, cards)))
     return _remember(memo, cards, made)
 
 
@@ -282,8 +270,10 @@ def view(state: HabState, seat: Seat | None) -> HabView:
     seat_key = (values["money"], values["charity_money"], values["shares"], values["charity"])
     seat_views = _SEATS.get(seat_key) or _seats(seat_key)
     discards = values["discards"]
-    return construct(
-        HabView,
+    # Validated from a dict rather than by the keyword constructor: for a model
+    # of this many fields pydantic then skips packing the keywords and writing
+    # into an instance made beforehand, about a fifth of the cost.
+    return HabView.model_validate(
         {
             "game": "hab-und-gut",
             "seat": seat,
@@ -308,7 +298,7 @@ def view(state: HabState, seat: Seat | None) -> HabView:
             "donations": values["donations"],
             "eliminated": values["eliminated"],
             "winners": values["winners"],
-        },
+        }
     )
 
 

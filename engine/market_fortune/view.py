@@ -10,7 +10,7 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Any, Literal, TypeVar
 
-from engine.core import EngineModel, Outcome, View, construct
+from engine.core import EngineModel, Outcome, View
 from engine.market_fortune import cards
 from engine.market_fortune.scoring import count
 from engine.market_fortune.state import (
@@ -121,23 +121,17 @@ class MarketFortuneView(View):
 
 
 T = TypeVar("T")
-_raw = construct
-"""Views are built from values the engine already holds, without re-validation
-(:func:`engine.core.construct`): they are built after every action."""
 
 
 def _investment(inv: Investment, visible: bool) -> InvestmentView:
     if visible or inv.face_up:
-        return _raw(
-            InvestmentView,
-            {
-                "face_up": inv.face_up,
-                "marked": inv.marked,
-                "stock": inv.stock,
-                "ret": inv.ret,
-                "innovation": inv.innovation,
-                "value": cards.card_value(inv.stock) + cards.card_value(inv.ret),
-            },
+        return InvestmentView(
+            face_up=inv.face_up,
+            marked=inv.marked,
+            stock=inv.stock,
+            ret=inv.ret,
+            innovation=inv.innovation,
+            value=cards.card_value(inv.stock) + cards.card_value(inv.ret),
         )
     return _FACE_DOWN_MARKED if inv.marked else _FACE_DOWN_PLAIN
 
@@ -172,26 +166,23 @@ def _player(key: tuple[Any, ...], investments: tuple[Investment, ...]) -> Player
     return _remember(
         _PLAYERS,
         key,
-        _raw(
-            PlayerView,
-            {
-                "seat": index,
-                "hand_count": hand_count,
-                "strategy_count": strategy_count,
-                "investment_count": len(investments),
-                "investments": tuple([_investment(inv, False) for inv in investments]),
-                "skip_next": skip_next,
-                "match_total": match_total,
-            },
+        PlayerView(
+            seat=index,
+            hand_count=hand_count,
+            strategy_count=strategy_count,
+            investment_count=len(investments),
+            investments=tuple([_investment(inv, False) for inv in investments]),
+            skip_next=skip_next,
+            match_total=match_total,
         ),
     )
 
 
 _SEAT_FACTS = attrgetter("hand", "strategies", "investments", "skip_next", "match_total")
 _INVESTMENT_FACTS = attrgetter("stock", "ret", "innovation", "marked", "face_up")
-"""An investment's facts, read from its slots in one C call (see :class:`Investment`)."""
+"""An investment's facts, in one C call."""
 _TASK_FACTS = attrgetter("seat", "step", "section", "count", "other", "forbid")
-"""What a decision shows of a task (not ``locked``), read from its slots in one C call."""
+"""What a decision shows of a task (not ``locked``), in one C call."""
 
 
 def _players(seats: tuple[SeatState, ...]) -> tuple[PlayerView, ...]:
@@ -203,8 +194,6 @@ def _players(seats: tuple[SeatState, ...]) -> tuple[PlayerView, ...]:
     mark alone: a bool, with no tuple made for it. A face-up one (after a
     failed count, 8.2) enters with every fact, cards included, as a tuple,
     which never equals a bool, so a key never merges two different views.
-    Seats and investments are slots dataclasses, so each read is one C call
-    (:class:`SeatState`).
 
     An action changes one or two seats, so the others' keys find their views.
     The seats are looked up one by one, not as a whole table: a table key
@@ -285,16 +274,13 @@ def _view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
     attack_view = None
     if attack is not None:
         kind = cards.kind_of(attack.card)
-        attack_view = _raw(
-            AttackView,
-            {
-                "strategy": kind.key,
-                "name": kind.name,
-                "attacker": attack.attacker,
-                "source": attack.source,
-                "defender": attack.defender,
-                "queue": attack.queue,
-            },
+        attack_view = AttackView(
+            strategy=kind.key,
+            name=kind.name,
+            attacker=attack.attacker,
+            source=attack.source,
+            defender=attack.defender,
+            queue=attack.queue,
         )
     decision = None
     if tasks:
@@ -308,16 +294,13 @@ def _view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
             decision = _remember(
                 _DECISIONS,
                 decision_key,
-                _raw(
-                    DecisionView,
-                    {
-                        "seat": task_seat,
-                        "step": step,
-                        "count": count,
-                        "section": section,
-                        "other": other,
-                        "forbid": forbid,
-                    },
+                DecisionView(
+                    seat=task_seat,
+                    step=step,
+                    count=count,
+                    section=section,
+                    other=other,
+                    forbid=forbid,
                 ),
             )
     hand: tuple[str, ...] = ()
@@ -341,8 +324,10 @@ def _view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
     if values["locked"]:
         stock_pile = _pile(state, stock_pile, seat)
         return_pile = _pile(state, return_pile, seat)
-    return _raw(
-        MarketFortuneView,
+    # Validated from a dict rather than by the keyword constructor: for a model
+    # of this many fields pydantic then skips packing the keywords and writing
+    # into an instance made beforehand, about a fifth of the cost.
+    return MarketFortuneView.model_validate(
         {
             "game": "market-fortune",
             "seat": seat,
@@ -371,7 +356,7 @@ def _view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
             "roll_off": values["roll_off"],
             "last_game": values["last_game"],
             "result": values["result"],
-        },
+        }
     )
 
 

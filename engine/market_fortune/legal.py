@@ -160,8 +160,10 @@ def _between_seat(state: MarketFortuneState) -> int:
     return state.next_opener if state.next_opener is not None else 0
 
 
-def _pile_sources(state: MarketFortuneState, deck_only: bool = False) -> list[str]:
-    return [s for s in SOURCES if (not deck_only or s.endswith("_deck")) and can_draw(state, s)]
+def _pile_sources(state: MarketFortuneState, deck_only: bool = False, only: Source | None = None) -> list[str]:
+    """The sources a building card can be drawn from now (4.2, 4.3); with ``only``, that one if it can."""
+    asked = SOURCES if only is None else (only,)
+    return [s for s in asked if (not deck_only or s.endswith("_deck")) and can_draw(state, s)]
 
 
 def _optimisations(state: MarketFortuneState, seat: int) -> list[MarketFortuneAction]:
@@ -182,10 +184,15 @@ def _optimisations(state: MarketFortuneState, seat: int) -> list[MarketFortuneAc
     return options
 
 
-def _task_actions(state: MarketFortuneState, task: Task) -> list[MarketFortuneAction]:
+def _task_actions(
+    state: MarketFortuneState, task: Task, asked: MarketFortuneAction | None = None
+) -> list[MarketFortuneAction]:
+    """The answers to ``task``; given an action, a discard lists only its card (see :data:`Choices`)."""
     owner = state.seats[task.seat]
     if task.step == "discard":
         allowed = [c for c in owner.hand if c != task.forbid] or list(owner.hand)
+        if isinstance(asked, Discard):
+            return [_discard(asked.card)] if asked.card in allowed else []
         return [_discard(c) for c in allowed]
     if task.step in ("draw", "draw_deck"):
         return [_draw(s) for s in _pile_sources(state, deck_only=task.step == "draw_deck")]
@@ -204,7 +211,8 @@ def _task_actions(state: MarketFortuneState, task: Task) -> list[MarketFortuneAc
 
 Choices = Callable[[MarketFortuneState, int, MarketFortuneAction | None], list[MarketFortuneAction]]
 """The actions of one kind a seat may take now. Given an action of that kind,
-a generator may list only the choices that could equal it (a red's own card)."""
+a generator may list only the choices that could equal it (a red's own card,
+a Build's own source)."""
 
 
 def _holds(state: MarketFortuneState, seat: int, asked: MarketFortuneAction | None = None) -> list[MarketFortuneAction]:
@@ -216,7 +224,9 @@ def _holds(state: MarketFortuneState, seat: int, asked: MarketFortuneAction | No
 
 _STAGE_CHOICES: dict[str, dict[str, Choices]] = {
     "main": {
-        "build": lambda state, seat, asked: [_build(s) for s in _pile_sources(state)],
+        "build": lambda state, seat, asked: [
+            _build(s) for s in _pile_sources(state, only=asked.source if isinstance(asked, Build) else None)
+        ],
         "risk": lambda state, seat, asked: [_risk(s, r, i) for s, r, i in formable_pairs(state, seat)],
         "dominate": lambda state, seat, asked: [_DOMINATE] if can_draw_strategy(state) else [],
         "optimise": lambda state, seat, asked: _optimisations(state, seat),
@@ -268,7 +278,7 @@ def is_listed(state: MarketFortuneState, action: MarketFortuneAction) -> bool:
     if state.stage == "over":
         return False
     if state.tasks:
-        options = _task_actions(state, state.tasks[0])
+        options = _task_actions(state, state.tasks[0], action)
     elif state.attack is not None and state.attack.defender is not None:
         options = _defence_actions(state, state.attack.defender)
     else:

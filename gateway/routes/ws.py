@@ -17,7 +17,10 @@ then one read), from the table as it last read it. Waiting holds no Redis
 connection, so a worker holds many idle sockets cheaply.
 
 An ``act`` is answered with ``accepted`` (the action's version and events), or
-with the problem document HTTP would answer. When the seat is still to act, its
+with the problem document HTTP would answer. An act on the decision the socket
+just told is tried on the table it was told from (``submit``'s ``told``): the
+subscription holds that table anyway, and the commit's compare-and-set catches a
+table that moved on. When the seat is still to act, its
 ``result`` carries that next decision, built from the state the commit just wrote,
 with no read, and the same observation is pushed once; otherwise it has no
 observation, and the seat's next decision is pushed when another change brings it.

@@ -162,8 +162,9 @@ class _Session:
         self._pushed: dict[str, int] = {}
         """Per followed table, the version of the last decision pushed."""
         self._told: dict[str, LoadedTable] = {}
-        """Per followed table, the table its last decision was told from: an action at
-        that version is tried on it with no read (:func:`actions_service.submit`'s ``told``)."""
+        """Per followed table, the table its last decision was told from, until the seat
+        acts: that action is tried on it with no read (:func:`actions_service.submit`'s
+        ``told``). Not kept past it, so a waiting socket holds no table but its own wait's."""
         self._watches: dict[str, Watch] = {}
         self._assignments: asyncio.Task[None] | None = None
         self._acts = asyncio.Semaphore(ACTS_IN_FLIGHT)
@@ -301,7 +302,7 @@ class _Session:
         try:
             applied = await actions_service.submit(
                 self.ctx, table_id, self.credential.caller, body, message.idempotency_key,
-                watch=watch, told=self._told.get(table_id))
+                watch=watch, told=self._told.pop(table_id, None))
             if watch is not None and (applied.retried or applied.table.record.status != "playing"):
                 watch.wake()  # not this request's write, or the end: the subscription reads
         except _ACT_REFUSALS as error:

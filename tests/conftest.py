@@ -78,6 +78,16 @@ def redis_backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(autouse=True)
+def _no_local_server_keys(tmp_path_factory: pytest.TempPathFactory,
+                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test sees an empty data directory of its own: the CLI falls back to the key
+    files a local ``agents-club serve`` wrote (``.data`` in the working directory), and a
+    newcomer who ran the README's serve command in the checkout must not have the suite
+    send that server's organiser key to a test's gateway."""
+    monkeypatch.setenv("AGENTS_CLUB_DATA_DIR", str(tmp_path_factory.mktemp("data")))
+
+
+@pytest.fixture(autouse=True)
 def _collect_after_a_cluster_run(request: pytest.FixtureRequest) -> Iterator[None]:
     """A cluster run ends with a full collection (see the module docstring)."""
     yield

@@ -168,6 +168,10 @@ class PendingRevocation:
         """Whether the token stopped verifying since the request came (it waited)."""
         return time.time() >= self.valid_until
 
+    def held_s(self, wanted_s: float) -> float:
+        """``wanted_s`` seconds of a held wait, but no longer than the token verifies."""
+        return max(0.0, min(wanted_s, self.valid_until - time.time()))
+
     def confirm_still_valid(self) -> None:
         """Refuse a caller whose token expired while its request waited.
 

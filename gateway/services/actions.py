@@ -428,38 +428,11 @@ async def submit(
             principal = caller.confirm(revoked)  # before anything about the table is told
             loaded = parse_table(ctx, table_id, snapshot)
         try:
-            record, game = loaded.record, loaded.game
-            seat = record.seat_of(principal.agent_id)
-            if seat is None:
-                if not may_see(record, principal):
-                    raise not_found(table_id)  # a private table is not admitted to exist
-                raise problem("table/not_seated", "You do not sit at this table.")
-            require_scope(principal, record.game)
+            seat = _seat_in(loaded, principal)
             if stored is not None:
                 return await _applied_before(ctx, loaded, seat, principal, stored, fingerprint)
-            if record.status == "open":
-                raise problem("table/not_started", "The table starts when every seat is taken.")
-            if record.status == "finished":
-                raise problem("table/finished", "The table is over; see its replay.")
-            if body.version != loaded.version:
-                raise _stale(loaded.version, body.version)
-            try:
-                to_act = game.to_act(loaded.state)
-                if seat not in to_act:
-                    raise problem(
-                        "action/not_your_turn",
-                        f"Seat {seat} is not to act now; seats to act: {to_act}.", to_act=to_act,
-                    )
-                action = _parse_action(game, body.action)
-                try:
-                    step = advance(loaded, seat, action, by="agent", now=ctx.now())
-                except EngineError as error:
-                    raise _engine_problem(error, game.legal_actions(loaded.state, seat)) from None
-            except ProblemError:
-                # The tournament's report counts refusals (a told table's comes from the read).
-                if record.tournament is not None and loaded is not told_now:
-                    await ctx.tournaments.note_refused(record, principal.agent_id)
-                raise
+            action, step = await _step_for(ctx, loaded, seat, principal, body,
+                                           count_refusal=loaded is not told_now)
         except ProblemError:
             if loaded is not told_now:
                 raise
@@ -482,6 +455,50 @@ async def submit(
             raise _stale(committed.version, body.version)
         told_now = None
     raise _stale(loaded.version, body.version)
+
+
+def _seat_in(loaded: LoadedTable, principal: Principal) -> Seat:
+    """The caller's seat at the table; a private table it may not see is not found."""
+    record = loaded.record
+    seat = record.seat_of(principal.agent_id)
+    if seat is None:
+        if not may_see(record, principal):
+            raise not_found(record.id)  # a private table is not admitted to exist
+        raise problem("table/not_seated", "You do not sit at this table.")
+    require_scope(principal, record.game)
+    return seat
+
+
+async def _step_for(
+    ctx: TableContext, loaded: LoadedTable, seat: Seat, principal: Principal,
+    body: ActionRequest, *, count_refusal: bool,
+) -> tuple[Action, Step]:
+    """The seat's action and the step it makes, or the refusal a request at that version
+    gets; ``count_refusal``: a refusal of the action itself is counted for the table's
+    tournament report (once per request: not on a told table, which a read answers again)."""
+    record, game = loaded.record, loaded.game
+    if record.status == "open":
+        raise problem("table/not_started", "The table starts when every seat is taken.")
+    if record.status == "finished":
+        raise problem("table/finished", "The table is over; see its replay.")
+    if body.version != loaded.version:
+        raise _stale(loaded.version, body.version)
+    try:
+        to_act = game.to_act(loaded.state)
+        if seat not in to_act:
+            raise problem(
+                "action/not_your_turn",
+                f"Seat {seat} is not to act now; seats to act: {to_act}.", to_act=to_act,
+            )
+        action = _parse_action(game, body.action)
+        try:
+            return action, advance(loaded, seat, action, by="agent", now=ctx.now())
+        except EngineError as error:
+            raise _engine_problem(error, game.legal_actions(loaded.state, seat)) from None
+    except ProblemError:
+        if record.tournament is not None and count_refusal:
+            await ctx.tournaments.note_refused(record, principal.agent_id)
+        raise
 
 
 async def _applied_before(

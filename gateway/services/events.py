@@ -64,10 +64,7 @@ async def _read(
 
 
 def _held_s(caller: PendingRevocation | None, wanted_s: float) -> float:
-    """``wanted_s``, but no longer than the caller's token verifies."""
-    if caller is None:
-        return wanted_s
-    return max(0.0, min(wanted_s, caller.valid_until - time.time()))
+    return wanted_s if caller is None else caller.held_s(wanted_s)
 
 
 def seat_after(event: StoredEvent, seat: int | None, principal: Principal | None) -> int | None:

@@ -89,8 +89,8 @@ async def queue_ticket(
     :raises ProblemError: 404 ``queue/not_queued`` when the caller never joined.
     """
     game_or_problem(game)
-    give_up = time.monotonic() + min(max(wait_s, 0.0), ctx.settings.long_poll_max_wait_s,
-                                     max(0.0, caller.valid_until - time.time()))
+    give_up = time.monotonic() + caller.held_s(
+        min(max(wait_s, 0.0), ctx.settings.long_poll_max_wait_s))
     watching = (ctx.waiters.watch(_store(ctx).seated_key(game, caller.agent_id),
                                   caller.revoked_key)
                 if wait_s >= 0.001 else contextlib.nullcontext(None))

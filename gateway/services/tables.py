@@ -718,7 +718,7 @@ async def hold(
     held_s = min(wait, ctx.settings.long_poll_max_wait_s)
     if caller is not None:  # no longer than the token verifies, and not at all once it expired
         caller.confirm_still_valid()
-        held_s = min(held_s, max(0.0, caller.valid_until - time.time()))
+        held_s = caller.held_s(held_s)
     if held_s < 0.001 or _worth_answering(loaded, seat, after_version):
         return start, None
     give_up = time.monotonic() + held_s

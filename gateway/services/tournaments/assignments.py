@@ -31,8 +31,7 @@ async def assignments(
     """
     caller.confirm_still_valid()
     store = store_of(ctx)
-    wait = min(max(wait, 0.0), ctx.settings.long_poll_max_wait_s,
-               caller.valid_until - time.time())
+    wait = caller.held_s(min(max(wait, 0.0), ctx.settings.long_poll_max_wait_s))
     give_up = time.monotonic() + wait
     watching = (ctx.waiters.watch(store.assignments_key(caller.agent_id), caller.revoked_key)
                 if wait >= 0.001 else contextlib.nullcontext(None))

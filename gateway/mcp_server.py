@@ -520,7 +520,7 @@ class _McpEndpoint:
             return  # the transport's tools answer the outage themselves
         settings = state.settings
         try:
-            decision = await AdmissionStore(state.redis, state.keys).hit(
+            decision = await AdmissionStore(state.redis, state.keys, state.clock).hit(
                 "mcp-anonymous", address, limit=settings.anonymous_mcp_calls_per_address,
                 window_s=settings.anonymous_replay_window_s)
         except REDIS_UNAVAILABLE:

@@ -885,7 +885,7 @@ async def limit_anonymous_replays(
     if principal is not None:
         return
     settings = ctx.settings
-    decision = await AdmissionStore(ctx.store.redis, ctx.store.keys).hit(
+    decision = await AdmissionStore(ctx.store.redis, ctx.store.keys, ctx.clock).hit(
         "replay", address, limit=settings.anonymous_replays_per_address,
         window_s=settings.anonymous_replay_window_s, units=replays)
     if not decision.allowed:

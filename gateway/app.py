@@ -37,7 +37,8 @@ from gateway.logging_config import configure_logging
 from gateway.mcp_server import mcp_lifespan, mcp_route
 from gateway.metrics import PROBLEMS, WORKERS, RequestMetricsMiddleware
 from gateway.openapi_docs import PROBLEM_CATALOGUE, problem_answer
-from gateway.routes import admission, auth, games, meta, rated_queue, tables, tournaments, watch, ws
+from gateway.routes import admission, auth, games, meta, rated_queue, tables, tournaments, watch
+from gateway.routes.ws import SocketEndpoint
 from gateway.security import TokenService
 from gateway.services import runtime
 from gateway.services.records import invalid, problem, schema_errors
@@ -335,10 +336,11 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
     app.state.redis = None
     app.state.waiters = None
     app.add_middleware(RequestMetricsMiddleware)
-    app.add_middleware(HeadAsGetMiddleware)  # added last: outermost
+    app.add_middleware(HeadAsGetMiddleware)
+    app.add_middleware(SocketEndpoint)  # added last: outermost
     # Tables first: a request is matched against each route in turn (a few µs each), and
     # the tables' observation and action routes serve nearly every request of a game.
-    for module in (tables, meta, auth, games, rated_queue, admission, watch, tournaments, ws):
+    for module in (tables, meta, auth, games, rated_queue, admission, watch, tournaments):
         app.include_router(module.router)
     app.router.routes.append(mcp_route(app))  # /mcp: MCP over Streamable HTTP (docs/mcp.md)
     app.openapi = lambda: _problem_openapi(app)  # type: ignore[method-assign]

@@ -50,9 +50,10 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastapi import APIRouter, WebSocket
+from fastapi import WebSocket
 from fastapi.security.utils import get_authorization_scheme_param
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from agents.wire.socket import (
@@ -92,6 +93,7 @@ from gateway.services.runtime import table_context
 from gateway.services.waiters import Watch
 from gateway.store.auth import AuthStore
 from gateway.store.outage import REDIS_UNAVAILABLE
+from gateway.store.tables import RecentHistory
 from gateway.store.waits import stop_tasks
 
 __all__ = [
@@ -101,13 +103,11 @@ __all__ = [
     "MAX_MESSAGE_BYTES",
     "MAX_SUBSCRIPTIONS",
     "RECHECK_S",
-    "router",
+    "SocketEndpoint",
     "socket_options",
 ]
 
 log = logging.getLogger(__name__)
-
-router = APIRouter(tags=["socket"])
 
 AUTH_TIMEOUT_S = 10.0
 """How long a connection opened without a token may take to send its ``auth`` message."""
@@ -349,19 +349,23 @@ class _Session:
 
     async def _follow_table(self, message: SubscribeMessage) -> None:
         table_id = message.table_id
-        feed = _EventsFeed(message.events_after) if message.events_after is not None else None
-        decisions = asyncio.create_task(
-            self._follow_decisions(table_id, message.after_version, feed))
-        following: list[asyncio.Task[Any]] = [decisions]
-        if feed is not None:
-            following.append(asyncio.create_task(self._follow_events(table_id, feed)))
+        following: list[asyncio.Task[Any]] = []
         try:
-            done, _running = await asyncio.wait(following, return_when=asyncio.FIRST_EXCEPTION)
-            for task in done:
-                task.result()  # the first error, if any
-            # Every event, the table's end included, before `end`.
-            await asyncio.gather(*following)
-            await self.send(EndMessage(table_id=table_id, observation=decisions.result()))
+            if message.events_after is None:  # decisions only: in this task
+                final = await self._follow_decisions(table_id, message.after_version, None)
+            else:
+                feed = _EventsFeed(message.events_after)
+                following = [
+                    asyncio.create_task(
+                        self._follow_decisions(table_id, message.after_version, feed)),
+                    asyncio.create_task(self._follow_events(table_id, feed))]
+                done, _running = await asyncio.wait(following,
+                                                    return_when=asyncio.FIRST_EXCEPTION)
+                for task in done:
+                    task.result()  # the first error, if any
+                # Every event, the table's end included, before `end`.
+                final = (await asyncio.gather(*following))[0]
+            await self.send(EndMessage(table_id=table_id, observation=final))
         except ProblemError as error:
             _close_if_token_failed(error)
             await self.send_problem(error, table_id=table_id)
@@ -382,9 +386,7 @@ class _Session:
         async with ctx.waiters.watch(ctx.store.turns_key(table_id)) as watch:
             self._watches[table_id] = watch
             try:
-                loaded, principal = await actions_service.read_visible(ctx, table_id, caller)
-                position = tables_service.Position(
-                    loaded, loaded.record.seat_for(principal), principal)
+                position = await _position(ctx, table_id, caller)
                 recent = None
                 first = after_version == -1  # a first subscription learns its seat at once
                 while not self.closed:
@@ -400,11 +402,7 @@ class _Session:
                         first = False
                         self._pushed[table_id] = max(pushed, table.version)
                         self._told[table_id] = table
-                        seen = await tables_service.observation_of(
-                            ctx, table_id, caller, position, recent)
-                        if feed is not None:  # the events before a decision come before it
-                            await self._send_events(table_id, feed, up_to=seen.last_event_id)
-                        await self.send(ObservationMessage(table_id=table_id, observation=seen))
+                        await self._push(table_id, position, recent, feed)
                     # A seat waits for its next decision; a spectator for any change. The
                     # history read with the table is told or stale by now: not kept while
                     # the socket waits, so an idle socket holds no more than its table.
@@ -427,6 +425,16 @@ class _Session:
                 if self._watches.get(table_id) is watch:
                     del self._watches[table_id]
         raise _Closing(None)
+
+    async def _push(self, table_id: str, position: tables_service.Position,
+                    recent: RecentHistory | None, feed: _EventsFeed | None) -> None:
+        """Tell the seat its decision (the events before it first, with a feed). Its own
+        frame, so the observation is not held by the subscription while the seat thinks."""
+        seen = await tables_service.observation_of(
+            self.ctx, table_id, self.credential.caller, position, recent)
+        if feed is not None:
+            await self._send_events(table_id, feed, up_to=seen.last_event_id)
+        await self.send(ObservationMessage(table_id=table_id, observation=seen))
 
     async def _follow_events(self, table_id: str, feed: _EventsFeed) -> None:
         async with self.ctx.waiters.watch(self.ctx.store.events_key(table_id)) as watch:
@@ -503,6 +511,13 @@ class _Credential:
         return WelcomeMessage(agent_id=self.principal.agent_id, expires_at=self.expires_at)
 
 
+async def _position(ctx: TableContext, table_id: str,
+                    caller: PendingRevocation) -> tables_service.Position:
+    """The caller's position at a first read of the table (its read not kept past it)."""
+    loaded, principal = await actions_service.read_visible(ctx, table_id, caller)
+    return tables_service.Position(loaded, loaded.record.seat_for(principal), principal)
+
+
 async def _authenticate(websocket: WebSocket, token: str) -> _Credential:
     """The credential of ``token``, its revocation asked now.
 
@@ -548,7 +563,22 @@ async def _close(websocket: WebSocket, closing: _Closing) -> None:
             await websocket.close(closing.code, closing.reason)
 
 
-@router.websocket(SOCKET_PATH, name="socket")
+class SocketEndpoint:
+    """ASGI middleware that serves ``/v1/ws`` itself, ahead of the HTTP middleware and the
+    routing (``create_app`` adds it last, so it is outermost). None of those applies to
+    the socket, and each would keep a frame and its closures for the connection's life:
+    at thousands of idle sockets a worker, that is what the collector walks."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and scope["path"] == SOCKET_PATH:
+            await socket(WebSocket(scope, receive, send))
+        else:
+            await self.app(scope, receive, send)
+
+
 async def socket(websocket: WebSocket) -> None:
     """``/v1/ws``: authenticate, then serve the session (see the module docstring)."""
     await websocket.accept()

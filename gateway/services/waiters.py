@@ -101,6 +101,7 @@ class Watch:
         True when one came (read again), False when the time ran out. Wakes that name
         only versions up to ``known`` (or :meth:`know`'s) are no news: the wait goes on."""
         give_up = time.monotonic() + timeout_s
+        self.written = None  # told already: not held while the waiter waits on
         while True:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(give_up - time.monotonic()):

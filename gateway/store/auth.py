@@ -123,8 +123,6 @@ class AgentRecord(BaseModel):
     scopes: frozenset[str]
     created_at: int
     """Unix seconds."""
-    secret_rotated_at: int
-    """Unix seconds of the last secret change (creation counts)."""
     owner: str
     """Who registered it: ``organiser`` (minted with the organiser key), or the agent's own
     id (admitted, or made before owners were recorded)."""
@@ -175,7 +173,6 @@ def _record_of(agent_id: str, fields: dict[str, str]) -> AgentRecord:
         name=fields["name"],
         scopes=frozenset(fields["scopes"].split()),
         created_at=int(fields["created_at"]),
-        secret_rotated_at=int(fields["secret_rotated_at"]),
         owner=fields.get("owner") or agent_id,
         meta=json.loads(fields.get("meta") or "{}"),
     )

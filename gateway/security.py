@@ -48,7 +48,6 @@ __all__ = [
     "ORGANISER_SCOPE",
     "IssuedToken",
     "PendingRevocation",
-    "RevocationCheck",
     "TokenService",
     "VerifiedToken",
     "auth_problem",
@@ -58,8 +57,6 @@ __all__ = [
 
 ALGORITHM = "EdDSA"
 ORGANISER_SCOPE = "organiser"
-RevocationCheck = Callable[[str], Awaitable[bool]]
-"""An async predicate on a token id (``jti``): True when it was revoked."""
 
 REQUIRED_CLAIMS = ("iss", "aud", "sub", "exp", "iat", "nbf", "jti", "scope")
 
@@ -297,7 +294,9 @@ class TokenService:
             return self.verify(token)  # raises auth/expired
         return verified
 
-    async def authenticate(self, token: str, revoked: RevocationCheck) -> VerifiedToken:
+    async def authenticate(
+        self, token: str, revoked: Callable[[str], Awaitable[bool]]
+    ) -> VerifiedToken:
         """Verify ``token`` and refuse it when ``revoked`` says its ``jti`` was.
 
         :raises ProblemError: 401 ``auth/...``.

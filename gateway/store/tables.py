@@ -357,8 +357,6 @@ class TableStore:
 
     async def load_records(self, table_ids: Sequence[str]) -> list[dict[str, Any]]:
         """The records (no state) of several tables, in one pipeline; missing ones skipped."""
-        if not table_ids:
-            return []
         async with self.redis.pipeline(transaction=False) as pipe:
             for table_id in table_ids:
                 pipe.hmget(self._hash(table_id), ["record", "version"])

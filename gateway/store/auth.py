@@ -43,7 +43,7 @@ import json
 import secrets
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -95,6 +95,21 @@ for i = 1, #live, 2 do
 end
 redis.call('DEL', KEYS[1])
 return live
+"""
+
+
+_GRANT = """
+-- KEYS[1] the agent; ARGV the scopes to grant (those it holds already are skipped).
+-- Returns the agent's fields once granted (HGETALL, flat); none when there is no agent.
+local scopes = redis.call('HGET', KEYS[1], 'scopes')
+if not scopes then return {} end
+for _, scope in ipairs(ARGV) do
+  if not string.find(' ' .. scopes .. ' ', ' ' .. scope .. ' ', 1, true) then
+    scopes = scopes == '' and scope or scopes .. ' ' .. scope
+  end
+end
+redis.call('HSET', KEYS[1], 'scopes', scopes)
+return redis.call('HGETALL', KEYS[1])
 """
 
 
@@ -187,6 +202,7 @@ class AuthStore:
         self.keys = keys
         self._note_issued = redis.register_script(_NOTE_ISSUED)
         self._take_tokens = redis.register_script(_TAKE_TOKENS)
+        self._grant = redis.register_script(_GRANT)
 
     # keys --------------------------------------------------------------------
 
@@ -377,22 +393,11 @@ class AuthStore:
 
         :raises AgentNotFound: when there is no such agent.
         """
-        key = self.agent_key(agent_id)
-
-        async def grant(pipe: Any) -> AgentRecord:
-            fields = {decoded(k): decoded(v) for k, v in (await pipe.hgetall(key)).items()}
-            if not fields:
-                raise AgentNotFound(agent_id)
-            fields["scopes"] = " ".join(sorted(set(fields["scopes"].split()) | set(scopes)))
-            pipe.multi()
-            pipe.hset(key, "scopes", fields["scopes"])
-            return _record_of(agent_id, fields)
-
-        # WATCH makes the read-modify-write safe against a concurrent grant (retried on one).
-        # RedisCluster.transaction awaits func(pipe) but annotates func as a coroutine.
-        granted: AgentRecord = await self.redis.transaction(
-            grant, key, value_from_callable=True)  # type: ignore[arg-type]
-        return granted
+        granted = await self._grant(keys=[self.agent_key(agent_id)], args=list(scopes))
+        if not granted:
+            raise AgentNotFound(agent_id)
+        fields = dict(zip(map(decoded, granted[::2]), map(decoded, granted[1::2]), strict=True))
+        return _record_of(agent_id, fields)
 
     # revocation --------------------------------------------------------------
 

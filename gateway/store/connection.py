@@ -246,30 +246,13 @@ class BoundedCluster(RedisCluster):
 
 
 class GatedPipeline(ClusterPipeline):
-    """A ``ClusterPipeline`` that holds a turn of its client's gate from ``async with``
-    to its end (a ``WATCH`` holds its connection in between), or while it executes."""
+    """A ``ClusterPipeline`` that holds a turn of its client's gate while it executes: it
+    holds no connection before (nothing of the gateway watches a key: a read-modify-write
+    is a script)."""
 
     def __init__(self, client: BoundedCluster, transaction: Any | None = None) -> None:
         super().__init__(client, transaction)
         self.gate = client.gate
-        self.held: contextlib.AbstractAsyncContextManager[None] | None = None
-
-    async def __aenter__(self) -> GatedPipeline:
-        self.held = self.gate.turn()
-        await self.held.__aenter__()
-        try:
-            await super().__aenter__()
-        except BaseException:
-            await self.held.__aexit__(None, None, None)
-            raise
-        return self
-
-    async def __aexit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> None:
-        try:
-            await super().__aexit__(exc_type, exc_value, traceback)
-        finally:
-            assert self.held is not None  # set by __aenter__, which ran if this runs
-            await self.held.__aexit__(exc_type, exc_value, traceback)
 
     async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> list[Any]:
         async with self.gate.turn():

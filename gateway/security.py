@@ -41,7 +41,7 @@ from gateway.config import Settings
 from gateway.errors import ProblemError
 from gateway.keys import load_keyring, resolve_organiser_key
 from gateway.openapi_docs import PROBLEM_CATALOGUE
-from gateway.principal import Principal
+from gateway.principal import Principal, game_scope
 from gateway.store.connection import Keys
 
 __all__ = [
@@ -108,10 +108,6 @@ def revoked_key(keys: Keys, token_id: str) -> str:
     writes it; a table read asks for it in the same round trip, see
     :class:`PendingRevocation`)."""
     return keys.global_("revoked", token_id)
-
-
-def game_scope(game: str) -> str:
-    return f"game:{game}"
 
 
 @dataclass(frozen=True)

@@ -133,10 +133,7 @@ class Keys:
 
     def near_bucket(self, bucket: int, key: str) -> str:
         """``key``'s copy in ``bucket`` (see :meth:`near_table`)."""
-        if not self.cluster:
-            return key
-        prefix = self.namespace + ":"
-        return f"{prefix}{{b{bucket:02d}}}:{key[len(prefix):]}"
+        return self.indexed(bucket, key.removeprefix(self.namespace + ":"))
 
     def bucket_copies(self, key: str) -> list[str]:
         """``key``'s copies in every bucket (none on one Redis: ``key`` itself serves)."""

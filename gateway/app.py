@@ -75,9 +75,7 @@ MAX_INSTANCE_CHARS = 256
 """Longest request path a problem document repeats in ``instance``."""
 
 
-async def _problem_response(
-    request: Request, error: ProblemError, headers: dict[str, str] | None = None
-) -> JSONResponse:
+async def _problem_response(request: Request, error: ProblemError) -> JSONResponse:
     PROBLEMS.labels(error.code).inc()
     path = request.url.path
     # A problem names the request it answers, but never echoes an unbounded path back.
@@ -85,7 +83,7 @@ async def _problem_response(
     return JSONResponse(
         error.to_problem(instance=instance),
         status_code=error.status,
-        headers={**error.headers, **(headers or {})},
+        headers=error.headers,
         media_type=PROBLEM_CONTENT_TYPE,
     )
 
@@ -108,7 +106,8 @@ async def _on_http_exception(request: Request, exc: Exception) -> JSONResponse:
     else:
         error = ProblemError(exc.status_code, "request/invalid", "Invalid request",
                              str(exc.detail) if exc.status_code < 500 else "Request failed.")
-    return await _problem_response(request, error, headers)
+    error.headers.update(headers)
+    return await _problem_response(request, error)
 
 
 def _allowed_methods(request: Request) -> str:

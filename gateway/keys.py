@@ -43,15 +43,12 @@ ORGANISER_KEY_FILE = "organiser-key"
 
 
 def jwk_thumbprint(public_key: Ed25519PublicKey) -> str:
-    """The RFC 7638 thumbprint of an Ed25519 public key: our ``kid``."""
-    canonical = json.dumps(_public_jwk(public_key), separators=(",", ":"), sort_keys=True)
+    """The RFC 7638 thumbprint of an Ed25519 public key: our ``kid``. PyJWT writes a
+    public key's JWK with exactly the required members (``crv``, ``kty``, ``x``)."""
+    jwk = OKPAlgorithm.to_jwk(public_key, as_dict=True)
+    canonical = json.dumps(jwk, separators=(",", ":"), sort_keys=True)
     digest = hashlib.sha256(canonical.encode("ascii")).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
-
-
-def _public_jwk(public_key: Ed25519PublicKey) -> dict[str, Any]:
-    """The key's required JWK members (``crv``, ``kty``, ``x``), as PyJWT writes them."""
-    return OKPAlgorithm.to_jwk(public_key, as_dict=True)
 
 
 @dataclass(frozen=True)
@@ -64,7 +61,8 @@ class KeyRing:
 
     def jwks(self) -> dict[str, Any]:
         """The public JSON Web Key Set (``/.well-known/jwks.json``); sorted by ``kid``."""
-        keys = [{**_public_jwk(public_key), "kid": kid, "alg": "EdDSA", "use": "sig"}
+        keys = [{**OKPAlgorithm.to_jwk(public_key, as_dict=True), "kid": kid, "alg": "EdDSA",
+                 "use": "sig"}
                 for kid, public_key in sorted(self.verification_keys.items())]
         return {"keys": keys}
 

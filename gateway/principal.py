@@ -6,7 +6,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["Principal"]
+__all__ = ["Principal", "game_scope"]
+
+
+def game_scope(game: str) -> str:
+    return f"game:{game}"
 
 
 class Principal(BaseModel):
@@ -27,4 +31,4 @@ class Principal(BaseModel):
 
     def may_play(self, game: str) -> bool:
         """True when this caller holds the scope to sit at tables of ``game``."""
-        return self.kind == "organiser" or f"game:{game}" in self.scopes
+        return self.kind == "organiser" or game_scope(game) in self.scopes

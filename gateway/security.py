@@ -41,14 +41,13 @@ from gateway.config import Settings
 from gateway.errors import ProblemError
 from gateway.keys import load_keyring, resolve_organiser_key
 from gateway.openapi_docs import PROBLEM_CATALOGUE
-from gateway.principal import Principal
+from gateway.principal import Principal, game_scope
 from gateway.store.connection import Keys
 
 __all__ = [
     "ORGANISER_SCOPE",
     "IssuedToken",
     "PendingRevocation",
-    "RevocationCheck",
     "TokenService",
     "VerifiedToken",
     "auth_problem",
@@ -58,8 +57,6 @@ __all__ = [
 
 ALGORITHM = "EdDSA"
 ORGANISER_SCOPE = "organiser"
-RevocationCheck = Callable[[str], Awaitable[bool]]
-"""An async predicate on a token id (``jti``): True when it was revoked."""
 
 REQUIRED_CLAIMS = ("iss", "aud", "sub", "exp", "iat", "nbf", "jti", "scope")
 
@@ -111,10 +108,6 @@ def revoked_key(keys: Keys, token_id: str) -> str:
     writes it; a table read asks for it in the same round trip, see
     :class:`PendingRevocation`)."""
     return keys.global_("revoked", token_id)
-
-
-def game_scope(game: str) -> str:
-    return f"game:{game}"
 
 
 @dataclass(frozen=True)
@@ -297,7 +290,9 @@ class TokenService:
             return self.verify(token)  # raises auth/expired
         return verified
 
-    async def authenticate(self, token: str, revoked: RevocationCheck) -> VerifiedToken:
+    async def authenticate(
+        self, token: str, revoked: Callable[[str], Awaitable[bool]]
+    ) -> VerifiedToken:
         """Verify ``token`` and refuse it when ``revoked`` says its ``jti`` was.
 
         :raises ProblemError: 401 ``auth/...``.

@@ -43,7 +43,7 @@ import json
 import secrets
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -98,6 +98,21 @@ return live
 """
 
 
+_GRANT = """
+-- KEYS[1] the agent; ARGV the scopes to grant (those it holds already are skipped).
+-- Returns the agent's fields once granted (HGETALL, flat); none when there is no agent.
+local scopes = redis.call('HGET', KEYS[1], 'scopes')
+if not scopes then return {} end
+for _, scope in ipairs(ARGV) do
+  if not string.find(' ' .. scopes .. ' ', ' ' .. scope .. ' ', 1, true) then
+    scopes = scopes == '' and scope or scopes .. ' ' .. scope
+  end
+end
+redis.call('HSET', KEYS[1], 'scopes', scopes)
+return redis.call('HGETALL', KEYS[1])
+"""
+
+
 class AgentNameTaken(Exception):
     """Another agent already holds that name (names are unique, case-insensitively)."""
 
@@ -123,8 +138,6 @@ class AgentRecord(BaseModel):
     scopes: frozenset[str]
     created_at: int
     """Unix seconds."""
-    secret_rotated_at: int
-    """Unix seconds of the last secret change (creation counts)."""
     owner: str
     """Who registered it: ``organiser`` (minted with the organiser key), or the agent's own
     id (admitted, or made before owners were recorded)."""
@@ -175,7 +188,6 @@ def _record_of(agent_id: str, fields: dict[str, str]) -> AgentRecord:
         name=fields["name"],
         scopes=frozenset(fields["scopes"].split()),
         created_at=int(fields["created_at"]),
-        secret_rotated_at=int(fields["secret_rotated_at"]),
         owner=fields.get("owner") or agent_id,
         meta=json.loads(fields.get("meta") or "{}"),
     )
@@ -190,6 +202,7 @@ class AuthStore:
         self.keys = keys
         self._note_issued = redis.register_script(_NOTE_ISSUED)
         self._take_tokens = redis.register_script(_TAKE_TOKENS)
+        self._grant = redis.register_script(_GRANT)
 
     # keys --------------------------------------------------------------------
 
@@ -220,9 +233,7 @@ class AuthStore:
         meta: dict[str, str] | None = None,
     ) -> tuple[AgentRecord, str]:
         """Register a new agent called ``name``; returns its record and its plain secret.
-
-        The secret is fresh (:func:`new_agent_secret`), not stored and cannot be
-        recovered later (only rotated). ``owner`` defaults to the new agent's own id.
+        ``owner`` defaults to the new agent's own id.
 
         :raises AgentNameTaken: when the name (case-insensitively) is held already.
         """
@@ -382,22 +393,11 @@ class AuthStore:
 
         :raises AgentNotFound: when there is no such agent.
         """
-        key = self.agent_key(agent_id)
-
-        async def grant(pipe: Any) -> AgentRecord:
-            fields = {decoded(k): decoded(v) for k, v in (await pipe.hgetall(key)).items()}
-            if not fields:
-                raise AgentNotFound(agent_id)
-            fields["scopes"] = " ".join(sorted(set(fields["scopes"].split()) | set(scopes)))
-            pipe.multi()
-            pipe.hset(key, "scopes", fields["scopes"])
-            return _record_of(agent_id, fields)
-
-        # WATCH makes the read-modify-write safe against a concurrent grant (retried on one).
-        # RedisCluster.transaction awaits func(pipe) but annotates func as a coroutine.
-        granted: AgentRecord = await self.redis.transaction(
-            grant, key, value_from_callable=True)  # type: ignore[arg-type]
-        return granted
+        granted = await self._grant(keys=[self.agent_key(agent_id)], args=list(scopes))
+        if not granted:
+            raise AgentNotFound(agent_id)
+        fields = dict(zip(map(decoded, granted[::2]), map(decoded, granted[1::2]), strict=True))
+        return _record_of(agent_id, fields)
 
     # revocation --------------------------------------------------------------
 
@@ -409,7 +409,6 @@ class AuthStore:
         remaining = expires_at - int(time.time())
         if remaining <= 0:
             return  # already expired: verification refuses it anyway
-        # The margin keeps the mark a little longer than the token can live.
         await self._mark_everywhere(token_id, remaining + REVOCATION_MARGIN_S, agent_id)
 
     async def is_revoked(self, token_id: str) -> bool:

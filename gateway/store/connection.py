@@ -56,7 +56,6 @@ __all__ = [
     "close_client",
     "connect",
     "decoded",
-    "decoded_members",
     "decoded_scores",
     "is_cluster_url",
     "round_trip",
@@ -134,12 +133,7 @@ class Keys:
 
     def near_bucket(self, bucket: int, key: str) -> str:
         """``key``'s copy in ``bucket`` (see :meth:`near_table`)."""
-        if not self.cluster:
-            return key
-        prefix = self.namespace + ":"
-        if not key.startswith(prefix):
-            raise ValueError(f"{key!r} is not a key of namespace {self.namespace!r}")
-        return f"{prefix}{{b{bucket:02d}}}:{key[len(prefix):]}"
+        return self.indexed(bucket, key.removeprefix(self.namespace + ":"))
 
     def bucket_copies(self, key: str) -> list[str]:
         """``key``'s copies in every bucket (none on one Redis: ``key`` itself serves)."""
@@ -249,30 +243,13 @@ class BoundedCluster(RedisCluster):
 
 
 class GatedPipeline(ClusterPipeline):
-    """A ``ClusterPipeline`` that holds a turn of its client's gate from ``async with``
-    to its end (a ``WATCH`` holds its connection in between), or while it executes."""
+    """A ``ClusterPipeline`` that holds a turn of its client's gate while it executes: it
+    holds no connection before (nothing of the gateway watches a key: a read-modify-write
+    is a script)."""
 
     def __init__(self, client: BoundedCluster, transaction: Any | None = None) -> None:
         super().__init__(client, transaction)
         self.gate = client.gate
-        self.held: contextlib.AbstractAsyncContextManager[None] | None = None
-
-    async def __aenter__(self) -> GatedPipeline:
-        self.held = self.gate.turn()
-        await self.held.__aenter__()
-        try:
-            await super().__aenter__()
-        except BaseException:
-            await self.held.__aexit__(None, None, None)
-            raise
-        return self
-
-    async def __aexit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> None:
-        try:
-            await super().__aexit__(exc_type, exc_value, traceback)
-        finally:
-            assert self.held is not None  # set by __aenter__, which ran if this runs
-            await self.held.__aexit__(exc_type, exc_value, traceback)
 
     async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> list[Any]:
         async with self.gate.turn():
@@ -407,29 +384,12 @@ async def _cluster_round_trip(
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
-def _member(raw: object) -> str:
-    if isinstance(raw, bytes | str):
-        return decoded(raw)
-    raise TypeError(f"expected a sorted-set member, got {type(raw).__name__}")
-
-
-def decoded_members(reply: Iterable[object]) -> list[str]:
-    """The members of a sorted-set range read without scores, as text, in order."""
-    return [_member(raw) for raw in reply]
-
-
-def decoded_scores(reply: Iterable[object]) -> dict[str, float]:
+def decoded_scores(reply: Iterable[Any]) -> dict[str, float]:
     """A sorted-set range read ``withscores=True``: each member as text -> its score, in order."""
-    scores: dict[str, float] = {}
-    for row in reply:
-        if not isinstance(row, tuple | list):
-            raise TypeError(f"expected a (member, score) pair, got {type(row).__name__}")
-        member, score = row
-        scores[_member(member)] = float(score)
-    return scores
+    return {decoded(member): float(score) for member, score in reply}
 
 
-def stream_entries(reply: object) -> list[tuple[bytes, dict[bytes, bytes]]]:
+def stream_entries(reply: Any) -> list[tuple[bytes, dict[bytes, bytes]]]:
     """The entries of an ``XREAD`` reply, stream after stream, oldest first.
 
     redis-py's client answers ``[[stream, [(entry_id, {field: value}), ...]], ...]``.
@@ -439,12 +399,7 @@ def stream_entries(reply: object) -> list[tuple[bytes, dict[bytes, bytes]]]:
     """
     if reply is None:
         return []
-    if isinstance(reply, dict):
-        streams = list(reply.items())
-    elif isinstance(reply, list):
-        streams = reply
-    else:
-        raise TypeError(f"expected an XREAD reply, got {type(reply).__name__}")
+    streams = list(reply.items()) if isinstance(reply, dict) else reply
     entries: list[tuple[bytes, dict[bytes, bytes]]] = []
     for _stream, stream in streams:
         for entry_id, fields in stream:

@@ -103,9 +103,7 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 # KEYS[3]  t:{id}:log       list of action-log entries
 # KEYS[4]  t:{id}:seen:...  idempotency record (a never-written key when unused)
 # KEYS[5]  t:{id}:turns     stream of who-acts changes
-# KEYS[6]  the turn-clock index, KEYS[7] the house-bot index (sorted sets of
-#          table ids); written only with the change itself, so a change that
-#          is refused moves no clock
+# KEYS[6]  the turn-clock index, KEYS[7] the house-bot index (sorted sets of table ids)
 # ARGV[1]  expected version ("-1": the table must not exist yet)
 # ARGV[2]  new record JSON, "" to keep
 # ARGV[3]  new state JSON, "" to keep
@@ -116,8 +114,7 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 #          "" unknown). When it differs from the table's last ``to_act`` (or is
 #          unknown) the change adds ``<seq>-<version + 1>`` to the turn stream
 #          (increasing ids: seq never falls and version always rises; the + 1
-#          keeps a new table's entry above the smallest id, 0-0), so
-#          a seat waiting for its turn wakes once per turn, not on every event
+#          keeps a new table's entry above the smallest id, 0-0)
 # ARGV[8]  the table's score in the clock index, "" to leave it
 # ARGV[9]  the table's score in the house-bot index, "" to leave it
 # ARGV[10] the table id (the member of both indexes)
@@ -130,8 +127,8 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 #          message (gateway.store.waits)
 #
 # Returns {1, new_version, last_seq, 1 if it added a turn entry else 0} when written,
-# {0, current_version} when the
-# version moved on, {2, stored idempotency record} when the key was used meanwhile.
+# {0, current_version} when the version moved on, {2, stored idempotency record} when
+# the key was used meanwhile.
 _COMMIT_LUA = """
 local seen = redis.call('GET', KEYS[4])
 if seen then
@@ -232,7 +229,7 @@ class TableStore:
     ) -> None:
         """``replica_wait``: ``(replicas, timeout_ms)``: a commit is answered only once that
         many replicas have it (``WAIT``, on the commit's own connection), else it raises
-        :class:`ReplicasBehind` (a 503: the retry with the same key gets the stored answer)."""
+        :class:`ReplicasBehind`."""
         self.redis = redis
         self.keys = keys
         self.replica_wait = replica_wait
@@ -360,8 +357,6 @@ class TableStore:
 
     async def load_records(self, table_ids: Sequence[str]) -> list[dict[str, Any]]:
         """The records (no state) of several tables, in one pipeline; missing ones skipped."""
-        if not table_ids:
-            return []
         async with self.redis.pipeline(transaction=False) as pipe:
             for table_id in table_ids:
                 pipe.hmget(self._hash(table_id), ["record", "version"])

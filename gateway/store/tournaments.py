@@ -47,7 +47,6 @@ from gateway.store.connection import (
     Keys,
     RedisClient,
     decoded,
-    decoded_members,
     round_trip,
     stream_entries,
 )
@@ -261,7 +260,8 @@ class TournamentStore:
     async def list_ids(self, *, listed_only: bool, offset: int, limit: int) -> list[str]:
         """Tournament ids, newest first (public ones, or all of them)."""
         index = self._index("listed" if listed_only else "all")
-        return decoded_members(await self.redis.zrevrange(index, offset, offset + limit - 1))
+        members: list[Any] = await self.redis.zrevrange(index, offset, offset + limit - 1)
+        return [decoded(member) for member in members]
 
     # -- the scheduler's index ----------------------------------------------
 

@@ -266,15 +266,16 @@ class _Session:
                 text = await self.websocket.receive_text()
             except (WebSocketDisconnect, RuntimeError, KeyError):
                 return  # gone, or a binary frame (refused: the protocol is JSON text)
-            try:
-                message = _CLIENT_MESSAGE.validate_json(text)
-            except ValidationError as error:
-                refused = invalid("The message does not match its schema", schema_errors(error))
-                await self.send_problem(refused, ref=_ref_of(text))
-                continue
-            await self._dispatch(message)
+            await self._dispatch(text)
 
-    async def _dispatch(self, message: Any) -> None:
+    async def _dispatch(self, text: str) -> None:
+        """Serve one message (in a frame of its own: not held while the next is awaited)."""
+        try:
+            message = _CLIENT_MESSAGE.validate_json(text)
+        except ValidationError as error:
+            refused = invalid("The message does not match its schema", schema_errors(error))
+            await self.send_problem(refused, ref=_ref_of(text))
+            return
         if isinstance(message, ActMessage):
             await self._acts.acquire()  # bounded: past this the socket stops reading
             task = self.spawn(self._act(message), "socket-act")
@@ -340,24 +341,24 @@ class _Session:
                 "from finished ones or open another connection."), table_id=message.table_id)
             return
         self._tables[message.table_id] = self.spawn(
-            self._follow_table(message), f"socket-table-{message.table_id}")
+            self._follow_table(message.table_id, message.after_version, message.events_after),
+            f"socket-table-{message.table_id}")
 
     async def _unsubscribe(self, table_id: str) -> None:
         task = self._tables.pop(table_id, None)
         if task is not None:
             await stop_tasks(task, grace_s=CANCEL_WAIT_S)
 
-    async def _follow_table(self, message: SubscribeMessage) -> None:
-        table_id = message.table_id
+    async def _follow_table(self, table_id: str, after_version: int,
+                            events_after: int | None) -> None:
         following: list[asyncio.Task[Any]] = []
         try:
-            if message.events_after is None:  # decisions only: in this task
-                final = await self._follow_decisions(table_id, message.after_version, None)
+            if events_after is None:  # decisions only: in this task
+                final = await self._follow_decisions(table_id, after_version, None)
             else:
-                feed = _EventsFeed(message.events_after)
+                feed = _EventsFeed(events_after)
                 following = [
-                    asyncio.create_task(
-                        self._follow_decisions(table_id, message.after_version, feed)),
+                    asyncio.create_task(self._follow_decisions(table_id, after_version, feed)),
                     asyncio.create_task(self._follow_events(table_id, feed))]
                 done, _running = await asyncio.wait(following,
                                                     return_when=asyncio.FIRST_EXCEPTION)

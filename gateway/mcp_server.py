@@ -373,10 +373,9 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
 
     async def first_decision(table: TableOut, token: str, wait: float) -> dict[str, Any]:
         """``table`` with the seat's first decision, when ``wait`` asks for it."""
-        if wait > 0:
-            table = await tables_service.with_first_decision(
-                ctx_tables(), table, pending(token), wait=wait)
-        return table.model_dump(mode="json")
+        decided = await tables_service.with_first_decision(
+            ctx_tables(), table, pending(token), wait=wait)
+        return decided.model_dump(mode="json")
 
     @server.tool()
     async def observe(table_id: TableId, ctx: Context, wait_s: ObserveWait = 0,

@@ -13,7 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from engine.core import Game, Seat
-from engine.registry import UnknownGame, get_game
+from engine.registry import UnknownGame, all_games, get_game
 from gateway.errors import ProblemError
 from gateway.openapi_docs import PROBLEM_CATALOGUE, register_problem
 from gateway.principal import Principal
@@ -82,11 +82,12 @@ def invalid(sentence: str, errors: list[dict[str, Any]]) -> ProblemError:
 
 
 def game_or_problem(name: str) -> Game[Any, Any, Any]:
-    """The game called ``name``; a ``game/not_found`` problem otherwise."""
+    """The game called ``name``; a ``game/not_found`` problem naming every game otherwise."""
     try:
         return get_game(name)
     except UnknownGame:
-        raise problem("game/not_found", f"No game is called {name!r}; see GET /v1/games.") from None
+        raise problem("game/not_found", f"No game is called {name!r}; see GET /v1/games.",
+                      games=sorted(all_games())) from None
 
 
 class SeatRecord(BaseModel):

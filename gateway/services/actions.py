@@ -299,7 +299,6 @@ def _bots_at(ctx: TableContext, bots_due: bool) -> float | None:
 
 
 def require_scope(principal: Principal, game: str) -> None:
-    """Refuse (``auth/wrong_scope``) a caller whose token does not allow playing ``game``."""
     if not principal.may_play(game):
         raise problem("auth/wrong_scope", f"Your token does not allow playing {game}.")
 

@@ -321,7 +321,6 @@ async def submit_answers(
 
 
 def _token_issued(record: AgentRecord, issued: IssuedToken) -> TokenIssued:
-    """The answer carrying the token just ``issued`` to the agent of ``record``."""
     return TokenIssued(
         access_token=issued.token,
         expires_in=max(0, issued.expires_at - int(time.time())),

@@ -105,8 +105,8 @@ class TableRecord(BaseModel):
     """A table's facts other than the engine state (stored, never sent as is).
 
     Frozen, and changed only by copying (``model_copy(update=...)`` with new
-    lists): a worker shares the record it parsed between requests
-    (:class:`gateway.services.parsed_states.ParsedStates`).
+    lists): a commit hands the table it wrote to other requests' waits
+    (:meth:`gateway.services.waiters.Waiters.deliver`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -146,7 +146,6 @@ class TableRecord(BaseModel):
         return self.seat_of(principal.agent_id) if principal is not None else None
 
     def bot_seats(self) -> dict[Seat, str]:
-        """House-bot seats and the bot name driving each."""
         return {
             seat: occupant.bot or "random"
             for seat, occupant in enumerate(self.seated)

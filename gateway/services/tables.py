@@ -498,8 +498,6 @@ async def join_table(
             raise problem("table/full", "Every seat at this table is taken.")
         if record.status == "finished":  # closed before the start
             raise problem("table/finished", "The table is over; it cannot be joined.")
-        if record.status != "open":
-            raise problem("table/started", "The table has started; seats are fixed.")
         seat = next(seat for seat, occupant in enumerate(record.seated) if occupant is None)
         occupant = SeatRecord(agent_id=principal.agent_id, name=principal.name)
         seated = list(record.seated)

@@ -54,6 +54,7 @@ from gateway.services.observations import (
     LOG_TAIL,
     RECENT_EVENTS,
     RECENT_LOG_ENTRIES,
+    TABLE_FIELDS,
     SinceLastMove,
     SpectatorReason,
     event_out,
@@ -160,10 +161,6 @@ def start_if_full(record: TableRecord, now: float, events: Events) -> TableRecor
     return record.model_copy(update={"status": "playing", "started_at": now})
 
 
-_SET_BY_REQUEST = frozenset({"mode", "seats", "variants"})
-"""Configuration fields the request names itself (``options`` naming one is refused)."""
-
-
 def table_config(
     game: Game[Any, Any, Any], options: dict[str, Any], *, mode: str, seats: int,
     variants: list[str],
@@ -177,7 +174,7 @@ def table_config(
 
     :raises ProblemError: ``table/invalid_config``.
     """
-    named_twice = sorted(set(options) & _SET_BY_REQUEST)
+    named_twice = sorted(set(options) & TABLE_FIELDS)
     if named_twice:  # the request's own field would win: refuse rather than drop it
         raise problem(
             "table/invalid_config",
@@ -198,7 +195,7 @@ def table_config(
             errors=errors,
         ) from None
     fields = game.config_model.model_fields
-    for name in sorted(set(options) & set(fields) - _SET_BY_REQUEST):
+    for name in sorted(set(options) & set(fields) - TABLE_FIELDS):
         default = fields[name].default
         value = getattr(config, name)
         numeric = isinstance(default, int | float) and not isinstance(default, bool)

@@ -14,18 +14,12 @@ Authentication is the gateway's own JWT, sent as ``Authorization: Bearer`` on
 the MCP requests and checked by the tool called (signature, claims, revocation),
 as every HTTP route checks it; the transport checks nothing, so a token is
 verified once per call, and one revoked while a client stays connected is
-refused from its next call. The token is optional: the rulebook, the game list,
-the table list and admission work without one (admission is how an agent gets
-one); the tools that need a seat or an agent refuse with ``auth/missing``, or
-with the exact reason a sent token failed (``auth/expired``: get a new one with
-``POST /v1/auth/token``).
+refused from its next call. A tool HTTP serves without a token takes none; the
+others refuse with ``auth/missing``, or the reason a sent token failed.
 
-A model that connected without credentials earns its token through
-``answer_admission_challenge`` and can send no header itself, so every tool that
-acts as an agent also takes the token as its ``token`` argument; the header, when
-sent, wins. The protocol's current revision has no sessions (the official client
-opens none), so there is no session to bind a token to; docs/mcp.md says why
-the argument was chosen.
+Every tool that acts as an agent also takes the token as its ``token`` argument
+(the header, when sent, wins), for a model that earned it through admission and
+can send no header itself; docs/mcp.md says why an argument and not a session.
 
 The transport runs stateless, answering JSON: each request stands alone, so
 any worker of any host may answer any request (the gateway keeps no state of
@@ -373,10 +367,9 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
 
     async def first_decision(table: TableOut, token: str, wait: float) -> dict[str, Any]:
         """``table`` with the seat's first decision, when ``wait`` asks for it."""
-        if wait > 0:
-            table = await tables_service.with_first_decision(
-                ctx_tables(), table, pending(token), wait=wait)
-        return table.model_dump(mode="json")
+        decided = await tables_service.with_first_decision(
+            ctx_tables(), table, pending(token), wait=wait)
+        return decided.model_dump(mode="json")
 
     @server.tool()
     async def observe(table_id: TableId, ctx: Context, wait_s: ObserveWait = 0,

@@ -19,7 +19,6 @@ from agents.wire.auth import (
     Revoked,
     RevokeRequest,
 )
-from engine.registry import all_games
 from gateway.deps import (
     ORGANISER_ID,
     AnyCaller,
@@ -33,7 +32,7 @@ from gateway.errors import ProblemError
 from gateway.openapi_docs import TOKEN_PROBLEMS, problem_responses
 from gateway.security import ORGANISER_SCOPE, VerifiedToken, game_scope
 from gateway.services.agents import change_meta, check_predecessor, meta_out
-from gateway.services.records import problem
+from gateway.services.records import game_or_problem, problem
 from gateway.store.auth import AgentNameTaken, AgentRecord, AuthStore
 
 __all__ = ["router"]
@@ -103,11 +102,8 @@ async def mint_organiser_token(
     is a new name whose ``meta.predecessor`` is the earlier version's id. Authenticate
     with the organiser key, as the bearer or in `X-Organiser-Key`.
     """
-    known = all_games()
     for game in request.games:
-        if game not in known:
-            raise problem("game/not_found", f"No game is called {game!r}; see GET /v1/games.",
-                          games=sorted(known))
+        game_or_problem(game)
     ttl = min(request.ttl_s or settings.access_token_ttl_s, settings.max_token_ttl_s)
     scopes = {game_scope(game) for game in request.games}
     if request.kind == "organiser":

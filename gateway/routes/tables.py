@@ -1,8 +1,4 @@
-"""Table routes: create, list, show, join, leave, close, observe, act, events (long-poll and SSE), replay.
-
-Thin on purpose: each route checks its inputs, calls one function of
-:mod:`gateway.services` and returns a response model.
-"""
+"""Table routes: create, list, show, join, leave, close, observe, act, events (long-poll and SSE), replay."""
 
 from __future__ import annotations
 
@@ -379,12 +375,8 @@ async def stream_events(
     start = after or 0
     if last_event_id is not None:  # digits only, below MAX_EVENT_ID (the header's pattern)
         start = max(start, int(last_event_id))
-    ctx = table_context_of(request)
-    principal, seat, status, last, private = await events_service.reader_seat(ctx, table_id, caller)
-    frames = events_service.stream_events(
-        ctx, table_id, caller, principal, seat, private=private, after=start,
-        finished_at=last if status == "finished" else None,
-    )
+    frames = await events_service.stream_events(
+        table_context_of(request), table_id, caller, after=start)
     return StreamingResponse(
         frames, media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},

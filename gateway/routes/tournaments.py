@@ -1,9 +1,5 @@
 """Tournament routes: create, list, show, cancel, results (JSON, CSV), replays, report;
-an agent's assignments (held and SSE); a game's leaderboard.
-
-Thin on purpose: each route checks its inputs, calls one function of
-:mod:`gateway.services.tournaments` and returns a response model.
-"""
+an agent's assignments (held and SSE); a game's leaderboard."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -112,31 +112,21 @@ def parse_table(ctx: TableContext, table_id: str, snapshot: TableSnapshot | None
     return LoadedTable(snapshot=snapshot, record=record, game=game, state=state)
 
 
-class Schedule(NamedTuple):
-    """What a state about to be stored asks of the clocks and bots."""
-
-    deadline: float | None
-    """When the turn clock runs out (``None``: no clock running)."""
-    bots_due: bool
-    """Whether a house bot must act."""
-    to_act: tuple[Seat, ...]
-    """The seats to act (none unless the table is being played)."""
-
-
 def schedule_for(
     record: TableRecord, game: Game[Any, Any, Any], state: Any, now: float
-) -> Schedule:
-    """The turn-clock deadline, whether a house bot must act, and who acts, for a state
-    about to be stored."""
+) -> tuple[float | None, bool, tuple[Seat, ...]]:
+    """For a state about to be stored: when the turn clock runs out (``None``: no clock
+    running), whether a house bot must act, and the seats to act (none unless the table
+    is being played)."""
     if record.status != "playing":
-        return Schedule(None, False, ())
+        return None, False, ()
     bots = record.bot_seats()
     to_act = tuple(game.to_act(state))
     agents_to_act = [seat for seat in to_act if seat not in bots]
     deadline = None
     if agents_to_act and record.turn_timeout_s is not None:
         deadline = now + record.turn_timeout_s
-    return Schedule(deadline, any(seat in bots for seat in to_act), to_act)
+    return deadline, any(seat in bots for seat in to_act), to_act
 
 
 def advance(
@@ -309,7 +299,6 @@ def _bots_at(ctx: TableContext, bots_due: bool) -> float | None:
 
 
 def require_scope(principal: Principal, game: str) -> None:
-    """Refuse (``auth/wrong_scope``) a caller whose token does not allow playing ``game``."""
     if not principal.may_play(game):
         raise problem("auth/wrong_scope", f"Your token does not allow playing {game}.")
 

@@ -31,12 +31,11 @@ from agents.wire.admission import (
     SecretRotated,
     TokenIssued,
 )
-from engine.registry import all_games
 from gateway.errors import ProblemError, rate_limited
 from gateway.openapi_docs import register_problem
 from gateway.principal import Principal
 from gateway.security import IssuedToken, TokenService, auth_problem, game_scope
-from gateway.services.records import problem
+from gateway.services.records import game_or_problem, problem
 from gateway.store.admission import AdmissionStore
 from gateway.store.auth import AgentNameTaken, AgentNotFound, AgentRecord, AuthStore
 from gateway.store.connection import RedisClient
@@ -170,9 +169,7 @@ async def create_challenge(
     game) it must be that agent's name.
     """
     store, agents, _tokens, settings = admission
-    if game not in all_games():
-        raise problem("game/not_found", f"No game is called {game!r}; see GET /v1/games.",
-                      games=sorted(all_games()))
+    game_or_problem(game)
     try:
         bank = get_bank(game)
     except NoQuiz:
@@ -324,7 +321,6 @@ async def submit_answers(
 
 
 def _token_issued(record: AgentRecord, issued: IssuedToken) -> TokenIssued:
-    """The answer carrying the token just ``issued`` to the agent of ``record``."""
     return TokenIssued(
         access_token=issued.token,
         expires_in=max(0, issued.expires_at - int(time.time())),

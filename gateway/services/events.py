@@ -21,12 +21,13 @@ import json
 import time
 from collections.abc import AsyncIterator
 
-from agents.wire.tables import EventsPage, TableStatus
+from agents.wire.tables import EventsPage
 from gateway.principal import Principal
 from gateway.security import PendingRevocation
 from gateway.services.access import may_see
 from gateway.services.actions import load_table, read_visible
 from gateway.services.context import TableContext
+from gateway.services.loaded_table import LoadedTable
 from gateway.services.observations import event_out
 from gateway.store.tables import StoredEvent
 
@@ -34,7 +35,6 @@ __all__ = [
     "MAX_EVENT_ID",
     "SSE_KEEPALIVE_S",
     "poll_events",
-    "reader_seat",
     "stream_events",
 ]
 
@@ -80,20 +80,6 @@ def seat_after(event: StoredEvent, seat: int | None, principal: Principal | None
     return int(data["seat"]) if event.body["kind"] == _SEAT_JOINED else None
 
 
-async def reader_seat(
-    ctx: TableContext, table_id: str, caller: PendingRevocation | None
-) -> tuple[Principal | None, int | None, TableStatus, int, bool]:
-    """The caller (its revocation asked with the table read), its seat (``None``:
-    spectator), the table's status, last event id and whether it is private.
-
-    :raises gateway.errors.ProblemError: ``auth/revoked``; ``table/not_found``
-        also for a private table the caller may not see.
-    """
-    loaded, principal = await read_visible(ctx, table_id, caller)
-    seat = loaded.record.seat_for(principal)
-    return principal, seat, loaded.record.status, loaded.snapshot.seq, loaded.record.private
-
-
 async def poll_events(
     ctx: TableContext, table_id: str, caller: PendingRevocation | None, *, after: int,
     wait: float,
@@ -104,7 +90,9 @@ async def poll_events(
     poll does not wait on them again. A token revoked (or expired) while the
     poll waits is refused with 401 instead of the events.
     """
-    principal, seat, status, last, _private = await reader_seat(ctx, table_id, caller)
+    loaded, principal = await read_visible(ctx, table_id, caller)
+    seat, status = loaded.record.seat_for(principal), loaded.record.status
+    last = loaded.snapshot.seq
     if status == "finished" and after >= last:
         # Nothing will ever follow: answer now instead of holding the request.
         return EventsPage(events=[], last_id=max(after, last), status=status)
@@ -139,31 +127,32 @@ async def poll_events(
 
 
 async def stream_events(
-    ctx: TableContext,
-    table_id: str,
-    caller: PendingRevocation | None,
-    principal: Principal | None,
-    seat: int | None,
-    *,
-    private: bool,
-    after: int,
-    finished_at: int | None,
+    ctx: TableContext, table_id: str, caller: PendingRevocation | None, *, after: int
 ) -> AsyncIterator[str]:
-    """The table's events for ``seat`` as SSE frames (``id`` is the event id).
+    """The table's events after ``after`` for the caller's seat as SSE frames (``id`` is
+    the event id). The caller and the table are checked (401, 404) before the stream
+    starts, by one read.
 
-    The stream ends after the ``table.finished`` event (or at once when the
-    table is over and the reader has seen everything: ``finished_at`` is the
-    last event id of a finished table). On a private table it also ends when
-    the reader may no longer see it (it left the open table): a seat change
-    makes the stream check again before it sends anything that follows. On any
-    table the reader's seat follows its own joins and leaves (:func:`seat_after`): one
-    that left reads on as a spectator, never the events of whoever takes the seat. It
-    closes, without ``end``, once the reader's token was revoked or expired:
-    a client reconnects with a valid token and ``Last-Event-ID``.
+    The stream ends after the ``table.finished`` event (or at once when the table is
+    over and the reader has seen everything). On a private table it also ends when the
+    reader may no longer see it (it left the open table): a seat change makes the stream
+    check again before it sends anything that follows. On any table the reader's seat
+    follows its own joins and leaves (:func:`seat_after`): one that left reads on as a
+    spectator, never the events of whoever takes the seat. It closes, without ``end``,
+    once the reader's token was revoked or expired: a client reconnects with a valid
+    token and ``Last-Event-ID``.
     """
-    cursor = after
+    loaded, principal = await read_visible(ctx, table_id, caller)
+    return _frames(ctx, table_id, caller, loaded, principal, after)
+
+
+async def _frames(
+    ctx: TableContext, table_id: str, caller: PendingRevocation | None, loaded: LoadedTable,
+    principal: Principal | None, cursor: int,
+) -> AsyncIterator[str]:
+    seat, private = loaded.record.seat_for(principal), loaded.record.private
     yield "retry: 1000\n\n"
-    if finished_at is not None and cursor >= finished_at:
+    if loaded.record.status == "finished" and cursor >= loaded.snapshot.seq:
         yield _END
         return
     revoked_key = caller.revoked_key if caller is not None else None

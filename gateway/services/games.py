@@ -11,7 +11,6 @@ __all__ = ["game_list", "game_out"]
 
 
 def game_out(name: str) -> GameOut:
-    """One game: its modes, variants, house bots and rulebook address."""
     info = game_or_problem(name).info
     return GameOut(
         name=info.name,

@@ -32,6 +32,7 @@ __all__ = [
     "LOG_TAIL",
     "RECENT_EVENTS",
     "RECENT_LOG_ENTRIES",
+    "TABLE_FIELDS",
     "SinceLastMove",
     "SpectatorReason",
     "event_out",
@@ -138,8 +139,9 @@ def _since_lines(since: SinceLastMove) -> list[str]:
     return [head, *(f"  [{event.id}] {event.text}" for event in since.events), ""]
 
 
-_NOT_RULES = frozenset({"mode", "seats", "variants"})
-"""Config fields :class:`TableSettings` lists on their own, not among ``rules``."""
+TABLE_FIELDS = frozenset({"mode", "seats", "variants"})
+"""Config fields a table has as fields of its own: never in a create's ``options``, nor
+among :class:`TableSettings`' ``rules``."""
 
 
 def table_settings(record: TableRecord) -> TableSettings:
@@ -147,7 +149,7 @@ def table_settings(record: TableRecord) -> TableSettings:
     the game's numeric caps beside the rulebook's values (a lowered turn limit shows)."""
     fields = game_or_problem(record.game).config_model.model_fields
     rules = {key: value for key, value in record.config.items()
-             if key not in _NOT_RULES and isinstance(value, int | float) and not isinstance(value, bool)}
+             if key not in TABLE_FIELDS and isinstance(value, int | float) and not isinstance(value, bool)}
     rulebook = {key: fields[key].default for key in rules if key in fields}
     return TableSettings(mode=record.mode, variants=list(record.variants),
                          turn_timeout_s=record.turn_timeout_s, rules=rules, rulebook_rules=rulebook)

@@ -22,14 +22,12 @@ import secrets
 import time
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
 from agents.wire.tournaments import RatedQueueRequest, RatedQueueTicket
 from gateway.principal import Principal
 from gateway.security import PendingRevocation
 from gateway.services.context import TableContext
 from gateway.services.records import game_or_problem, problem
-from gateway.services.tables import seat_record
+from gateway.services.tables import seat_record, table_config
 from gateway.services.tournament_tables import create_tournament_table
 from gateway.services.tournaments.state import store_of
 from gateway.store.rated_queue import RatedQueueStore
@@ -56,13 +54,7 @@ def _check(principal: Principal, game: str, request: RatedQueueRequest) -> None:
     definition = game_or_problem(game)
     if principal.kind != "agent" or not principal.may_play(game):
         raise problem("auth/wrong_scope", f"Only an agent admitted to {game} may queue for it.")
-    try:
-        definition.config_model.model_validate(
-            {"mode": request.mode, "seats": request.seats, "variants": ()}, strict=True)
-    except ValidationError as error:
-        raise problem("table/invalid_config",
-                      f"The game has no {request.seats}-seat {request.mode!r} table "
-                      f"({error.errors()[0]['msg']}).") from None
+    table_config(definition, {}, mode=request.mode, seats=request.seats, variants=[])
 
 
 async def join_queue(
@@ -146,9 +138,8 @@ async def _write_drawn(ctx: TableContext, game: str, table_id: str) -> None:
     if drawn is None:
         return  # written already
     seating: list[list[str]] = drawn["seating"]
-    definition = game_or_problem(game)
-    config = definition.config_model.model_validate(
-        {"mode": drawn["mode"], "seats": len(seating), "variants": ()}, strict=True)
+    config = table_config(game_or_problem(game), {}, mode=drawn["mode"], seats=len(seating),
+                          variants=[])
     await ctx.tournaments.note_rated_table(table_id, game)  # before the write, as any rated table
     await create_tournament_table(
         ctx, table_id=table_id, tournament_id=None, created_by=QUEUE_CREATOR, game_name=game,

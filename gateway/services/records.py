@@ -13,7 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from engine.core import Game, Seat
-from engine.registry import UnknownGame, get_game
+from engine.registry import UnknownGame, all_games, get_game
 from gateway.errors import ProblemError
 from gateway.openapi_docs import PROBLEM_CATALOGUE, register_problem
 from gateway.principal import Principal
@@ -82,11 +82,12 @@ def invalid(sentence: str, errors: list[dict[str, Any]]) -> ProblemError:
 
 
 def game_or_problem(name: str) -> Game[Any, Any, Any]:
-    """The game called ``name``; a ``game/not_found`` problem otherwise."""
+    """The game called ``name``; a ``game/not_found`` problem naming every game otherwise."""
     try:
         return get_game(name)
     except UnknownGame:
-        raise problem("game/not_found", f"No game is called {name!r}; see GET /v1/games.") from None
+        raise problem("game/not_found", f"No game is called {name!r}; see GET /v1/games.",
+                      games=sorted(all_games())) from None
 
 
 class SeatRecord(BaseModel):
@@ -104,8 +105,8 @@ class TableRecord(BaseModel):
     """A table's facts other than the engine state (stored, never sent as is).
 
     Frozen, and changed only by copying (``model_copy(update=...)`` with new
-    lists): a worker shares the record it parsed between requests
-    (:class:`gateway.services.parsed_states.ParsedStates`).
+    lists): a commit hands the table it wrote to other requests' waits
+    (:meth:`gateway.services.waiters.Waiters.deliver`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -145,7 +146,6 @@ class TableRecord(BaseModel):
         return self.seat_of(principal.agent_id) if principal is not None else None
 
     def bot_seats(self) -> dict[Seat, str]:
-        """House-bot seats and the bot name driving each."""
         return {
             seat: occupant.bot or "random"
             for seat, occupant in enumerate(self.seated)

@@ -41,7 +41,6 @@ def table_context(app: FastAPI) -> TableContext:
 
 
 async def start(app: FastAPI) -> list[asyncio.Task[Any]]:
-    """Start this worker's turn-clock sweeper, house-bot driver, retention sweeper and tournament scheduler."""
     context = table_context(app)
     return [
         asyncio.create_task(run_clock_sweeper(context), name="turn-clock-sweeper"),

@@ -54,6 +54,7 @@ from gateway.services.observations import (
     LOG_TAIL,
     RECENT_EVENTS,
     RECENT_LOG_ENTRIES,
+    TABLE_FIELDS,
     SinceLastMove,
     SpectatorReason,
     event_out,
@@ -160,10 +161,6 @@ def start_if_full(record: TableRecord, now: float, events: Events) -> TableRecor
     return record.model_copy(update={"status": "playing", "started_at": now})
 
 
-_SET_BY_REQUEST = frozenset({"mode", "seats", "variants"})
-"""Configuration fields the request names itself (``options`` naming one is refused)."""
-
-
 def table_config(
     game: Game[Any, Any, Any], options: dict[str, Any], *, mode: str, seats: int,
     variants: list[str],
@@ -177,7 +174,7 @@ def table_config(
 
     :raises ProblemError: ``table/invalid_config``.
     """
-    named_twice = sorted(set(options) & _SET_BY_REQUEST)
+    named_twice = sorted(set(options) & TABLE_FIELDS)
     if named_twice:  # the request's own field would win: refuse rather than drop it
         raise problem(
             "table/invalid_config",
@@ -198,7 +195,7 @@ def table_config(
             errors=errors,
         ) from None
     fields = game.config_model.model_fields
-    for name in sorted(set(options) & set(fields) - _SET_BY_REQUEST):
+    for name in sorted(set(options) & set(fields) - TABLE_FIELDS):
         default = fields[name].default
         value = getattr(config, name)
         numeric = isinstance(default, int | float) and not isinstance(default, bool)
@@ -498,8 +495,6 @@ async def join_table(
             raise problem("table/full", "Every seat at this table is taken.")
         if record.status == "finished":  # closed before the start
             raise problem("table/finished", "The table is over; it cannot be joined.")
-        if record.status != "open":
-            raise problem("table/started", "The table has started; seats are fixed.")
         seat = next(seat for seat, occupant in enumerate(record.seated) if occupant is None)
         occupant = SeatRecord(agent_id=principal.agent_id, name=principal.name)
         seated = list(record.seated)

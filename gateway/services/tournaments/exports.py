@@ -34,10 +34,10 @@ from tournament.results import TableResult
 __all__ = [
     "replays_jsonl",
     "report",
-    "require_published",
     "results",
     "results_csv_text",
     "shown_to_anyone",
+    "tournament_of",
 ]
 
 
@@ -160,7 +160,7 @@ async def report(
     return made
 
 
-async def _tournament_of(
+async def tournament_of(
     ctx: TableContext, record: TableRecord
 ) -> tuple[TournamentSnapshot, int] | None:
     """``record``'s tournament and the table's index in its plan; None for a table that is
@@ -178,7 +178,7 @@ async def shown_to_anyone(ctx: TableContext, record: TableRecord) -> bool:
     ``GET /v1/tournaments/{id}`` lists it and ``replays.jsonl`` serves its replay: its
     result is in and its board published. (The table itself stays private: no one
     watches it live.)"""
-    found = await _tournament_of(ctx, record)
+    found = await tournament_of(ctx, record)
     if found is None:
         return False
     snapshot, index = found
@@ -186,19 +186,3 @@ async def shown_to_anyone(ctx: TableContext, record: TableRecord) -> bool:
         return False
     return (any(result.index == index for result in snapshot.results)
             and snapshot.board_complete(snapshot.plans[index].board))
-
-
-async def require_published(ctx: TableContext, record: TableRecord, principal: Principal | None) -> None:
-    """Refuse a tournament table's replay (``replay/embargoed``) while its board is still
-    being played elsewhere; the organiser may always read it."""
-    if is_organiser(principal):
-        return
-    found = await _tournament_of(ctx, record)
-    if found is None:
-        return
-    snapshot, index = found
-    if not snapshot.board_complete(snapshot.plans[index].board):
-        raise problem("replay/embargoed",
-                      "This table's board is still being played at other tables; its replay "
-                      "opens when every table of the board is over.")
-

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from gateway.principal import Principal
 from gateway.services.context import TableContext
-from gateway.services.records import TableRecord
-from gateway.services.tournaments import exports
+from gateway.services.records import TableRecord, problem
+from gateway.services.tournaments.exports import tournament_of
 from gateway.services.tournaments.ladder import LADDER_RECHECK_S, note_rated_finish
-from gateway.services.tournaments.state import store_of
+from gateway.services.tournaments.state import is_organiser, store_of
 
 __all__ = ["TournamentHooks"]
 
@@ -40,4 +40,14 @@ class TournamentHooks:
             await store_of(self.ctx).count_refused(record.tournament, agent_id)
 
     async def require_published(self, record: TableRecord, principal: Principal | None) -> None:
-        await exports.require_published(self.ctx, record, principal)
+        """The organiser may always read a tournament table's replay."""
+        if is_organiser(principal):
+            return
+        found = await tournament_of(self.ctx, record)
+        if found is None:
+            return
+        snapshot, index = found
+        if not snapshot.board_complete(snapshot.plans[index].board):
+            raise problem("replay/embargoed",
+                          "This table's board is still being played at other tables; its replay "
+                          "opens when every table of the board is over.")

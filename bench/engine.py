@@ -19,9 +19,13 @@ configuration, 4 seats where the game allows it) this prints:
   playout's own states (which share unchanged parts and were viewed during
   the playout, so caches hit) is printed after it, for information only.
 
-    .venv/bin/python bench/engine.py [--game NAME] [--seconds 3] [--strict]
+    .venv/bin/python bench/engine.py [--game NAME] [--seconds 3] [--strict] [--against DIR]
 
-Only prints; ``--strict`` makes a FAIL exit with status 1.
+Only prints; ``--strict`` makes a FAIL exit with status 1. ``--against DIR``
+first measures the engine of another checkout (``DIR``, e.g. a worktree at an
+older commit: ``git worktree add --detach /tmp/before <commit>``) with this
+file's code, in a child process that imports ``engine`` from ``DIR``, then this
+checkout's: before and after in one run, on the same machine.
 """
 
 from __future__ import annotations
@@ -29,7 +33,9 @@ from __future__ import annotations
 import argparse
 import gc
 import multiprocessing
+import os
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -270,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="playout time per game")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--strict", action="store_true", help="exit 1 if a target fails")
+    parser.add_argument("--against", type=Path, metavar="DIR",
+                        help="first measure the engine of the checkout in DIR (before)")
     args = parser.parse_args(argv)
     games = all_games()
     chosen = args.game or list(games)
@@ -279,9 +287,23 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     passed = True
     for name in chosen:
+        if args.against is not None:
+            _bench_elsewhere(args.against, name, args.seed, args.seconds)
+            print(f"after: the engine of {Path(sys.modules['engine'].__file__ or '.').parent.parent}",
+                  flush=True)
         passed = bench_game(games[name], args.seed, args.seconds) and passed
         print()
     return 1 if args.strict and not passed else 0
+
+
+def _bench_elsewhere(root: Path, game: str, seed: int, seconds: float) -> None:
+    """Print the figures of ``game`` for the engine of the checkout at ``root``: this file
+    run again with ``root`` first on the import path."""
+    print(f"before: the engine of {root.resolve()}", flush=True)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(root.resolve()), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    subprocess.run([sys.executable, __file__, "--game", game, "--seed", str(seed),
+                    "--seconds", str(seconds)], env=env, check=True)
 
 
 if __name__ == "__main__":

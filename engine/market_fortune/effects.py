@@ -302,5 +302,6 @@ def defend(state: MarketFortuneState, defender: int, card: str, events: list[Eve
         hand = state.seats[attacker].hand
         if hand:
             state, index = random_index(state, len(hand))
-            state = discard(state, attacker, hand[index], events, locked=_championship(state), why="Contingency Plan, 12.21")
+            changes = discard(state, attacker, hand[index], events, locked=_championship(state), why="Contingency Plan, 12.21")
+            state = evolve(state, changes)
     return state

@@ -190,7 +190,8 @@ def _task_actions(
     """The answers to ``task``; given an action, a discard lists only its card (see :data:`Choices`)."""
     owner = state.seats[task.seat]
     if task.step == "discard":
-        allowed = [c for c in owner.hand if c != task.forbid] or list(owner.hand)
+        forbid = task.forbid
+        allowed = [c for c in owner.hand if c != forbid] or list(owner.hand)
         if isinstance(asked, Discard):
             return [_discard(asked.card)] if asked.card in allowed else []
         return [_discard(c) for c in allowed]
@@ -284,8 +285,7 @@ def is_listed(state: MarketFortuneState, action: MarketFortuneAction) -> bool:
     else:
         choices = _STAGE_CHOICES.get(state.stage, {}).get(action.kind)
         options = choices(state, state.active, action) if choices is not None else []
-    wanted = _id_of(action)
-    return any(_id_of(option) == wanted for option in options)
+    return _id_of(action) in map(_id_of, options)
 
 
 _NOTHING_LISTED: tuple[MarketFortuneState | None, tuple[MarketFortuneAction, ...]] = (None, ())

@@ -40,6 +40,7 @@ __all__ = [
     "random_index",
     "return_investment",
     "roll_plus",
+    "seat_change",
     "set_seat",
     "task_of",
     "with_seat",
@@ -102,11 +103,16 @@ def with_seat(
     state_changes: dict[str, object] | None = None,
 ) -> MarketFortuneState:
     """Replace fields of one seat and, in the same copy, fields of the state."""
-    seats = state.__dict__["seats"]
-    changes: dict[str, object] = {"seats": (*seats[:index], evolve(seats[index], seat_changes), *seats[index + 1 :])}
+    changes = seat_change(state, index, seat_changes)
     if state_changes:
         changes.update(state_changes)
     return evolve(state, changes)
+
+
+def seat_change(state: MarketFortuneState, index: int, seat_changes: dict[str, object]) -> dict[str, object]:
+    """The state's ``seats`` with fields of one seat replaced, as a change for :func:`evolve`."""
+    seats = state.__dict__["seats"]
+    return {"seats": (*seats[:index], evolve(seats[index], seat_changes), *seats[index + 1 :])}
 
 
 def clockwise(state: MarketFortuneState, start: int) -> tuple[int, ...]:
@@ -165,15 +171,13 @@ def can_draw(state: MarketFortuneState, source: Source) -> bool:
 
 
 def draw(
-    state: MarketFortuneState,
-    seat: int,
-    source: Source,
-    events: list[Event],
-    also: dict[str, object] | None = None,
-) -> tuple[MarketFortuneState, str]:
+    state: MarketFortuneState, seat: int, source: Source, events: list[Event]
+) -> tuple[MarketFortuneState, dict[str, object]]:
     """Move one building card from ``source`` to ``seat``'s hand; the caller checked :func:`can_draw`.
 
-    ``also`` holds further state fields to change in the same copy.
+    Returns the state (with a new deck if its deck ran out, 4.3) and the
+    changes that move the card, for the caller to make in the copy that
+    makes its own (:func:`engine.market_fortune.rules.apply` copies once).
     """
     deck_name, pile_name = DECK_AND_PILE[source]
     label = "Stock" if deck_name == "stock_deck" else "Return"
@@ -201,11 +205,9 @@ def draw(
         card = pile[-1]
         taken_from = {pile_name: pile[:-1]}
         where = f"the top of the {label} discard pile"
-    if also:
-        taken_from.update(also)
-    state = with_seat(state, seat, {"hand": (*state.__dict__["seats"][seat].hand, card)}, taken_from)
+    taken_from.update(seat_change(state, seat, {"hand": (*state.__dict__["seats"][seat].hand, card)}))
     events += draw_events(seat, source, card, where)
-    return state, card
+    return state, taken_from
 
 
 def draw_events(seat: int, source: str, card: str, where: str) -> list[Event]:
@@ -310,20 +312,17 @@ def discard(
     *,
     locked: bool = False,
     why: str = "",
-    also: dict[str, object] | None = None,
-) -> MarketFortuneState:
+) -> dict[str, object]:
     """Discard a building card from ``seat``'s hand; ``locked`` lays it face down (9.3).
 
-    ``also`` holds further state fields to change in the same copy.
+    Returns the changes, for the caller to make in the copy that makes its own.
     """
     hand = list(state.__dict__["seats"][seat].hand)
     hand.remove(card)
     changes = _pile_changes(state, card, seat if locked else None)
-    if also:
-        changes.update(also)
-    state = with_seat(state, seat, {"hand": tuple(hand)}, changes)
+    changes.update(seat_change(state, seat, {"hand": tuple(hand)}))
     announce_discards(events, seat, (card,), locked, why)
-    return state
+    return changes
 
 
 def return_investment(

@@ -399,46 +399,63 @@ def _pass_turn(
     return evolve(state, changes)
 
 
-def _advance(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:
-    """Run the automatic steps until some seat owes a decision (or the table ends)."""
+def _advance(state: MarketFortuneState, changes: dict[str, object], events: list[Event]) -> MarketFortuneState:
+    """Run the automatic steps until some seat owes a decision (or the table ends).
+
+    ``changes`` are fields the action changed that ``state`` does not hold
+    yet. The automatic steps add theirs, and the state is copied once: most
+    actions end a turn, whose close then shares the action's copy. Only a
+    task owed makes the copy first, as whether it can be answered (4.3) is
+    read from the state.
+    """
     while True:
-        if state.stage in ("over", "between"):
-            return state
-        if state.tasks:
-            if task_possible(state, state.tasks[0]):
-                return state
-            state = evolve(state, {"tasks": state.tasks[1:]})
+        values = {**state.__dict__, **changes} if changes else state.__dict__
+        stage = values["stage"]
+        if stage in ("over", "between"):
+            break
+        tasks = values["tasks"]
+        if tasks:
+            if changes:
+                state, changes = evolve(state, changes), {}
+            if task_possible(state, tasks[0]):
+                break
+            changes["tasks"] = tasks[1:]
             continue
-        attack = state.attack
+        attack = values["attack"]
         if attack is not None:
             if attack.defender is not None:
-                return state
+                break
             if attack.queue:
                 target = attack.queue[0]
-                state = evolve(state, {"attack": evolve(attack, {"source": attack.attacker, "defender": target, "queue": attack.queue[1:]})})
+                changes["attack"] = evolve(attack, {"source": attack.attacker, "defender": target, "queue": attack.queue[1:]})
                 events.append(event("defence_window", f"Seat {target} may answer {cards.kind_of(attack.card).name} from seat {attack.attacker} (7.2).", seat=target, source=attack.attacker))
-                return state
-            return _close(state, {"attack": None}, events)
-        if state.stage in ("resolving", "ending"):
-            return _close(state, {}, events)
-        return state
+                break
+            changes["attack"] = None
+            return _close(state, values, changes, events)
+        if stage in ("resolving", "ending"):
+            return _close(state, values, changes, events)
+        break
+    return evolve(state, changes) if changes else state
 
 
-def _close(state: MarketFortuneState, changes: dict[str, object], events: list[Event]) -> MarketFortuneState:
+def _close(
+    state: MarketFortuneState, values: dict[str, Any], changes: dict[str, object], events: list[Event]
+) -> MarketFortuneState:
     """The rest of :func:`_advance` once no task is owed and no attack waits, in one copy.
 
-    ``changes`` (the attack's end) are made in the same copy as what follows:
-    a resolved red closes the turn (``resolving`` becomes ``ending``), and a
-    closing turn owes the 8-card discard (4.1) or passes (2.2, 3.6). Each
-    step was a copy of its own, and what :func:`_advance` then checked holds:
-    a discard owed with a card in hand is possible, a new turn waits on its seat.
+    ``values`` are the state's fields with ``changes``, which are made in the
+    same copy as what follows: a resolved red closes the turn (``resolving``
+    becomes ``ending``), and a closing turn owes the 8-card discard (4.1) or
+    passes (2.2, 3.6). What :func:`_advance` would check after each of these
+    holds: a discard owed with a card in hand is possible, a new turn waits
+    on its seat.
     """
-    stage = state.stage
+    stage = values["stage"]
     if stage == "resolving":
         changes["stage"] = stage = "ending"
     if stage != "ending":
         return evolve(state, changes) if changes else state
-    return _close_turn(state, state.__dict__, changes, events)
+    return _close_turn(state, values, changes, events)
 
 
 def _close_turn(
@@ -456,16 +473,21 @@ def _close_turn(
     return _pass_turn(state, values, changes, events)
 
 
-def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneAction, events: list[Event]) -> MarketFortuneState:
+def _apply_task(
+    state: MarketFortuneState, seat: int, action: MarketFortuneAction, events: list[Event], changes: dict[str, object]
+) -> MarketFortuneState:
     task = state.tasks[0]
     why = f"rule {task.section}"
     if isinstance(action, Discard):
-        # The most frequent decision: one copy of the state covers the task too.
-        remaining: dict[str, object] = {"tasks": _tasks_after_one(state)}
-        return discard(state, seat, action.card, events, locked=task.locked, why=why, also=remaining)
+        # The most frequent decision: its changes join the step's one copy (see _advance).
+        changes["tasks"] = _tasks_after_one(state)
+        changes.update(discard(state, seat, action.card, events, locked=task.locked, why=why))
+        return state
     state = evolve(state, {"tasks": _tasks_after_one(state)})
     if isinstance(action, Draw):
-        return draw(state, seat, action.source, events)[0]
+        state, moved = draw(state, seat, action.source, events)
+        changes.update(moved)
+        return state
     if isinstance(action, ReturnInvestment):
         return return_investment(state, seat, _index_of(state.seats[seat], action.stock), events, why)
     if isinstance(action, Take):
@@ -503,15 +525,19 @@ def _apply_task(state: MarketFortuneState, seat: int, action: MarketFortuneActio
     return _after_forming(state, seat, events, via_risk=False)
 
 
-def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneAction, events: list[Event]) -> MarketFortuneState:
+def _apply_main(
+    state: MarketFortuneState, seat: int, action: MarketFortuneAction, events: list[Event], changes: dict[str, object]
+) -> MarketFortuneState:
     if isinstance(action, Build):
-        after: dict[str, object] = {"stage": "ending"}
+        changes["stage"] = "ending"
         if state.seats[seat].building_total() + 1 > cards.BUILDING_TOTAL:
             # 3.2: the card just taken from a pile (its top, known now) may not go back.
             pile: tuple[str, ...] = () if action.source.endswith("_deck") else getattr(state, action.source)
             forbid = pile[-1] if pile else None
-            after["tasks"] = (task_of(seat, "discard", "3.2", forbid=forbid),)
-        return draw(state, seat, action.source, events, also=after)[0]
+            changes["tasks"] = (task_of(seat, "discard", "3.2", forbid=forbid),)
+        state, moved = draw(state, seat, action.source, events)
+        changes.update(moved)
+        return state
     if isinstance(action, Risk):
         state, plus = roll_plus(state)
         if plus:
@@ -519,12 +545,14 @@ def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneActio
             state = _form(state, seat, action.stock, action.ret, action.innovation, events, "Risk, 3.3")
             return _after_forming(state, seat, events, via_risk=True)
         events.append(event("risk", f"Seat {seat} rolled a minus (-): the Risk fails and the cards stay hidden in its hand (3.3).", seat=seat, plus=False))
-        return evolve(state, {"stage": "ending"})
+        changes["stage"] = "ending"
+        return state
     if isinstance(action, Dominate):
         state = draw_strategy(state, seat, events, "Dominate, 3.4")
         # 3.4: a red drawn may be played (it or another red); any other colour ends the turn.
         drawn = state.seats[seat].strategies[-1]
-        return evolve(state, {"stage": "red" if cards.kind_of(drawn).colour == "red" else "ending"})
+        changes["stage"] = "red" if cards.kind_of(drawn).colour == "red" else "ending"
+        return state
     if isinstance(action, Optimise):
         owner = state.seats[seat]
         investments = list(owner.investments)
@@ -545,9 +573,13 @@ def _apply_main(state: MarketFortuneState, seat: int, action: MarketFortuneActio
     raise AssertionError(action)
 
 
-def _apply_action(state: MarketFortuneState, seat: int, action: MarketFortuneAction, events: list[Event]) -> MarketFortuneState:
+def _apply_action(
+    state: MarketFortuneState, seat: int, action: MarketFortuneAction, events: list[Event], changes: dict[str, object]
+) -> MarketFortuneState:
+    """Apply the action's own rule; fields it changes may be left in ``changes``
+    for :func:`_advance` to make in its copy."""
     if state.tasks:
-        return _apply_task(state, seat, action, events)
+        return _apply_task(state, seat, action, events, changes)
     attack = state.attack
     if attack is not None and attack.defender is not None:
         if isinstance(action, Defend):
@@ -557,11 +589,12 @@ def _apply_action(state: MarketFortuneState, seat: int, action: MarketFortuneAct
         events.append(event("decline", f"Seat {seat} does not defend.", seat=seat))
         return hit(state, attack.source, seat, events)
     if isinstance(action, Optimise) or state.stage == "main":
-        return _apply_main(state, seat, action, events)
+        return _apply_main(state, seat, action, events, changes)
     if isinstance(action, Play):
         return play_red(state, seat, action.card, action.target, events)
     if isinstance(action, EndTurn):
-        return evolve(state, {"stage": "ending"})
+        changes["stage"] = "ending"
+        return state
     if isinstance(action, Declare):
         return _declare(state, seat, events)
     if isinstance(action, ReturnInvestment):
@@ -602,8 +635,9 @@ def apply(state: MarketFortuneState, seat: int, action: MarketFortuneAction) -> 
     if not is_listed(state, action):
         raise explain_illegal(state, seat, action)
     events: list[Event] = []
-    state = _apply_action(state, seat, action, events)
-    state = _advance(state, events)
+    changes: dict[str, object] = {}
+    state = _apply_action(state, seat, action, events, changes)
+    state = _advance(state, changes, events)
     return state, events
 
 

@@ -27,7 +27,6 @@ from gateway.security import PendingRevocation
 from gateway.services.access import may_see
 from gateway.services.actions import load_table, read_visible
 from gateway.services.context import TableContext
-from gateway.services.loaded_table import LoadedTable
 from gateway.services.observations import event_out
 from gateway.store.tables import StoredEvent
 
@@ -143,16 +142,20 @@ async def stream_events(
     token and ``Last-Event-ID``.
     """
     loaded, principal = await read_visible(ctx, table_id, caller)
-    return _frames(ctx, table_id, caller, loaded, principal, after)
+    record = loaded.record
+    seen_all = record.status == "finished" and after >= loaded.snapshot.seq
+    # The stream keeps what it needs of the read, not the parsed table, for its whole life.
+    return _frames(ctx, table_id, caller, principal, record.seat_for(principal),
+                   private=record.private, cursor=after, seen_all=seen_all)
 
 
 async def _frames(
-    ctx: TableContext, table_id: str, caller: PendingRevocation | None, loaded: LoadedTable,
-    principal: Principal | None, cursor: int,
+    ctx: TableContext, table_id: str, caller: PendingRevocation | None,
+    principal: Principal | None, seat: int | None, *, private: bool, cursor: int,
+    seen_all: bool,
 ) -> AsyncIterator[str]:
-    seat, private = loaded.record.seat_for(principal), loaded.record.private
     yield "retry: 1000\n\n"
-    if loaded.record.status == "finished" and cursor >= loaded.snapshot.seq:
+    if seen_all:
         yield _END
         return
     revoked_key = caller.revoked_key if caller is not None else None
@@ -175,8 +178,7 @@ async def _frames(
                 if event.body["kind"] == _FINISHED:
                     yield _END
                     return
-                if private and event.body["kind"] == _SEAT_LEFT:
-                    loaded = await load_table(ctx, table_id)
-                    if not may_see(loaded.record, principal):
-                        yield _END  # it left: nothing more of this table is its business
-                        return
+                if (private and event.body["kind"] == _SEAT_LEFT
+                        and not may_see((await load_table(ctx, table_id)).record, principal)):
+                    yield _END  # it left: nothing more of this table is its business
+                    return

@@ -40,7 +40,8 @@ class TournamentHooks:
             await store_of(self.ctx).count_refused(record.tournament, agent_id)
 
     async def require_published(self, record: TableRecord, principal: Principal | None) -> None:
-        """The organiser may always read a tournament table's replay."""
+        """Refuse a tournament table's replay (``replay/embargoed``) while its board is
+        still being played at other tables; the organiser may always read it."""
         if is_organiser(principal):
             return
         found = await tournament_of(self.ctx, record)

@@ -104,11 +104,6 @@ class TableSnapshot:
     seq: int
     deadline: float | None
 
-    @property
-    def record(self) -> dict[str, Any]:
-        parsed: dict[str, Any] = json.loads(self.record_json)
-        return parsed
-
 
 @dataclass(frozen=True)
 class IdempotencyRecord:

@@ -68,7 +68,7 @@ async def read_state(gateway: RunningGateway, table_id: str) -> tuple[Any, Table
     finally:
         await client.aclose()
     assert snapshot is not None and snapshot.state is not None
-    record = TableRecord.model_validate(snapshot.record)
+    record = TableRecord.model_validate_json(snapshot.record_json)
     return get_game(record.game).state_model.model_validate_json(snapshot.state), record
 
 

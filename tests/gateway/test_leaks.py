@@ -44,7 +44,7 @@ def read_state(settings: Settings, table_id: str) -> tuple[Any, TableRecord]:
         finally:
             await client.aclose()
         assert snapshot is not None and snapshot.state is not None
-        record = TableRecord.model_validate(snapshot.record)
+        record = TableRecord.model_validate_json(snapshot.record_json)
         return get_game(record.game).state_model.model_validate_json(snapshot.state), record
 
     return asyncio.run(load())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -48,7 +49,7 @@ def test_create_then_commit_bumps_version_and_numbers_events(redis_url: str, red
         snapshot = await store.load("t1")
         assert snapshot is not None
         assert (snapshot.version, snapshot.seq, snapshot.deadline) == (1, 3, 123.5)
-        assert snapshot.state == '{"n": 1}' and snapshot.record == {"id": "t1"}
+        assert snapshot.state == '{"n": 1}' and json.loads(snapshot.record_json) == {"id": "t1"}
         events = await store.events_after("t1", 1)
         assert [(e.seq, e.audience, e.body["kind"]) for e in events] == [
             (2, (0,), "secret"), (3, None, "public"),

@@ -1,12 +1,12 @@
 """Turn clocks: when a seat's time runs out, its game's ``default_action`` is applied.
 
-Every worker runs :func:`run_clock_sweeper`. A deadline lives in the table hash
-(the truth) and in the ``clock`` index; a worker claims due tables from the
-index for a short lease (so the others skip them), re-reads each table and
-applies the default action through the same compare-and-set as an agent's
-action. Even if two workers did reach the same table, only one commit can
-succeed for that version, so the default action is applied exactly once and
-recorded with a public ``turn.timeout`` event.
+Every worker runs :func:`sweep_clocks` in a loop (:mod:`gateway.services.runtime`). A
+deadline lives in the table hash (the truth) and in the ``clock`` index; a worker
+claims due tables from the index for a short lease (so the others skip them), re-reads
+each table and applies the default action through the same compare-and-set as an
+agent's action. Even if two workers did reach the same table, only one commit can
+succeed for that version, so the default action is applied exactly once and recorded
+with a public ``turn.timeout`` event.
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ import logging
 
 from gateway.errors import ProblemError
 from gateway.services.actions import advance, commit_step, load_table
-from gateway.services.backoff import Backoff
 from gateway.services.context import TableContext
 
-__all__ = ["LEASE_S", "expire_table", "run_clock_sweeper", "sweep_clocks"]
+__all__ = ["LEASE_S", "expire_table", "sweep_clocks"]
 
 LEASE_S = 10.0
 """How long a claimed table is left to its worker before another may take it over."""
@@ -73,10 +72,3 @@ async def sweep_clocks(ctx: TableContext) -> int:
             next_due = ctx.now() + _RETRY_S
         await ctx.store.release("clock", table_id, lease_end, next_due)
     return len(claimed)
-
-
-async def run_clock_sweeper(ctx: TableContext) -> None:
-    """Sweep due clocks every ``sweeper_interval_s`` until cancelled (backing off while
-    sweeps fail, as they do through a Redis outage)."""
-    backoff = Backoff("turn-clock sweep", log, interval_s=ctx.settings.sweeper_interval_s)
-    await backoff.run_rounds(lambda: sweep_clocks(ctx))

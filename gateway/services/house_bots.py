@@ -1,12 +1,12 @@
 """House bots: seats the server plays itself, so one agent can sit against three bots.
 
-A commit that leaves a house-bot seat to act puts the table in the ``bots``
-index and wakes this worker's driver. Every worker runs
-:func:`run_house_bots`; a table is claimed by one worker for a short lease and
-its bots play (through the same compare-and-set as an agent's action) until an
+A commit that leaves a house-bot seat to act puts the table in the ``bots`` index and
+wakes this worker's driver. Every worker runs :func:`drive_bots` in a loop
+(:mod:`gateway.services.runtime`); a table is claimed by one worker for a short lease
+and its bots play (through the same compare-and-set as an agent's action) until an
 agent must decide or the table ends. Bots see only their seat's view
-(:func:`engine.bots.decide`) and draw chance from a seed derived from the
-table's, so a table with a fixed seed replays the same way.
+(:func:`engine.bots.decide`) and draw chance from a seed derived from the table's, so
+a table with a fixed seed replays the same way.
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ import logging
 from engine.bots import bot_seed, decide, get_bot
 from gateway.errors import ProblemError
 from gateway.services.actions import advance, commit_step, load_table
-from gateway.services.backoff import Backoff
 from gateway.services.context import TableContext
 
-__all__ = ["LEASE_S", "drive_bots", "play_bots", "run_house_bots"]
+__all__ = ["LEASE_S", "drive_bots", "play_bots"]
 
 LEASE_S = 10.0
 """How long a claimed table is left to its worker before another may take it over."""
@@ -75,10 +74,3 @@ async def drive_bots(ctx: TableContext) -> int:
     claimed = await ctx.store.claim("bots", now, lease_end)
     await asyncio.gather(*(_play_claimed(ctx, table_id, lease_end) for table_id in claimed))
     return len(claimed)
-
-
-async def run_house_bots(ctx: TableContext) -> None:
-    """Drive house bots until cancelled: at once when this worker committed, else every
-    interval; after a failed round (Redis down) only once the back-off pause is over."""
-    backoff = Backoff("house-bot drive", log, interval_s=ctx.settings.sweeper_interval_s)
-    await backoff.run_rounds(lambda: drive_bots(ctx), wake=ctx.bots_due)

@@ -13,14 +13,9 @@
 
 from __future__ import annotations
 
-import logging
-
-from gateway.services.backoff import Backoff
 from gateway.services.context import TableContext
 
-__all__ = ["SWEEP_BATCH", "prune_listing", "run_retention_sweeper"]
-
-log = logging.getLogger(__name__)
+__all__ = ["SWEEP_BATCH", "prune_expired", "prune_listing"]
 
 SWEEP_BATCH = 500
 """Listed ids looked at per round (the oldest first)."""
@@ -38,12 +33,7 @@ async def prune_listing(ctx: TableContext) -> int:
     return await ctx.store.prune_unwritten([i for i in ids if i not in present], before)
 
 
-async def _prune_all(ctx: TableContext) -> None:
+async def prune_expired(ctx: TableContext) -> None:
+    """:func:`prune_listing` until a batch drops fewer than it looked at."""
     while await prune_listing(ctx) >= SWEEP_BATCH:
         pass
-
-
-async def run_retention_sweeper(ctx: TableContext) -> None:
-    """Prune the listing every ``retention_sweep_interval_s`` until cancelled."""
-    backoff = Backoff("retention sweep", log, interval_s=ctx.settings.retention_sweep_interval_s)
-    await backoff.run_rounds(lambda: _prune_all(ctx))

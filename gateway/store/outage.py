@@ -3,7 +3,7 @@ answer now" (down, refusing connections, timing out, loading its data, or a read
 after a failover), as opposed to a bug in a command.
 
 The app answers these with 503 ``server/unavailable`` and ``Retry-After`` instead of 500, and
-the background loops back off on them (:class:`gateway.services.backoff.Backoff`).
+the background loops back off on them (:func:`gateway.services.runtime.run_rounds`).
 """
 
 from __future__ import annotations

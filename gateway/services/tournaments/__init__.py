@@ -30,7 +30,6 @@ from gateway.services.tournaments.resource import (
     get_tournament,
     list_tournaments,
 )
-from gateway.services.tournaments.scheduler import run_tournaments
 
 __all__ = [
     "TournamentHooks",
@@ -45,7 +44,6 @@ __all__ = [
     "report",
     "results",
     "results_csv_text",
-    "run_tournaments",
     "shown_to_anyone",
     "stream_assignments",
 ]

@@ -1,14 +1,15 @@
 """The scheduler: a leased loop in every worker that plays each tournament's plan.
 
-Every worker runs :func:`run_tournaments`: it claims due tournaments from the
+Every worker runs :func:`drive_tournaments` in a loop
+(:mod:`gateway.services.runtime`): it claims due tournaments from the
 ``tournaments:active`` index for a lease (as the house bots do) and
 :func:`advance_tournament` each. Every step is idempotent, so a worker killed
-anywhere, or two workers on the same tournament after a lease ran out, change
-nothing twice: a table is created by a compare-and-set on version -1 of its
-derived id; its seats are announced before it is marked created (an
-announcement may repeat after a crash, never go missing); a result is stored
-with HSETNX by plan index in the same script that appends it to the finish
-order; a swiss round is planned once (HSETNX on the round); the end is set once.
+anywhere, or two workers on the same tournament after a lease ran out, change nothing
+twice: a table is created by a compare-and-set on version -1 of its derived id; its
+seats are announced before it is marked created (an announcement may repeat after a
+crash, never go missing); a result is stored with HSETNX by plan index in the same
+script that appends it to the finish order; a swiss round is planned once (HSETNX on
+the round); the end is set once.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import asyncio
 import json
 import logging
 
-from gateway.services.backoff import Backoff
 from gateway.services.context import TableContext
 from gateway.services.records import TableRecord
 from gateway.services.tables import seat_record
@@ -46,7 +46,6 @@ __all__ = [
     "POLL_S",
     "advance_tournament",
     "drive_tournaments",
-    "run_tournaments",
 ]
 
 
@@ -196,11 +195,4 @@ async def drive_tournaments(ctx: TableContext) -> int:
                            for tournament_id in claimed))
     await sweep_ladder(ctx)
     return len(claimed)
-
-
-async def run_tournaments(ctx: TableContext) -> None:
-    """Advance due tournaments every ``sweeper_interval_s`` until cancelled (backing off
-    while rounds fail, as they do through a Redis outage)."""
-    backoff = Backoff("tournament drive", log, interval_s=ctx.settings.sweeper_interval_s)
-    await backoff.run_rounds(lambda: drive_tournaments(ctx))
 

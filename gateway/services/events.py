@@ -52,16 +52,6 @@ _END = "event: end\ndata: {}\n\n"
 _TOKEN_ENDED = ": closed: the token expired or was revoked; reconnect with a valid one\n\n"
 
 
-async def _read(
-    ctx: TableContext, table_id: str, caller: PendingRevocation | None, after: int,
-) -> tuple[bool, list[StoredEvent]]:
-    """Whether the caller's token was revoked, asked in the same round trip as the
-    events (then they must not be told), and the events after ``after``."""
-    if caller is None:
-        return False, await ctx.store.events_after(table_id, after)
-    return await ctx.store.checked_events_after(table_id, after, revoked_key=caller.revoked_key)
-
-
 def _held_s(caller: PendingRevocation | None, wanted_s: float) -> float:
     return wanted_s if caller is None else caller.held_s(wanted_s)
 
@@ -103,7 +93,7 @@ async def poll_events(
                 else contextlib.nullcontext(None))  # a poll that does not wait watches nothing
     async with watching as watch:
         while True:  # read, then wait for a change and read again
-            revoked, events = await _read(ctx, table_id, caller, cursor)
+            revoked, events = await ctx.store.checked_events_after(table_id, cursor, revoked_key)
             if caller is not None:
                 caller.confirm(revoked)
                 caller.confirm_still_valid()
@@ -161,7 +151,7 @@ async def _frames(
     revoked_key = caller.revoked_key if caller is not None else None
     async with ctx.waiters.watch(ctx.store.events_key(table_id), revoked_key) as watch:
         while True:  # read, then wait for a change (or the keep-alive) and read again
-            revoked, events = await _read(ctx, table_id, caller, cursor)
+            revoked, events = await ctx.store.checked_events_after(table_id, cursor, revoked_key)
             if caller is not None and (revoked or caller.expired()):
                 yield _TOKEN_ENDED
                 return

@@ -346,11 +346,11 @@ class TableStore:
         return revoked_key is not None and bool(replies[1]), replies[0], replies[len(commands):]
 
     async def checked_events_after(
-        self, table_id: str, after: int, *, revoked_key: str
+        self, table_id: str, after: int, revoked_key: str | None
     ) -> tuple[bool, list[StoredEvent]]:
-        """Whether ``revoked_key`` exists and :meth:`events_after`, in one round trip, so a
-        reader whose token was revoked while it waited is refused before it is told what
-        came."""
+        """Whether ``revoked_key`` exists (when given, else False) and :meth:`events_after`,
+        in one round trip, so a reader whose token was revoked while it waited is refused
+        before it is told what came."""
         revoked, reply, _ = await self._read_after(
             table_id, self.events_key(table_id), f"{after}-0", revoked_key)
         return revoked, stored_events(reply)

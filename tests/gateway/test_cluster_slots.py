@@ -95,7 +95,7 @@ def test_every_table_script_and_read_stays_on_the_table_s_slot(
         # Reads that carry the revocation check, one round trip each.
         snapshot, seen, revoked = await store.load_for_action("tbl_3", "agent:k", mark)
         assert snapshot is not None and seen is not None and not revoked
-        assert (await store.checked_events_after("tbl_3", 0, revoked_key=mark))[1]
+        assert (await store.checked_events_after("tbl_3", 0, mark))[1]
         assert snapshot.version == 0
         assert (await store.events_then_table("tbl_3", 0, mark))[1]
         assert (await store.turns_then_table("tbl_3", snapshot, mark)).table is not None

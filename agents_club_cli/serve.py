@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
     from agents_club_cli import workers
     from agents_club_cli.embedded_redis import EmbeddedRedis
-    from gateway.config import load_settings
+    from gateway.config import Settings
     from gateway.keys import ORGANISER_KEY_FILE, load_keyring, resolve_organiser_key
     from gateway.logging_config import configure_logging
     from gateway.routes.ws import socket_options
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # keys and the AOF live here
     _fresh_metrics_dir(data_dir)
     try:
-        settings = load_settings()
+        settings = Settings()
         load_keyring(settings)  # generates the development key once, before the workers
         resolve_organiser_key(settings)
     except ValueError as refused:

@@ -30,7 +30,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from gateway.clock import Clock, wall_clock
-from gateway.config import Settings, load_settings
+from gateway.config import Settings
 from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError, redis_unavailable
 from gateway.head_middleware import HeadAsGetMiddleware
 from gateway.logging_config import configure_logging
@@ -266,7 +266,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
     :raises ValueError: when the settings refuse to start (default secrets in
         production, no Redis URL).
     """
-    settings = settings or load_settings()
+    settings = settings or Settings()
     tokens = TokenService(settings)
     configure_logging(
         level=settings.log_level,

@@ -1,7 +1,7 @@
 """Gateway settings from the environment (prefix ``AGENTS_CLUB_``, plus ``REDIS_URL``).
 
-One :class:`Settings` object per app; :func:`load_settings` reads the
-environment. Outside ``development`` and ``test`` the settings refuse to
+One :class:`Settings` object per app, read from the environment when built
+(a refusal is pydantic's ``ValidationError``, which never shows the input). Outside ``development`` and ``test`` the settings refuse to
 start with missing or well-known secrets (see :meth:`Settings.refuse_default_secrets`):
 a production gateway that silently generated its own signing key would hand
 out tokens that no other host can verify, and a guessable organiser key lets
@@ -21,7 +21,6 @@ __all__ = [
     "MIN_ORGANISER_KEY_LENGTH",
     "REPLICA_WAIT_MARGIN_MS",
     "Settings",
-    "load_settings",
 ]
 
 KNOWN_DEFAULT_SECRETS = frozenset(
@@ -189,10 +188,3 @@ class Settings(BaseSettings):
             )
         return self
 
-
-def load_settings() -> Settings:
-    """The settings read from the environment.
-
-    :raises pydantic.ValidationError: naming each setting refused and why, never its value.
-    """
-    return Settings()

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from gateway import __version__ as gateway_version
 from gateway.app import create_app
-from gateway.config import MIN_ORGANISER_KEY_LENGTH, Settings, load_settings
+from gateway.config import MIN_ORGANISER_KEY_LENGTH, Settings
 from gateway.logging_config import REDACTED, configure_logging, scrub
 from gateway.metrics import LATENCY_BUCKETS_S
 from tests.prometheus_text import sample
@@ -117,12 +117,12 @@ def test_config_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGENTS_CLUB_SIGNING_KEY_PEM", new_signing_key_pem())
     monkeypatch.setenv("REDIS_URL", "redis://example:6379/0")
     with pytest.raises(ValidationError, match="well-known default") as refused:
-        load_settings()
+        Settings()
     assert "changeme" not in str(refused.value).replace("AGENTS_CLUB", "")
     assert "PRIVATE KEY" not in str(refused.value)  # pydantic would echo the whole input
     monkeypatch.setenv("AGENTS_CLUB_ORGANISER_KEY", "a-long-but-unsafe-key-in-" + "x" * 3)
     with pytest.raises(ValidationError, match="shorter than") as refused:
-        load_settings()
+        Settings()
     assert "a-long-but-unsafe-key" not in str(refused.value)
     monkeypatch.setenv("AGENTS_CLUB_ORGANISER_KEY", "x" * 40)
     assert Settings().redis_url == "redis://example:6379/0"

@@ -23,12 +23,14 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
+from starlette.types import Receive, Scope, Send
 
+from agents.wire.socket import SOCKET_PATH
 from gateway.clock import Clock, wall_clock
 from gateway.config import Settings
 from gateway.errors import PROBLEM_CONTENT_TYPE, ProblemError, redis_unavailable
@@ -38,7 +40,7 @@ from gateway.mcp_server import mcp_lifespan, mcp_route
 from gateway.metrics import PROBLEMS, WORKERS, RequestMetricsMiddleware
 from gateway.openapi_docs import PROBLEM_CATALOGUE, problem_answer
 from gateway.routes import admission, auth, games, meta, rated_queue, tables, tournaments, watch
-from gateway.routes.ws import SocketEndpoint
+from gateway.routes.ws import socket
 from gateway.security import TokenService
 from gateway.services import runtime
 from gateway.services.records import invalid, problem, schema_errors
@@ -257,6 +259,22 @@ async def _stop_tasks(tasks: list[asyncio.Task[Any]]) -> None:
                   task.get_name(), SHUTDOWN_GRACE_S)
 
 
+class Gateway(FastAPI):
+    """The gateway's ASGI app: FastAPI, except that a connection to ``/v1/ws``
+    (:func:`gateway.routes.ws.socket`) is served here, ahead of the middleware stack
+    and the routing. None of them applies to a socket, and each would keep a frame and
+    its closures for the connection's life: at thousands of idle sockets a worker,
+    those are what the collector walks. A middleware that must see sockets too wraps
+    the app (``Wrapper(create_app())``) instead of being added to it."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and scope["path"] == SOCKET_PATH:
+            scope["app"] = self
+            await socket(WebSocket(scope, receive, send))
+        else:
+            await super().__call__(scope, receive, send)
+
+
 def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -> FastAPI:
     """Build the gateway app for ``settings`` (default: read from the environment).
 
@@ -310,7 +328,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
             app.state.waiters = None
             await close_client(redis)
 
-    app = FastAPI(
+    app = Gateway(
         title="Agents Club",
         version=API_VERSION,
         description=DESCRIPTION,
@@ -336,7 +354,6 @@ def create_app(settings: Settings | None = None, *, clock: Clock = wall_clock) -
     app.state.waiters = None
     app.add_middleware(RequestMetricsMiddleware)
     app.add_middleware(HeadAsGetMiddleware)
-    app.add_middleware(SocketEndpoint)  # added last: outermost
     # Tables first: a request is matched against each route in turn (a few µs each), and
     # the tables' observation and action routes serve nearly every request of a game.
     for module in (tables, meta, auth, games, rated_queue, admission, watch, tournaments):

@@ -53,7 +53,6 @@ from typing import Any
 from fastapi import WebSocket
 from fastapi.security.utils import get_authorization_scheme_param
 from pydantic import BaseModel, TypeAdapter, ValidationError
-from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from agents.wire.socket import (
@@ -63,7 +62,6 @@ from agents.wire.socket import (
     CLOSE_AUTH_TIMEOUT,
     CLOSE_PROTOCOL,
     CLOSE_UNAVAILABLE,
-    SOCKET_PATH,
     AcceptedMessage,
     ActMessage,
     AssignmentsMessage,
@@ -103,7 +101,7 @@ __all__ = [
     "MAX_MESSAGE_BYTES",
     "MAX_SUBSCRIPTIONS",
     "RECHECK_S",
-    "SocketEndpoint",
+    "socket",
     "socket_options",
 ]
 
@@ -142,6 +140,17 @@ class _Closing(Exception):
         self.reason = reason
 
 
+def _closing_for(error: BaseException) -> _Closing:
+    """How a session ends when one of its tasks failed with ``error`` (an unexpected one
+    is logged with its traceback)."""
+    if isinstance(error, _Closing):
+        return error
+    if isinstance(error, REDIS_UNAVAILABLE):
+        return _Closing(CLOSE_UNAVAILABLE, "server/unavailable")
+    log.error("socket task failed", exc_info=error)
+    return _Closing(1011, "server/error")
+
+
 _TOKEN_CLOSES = {"auth/revoked": CLOSE_AUTH_REVOKED, "auth/expired": CLOSE_AUTH_EXPIRED}
 
 
@@ -151,7 +160,11 @@ def _close_if_token_failed(error: ProblemError) -> None:
 
 
 class _Session:
-    """One authenticated connection: its caller, subscriptions and actions in flight."""
+    """One authenticated connection: its caller, subscriptions and actions in flight.
+
+    The connection's own task reads the client's messages; each subscription and each
+    action runs in a task of its own. The token needs no task: a watch of its
+    revocation mark and a timer at its expiry end the session (:meth:`_hold_token`)."""
 
     def __init__(self, websocket: WebSocket, ctx: TableContext, credential: _Credential) -> None:
         self.websocket = websocket
@@ -169,7 +182,9 @@ class _Session:
         self._assignments: asyncio.Task[None] | None = None
         self._acts = asyncio.Semaphore(ACTS_IN_FLIGHT)
         self._tasks: set[asyncio.Task[None]] = set()
-        self._ended: asyncio.Future[_Closing] = asyncio.get_running_loop().create_future()
+        self._reader = asyncio.current_task()
+        self._closing: _Closing | None = None
+        self._token: tuple[str, Watch, asyncio.TimerHandle] | None = None
         self.closed = False
         """Set once the session ends: every loop stops at its next turn."""
 
@@ -190,57 +205,80 @@ class _Session:
     # tasks -----------------------------------------------------------------------------
 
     def spawn(self, work: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
-        """Run ``work`` for this session; a :class:`_Closing` it raises ends the session."""
-        task = asyncio.create_task(self._guarded(work), name=name)
+        """Run ``work`` for this session; a :class:`_Closing` it raises ends the session
+        (so does any other error, :func:`_closing_for` says how)."""
+        task = asyncio.create_task(work, name=name)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._finished)
         return task
 
-    async def _guarded(self, work: Coroutine[Any, Any, None]) -> None:
-        try:
-            await work
-        except _Closing as closing:
-            self.end(closing)
-        except REDIS_UNAVAILABLE:
-            self.end(_Closing(CLOSE_UNAVAILABLE, "server/unavailable"))
-        except Exception:
-            log.exception("socket task failed")
-            self.end(_Closing(1011, "server/error"))
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            self.end(_closing_for(error))
 
     def end(self, closing: _Closing) -> None:
-        if not self._ended.done():
-            self._ended.set_result(closing)
+        """End the session with ``closing`` (the first reason wins): the reading task is
+        cancelled, and :meth:`run` closes the socket."""
+        if self._closing is None and not self.closed:
+            self._closing = closing
+            if self._reader is not None:
+                self._reader.cancel()
 
     async def run(self) -> None:
-        """Serve the connection until the peer leaves or the session must close."""
-        self.spawn(self._guard(), "socket-guard")
-        reader = self.spawn(self._read(), "socket-reader")
-        reader.add_done_callback(lambda _task: self.end(_Closing(None)))
+        """Serve the connection until the peer leaves or the session must close; called by
+        the connection's own task, which reads."""
+        self._hold_token()
         try:
-            closing = await self._ended
+            closing = await self._read()
+        except asyncio.CancelledError:
+            # By end(), unless the server stops too (then it goes on as a cancellation).
+            if self._closing is None or self._reader is None or self._reader.uncancel() > 0:
+                raise
+            closing = self._closing
+        except Exception as error:
+            closing = _closing_for(error)
         finally:
             self.closed = True
+            self._release_token()
             for task in list(self._tasks):
                 task.cancel()
         # Bounded: a task whose cancellation a library swallowed must not hold the
         # connection's end; it stops at its next check of ``closed`` instead.
         await stop_tasks(*self._tasks, grace_s=CANCEL_WAIT_S)
-        await _close(self.websocket, closing)
+        await _close(self.websocket, self._closing or closing)
 
     # the token -------------------------------------------------------------------------
 
-    async def _guard(self) -> None:
-        """Close at once when the token is revoked (its mark is watched), and when it expires."""
+    def _hold_token(self) -> None:
+        """Hold the session to its token: its revocation mark is watched (each wake, the
+        subscription's confirmation among them, checks it) and a timer ends the session
+        when it expires. Checked once now too, in case the mark's subscription was
+        confirmed already."""
+        caller = self.credential.caller
+        watch = Watch(on_wake=self._check_revocation)
+        self.ctx.waiters.open((caller.revoked_key,), watch)
+        expiry = asyncio.get_running_loop().call_later(
+            max(0.0, caller.valid_until - time.time()),
+            self.end, _Closing(CLOSE_AUTH_EXPIRED, "auth/expired"))
+        self._token = (caller.revoked_key, watch, expiry)
+        self._check_revocation()
+
+    def _release_token(self) -> None:
+        if self._token is not None:
+            key, watch, expiry = self._token
+            self._token = None
+            expiry.cancel()
+            self.ctx.waiters.close((key,), watch)
+
+    def _check_revocation(self) -> None:
+        if not self.closed:
+            self.spawn(self._end_if_revoked(self.credential), "socket-token")
+
+    async def _end_if_revoked(self, credential: _Credential) -> None:
         store = AuthStore(self.ctx.store.redis, self.ctx.store.keys)
-        credential = self.credential
-        async with self.ctx.waiters.watch(credential.caller.revoked_key) as watch:
-            while not self.closed:
-                if await store.is_revoked(credential.principal.token_id):
-                    raise _Closing(CLOSE_AUTH_REVOKED, "auth/revoked")
-                remaining = credential.caller.valid_until - time.time()
-                if remaining <= 0:
-                    raise _Closing(CLOSE_AUTH_EXPIRED, "auth/expired")
-                await watch.changed(remaining)
+        if await store.is_revoked(credential.principal.token_id):
+            raise _Closing(CLOSE_AUTH_REVOKED, "auth/revoked")
 
     async def _renew(self, message: AuthMessage) -> None:
         """A fresh token of the same agent replaces the connection's (before it expires)."""
@@ -252,20 +290,19 @@ class _Session:
             await self.send_problem(error)
             return
         self.credential = credential
-        for task in list(self._tasks):
-            if task.get_name() == "socket-guard":
-                task.cancel()
-        self.spawn(self._guard(), "socket-guard")
+        self._release_token()
+        self._hold_token()
         await self.send(credential.welcome())
 
     # reading ---------------------------------------------------------------------------
 
-    async def _read(self) -> None:
+    async def _read(self) -> _Closing:
         while True:
             try:
                 text = await self.websocket.receive_text()
             except (WebSocketDisconnect, RuntimeError, KeyError):
-                return  # gone, or a binary frame (refused: the protocol is JSON text)
+                # Gone, or a binary frame (refused: the protocol is JSON text).
+                return _Closing(None)
             await self._dispatch(text)
 
     async def _dispatch(self, text: str) -> None:
@@ -562,22 +599,6 @@ async def _close(websocket: WebSocket, closing: _Closing) -> None:
     if closing.code is not None and websocket.client_state == WebSocketState.CONNECTED:
         with contextlib.suppress(Exception):  # the peer may be gone meanwhile
             await websocket.close(closing.code, closing.reason)
-
-
-class SocketEndpoint:
-    """ASGI middleware that serves ``/v1/ws`` itself, ahead of the HTTP middleware and the
-    routing (``create_app`` adds it last, so it is outermost). None of those applies to
-    the socket, and each would keep a frame and its closures for the connection's life:
-    at thousands of idle sockets a worker, that is what the collector walks."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket" and scope["path"] == SOCKET_PATH:
-            await socket(WebSocket(scope, receive, send))
-        else:
-            await self.app(scope, receive, send)
 
 
 async def socket(websocket: WebSocket) -> None:

@@ -35,8 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import NamedTuple
 
 from gateway.services.loaded_table import LoadedTable
@@ -60,12 +59,17 @@ class Written(NamedTuple):
 
 
 class Watch:
-    """One held request's watch over some keys (see :meth:`Waiters.watch`)."""
+    """One held request's watch over some keys (see :meth:`Waiters.watch`); one task
+    waits on it at a time. ``on_wake``, when given, is called at every wake, for a
+    holder that reacts instead of waiting (a socket's token)."""
 
-    __slots__ = ("_blind", "_delivered", "_event", "_known", "_newest", "written")
+    __slots__ = ("_blind", "_delivered", "_known", "_newest", "_on_wake", "_waiter",
+                 "_woken", "written")
 
-    def __init__(self) -> None:
-        self._event = asyncio.Event()
+    def __init__(self, on_wake: Callable[[], object] | None = None) -> None:
+        self._woken = False
+        self._waiter: asyncio.Future[None] | None = None
+        self._on_wake = on_wake
         self._known = -1
         self._newest = -1
         self._blind = False
@@ -84,7 +88,11 @@ class Watch:
         if written is not None and (self._delivered is None
                                     or written.table.version > self._delivered.table.version):
             self._delivered = written
-        self._event.set()
+        self._woken = True
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+        if self._on_wake is not None:
+            self._on_wake()
 
     def know(self, version: int) -> None:
         """The waiter knows the table at ``version`` (it wrote it): a wake naming no newer
@@ -93,20 +101,29 @@ class Watch:
 
     def forget(self) -> None:
         """Drop the changes marked so far (the caller is about to read anyway)."""
-        self._event.clear()
+        self._woken = False
         self._newest, self._blind, self._delivered = -1, False, None
 
     async def changed(self, timeout_s: float, *, known: int = -1) -> bool:
         """Wait up to ``timeout_s`` for a write of a watched key since the last call;
         True when one came (read again), False when the time ran out. Wakes that name
-        only versions up to ``known`` (or :meth:`know`'s) are no news: the wait goes on."""
-        give_up = time.monotonic() + timeout_s
+        only versions up to ``known`` (or :meth:`know`'s) are no news: the wait goes on.
+
+        A wait is one future and one timer, no more: an idle socket's subscription
+        holds just these while its seat thinks."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + timeout_s
         self.written = None  # told already: not held while the waiter waits on
         while True:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(give_up - time.monotonic()):
-                    await self._event.wait()
-            if not self._event.is_set():
+            if not self._woken:
+                waiter = self._waiter = loop.create_future()
+                timer = loop.call_at(give_up, _give_up, waiter)
+                try:
+                    await waiter
+                finally:
+                    timer.cancel()
+                    self._waiter = None
+            if not self._woken:
                 return False
             news = self._blind or self._newest > max(known, self._known)
             delivered = self._delivered
@@ -115,6 +132,11 @@ class Watch:
             self.forget()
             if news:
                 return True
+
+
+def _give_up(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 class Waiters:
@@ -137,9 +159,7 @@ class Waiters:
         passed), so every write after the caller's next read wakes it."""
         held = tuple(dict.fromkeys(key for key in keys if key is not None))
         watch = Watch()
-        ready = [self.listener.hold(key) for key in held]
-        for key in held:
-            self._by_key.setdefault(key, set()).add(watch)
+        ready = self.open(held, watch)
         try:
             pending = {future for future in ready if not future.done()}
             if pending:  # asyncio.wait cancels none of them: each is shared by the key's waiters
@@ -147,12 +167,26 @@ class Waiters:
             watch.forget()  # confirmations count as changes; this caller has not read yet
             yield watch
         finally:
-            for key in held:  # each added above, and only this watch takes itself out
-                watchers = self._by_key[key]
-                watchers.discard(watch)
-                if not watchers:
-                    del self._by_key[key]
-                self.listener.release(key)
+            self.close(held, watch)
+
+    def open(self, keys: tuple[str, ...], watch: Watch) -> list[asyncio.Future[None]]:
+        """Start ``watch`` watching ``keys`` (distinct) until :meth:`close`; each future is
+        done once Redis confirmed that key's subscription, which wakes the watch too.
+        :meth:`watch` is the way for a task that waits; this one is for a holder woken
+        only by ``on_wake``."""
+        ready = [self.listener.hold(key) for key in keys]
+        for key in keys:
+            self._by_key.setdefault(key, set()).add(watch)
+        return ready
+
+    def close(self, keys: tuple[str, ...], watch: Watch) -> None:
+        """Stop ``watch`` watching ``keys`` (as given to :meth:`open`)."""
+        for key in keys:  # each added by open, and only this watch takes itself out
+            watchers = self._by_key[key]
+            watchers.discard(watch)
+            if not watchers:
+                del self._by_key[key]
+            self.listener.release(key)
 
     def watched(self, key: str, *, besides: Watch | None = None) -> bool:
         """Whether a watch other than ``besides`` (the caller's own) watches ``key`` here."""

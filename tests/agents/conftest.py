@@ -30,6 +30,7 @@ import uvicorn
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fastapi import FastAPI
+from starlette.types import ASGIApp
 
 from agents import Client, GameOut
 from agents.llm import ChatClient
@@ -110,7 +111,7 @@ def sdk_settings(redis_url: str, namespace: str, data_dir: Path, **overrides: ob
 
 
 @contextmanager
-def serve_app(app: FastAPI) -> Iterator[str]:
+def serve_app(app: ASGIApp) -> Iterator[str]:
     """Run ``app`` under uvicorn in a thread on a free port; yields its base URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

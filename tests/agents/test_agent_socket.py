@@ -1,6 +1,6 @@
 """One bot socket per agent (issue 34): its tables and its tournament assignments share it.
 
-Against the real gateway served by uvicorn; an ASGI middleware counts the sockets
+Against the real gateway served by uvicorn; an ASGI wrapper counts the sockets
 opened and the HTTP requests sent, and an :class:`AgentSocket` subclass reorders
 or drops what the server pushes, to force the orders a network may bring.
 """
@@ -54,15 +54,9 @@ def served(redis_url: str, gateway_namespace: str,
     settings = sdk_settings(redis_url, gateway_namespace + "-one-socket",
                             tmp_path_factory.mktemp("one-socket"))
     app = create_app(settings)
-    census: list[Census] = []
-
-    def counted(inner: ASGIApp) -> Census:
-        census.append(Census(inner))
-        return census[0]
-
-    app.add_middleware(counted)
-    with serve_app(app) as base_url:
-        yield app, census[0], base_url
+    census = Census(app)  # wraps the app: the socket is served ahead of its middleware
+    with serve_app(census) as base_url:
+        yield app, census, base_url
 
 
 def _agent(app: FastAPI, name: str) -> tuple[str, str]:

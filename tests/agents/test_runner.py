@@ -109,9 +109,8 @@ def test_the_runner_falls_back_to_http_where_the_server_has_no_socket(
 ) -> None:
     settings = sdk_settings(redis_url, gateway_namespace + "-old", tmp_path)
     app = create_app(settings)
-    app.add_middleware(NoSocket)  # an older gateway
     lines: list[str] = []
-    with serve_app(app) as base_url:
+    with serve_app(NoSocket(app)) as base_url:  # an older gateway
         token = app.state.tokens.issue(agent_id="old", name="old", scopes={f"game:{short_game['game']}"}).token
         with Client(base_url, token=token) as client:
             table = client.create_table(

@@ -727,8 +727,13 @@ async def hold(
         while True:  # (a new watch first reads what came before it began) wait, read
             if after_wake:
                 remaining = give_up - time.monotonic()
-                if remaining < 0.001 or not await watching.changed(remaining,
-                                                                   known=latest.version):
+                if remaining < 0.001:
+                    break
+                # The history of a read not worth answering is not held while it waits
+                # (at thousands of waiting sockets, that is what the collector walks):
+                # a wait that runs out has its answer read it again.
+                recent = None
+                if not await watching.changed(remaining, known=latest.version):
                     break
             changed = False
             written = watching.written if after_wake and seat is not None else None

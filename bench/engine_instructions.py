@@ -10,9 +10,12 @@ as the gateway holds it; the difference of their totals, divided by the
 number of steps, is the cost of one step: ``apply`` and the acting seat's
 view of the result (the observation the gateway answers an action with),
 and with ``--next-view`` also the view of the seat that decides next when
-that is another seat.
+that is another seat. ``--part apply`` counts ``apply`` alone, ``--part
+view`` the acting seat's view alone (of each step's result, itself read back
+from JSON first, so no view memo holds it from the ``apply`` before): the two
+halves of a step, to tell which one a change moved.
 
-    PYTHONPATH=$PWD .venv/bin/python bench/engine_instructions.py [--game NAME] [--games 1] [--seed 1] [--next-view]
+    PYTHONPATH=$PWD .venv/bin/python bench/engine_instructions.py [--game NAME] [--games 1] [--seed 1] [--next-view] [--part step|apply|view]
 
 Needs ``valgrind`` on the ``PATH``; only prints.
 """
@@ -52,16 +55,30 @@ def record(game_name: str, games: int, seed: int, path: Path) -> int:
     return len(rows)
 
 
-def step_through(game_name: str, path: Path, steps: int, next_view: bool) -> None:
-    """Read every recorded state back from JSON, then apply and view the first ``steps``."""
+def step_through(game_name: str, path: Path, steps: int, next_view: bool, part: str = "step") -> None:
+    """Read every recorded state back from JSON, then apply and view the first ``steps``
+    (``part``: ``apply`` or ``view`` only, see the module docstring)."""
     game = get_game(game_name)
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     recorded = [
         (game.state_model.model_validate_json(state), seat, game.parse_action(action_id))
         for state, seat, action_id in rows
     ]
+    results = []
+    if part == "view":
+        for state, seat, action in recorded:
+            after, _ = game.apply(state, seat, action)
+            results.append((game.state_model.model_validate_json(after.model_dump_json()), seat))
     gc.collect()
     gc.disable()
+    if part == "apply":
+        for state, seat, action in recorded[:steps]:
+            game.apply(state, seat, action)
+        return
+    if part == "view":
+        for after, seat in results[:steps]:
+            game.view(after, seat)
+        return
     for state, seat, action in recorded[:steps]:
         after, _ = game.apply(state, seat, action)
         game.view(after, seat)
@@ -71,7 +88,7 @@ def step_through(game_name: str, path: Path, steps: int, next_view: bool) -> Non
                     game.view(after, other)
 
 
-def instructions(game_name: str, path: Path, steps: int, next_view: bool) -> int:
+def instructions(game_name: str, path: Path, steps: int, next_view: bool, part: str = "step") -> int:
     """Total instructions callgrind counts for :func:`step_through` of ``steps`` steps."""
     with tempfile.TemporaryDirectory() as folder:
         command = [
@@ -86,6 +103,8 @@ def instructions(game_name: str, path: Path, steps: int, next_view: bool) -> int
             str(path),
             "--steps",
             str(steps),
+            "--part",
+            part,
         ]
         if next_view:
             command.append("--next-view")
@@ -104,18 +123,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1, help="seeded random games recorded")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--next-view", action="store_true", help="also view the next deciding seat")
+    parser.add_argument(
+        "--part", choices=("step", "apply", "view"), default="step", help="count a whole step, or one half"
+    )
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--steps", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure is not None:
-        step_through(args.game, args.measure, args.steps, args.next_view)
+        step_through(args.game, args.measure, args.steps, args.next_view, args.part)
         return 0
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "steps.jsonl"
         steps = record(args.game, args.games, args.seed, path)
-        full = instructions(args.game, path, steps, args.next_view)
-        empty = instructions(args.game, path, 0, args.next_view)
-    views = "apply + acting and next seat's views" if args.next_view else "apply + view"
+        full = instructions(args.game, path, steps, args.next_view, args.part)
+        empty = instructions(args.game, path, 0, args.next_view, args.part)
+    if args.part != "step":
+        views = f"{args.part} only"
+    else:
+        views = "apply + acting and next seat's views" if args.next_view else "apply + view"
     print(
         f"{args.game}: {views}  {(full - empty) / steps / 1000:.1f}k instructions per step"
         f"  ({steps} steps of {args.games} games from seed {args.seed}; {full} - {empty} Ir)"

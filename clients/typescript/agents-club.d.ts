@@ -4821,7 +4821,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `table/full`; `table/already_seated`; `table/started`; `table/finished`; `table/stale_version`; `idempotency/conflict` */
+            /** @description `table/full`; `table/already_seated`; `table/finished`; `table/stale_version`; `idempotency/conflict` */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -158,8 +158,7 @@ async def get_table(request: Request, table_id: str, principal: OptionalPrincipa
     response_model=TableOut,
     responses=problem_responses(
         *AUTH_PROBLEMS, "auth/wrong_scope", "table/not_found", "table/full", "table/already_seated",
-        "table/started", "table/finished", "table/stale_version", "idempotency/conflict",
-        "request/invalid",
+        "table/finished", "table/stale_version", "idempotency/conflict", "request/invalid",
     ),
 )
 async def join_table(

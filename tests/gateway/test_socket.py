@@ -262,6 +262,33 @@ def test_revocation_closes_the_socket_at_once(
     assert closed.value.reason == "auth/revoked"
 
 
+def test_after_a_renewal_the_new_token_holds_the_socket(
+    client: TestClient, mint_token: Callable[..., str],
+) -> None:
+    first, second = (mint_token(agent_id="renewed", name="renewed", games=(GAME,))
+                     for _ in range(2))
+    with client.websocket_connect("/v1/ws", headers={"Authorization": f"Bearer {first}"}) as socket:
+        assert socket.receive_json()["type"] == "welcome"
+        socket.send_json({"type": "auth", "token": second})
+        _until(socket, "welcome")
+        # The first token's revocation no longer ends the connection (it would have by
+        # the time the subscription answers).
+        assert client.post("/v1/auth/revoke",
+                           headers={"Authorization": f"Bearer {first}"}).status_code < 300
+        time.sleep(0.3)
+        table_id = _bot_table(client, {"Authorization": f"Bearer {second}"})
+        socket.send_json({"type": "subscribe", "table_id": table_id})
+        assert _until(socket, "observation", table_id)["table_id"] == table_id
+        # The second one's does, at once.
+        assert client.post("/v1/auth/revoke",
+                           headers={"Authorization": f"Bearer {second}"}).status_code < 300
+        with pytest.raises(WebSocketDisconnect) as closed:
+            for _ in range(100):
+                message = socket.receive_json()
+                assert message["type"] not in ("observation", "events", "accepted"), message
+    assert closed.value.code == CLOSE_AUTH_REVOKED
+
+
 def test_expiry_closes_the_socket(settings: Settings) -> None:
     quick = settings.model_copy(update={"jwt_leeway_s": 0})
     with TestClient(create_app(quick)) as client:

@@ -1,4 +1,8 @@
-"""The public rated queue's routes: join, read (held until a draw seats you), leave."""
+"""The public rated queue's routes: join, read (held until a draw seats you), leave.
+
+Thin on purpose: each route checks its inputs, calls one function of
+:mod:`gateway.services.rated_queue` and returns a response model.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""Table routes: create, list, show, join, leave, close, observe, act, events (long-poll and SSE), replay."""
+"""Table routes: create, list, show, join, leave, close, observe, act, events (long-poll and SSE), replay.
+
+Thin on purpose: each route checks its inputs, calls one function of
+:mod:`gateway.services` and returns a response model.
+"""
 
 from __future__ import annotations
 

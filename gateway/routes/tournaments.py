@@ -1,5 +1,9 @@
 """Tournament routes: create, list, show, cancel, results (JSON, CSV), replays, report;
-an agent's assignments (held and SSE); a game's leaderboard."""
+an agent's assignments (held and SSE); a game's leaderboard.
+
+Thin on purpose: each route checks its inputs, calls one function of
+:mod:`gateway.services.tournaments` and returns a response model.
+"""
 
 from __future__ import annotations
 

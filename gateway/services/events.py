@@ -169,6 +169,12 @@ async def _frames(
                     yield _END
                     return
                 if (private and event.body["kind"] == _SEAT_LEFT
-                        and not may_see((await load_table(ctx, table_id)).record, principal)):
+                        and not await _may_still_see(ctx, table_id, principal)):
                     yield _END  # it left: nothing more of this table is its business
                     return
+
+
+async def _may_still_see(ctx: TableContext, table_id: str, principal: Principal | None) -> bool:
+    """Whether the reader may still see the private table (a read of its own, so the
+    stream does not keep the table for the rest of its life)."""
+    return may_see((await load_table(ctx, table_id)).record, principal)

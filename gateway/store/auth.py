@@ -233,7 +233,9 @@ class AuthStore:
         meta: dict[str, str] | None = None,
     ) -> tuple[AgentRecord, str]:
         """Register a new agent called ``name``; returns its record and its plain secret.
-        ``owner`` defaults to the new agent's own id.
+
+        The secret is fresh (:func:`new_agent_secret`), not stored and cannot be
+        recovered later (only rotated). ``owner`` defaults to the new agent's own id.
 
         :raises AgentNameTaken: when the name (case-insensitively) is held already.
         """
@@ -409,6 +411,7 @@ class AuthStore:
         remaining = expires_at - int(time.time())
         if remaining <= 0:
             return  # already expired: verification refuses it anyway
+        # The margin keeps the mark a little longer than the token can live.
         await self._mark_everywhere(token_id, remaining + REVOCATION_MARGIN_S, agent_id)
 
     async def is_revoked(self, token_id: str) -> bool:

@@ -103,7 +103,9 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 # KEYS[3]  t:{id}:log       list of action-log entries
 # KEYS[4]  t:{id}:seen:...  idempotency record (a never-written key when unused)
 # KEYS[5]  t:{id}:turns     stream of who-acts changes
-# KEYS[6]  the turn-clock index, KEYS[7] the house-bot index (sorted sets of table ids)
+# KEYS[6]  the turn-clock index, KEYS[7] the house-bot index (sorted sets of
+#          table ids); written only with the change itself, so a change that
+#          is refused moves no clock
 # ARGV[1]  expected version ("-1": the table must not exist yet)
 # ARGV[2]  new record JSON, "" to keep
 # ARGV[3]  new state JSON, "" to keep
@@ -114,7 +116,8 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 #          "" unknown). When it differs from the table's last ``to_act`` (or is
 #          unknown) the change adds ``<seq>-<version + 1>`` to the turn stream
 #          (increasing ids: seq never falls and version always rises; the + 1
-#          keeps a new table's entry above the smallest id, 0-0)
+#          keeps a new table's entry above the smallest id, 0-0), so a seat
+#          waiting for its turn wakes once per turn, not on every event
 # ARGV[8]  the table's score in the clock index, "" to leave it
 # ARGV[9]  the table's score in the house-bot index, "" to leave it
 # ARGV[10] the table id (the member of both indexes)
@@ -229,7 +232,7 @@ class TableStore:
     ) -> None:
         """``replica_wait``: ``(replicas, timeout_ms)``: a commit is answered only once that
         many replicas have it (``WAIT``, on the commit's own connection), else it raises
-        :class:`ReplicasBehind`."""
+        :class:`ReplicasBehind` (a 503: a retry with the same key is applied at most once)."""
         self.redis = redis
         self.keys = keys
         self.replica_wait = replica_wait

@@ -251,18 +251,21 @@ class _Session:
     # the token -------------------------------------------------------------------------
 
     def _hold_token(self) -> None:
-        """Hold the session to its token: its revocation mark is watched (each wake, the
-        subscription's confirmation among them, checks it) and a timer ends the session
-        when it expires. Checked once now too, in case the mark's subscription was
-        confirmed already."""
+        """Hold the session to its token: its revocation mark is watched (each wake
+        checks it) and a timer ends the session when it expires. The token was found
+        not revoked when it came; the mark's subscription, once Redis confirms it, wakes
+        the watch, and that check covers the moment in between. Only a subscription
+        confirmed already (another holder of this worker watches the mark) is checked
+        now instead."""
         caller = self.credential.caller
         watch = Watch(on_wake=self._check_revocation)
-        self.ctx.waiters.open((caller.revoked_key,), watch)
+        (ready,) = self.ctx.waiters.open((caller.revoked_key,), watch)
         expiry = asyncio.get_running_loop().call_later(
             max(0.0, caller.valid_until - time.time()),
             self.end, _Closing(CLOSE_AUTH_EXPIRED, "auth/expired"))
         self._token = (caller.revoked_key, watch, expiry)
-        self._check_revocation()
+        if ready.done():
+            self._check_revocation()
 
     def _release_token(self) -> None:
         if self._token is not None:

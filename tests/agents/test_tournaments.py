@@ -155,7 +155,10 @@ def test_the_cli_creates_plays_watches_and_reports_a_tournament(
     assert bundle["report"]["method"]["seed"] == 0 and bundle["software"]["gateway"]
     # A result that its replay does not reach, and a fit that is not the data's, are caught.
     tampered = json.loads(json.dumps(bundle))
-    tampered["results"][0]["placements"] = tampered["results"][0]["placements"][::-1]
+    # Reversed, unless that reads the same (a drawn table): then a strict order instead.
+    placed = tampered["results"][0]["placements"]
+    tampered["results"][0]["placements"] = (
+        placed[::-1] if placed[::-1] != placed else list(range(1, len(placed) + 1)))
     tampered["report"]["fit"][0]["strength"] += 0.5
     (tmp_path / "tampered.json.gz").write_bytes(gzip.compress(json.dumps(tampered).encode()))
     assert main(["tournament", "verify", str(tmp_path / "tampered.json.gz")]) == 1

@@ -55,6 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="keys and embedded Redis data (default $AGENTS_CLUB_DATA_DIR or .data)",
     )
+    # For bench/gateway.py, not users: the app factory to run (bench.baseline_app's is the
+    # gateway beside its bare baselines, benchmark code the gateway itself never serves).
+    parser.add_argument("--app", default="gateway.app:create_app", help=argparse.SUPPRESS)
 
 
 def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -103,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         log.info("gateway on http://%s:%d (docs at /docs), %d worker(s)",
                  args.host, args.port, args.workers)
         config = {
-            "app": "gateway.app:create_app",
+            "app": args.app,
             "factory": True,
             "host": args.host,
             "port": args.port,

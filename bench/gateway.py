@@ -1,7 +1,7 @@
 """Gateway benchmark: N agents play real tables against a 2-worker gateway on Redis.
 
-It starts ``agents-club serve --workers 2`` (with the baseline endpoint
-switched on by ``AGENTS_CLUB_BENCH_ENDPOINTS=1``) on ``REDIS_URL``, or
+It starts ``agents-club serve --workers 2`` (with the baseline endpoints of
+:mod:`bench.baseline_app` beside the gateway's) on ``REDIS_URL``, or
 on a private ``redis-server`` when none is set, then runs two phases of the
 same length with the same concurrency, in alternating rounds (``--rounds``,
 3 by default: game, baseline, game, baseline, ...) so that other load on a
@@ -382,10 +382,11 @@ def _start_gateway(redis_url: str, port: int, data_dir: Path, settings_env: dict
     """``agents-club serve --workers 2``: the product's own start (each worker with its own
     listening socket, httptools on uvloop), on ``redis_url``."""
     env = {**os.environ, **settings_env, "REDIS_URL": redis_url,
-           "AGENTS_CLUB_BENCH_ENDPOINTS": "1", "AGENTS_CLUB_DATA_DIR": str(data_dir)}
+           "AGENTS_CLUB_DATA_DIR": str(data_dir)}
     return subprocess.Popen(
         [sys.executable, "-m", "agents_club_cli.main", "serve", "--workers", "2",
-         "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)],
+         "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir),
+         "--app", "bench.baseline_app:create_app"],
         env=env, cwd=_HERE.parent,
     )
 

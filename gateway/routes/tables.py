@@ -6,11 +6,9 @@ Thin on purpose: each route checks its inputs, calls one function of
 
 from __future__ import annotations
 
-import contextlib
-import os
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Body, Header, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
 from agents.wire.tables import (
@@ -39,12 +37,8 @@ from gateway.openapi_docs import AUTH_PROBLEMS, OPTIONAL_AUTH_PROBLEMS, problem_
 from gateway.routes.waits import OBSERVE_WAIT_MAX_S, wait_seconds
 from gateway.services import events as events_service
 from gateway.services import tables as tables_service
-from gateway.services.runtime import table_context
 
-__all__ = ["BENCH_ENDPOINTS_ENV", "MAX_LIST_OFFSET", "router"]
-
-BENCH_ENDPOINTS_ENV = "AGENTS_CLUB_BENCH_ENDPOINTS"
-"""Set to ``1`` to serve the bare baselines ``bench/gateway.py`` compares actions with."""
+__all__ = ["MAX_LIST_OFFSET", "router"]
 
 MAX_LIST_OFFSET = 2**53
 """The largest listing offset: far past any index, and small enough that Redis
@@ -407,26 +401,3 @@ async def get_replay(request: Request, table_id: str, principal: OptionalPrincip
         table_context_of(request), table_id, principal, address=client_address(request))
     return Response(replay, media_type="application/json")
 
-
-_BENCH_STATE = b"s" * 5000
-_BENCH_ANSWER = b'{"answer": "' + b"a" * 4686 + b'"}'  # 4.7 KB
-
-
-if os.environ.get(BENCH_ENDPOINTS_ENV) == "1":
-    # The bare baseline of bench/gateway.py, the floor of a durable action in this stack:
-    # validate a body, one EVALSHA that SETs 5 KB, a 4.7 KB answer; over HTTP and a socket.
-
-    @router.post("/_bench/baseline", operation_id="bench_baseline", include_in_schema=False)
-    async def bench_baseline(request: Request, body: ActionRequest) -> Response:
-        await table_context_of(request).store.bench_write(_BENCH_STATE)
-        return Response(_BENCH_ANSWER, media_type="application/json")
-
-    @router.websocket("/_bench/ws")
-    async def bench_socket(websocket: WebSocket) -> None:
-        await websocket.accept()
-        store = table_context(websocket.app).store
-        with contextlib.suppress(WebSocketDisconnect):
-            while True:
-                ActionRequest.model_validate_json(await websocket.receive_text())
-                await store.bench_write(_BENCH_STATE)
-                await websocket.send_bytes(_BENCH_ANSWER)

@@ -240,7 +240,6 @@ class TableStore:
         self._prune_unwritten = redis.register_script(_PRUNE_UNWRITTEN_LUA)
         self._claim_create = redis.register_script(_CLAIM_CREATE_LUA)
         self._publish = publish_command(redis)  # isinstance on redis-py's client is slow
-        self._bench_set = redis.register_script("return redis.call('SET', KEYS[1], ARGV[1])")
 
     # -- keys ---------------------------------------------------------------
 
@@ -514,10 +513,6 @@ class TableStore:
                         f"{int(waited[0])} of {self.replica_wait[0]} replicas have the commit")
             return reply, read
         raise RuntimeError("the commit script could not be loaded")
-
-    async def bench_write(self, value: bytes) -> None:
-        """One ``EVALSHA`` that SETs ``value``: the benchmark's bare baseline write."""
-        await self._bench_set(keys=[self.keys.global_("bench", "baseline")], args=[value])
 
     # -- indexes --------------------------------------------------------------
 

@@ -71,13 +71,8 @@ async def change_meta(store: AuthStore, record: AgentRecord, changes: AgentMeta)
     :raises ProblemError: ``agent/invalid_predecessor`` for a new predecessor that does
         not fit (:func:`check_predecessor`).
     """
-    meta = dict(record.meta)
-    for field in changes.model_fields_set:
-        value = getattr(changes, field)
-        if value is None:
-            meta.pop(field, None)
-        else:
-            meta[field] = value
+    sent = changes.model_dump(exclude_unset=True)
+    meta = {field: value for field, value in {**record.meta, **sent}.items() if value is not None}
     predecessor = meta.get("predecessor")
     if predecessor is not None and predecessor != record.meta.get("predecessor"):
         await check_predecessor(store, predecessor=predecessor, owner=record.owner,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from gateway.services.records import game_or_problem
@@ -73,11 +74,10 @@ class _Index:
     def mentions(self, prefix: str) -> dict[int, int]:
         """Section -> mentions of the words starting with ``prefix`` ("reshuffl" finds
         "reshuffle" and "reshuffled"): a bisection, then the words of that range."""
-        found: dict[int, int] = {}
+        found: Counter[int] = Counter()
         at = bisect.bisect_left(self.words, prefix)
         while at < len(self.words) and self.words[at].startswith(prefix):
-            for number, count in self.postings[self.words[at]].items():
-                found[number] = found.get(number, 0) + count
+            found.update(self.postings[self.words[at]])
             at += 1
         return found
 
@@ -96,9 +96,8 @@ def _index(game: str) -> _Index:
             headings, [later.start() for later in headings[1:]] + [len(text)], strict=True))
     postings: dict[str, dict[int, int]] = {}
     for number, part in enumerate(found):
-        for word in _WORD.findall(part.text.casefold()):
-            counts = postings.setdefault(word, {})
-            counts[number] = counts.get(number, 0) + 1
+        for word, count in Counter(_WORD.findall(part.text.casefold())).items():
+            postings.setdefault(word, {})[number] = count
     return _Index(found, tuple(sorted(postings)), postings)
 
 

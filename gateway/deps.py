@@ -102,8 +102,8 @@ RedisDep = Annotated[RedisClient, Depends(_redis)]
 TokenServiceDep = Annotated[TokenService, _from_state("tokens")]
 
 
-async def _auth_store(request: Request, redis: RedisDep) -> AuthStore:
-    return AuthStore(redis, request.app.state.keys)
+async def _auth_store(request: Request) -> AuthStore:
+    return table_context_of(request).agents
 
 
 AuthStoreDep = Annotated[AuthStore, Depends(_auth_store)]
@@ -130,7 +130,7 @@ async def _authenticate(request: Request, token: str) -> VerifiedToken:
     """``token`` verified, revocation included; 401 when it is bad."""
     state = request.app.state
     tokens: TokenService = state.tokens
-    verified = await tokens.authenticate(token, AuthStore(_redis_of(request), state.keys).is_revoked)
+    verified = await tokens.authenticate(token, table_context_of(request).agents.is_revoked)
     request.state.principal = verified.principal  # for the request log's agent id
     return verified
 

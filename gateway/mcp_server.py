@@ -76,7 +76,6 @@ from gateway.services.rulebooks import (
 )
 from gateway.services.runtime import table_context
 from gateway.store.admission import AdmissionStore
-from gateway.store.auth import AuthStore
 from gateway.store.outage import REDIS_UNAVAILABLE
 
 __all__ = ["MAX_OBSERVE_WAIT_S", "MCP_PATH", "build_mcp_server", "mcp_lifespan", "mcp_route"]
@@ -236,7 +235,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
 
     async def verified(token: str) -> VerifiedToken:
         """``token`` checked as HTTP's ``CurrentToken`` is: its claims, then its revocation."""
-        return await tokens.authenticate(token, AuthStore(redis(), state.keys).is_revoked)
+        return await tokens.authenticate(token, ctx_tables().agents.is_revoked)
 
     async def principal_of(ctx: Context, argument: str | None) -> Principal | None:
         """The agent whose token this call sent, if any (HTTP's ``OptionalPrincipal``)."""

@@ -89,7 +89,6 @@ from gateway.services.loaded_table import LoadedTable
 from gateway.services.records import invalid, schema_errors
 from gateway.services.runtime import table_context
 from gateway.services.waiters import Watch
-from gateway.store.auth import AuthStore
 from gateway.store.outage import REDIS_UNAVAILABLE
 from gateway.store.tables import RecentHistory
 from gateway.store.waits import stop_tasks
@@ -279,8 +278,7 @@ class _Session:
             self.spawn(self._end_if_revoked(self.credential), "socket-token")
 
     async def _end_if_revoked(self, credential: _Credential) -> None:
-        store = AuthStore(self.ctx.store.redis, self.ctx.store.keys)
-        if await store.is_revoked(credential.principal.token_id):
+        if await self.ctx.agents.is_revoked(credential.principal.token_id):
             raise _Closing(CLOSE_AUTH_REVOKED, "auth/revoked")
 
     async def _renew(self, message: AuthMessage) -> None:
@@ -566,7 +564,7 @@ async def _authenticate(websocket: WebSocket, token: str) -> _Credential:
     """
     state = websocket.app.state
     tokens: TokenService = state.tokens
-    verified = await tokens.authenticate(token, AuthStore(state.redis, state.keys).is_revoked)
+    verified = await tokens.authenticate(token, table_context(websocket.app).agents.is_revoked)
     caller = PendingRevocation.of(verified, state.keys)
     return _Credential(verified.principal, caller, float(verified.expires_at))
 

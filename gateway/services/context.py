@@ -11,6 +11,7 @@ from gateway.config import Settings
 from gateway.services.table_hooks import TableHooks
 from gateway.services.waiters import Waiters
 from gateway.store.active_tables import ActiveTableStore
+from gateway.store.auth import AuthStore
 from gateway.store.tables import TableStore
 
 __all__ = ["TableContext"]
@@ -29,6 +30,8 @@ class TableContext:
     settings: Settings
     active_tables: ActiveTableStore
     """Each agent's unfinished tables (the per-agent table cap)."""
+    agents: AuthStore
+    """Agent records and token revocations: every authenticated request asks it."""
     waiters: Waiters
     """This worker's held waits (observe, long-poll, SSE) and the reader that wakes them."""
     bind_tournaments: InitVar[Callable[[TableContext], TableHooks]]

@@ -29,6 +29,7 @@ from gateway.services.retention import prune_expired
 from gateway.services.tournaments import TournamentHooks
 from gateway.services.tournaments.scheduler import drive_tournaments
 from gateway.store.active_tables import ActiveTableStore
+from gateway.store.auth import AuthStore
 from gateway.store.tables import TableStore
 
 __all__ = ["BACKOFF_CAP_S", "run_rounds", "start", "table_context"]
@@ -50,6 +51,7 @@ def table_context(app: FastAPI) -> TableContext:
                 (replicas, settings.redis_replica_wait_timeout_ms) if replicas > 0 else None)),
             settings=settings,
             active_tables=ActiveTableStore(app.state.redis, app.state.keys),
+            agents=AuthStore(app.state.redis, app.state.keys),
             clock=app.state.clock,
             waiters=app.state.waiters,
             bind_tournaments=TournamentHooks,

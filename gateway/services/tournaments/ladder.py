@@ -19,7 +19,6 @@ from gateway.services.tournaments.state import (
     result_of,
     store_of,
 )
-from gateway.store.auth import AuthStore
 from tournament.plan import TablePlan
 from tournament.results import TableResult
 
@@ -89,7 +88,7 @@ async def _display_names(
     ``bot:greedy``; the id itself for an agent no longer known. A second seat of the same
     agent at one table (``agt_…:2``) keeps its seat suffix. Beside them, each known
     agent's public metadata (its predecessor is the lineage)."""
-    agents = AuthStore(ctx.store.redis, ctx.store.keys)
+    agents = ctx.agents
     names: dict[str, str] = {}
     metadata: dict[str, AgentMetaOut] = {}
     for entrant in entrants:

@@ -97,7 +97,7 @@ async def _entrants(ctx: TableContext, request: CreateTournamentRequest) -> _Ent
     an unknown or ambiguous agent, an unknown bot, or one entrant named twice."""
     names: dict[str, str] = {}
     metadata: dict[str, dict[str, Any]] = {}
-    agents = AuthStore(ctx.store.redis, ctx.store.keys)
+    agents = ctx.agents
     resolved: list[str] = []
     for entrant in (*request.entrants, *request.baselines):
         if entrant.startswith("bot:"):

@@ -20,7 +20,7 @@ from agents.wire.socket import (
 )
 from gateway.app import create_app
 from gateway.config import Settings
-from gateway.security import TokenService
+from gateway.security import PendingRevocation, TokenService
 from gateway.store.tables import TableStore
 from tests.gateway.tables_helpers import GAME, agents, seated_table
 
@@ -271,6 +271,13 @@ def test_after_a_renewal_the_new_token_holds_the_socket(
         assert socket.receive_json()["type"] == "welcome"
         socket.send_json({"type": "auth", "token": second})
         _until(socket, "welcome")
+        # The worker watches the second token's revocation mark and no longer the first's:
+        # a renewal that kept the old watch would hold one per renewal until the socket ends.
+        state = client.app.state  # type: ignore[attr-defined]
+        first_mark, second_mark = (
+            PendingRevocation.of(state.tokens.verify_cached(token), state.keys).revoked_key
+            for token in (first, second))
+        assert state.waiters.watched(second_mark) and not state.waiters.watched(first_mark)
         # The first token's revocation no longer ends the connection (it would have by
         # the time the subscription answers).
         assert client.post("/v1/auth/revoke",

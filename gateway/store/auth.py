@@ -194,8 +194,8 @@ def _record_of(agent_id: str, fields: dict[str, str]) -> AgentRecord:
 
 
 class AuthStore:
-    """Agent records and token revocations of one namespace (cheap to build: a client and the
-    key builder)."""
+    """Agent records and token revocations of one namespace. Building one registers three
+    scripts, so the per-request checks share the table context's (``agents``)."""
 
     def __init__(self, redis: RedisClient, keys: Keys) -> None:
         self.redis = redis

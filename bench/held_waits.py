@@ -15,6 +15,7 @@ import contextlib
 import os
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -28,6 +29,7 @@ from gateway.store.connection import is_cluster_url
 __all__ = [
     "SseStream",
     "client_name_prefix",
+    "connections_by_node",
     "gateway_process",
     "hold_long_polls",
     "open_streams",
@@ -47,17 +49,25 @@ def client_name_prefix(namespace: str) -> str:
 def redis_connections(redis_url: str, namespace: str) -> dict[str, int]:
     """The gateway's Redis connections of ``namespace`` now, by worker (the name's pid);
     on a Redis Cluster (a ``redis+cluster://`` URL) summed over every node."""
+    return dict(sum(connections_by_node(redis_url, namespace), Counter[str]()))
+
+
+def connections_by_node(redis_url: str, namespace: str) -> list[Counter[str]]:
+    """The gateway's Redis connections of ``namespace`` now on each Redis server (one, or
+    every node of a cluster), by worker (the name's pid)."""
     prefix = client_name_prefix(namespace)
-    counts: dict[str, int] = {}
+    by_node = []
     for client in _node_clients(redis_url):
+        counts: Counter[str] = Counter()
         try:
             for row in client.client_list():
                 name = str(row.get("name", ""))
                 if name.startswith(prefix):
-                    counts[name[len(prefix):]] = counts.get(name[len(prefix):], 0) + 1
+                    counts[name[len(prefix):]] += 1
         finally:
             client.close()
-    return counts
+        by_node.append(counts)
+    return by_node
 
 
 def redis_cpu_seconds(redis_url: str) -> float:

@@ -331,24 +331,28 @@ def _finish(
     totals = [seat.match_total for seat in state.seats]
     game = Outcome(winners=winners, reason=reason, scores=tuple(float(t) for t in totals), text=text,
                    decided_by=decided_by)
-    target = state.config.match_target
-    if max(totals) >= target:
-        best = max(totals)
-        champions = tuple(i for i, t in enumerate(totals) if t == best)
+    best = max(totals)
+    champions = tuple(i for i, t in enumerate(totals) if t == best)
+    if best >= state.config.match_target:
         done = f"Seat(s) {', '.join(map(str, champions))} reach {best}M and win the match (9.3)."
-        events.append(event("match_end", done, winners=list(champions), reason="victory"))
-        return evolve(state, {"stage": "over", "last_game": game, "result": Outcome(
-            winners=champions, reason="victory", scores=game.scores, text=done, decided_by=("match_total",))})
+        return _match_over(state, game, champions, "victory", done, events)
     if state.game_number >= state.config.match_game_limit:
-        best = max(totals)
-        champions = tuple(i for i, t in enumerate(totals) if t == best)
         done = f"The match cap of {state.config.match_game_limit} games is reached; highest total {best}M wins (9.3)."
-        events.append(event("match_end", done, winners=list(champions), reason="match_limit"))
-        return evolve(state, {"stage": "over", "last_game": game, "result": Outcome(
-            winners=champions, reason="match_limit", scores=game.scores, text=done, decided_by=("match_total",))})
+        return _match_over(state, game, champions, "match_limit", done, events)
     # 2.3: the winner opens the next game; a game ended by the turn limit has none (9.3).
     opener = winners[0] if reason == "victory" and "open_championship" not in state.config.variants else None
     return evolve(state, {"stage": "between", "last_game": game, "next_opener": opener})
+
+
+def _match_over(
+    state: MarketFortuneState, game: Outcome, champions: tuple[int, ...], reason: str, text: str,
+    events: list[Event],
+) -> MarketFortuneState:
+    """End a Championship match (9.3): the highest match total wins, by ``reason``
+    (``victory``: the target reached; ``match_limit``: the game cap)."""
+    events.append(event("match_end", text, winners=list(champions), reason=reason))
+    result = Outcome(winners=champions, reason=reason, scores=game.scores, text=text, decided_by=("match_total",))
+    return evolve(state, {"stage": "over", "last_game": game, "result": result})
 
 
 def _turn_limit(state: MarketFortuneState, events: list[Event]) -> MarketFortuneState:

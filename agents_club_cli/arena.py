@@ -333,9 +333,9 @@ class Arena:
             self.give_up(entrant, client, table_id, halt)
             return
         bot = self.bot_for(entrant, client, game)
-        # Over HTTP: the LLM agent needs its tools in the observation, and one client
-        # serves all of an entrant's tables from their threads.
-        transport: Transport = "http"
+        # A bot class plays over the bot socket (one connection per table, HTTP where the
+        # server offers none); the LLM agent over HTTP, whose observation carries its tools.
+        transport: Transport = "auto" if entrant.kind == "bot" else "http"
         try:
             Runner(client, bot, printer=None, poll_wait_s=self.poll_wait_s,
                    transport=transport).play(table_id)

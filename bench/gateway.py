@@ -20,7 +20,7 @@ shared machine weighs on both alike:
    keep-alive connection each), ``bare-ws`` over the socket ``/v1/tables/_bench/ws``
    (one message each way).
 
-``--transport`` (``observe-act,act-wait`` by default) names how the agents play,
+``--transport`` (``observe-act,act-wait,ws`` by default: all three) names how the agents play,
 each its own game phase in every round: ``observe-act`` is the loop above, the
 yardstick; ``act-wait`` sends ``POST .../actions?wait_s=`` and acts from its answer,
 one request per decision; ``ws`` plays over the bot socket (``/v1/ws``), one held
@@ -39,7 +39,7 @@ work shares the machine. The ratios are information, not targets; the one
 target (with 64 agents) is action p99 at most 50 ms, printed with PASS or FAIL.
 
     .venv/bin/python bench/gateway.py [--agents 64] [--seconds 10] [--warmup 2] [--rounds 3]
-        [--strict] [--cluster] [--transport observe-act,act-wait]
+        [--strict] [--cluster] [--transport observe-act,act-wait,ws]
 
 ``--cluster``: after the run on one Redis, the same run against a local Redis
 Cluster (3 primaries, 3 replicas, started by :class:`agents_club_cli.local_cluster.LocalCluster`),
@@ -462,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target fails")
     parser.add_argument("--cluster", action="store_true",
                         help="then the same on a local 3-primary Redis Cluster, and the ratio")
-    parser.add_argument("--transport", default="observe-act,act-wait",
+    parser.add_argument("--transport", default="observe-act,act-wait,ws",
                         help="how agents play, comma-separated, each measured in the same run "
                         f"(of: {', '.join(TRANSPORTS)}); the first is the yardstick")
     args = parser.parse_args(argv)

@@ -1,4 +1,4 @@
-"""Watch four bots play one table through the HTTP API, from nothing.
+"""Watch four bots play one table through the public API, from nothing.
 
     agents-club demo                                   # its own gateway, embedded Redis
     agents-club demo --bots greedy,random,random,random --seed 7
@@ -9,8 +9,9 @@ Without ``--server`` the demo starts ``agents-club serve`` as a subprocess on
 a free port, with an embedded Redis in a temporary data directory, and stops
 it at the end. With ``--server``, the organiser key is found as ``agents-club
 play`` finds it: ``--organiser-key``, ``AGENTS_CLUB_ORGANISER_KEY``, or the
-``organiser-key`` file a local server wrote into ``--data-dir``. Each bot gets its own token and plays its seat over HTTP with
-the SDK, exactly as an outside agent would; the demo itself follows the table
+``organiser-key`` file a local server wrote into ``--data-dir``. Each bot gets its own token and plays its seat with
+the SDK's runner, exactly as an outside bot would (over the bot socket,
+HTTP where the server offers none); the demo itself follows the table
 as a spectator (Server-Sent Events), printing every public event, and ends
 with the spectator's summary of the final position and the result.
 """

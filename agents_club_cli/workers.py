@@ -2,8 +2,7 @@
 
 uvicorn's own multi-worker mode hands every worker the same listening socket.
 The worker whose event loop wakes first accepts every connection waiting, so
-agents that connect in a burst land mostly on one worker (``bench/gateway.py``
-saw 45 of 64 connections on one of two workers), and since a bot keeps its
+agents that connect in a burst land mostly on one worker, and since a bot keeps its
 keep-alive connection for a whole game, that worker stays the busy one while
 the other idles. Here each worker listens on a socket of its own, bound with
 ``SO_REUSEPORT``, and the kernel spreads new connections over them by hashing

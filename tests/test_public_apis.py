@@ -4,7 +4,8 @@ Ruff checks most of it (``SLF001``: ``conn._reader``; ``PLC2701``: ``from redis.
 import ...``; see pyproject.toml). This scan stays a test because no ruff rule (nor
 another linter we run) expresses the rest:
 
-* ``import uvicorn._types``: PLC2701 only reads ``from`` imports;
+* ``import uvicorn._types``: PLC2701 reads ``from`` imports and aliased ones
+  (``import redis._parsers as p``), not a plain ``import x._y``;
 * pydantic's internal state (``__pydantic_fields_set__`` and the like, as an attribute or
   a string): dunder names, which SLF001 leaves alone;
 * a write past a type's own assignment (``object.__setattr__``, ``object.__new__``, a

@@ -1,10 +1,9 @@
 """A revocation cuts held requests at once, not when their wait runs out.
 
-A held observation or long-poll used to stay open until its blocked read ran
-out (up to ``long_poll_max_wait_s``, 30 s), an SSE stream until its next
-keep-alive (15 s), although nothing was told after the revocation. Now the
-revocation mark is watched (:mod:`gateway.services.waiters`): the write wakes
-the request, whose read refuses the token. Nothing happens at the table here,
+A held observation, long-poll or SSE stream watches its token's revocation
+mark (:mod:`gateway.services.waiters`): the revocation's write wakes the
+request, whose read refuses the token, instead of the request staying open
+until its wait or the stream's next keep-alive. Nothing happens at the table here,
 so only the revocation can end them; the bounds are generous (seconds against
 the 20 s the requests ask to wait) so a slow machine does not make them flaky.
 """

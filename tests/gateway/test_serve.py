@@ -48,18 +48,28 @@ def _shut_down_redis(data_dir: Path) -> None:
         pass
 
 
+ROOT = Path(__file__).resolve().parents[2]
+THE_README_COMMAND = [str(ROOT / "run"), "serve"]
+"""The README's first set-up command: it brings .venv to the lock (``uv sync
+--locked``, nothing to do where the suite already runs), then execs ``agents-club
+serve``, so the signal reaches the gateway itself."""
+
+
 @pytest.mark.parametrize(
-    ("workers", "stop_signal"), [(2, signal.SIGTERM), (1, signal.SIGINT)], ids=["2w-term", "1w-int"]
+    ("command", "workers", "stop_signal"),
+    [([sys.executable, "-m", "agents_club_cli.main", "serve"], 2, signal.SIGTERM),
+     (THE_README_COMMAND, 1, signal.SIGINT)],
+    ids=["2w-term", "run-serve-1w-int"],
 )
 def test_serve_starts_embedded_redis_and_stops_it(
-    tmp_path: Path, workers: int, stop_signal: signal.Signals
+    tmp_path: Path, command: list[str], workers: int, stop_signal: signal.Signals
 ) -> None:
     port = free_port()
     data_dir = tmp_path / "data"
     process = subprocess.Popen(
-        [sys.executable, "-m", "agents_club_cli.main", "serve", "--port", str(port),
-         "--workers", str(workers), "--data-dir", str(data_dir)],
+        [*command, "--port", str(port), "--workers", str(workers), "--data-dir", str(data_dir)],
         env=_clean_environment(),
+        cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )

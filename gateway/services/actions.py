@@ -401,11 +401,15 @@ async def submit(
     and a read follows; so does any refusal, so every answer is the one a read gives.
     Revocation is then the connection's to enforce: it closes on the revocation's
     publish, so an action sent while that publish is on its way may still apply, as an
-    HTTP action whose read came just before the revocation does.
+    HTTP action whose read came just before the revocation does. That holds only while
+    the publish can be heard: while the subscription of the token's revocation mark is
+    not confirmed (the listener's link is down), the told table is not used and the
+    revocation is read, as over HTTP.
     """
     scope = f"{caller.agent_id}:{idempotency_key}" if idempotency_key else None
     fingerprint = _fingerprint(body)
-    told_now = told if told is not None and told.version == body.version else None
+    told_now = (told if told is not None and told.version == body.version
+                and ctx.waiters.confirmed(caller.revoked_key) else None)
     for _attempt in range(3):  # the told table, a read, and a read again when a retry won the race
         if told_now is not None:
             # No revocation read: the connection closes on the revocation's publish.

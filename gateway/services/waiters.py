@@ -192,6 +192,11 @@ class Waiters:
         """Whether a watch other than ``besides`` (the caller's own) watches ``key`` here."""
         return any(watch is not besides for watch in self._by_key.get(key, ()))
 
+    def confirmed(self, key: str) -> bool:
+        """Whether a write of ``key`` now wakes its watches here: its subscription is held
+        and confirmed (not while the listener's link to its node is down)."""
+        return self.listener.confirmed(key)
+
     def deliver(self, key: str, written: Written) -> None:
         """Wake the watches of ``key`` (a table's turn stream) with the table a commit of
         this worker just wrote (:attr:`Watch.written`), before its publish comes back."""

@@ -179,6 +179,12 @@ class ChangeListener:
         """Each link's node name (``""`` on one Redis) and whether it is up."""
         return {name: link.up for name, link in self._links.items()}
 
+    def confirmed(self, channel: str) -> bool:
+        """Whether Redis has confirmed ``channel``'s subscription on a link that is up: every
+        publish on it is heard now (a failed link unconfirms its channels until it is back)."""
+        held = self._channels.get(channel)
+        return held is not None and held.ready.done()
+
     @property
     def held_channels(self) -> int:
         """How many channels are subscribed or lingering."""

@@ -262,6 +262,35 @@ def test_revocation_closes_the_socket_at_once(
     assert closed.value.reason == "auth/revoked"
 
 
+def test_while_the_listener_is_down_a_revoked_token_cannot_act_over_its_socket(
+    client: TestClient, mint_token: Callable[..., str],
+) -> None:
+    """An action at the version the socket was told skips the revocation read, because a
+    revocation's publish closes the socket. While the listener cannot hear that publish
+    (its link is down), the action reads the revocation, as over HTTP, and is refused."""
+    token = mint_token(agent_id="unheard", name="unheard", games=(GAME,))
+    headers = {"Authorization": f"Bearer {token}"}
+    table_id = _bot_table(client, headers)
+    with client.websocket_connect("/v1/ws", headers=headers) as socket:
+        socket.receive_json()
+        socket.send_json({"type": "subscribe", "table_id": table_id})
+        observation = _until(socket, "observation")["observation"]
+        assert observation["legal_actions"], "the seat decides first against the house bot"
+        assert client.portal is not None
+        client.portal.call(client.app.state.waiters.listener.aclose)  # type: ignore[attr-defined]
+        assert client.post("/v1/auth/revoke", headers=headers).status_code < 300
+        socket.send_json({"type": "act", "ref": "r", "table_id": table_id,
+                          "version": observation["version"],
+                          "action": observation["legal_actions"][0]["id"], "idempotency_key": "k"})
+        try:
+            answer = _until(socket, "problem")
+            assert answer["problem"]["code"] == "auth/revoked", answer
+        except WebSocketDisconnect as closed:
+            assert closed.code == CLOSE_AUTH_REVOKED
+    table = client.get(f"/v1/tables/{table_id}").json()
+    assert table["version"] == observation["version"], "the revoked token's action applied"
+
+
 def test_after_a_renewal_the_new_token_holds_the_socket(
     client: TestClient, mint_token: Callable[..., str],
 ) -> None:

@@ -11,7 +11,7 @@ the same round trip), the checks an outside caller needs (seat, scope,
 idempotency, version, turn, a well-formed and legal action), then the commit.
 It returns an :class:`Applied`: the table as the commit left it, so the caller
 builds the seat's next observation from the state just written, with no
-second read.
+second read. The turn clocks and the house bots act through :func:`drive_due`.
 
 A keyed action's idempotency record (written by the commit itself) holds its
 fingerprint, the version it produced, its action id and its events' ids, never
@@ -23,10 +23,13 @@ body is ``idempotency/conflict``.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -57,6 +60,7 @@ __all__ = [
     "advance",
     "commit_record",
     "commit_step",
+    "drive_due",
     "finish",
     "load_table",
     "note_finished",
@@ -68,6 +72,15 @@ __all__ = [
 
 Events = list[tuple[tuple[int, ...] | None, dict[str, Any]]]
 """Events to commit, as ``(audience, body)`` (``None``: public)."""
+
+LEASE_S = 10.0
+"""How long a table claimed by :func:`drive_due` is left to its worker before another may
+take it over."""
+
+RETRY_S = 1.0
+"""After an unexpected error, a due table is looked at again this much later."""
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -296,6 +309,30 @@ async def commit_record(
 def _bots_at(ctx: TableContext, bots_due: bool) -> float | None:
     """When a commit's house bots are to play (its ``index_bots``); ``None``: none is due."""
     return ctx.now() + ctx.settings.house_bot_delay_s if bots_due else None
+
+
+async def drive_due(
+    ctx: TableContext, queue: Literal["clock", "bots"],
+    handle: Callable[[TableContext, str], Awaitable[float | None]],
+) -> int:
+    """Claim the tables due in ``queue`` (a turn clock ran out, a house bot is to act) for
+    :data:`LEASE_S` and ``handle`` them concurrently, each released to be looked at again
+    when ``handle`` says (``None``: no need); returns how many were claimed. A failure is
+    logged by its type and table only: an engine's or a bot's message may name a hidden card."""
+    now = ctx.now()
+    lease_end = now + LEASE_S
+    claimed = await ctx.store.claim(queue, now, lease_end)
+
+    async def drive(table_id: str) -> None:
+        try:
+            next_due = await handle(ctx, table_id)
+        except Exception as error:
+            log.error("%s of table %s failed: %s", queue, table_id, type(error).__name__)
+            next_due = ctx.now() + RETRY_S
+        await ctx.store.release(queue, table_id, lease_end, next_due)
+
+    await asyncio.gather(*(drive(table_id) for table_id in claimed))
+    return len(claimed)
 
 
 def require_scope(principal: Principal, game: str) -> None:

@@ -35,7 +35,7 @@ from gateway.errors import rate_limited
 from gateway.principal import Principal
 from gateway.security import PendingRevocation
 from gateway.services import quotas
-from gateway.services.access import may_see, not_found, require_visible
+from gateway.services.access import require_visible
 from gateway.services.actions import (
     Applied,
     Events,
@@ -337,7 +337,6 @@ async def create_table(
             raise problem("table/full", "Every seat is taken by house bots; there is none for you.")
         seated[free] = SeatRecord(agent_id=principal.agent_id, name=principal.name)
         events.append((None, seat_event("seat.joined", free, seated[free], "took")))  # type: ignore[arg-type]
-    timeout = request.turn_timeout_s
     record = TableRecord(
         id=table_id,
         game=request.game,
@@ -346,7 +345,7 @@ async def create_table(
         variants=list(request.variants),
         config=config.model_dump(mode="json"),
         private=request.private,
-        turn_timeout_s=timeout if timeout is not None else ctx.settings.default_turn_timeout_s,
+        turn_timeout_s=request.turn_timeout_s or ctx.settings.default_turn_timeout_s,  # gt=0
         created_by=principal.agent_id,
         created_at=now,
         seated=seated,
@@ -867,8 +866,7 @@ def _visible(
     worker parsed it already); 404 once it may no longer (it left a private table
     meanwhile)."""
     loaded = read if isinstance(read, LoadedTable) else parse_table(ctx, table_id, read)
-    if not may_see(loaded.record, principal):
-        raise not_found(table_id)
+    require_visible(loaded.record, principal)
     return loaded
 
 

@@ -29,7 +29,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -74,11 +74,11 @@ Events = list[tuple[tuple[int, ...] | None, dict[str, Any]]]
 """Events to commit, as ``(audience, body)`` (``None``: public)."""
 
 LEASE_S = 10.0
-"""How long a table claimed by :func:`drive_due` is left to its worker before another may
-take it over."""
+"""How long a member claimed by :func:`drive_due` is left to its worker before another
+may take it over (unless its loop names another lease)."""
 
 RETRY_S = 1.0
-"""After an unexpected error, a due table is looked at again this much later."""
+"""After an unexpected error, a due table or tournament is looked at again this much later."""
 
 log = logging.getLogger(__name__)
 
@@ -312,26 +312,28 @@ def _bots_at(ctx: TableContext, bots_due: bool) -> float | None:
 
 
 async def drive_due(
-    ctx: TableContext, queue: Literal["clock", "bots"],
-    handle: Callable[[TableContext, str], Awaitable[float | None]],
+    ctx: TableContext, what: str, handle: Callable[[TableContext, str], Awaitable[float | None]],
+    claim: Callable[[float, float], Awaitable[list[str]]],
+    release: Callable[[str, float, float | None], Awaitable[object]], *, lease_s: float = LEASE_S,
 ) -> int:
-    """Claim the tables due in ``queue`` (a turn clock ran out, a house bot is to act) for
-    :data:`LEASE_S` and ``handle`` them concurrently, each released to be looked at again
-    when ``handle`` says (``None``: no need); returns how many were claimed. A failure is
-    logged by its type and table only: an engine's or a bot's message may name a hidden card."""
+    """Claim the due members of a leased index (a table whose turn clock ran out or whose
+    house bot is to act, a tournament to advance) for ``lease_s`` and ``handle`` them
+    concurrently, each released to be looked at again when ``handle`` says (``None``: no
+    need); returns how many were claimed. A failure is logged by its type only (an engine's
+    or a bot's message may name a hidden card), and the member looked at again soon."""
     now = ctx.now()
-    lease_end = now + LEASE_S
-    claimed = await ctx.store.claim(queue, now, lease_end)
+    lease_end = now + lease_s
+    claimed = await claim(now, lease_end)
 
-    async def drive(table_id: str) -> None:
+    async def drive(member: str) -> None:
         try:
-            next_due = await handle(ctx, table_id)
+            next_due = await handle(ctx, member)
         except Exception as error:
-            log.error("%s of table %s failed: %s", queue, table_id, type(error).__name__)
+            log.error("%s %s failed: %s", what, member, type(error).__name__)
             next_due = ctx.now() + RETRY_S
-        await ctx.store.release(queue, table_id, lease_end, next_due)
+        await release(member, lease_end, next_due)
 
-    await asyncio.gather(*(drive(table_id) for table_id in claimed))
+    await asyncio.gather(*(drive(member) for member in claimed))
     return len(claimed)
 
 

@@ -49,4 +49,6 @@ async def expire_table(ctx: TableContext, table_id: str) -> float | None:
 
 async def sweep_clocks(ctx: TableContext) -> int:
     """Claim and handle every due clock once (concurrently); returns how many were looked at."""
-    return await drive_due(ctx, "clock", expire_table)
+    return await drive_due(ctx, "turn clock of table", expire_table,
+                           lambda now, lease_end: ctx.store.claim("clock", now, lease_end),
+                           lambda table_id, *lease: ctx.store.release("clock", table_id, *lease))

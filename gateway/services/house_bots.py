@@ -49,4 +49,6 @@ async def play_bots(ctx: TableContext, table_id: str) -> float | None:
 
 async def drive_bots(ctx: TableContext) -> int:
     """Claim every table where a bot is due and play them concurrently; returns the count."""
-    return await drive_due(ctx, "bots", play_bots)
+    return await drive_due(ctx, "house bots of table", play_bots,
+                           lambda now, lease_end: ctx.store.claim("bots", now, lease_end),
+                           lambda table_id, *lease: ctx.store.release("bots", table_id, *lease))

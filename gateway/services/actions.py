@@ -99,7 +99,7 @@ class Step:
 
 async def load_table(ctx: TableContext, table_id: str) -> LoadedTable:
     """Read and parse a table; a ``table/not_found`` problem when there is none."""
-    return parse_table(ctx, table_id, await ctx.store.load(table_id))
+    return parse_table(table_id, await ctx.store.load(table_id))
 
 
 async def read_visible(
@@ -110,12 +110,12 @@ async def read_visible(
     snapshot, _seen, revoked = await ctx.store.load_for_action(
         table_id, None, caller.revoked_key if caller is not None else None)
     principal = caller.confirm(revoked) if caller is not None else None
-    loaded = parse_table(ctx, table_id, snapshot)
+    loaded = parse_table(table_id, snapshot)
     require_visible(loaded.record, principal)
     return loaded, principal
 
 
-def parse_table(ctx: TableContext, table_id: str, snapshot: TableSnapshot | None) -> LoadedTable:
+def parse_table(table_id: str, snapshot: TableSnapshot | None) -> LoadedTable:
     """Parse a read table; a ``table/not_found`` problem when there is none."""
     if snapshot is None or snapshot.state is None:
         raise not_found(table_id)
@@ -454,7 +454,7 @@ async def submit(
             snapshot, stored, revoked = await ctx.store.load_for_action(
                 table_id, scope, caller.revoked_key)
             principal = caller.confirm(revoked)  # before anything about the table is told
-            loaded = parse_table(ctx, table_id, snapshot)
+            loaded = parse_table(table_id, snapshot)
         try:
             seat = _seat_in(loaded, principal)
             if stored is not None:

@@ -206,7 +206,6 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
     tokens: TokenService = state.tokens
 
     def redis() -> Any:
-        """The app's Redis client; ``server/unavailable`` while it is not connected."""
         if state.redis is None:
             raise redis_unavailable()
         return state.redis

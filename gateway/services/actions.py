@@ -54,6 +54,8 @@ from gateway.services.waiters import Watch, Written
 from gateway.store.tables import CommitResult, IdempotencyRecord, StoredEvent, TableSnapshot
 
 __all__ = [
+    "LEASE_S",
+    "RETRY_S",
     "Applied",
     "Events",
     "Step",

@@ -142,7 +142,6 @@ async def _verify(request: Request, credentials: HTTPAuthorizationCredentials | 
 
 
 def _required(sent: _T | None) -> _T:
-    """``sent``; 401 ``auth/missing`` when no credential was."""
     if sent is None:
         raise auth_problem("auth/missing", "Send `Authorization: Bearer <token>`.")
     return sent

@@ -143,7 +143,6 @@ class PendingRevocation:
 
     @classmethod
     def of(cls, verified: VerifiedToken, keys: Keys) -> PendingRevocation:
-        """The caller of ``verified``, its revocation mark looked up under ``keys``."""
         principal = verified.principal
         return cls(principal.agent_id, revoked_key(keys, principal.token_id), principal,
                    verified.valid_until)
@@ -303,7 +302,6 @@ class TokenService:
         return verified
 
     def is_organiser_key(self, presented: str) -> bool:
-        """True when ``presented`` is the organiser key (constant-time comparison)."""
         return hmac.compare_digest(presented.encode("utf-8"), self.organiser_key.encode("utf-8"))
 
     @staticmethod

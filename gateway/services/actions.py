@@ -11,7 +11,7 @@ the same round trip), the checks an outside caller needs (seat, scope,
 idempotency, version, turn, a well-formed and legal action), then the commit.
 It returns an :class:`Applied`: the table as the commit left it, so the caller
 builds the seat's next observation from the state just written, with no
-second read.
+second read. The turn clocks and the house bots act through :func:`drive_due`.
 
 A keyed action's idempotency record (written by the commit itself) holds its
 fingerprint, the version it produced, its action id and its events' ids, never
@@ -23,8 +23,11 @@ body is ``idempotency/conflict``.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,12 +54,15 @@ from gateway.services.waiters import Watch, Written
 from gateway.store.tables import CommitResult, IdempotencyRecord, StoredEvent, TableSnapshot
 
 __all__ = [
+    "LEASE_S",
+    "RETRY_S",
     "Applied",
     "Events",
     "Step",
     "advance",
     "commit_record",
     "commit_step",
+    "drive_due",
     "finish",
     "load_table",
     "note_finished",
@@ -68,6 +74,15 @@ __all__ = [
 
 Events = list[tuple[tuple[int, ...] | None, dict[str, Any]]]
 """Events to commit, as ``(audience, body)`` (``None``: public)."""
+
+LEASE_S = 10.0
+"""How long a member claimed by :func:`drive_due` is left to its worker before another
+may take it over (unless its loop names another lease)."""
+
+RETRY_S = 1.0
+"""After an unexpected error, a due table or tournament is looked at again this much later."""
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -86,7 +101,7 @@ class Step:
 
 async def load_table(ctx: TableContext, table_id: str) -> LoadedTable:
     """Read and parse a table; a ``table/not_found`` problem when there is none."""
-    return parse_table(ctx, table_id, await ctx.store.load(table_id))
+    return parse_table(table_id, await ctx.store.load(table_id))
 
 
 async def read_visible(
@@ -97,12 +112,12 @@ async def read_visible(
     snapshot, _seen, revoked = await ctx.store.load_for_action(
         table_id, None, caller.revoked_key if caller is not None else None)
     principal = caller.confirm(revoked) if caller is not None else None
-    loaded = parse_table(ctx, table_id, snapshot)
+    loaded = parse_table(table_id, snapshot)
     require_visible(loaded.record, principal)
     return loaded, principal
 
 
-def parse_table(ctx: TableContext, table_id: str, snapshot: TableSnapshot | None) -> LoadedTable:
+def parse_table(table_id: str, snapshot: TableSnapshot | None) -> LoadedTable:
     """Parse a read table; a ``table/not_found`` problem when there is none."""
     if snapshot is None or snapshot.state is None:
         raise not_found(table_id)
@@ -298,6 +313,32 @@ def _bots_at(ctx: TableContext, bots_due: bool) -> float | None:
     return ctx.now() + ctx.settings.house_bot_delay_s if bots_due else None
 
 
+async def drive_due(
+    ctx: TableContext, what: str, handle: Callable[[TableContext, str], Awaitable[float | None]],
+    claim: Callable[[float, float], Awaitable[list[str]]],
+    release: Callable[[str, float, float | None], Awaitable[object]], *, lease_s: float = LEASE_S,
+) -> int:
+    """Claim the due members of a leased index (a table whose turn clock ran out or whose
+    house bot is to act, a tournament to advance) for ``lease_s`` and ``handle`` them
+    concurrently, each released to be looked at again when ``handle`` says (``None``: no
+    need); returns how many were claimed. A failure is logged by its type only (an engine's
+    or a bot's message may name a hidden card), and the member looked at again soon."""
+    now = ctx.now()
+    lease_end = now + lease_s
+    claimed = await claim(now, lease_end)
+
+    async def drive(member: str) -> None:
+        try:
+            next_due = await handle(ctx, member)
+        except Exception as error:
+            log.error("%s %s failed: %s", what, member, type(error).__name__)
+            next_due = ctx.now() + RETRY_S
+        await release(member, lease_end, next_due)
+
+    await asyncio.gather(*(drive(member) for member in claimed))
+    return len(claimed)
+
+
 def require_scope(principal: Principal, game: str) -> None:
     if not principal.may_play(game):
         raise problem("auth/wrong_scope", f"Your token does not allow playing {game}.")
@@ -419,7 +460,7 @@ async def submit(
             snapshot, stored, revoked = await ctx.store.load_for_action(
                 table_id, scope, caller.revoked_key)
             principal = caller.confirm(revoked)  # before anything about the table is told
-            loaded = parse_table(ctx, table_id, snapshot)
+            loaded = parse_table(table_id, snapshot)
         try:
             seat = _seat_in(loaded, principal)
             if stored is not None:

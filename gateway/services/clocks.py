@@ -11,23 +11,13 @@ with a public ``turn.timeout`` event.
 
 from __future__ import annotations
 
-import logging
-
 from gateway.errors import ProblemError
-from gateway.services.actions import advance, commit_step, load_table
+from gateway.services.actions import RETRY_S, advance, commit_step, drive_due, load_table
 from gateway.services.context import TableContext
 
-__all__ = ["LEASE_S", "expire_table", "sweep_clocks"]
-
-LEASE_S = 10.0
-"""How long a claimed table is left to its worker before another may take it over."""
-
-_RETRY_S = 1.0
-"""After an unexpected error, look at the table again this much later."""
+__all__ = ["expire_table", "sweep_clocks"]
 
 _ATTEMPTS = 10
-
-log = logging.getLogger(__name__)
 
 
 async def expire_table(ctx: TableContext, table_id: str) -> float | None:
@@ -54,21 +44,11 @@ async def expire_table(ctx: TableContext, table_id: str) -> float | None:
         if written is not None:
             return step.deadline
         # Someone acted meanwhile: read again; the new version has its own deadline.
-    return ctx.now() + _RETRY_S
+    return ctx.now() + RETRY_S
 
 
 async def sweep_clocks(ctx: TableContext) -> int:
-    """Claim and handle every due clock once; returns how many tables were looked at."""
-    now = ctx.now()
-    lease_end = now + LEASE_S
-    claimed = await ctx.store.claim("clock", now, lease_end)
-    for table_id in claimed:
-        try:
-            next_due = await expire_table(ctx, table_id)
-        except Exception as error:
-            # Type and place only: an engine message may name a card, and logs are
-            # read by people who also play (rule: hidden information never leaks).
-            log.error("turn clock of table %s failed: %s", table_id, type(error).__name__)
-            next_due = ctx.now() + _RETRY_S
-        await ctx.store.release("clock", table_id, lease_end, next_due)
-    return len(claimed)
+    """Claim and handle every due clock once (concurrently); returns how many were looked at."""
+    return await drive_due(ctx, "turn clock of table", expire_table,
+                           lambda now, lease_end: ctx.store.claim("clock", now, lease_end),
+                           lambda table_id, *lease: ctx.store.release("clock", table_id, *lease))

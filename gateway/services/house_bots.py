@@ -11,25 +11,15 @@ a table with a fixed seed replays the same way.
 
 from __future__ import annotations
 
-import asyncio
-import logging
-
 from engine.bots import bot_seed, decide, get_bot
 from gateway.errors import ProblemError
-from gateway.services.actions import advance, commit_step, load_table
+from gateway.services.actions import advance, commit_step, drive_due, load_table
 from gateway.services.context import TableContext
 
-__all__ = ["LEASE_S", "drive_bots", "play_bots"]
-
-LEASE_S = 10.0
-"""How long a claimed table is left to its worker before another may take it over."""
+__all__ = ["drive_bots", "play_bots"]
 
 _MAX_MOVES = 2000
 """Bot moves per claim: a bound so one table never holds a worker forever."""
-
-_RETRY_S = 1.0
-
-log = logging.getLogger(__name__)
 
 
 async def play_bots(ctx: TableContext, table_id: str) -> float | None:
@@ -57,20 +47,8 @@ async def play_bots(ctx: TableContext, table_id: str) -> float | None:
     return ctx.now()
 
 
-async def _play_claimed(ctx: TableContext, table_id: str, lease_end: float) -> None:
-    try:
-        next_due = await play_bots(ctx, table_id)
-    except Exception as error:
-        # Type and place only: a bot's or the engine's message may name a hidden card.
-        log.error("house bots of table %s failed: %s", table_id, type(error).__name__)
-        next_due = ctx.now() + _RETRY_S
-    await ctx.store.release("bots", table_id, lease_end, next_due)
-
-
 async def drive_bots(ctx: TableContext) -> int:
     """Claim every table where a bot is due and play them concurrently; returns the count."""
-    now = ctx.now()
-    lease_end = now + LEASE_S
-    claimed = await ctx.store.claim("bots", now, lease_end)
-    await asyncio.gather(*(_play_claimed(ctx, table_id, lease_end) for table_id in claimed))
-    return len(claimed)
+    return await drive_due(ctx, "house bots of table", play_bots,
+                           lambda now, lease_end: ctx.store.claim("bots", now, lease_end),
+                           lambda table_id, *lease: ctx.store.release("bots", table_id, *lease))

@@ -34,6 +34,5 @@ async def prune_listing(ctx: TableContext) -> int:
 
 
 async def prune_expired(ctx: TableContext) -> None:
-    """:func:`prune_listing` until a batch drops fewer than it looked at."""
     while await prune_listing(ctx) >= SWEEP_BATCH:
         pass

@@ -35,7 +35,7 @@ from gateway.errors import rate_limited
 from gateway.principal import Principal
 from gateway.security import PendingRevocation
 from gateway.services import quotas
-from gateway.services.access import may_see, not_found, require_visible
+from gateway.services.access import require_visible
 from gateway.services.actions import (
     Applied,
     Events,
@@ -337,7 +337,6 @@ async def create_table(
             raise problem("table/full", "Every seat is taken by house bots; there is none for you.")
         seated[free] = SeatRecord(agent_id=principal.agent_id, name=principal.name)
         events.append((None, seat_event("seat.joined", free, seated[free], "took")))  # type: ignore[arg-type]
-    timeout = request.turn_timeout_s
     record = TableRecord(
         id=table_id,
         game=request.game,
@@ -346,7 +345,7 @@ async def create_table(
         variants=list(request.variants),
         config=config.model_dump(mode="json"),
         private=request.private,
-        turn_timeout_s=timeout if timeout is not None else ctx.settings.default_turn_timeout_s,
+        turn_timeout_s=request.turn_timeout_s or ctx.settings.default_turn_timeout_s,  # gt=0
         created_by=principal.agent_id,
         created_at=now,
         seated=seated,
@@ -400,7 +399,7 @@ async def _created_by(
     snapshot = await ctx.store.load(table_id)
     if snapshot is None:
         return None
-    loaded = parse_table(ctx, table_id, snapshot)
+    loaded = parse_table(table_id, snapshot)
     record = loaded.record
     if record.created_by != principal.agent_id:
         return None
@@ -477,7 +476,7 @@ async def join_table(
     wrote = False
     for _attempt in range(CAS_ATTEMPTS):  # after a lost race (to a retry too), read again
         snapshot, stored, _revoked = await ctx.store.load_for_action(table_id, scope)
-        loaded = parse_table(ctx, table_id, snapshot)
+        loaded = parse_table(table_id, snapshot)
         record = loaded.record
         if record.status != "open":
             require_visible(record, principal)
@@ -763,7 +762,7 @@ async def hold(
                     recent = None if history is None else (read, history)
                     changed = not _still_not_to_act(turns[-1], read, seat)
             if changed:
-                loaded = _visible(ctx, table_id, written.table if written is not None
+                loaded = _visible(table_id, written.table if written is not None
                                   and latest is written.table.snapshot else latest, principal)
                 if loaded.record.seat_for(principal) != seat:
                     break  # it left (or took) a seat of the open table: tell it now
@@ -771,7 +770,7 @@ async def hold(
                     break
             after_wake = True
     if latest is not loaded.snapshot:  # the wait ran out after changes not parsed yet
-        loaded = _visible(ctx, table_id, latest, principal)
+        loaded = _visible(table_id, latest, principal)
     if caller is not None:
         caller.confirm_still_valid()  # the token may have expired while it waited
     # The seat as of the read told, not as of the first: seats change until the start.
@@ -860,15 +859,13 @@ async def _since_last_move(
 
 
 def _visible(
-    ctx: TableContext, table_id: str, read: TableSnapshot | LoadedTable,
-    principal: Principal | None,
+    table_id: str, read: TableSnapshot | LoadedTable, principal: Principal | None
 ) -> LoadedTable:
     """A read of a table the caller was allowed to see (parsed, unless a commit of this
     worker parsed it already); 404 once it may no longer (it left a private table
     meanwhile)."""
-    loaded = read if isinstance(read, LoadedTable) else parse_table(ctx, table_id, read)
-    if not may_see(loaded.record, principal):
-        raise not_found(table_id)
+    loaded = read if isinstance(read, LoadedTable) else parse_table(table_id, read)
+    require_visible(loaded.record, principal)
     return loaded
 
 

@@ -25,8 +25,8 @@ from gateway.services.tournaments.state import (
     board_seed,
     is_organiser,
     load_snapshot,
-    require_visible_to,
     store_of,
+    visible_snapshot,
 )
 from tournament.report import DecisionStats, report_json, results_csv
 from tournament.results import TableResult
@@ -46,8 +46,7 @@ async def _shown_results(
 ) -> tuple[TournamentSnapshot, list[TableResult]]:
     """The tournament and the results ``principal`` may see (the organiser all of them,
     others those of published boards), in plan order."""
-    snapshot = await load_snapshot(ctx, tournament_id)
-    require_visible_to(snapshot, principal)
+    snapshot = await visible_snapshot(ctx, tournament_id, principal)
     shown = snapshot.results if is_organiser(principal) else snapshot.published()
     return snapshot, sorted(shown, key=lambda result: result.index)
 
@@ -83,8 +82,7 @@ async def replays_jsonl(
     Read without a token, it counts against the address's anonymous replay allowance as
     many replays as it holds (429 ``rate/limited`` beyond).
     """
-    snapshot = await load_snapshot(ctx, tournament_id)
-    require_visible_to(snapshot, principal)
+    snapshot = await visible_snapshot(ctx, tournament_id, principal)
     shown = snapshot.published()
     await tables_service.limit_anonymous_replays(ctx, principal, address,
                                                  replays=max(1, len(shown)))
@@ -141,8 +139,7 @@ async def report(
 ) -> dict[str, Any]:
     """The final report (a Plackett-Luce fit with bootstrap intervals over boards), made once
     the tournament is over and kept from then on."""
-    snapshot = await load_snapshot(ctx, tournament_id)
-    require_visible_to(snapshot, principal)
+    snapshot = await visible_snapshot(ctx, tournament_id, principal)
     if snapshot.meta.status == "running":
         raise problem("tournament/not_finished", "The report opens when every table is over.")
     if snapshot.meta.report is not None:

@@ -29,13 +29,12 @@ from gateway.services.tournaments.state import (
     close_running,
     end_tournament,
     is_organiser,
-    load_snapshot,
     plan_json,
     plan_seed,
     rated_out,
-    require_visible_to,
     store_of,
     table_id_for,
+    visible_snapshot,
 )
 from gateway.store.auth import AgentRecord, AuthStore
 from tournament.house import house_bot_name
@@ -209,8 +208,7 @@ async def get_tournament(
     ctx: TableContext, tournament_id: str, principal: Principal | None
 ) -> TournamentOut:
     """Progress, standings, live ratings and the tables of published boards."""
-    snapshot = await load_snapshot(ctx, tournament_id)
-    require_visible_to(snapshot, principal)
+    snapshot = await visible_snapshot(ctx, tournament_id, principal)
     return await _tournament_out(ctx, snapshot, principal)
 
 
@@ -232,8 +230,7 @@ async def cancel_tournament(
     ctx: TableContext, tournament_id: str, principal: Principal
 ) -> TournamentOut:
     """Stop creating tables and close the running ones (nobody wins them)."""
-    snapshot = await load_snapshot(ctx, tournament_id)
-    require_visible_to(snapshot, principal)
+    snapshot = await visible_snapshot(ctx, tournament_id, principal)
     if not await end_tournament(ctx, snapshot, "cancelled"):
         raise problem("tournament/finished", "The tournament is over already.")
     await close_running(ctx, snapshot)

@@ -14,10 +14,9 @@ the round); the end is set once.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import logging
 
+from gateway.services.actions import drive_due
 from gateway.services.context import TableContext
 from gateway.services.records import TableRecord
 from gateway.services.tables import seat_record
@@ -59,9 +58,6 @@ POLL_S = 1.0
 """How soon a running tournament is looked at again when none of its tables finishes
 meanwhile (a finishing table makes it due at once:
 :meth:`.hooks.TournamentHooks.note_finished`); the clocks and house bots play on in between."""
-
-
-log = logging.getLogger(__name__)
 
 
 async def _collect(ctx: TableContext, store: TournamentStore, snapshot: TournamentSnapshot) -> None:
@@ -173,26 +169,11 @@ async def advance_tournament(ctx: TableContext, tournament_id: str) -> float | N
     return ctx.now() + POLL_S
 
 
-async def _advance_claimed(ctx: TableContext, store: TournamentStore, tournament_id: str,
-                           lease_end: float) -> None:
-    try:
-        next_due = await advance_tournament(ctx, tournament_id)
-    except Exception as error:
-        # Type only: an engine message may name a hidden card.
-        log.error("tournament %s failed to advance: %s", tournament_id, type(error).__name__)
-        next_due = ctx.now() + 1.0
-    await store.release_active(tournament_id, lease_end, next_due)
-
-
 async def drive_tournaments(ctx: TableContext) -> int:
     """Claim every due tournament and advance them concurrently, then sweep the ladder's
     pending tables; returns the number of tournaments."""
     store = store_of(ctx)
-    now = ctx.now()
-    lease_end = now + LEASE_S
-    claimed = await store.claim_active(now, lease_end)
-    await asyncio.gather(*(_advance_claimed(ctx, store, tournament_id, lease_end)
-                           for tournament_id in claimed))
+    claimed = await drive_due(ctx, "tournament", advance_tournament, store.claim_active,
+                              store.release_active, lease_s=LEASE_S)
     await sweep_ladder(ctx)
-    return len(claimed)
-
+    return claimed

@@ -44,10 +44,10 @@ __all__ = [
     "plan_of",
     "plan_seed",
     "rated_out",
-    "require_visible_to",
     "result_of",
     "store_of",
     "table_id_for",
+    "visible_snapshot",
 ]
 
 
@@ -176,10 +176,15 @@ async def load_snapshot(ctx: TableContext, tournament_id: str) -> TournamentSnap
     return TournamentSnapshot(tournament_id, meta, plans, created, results)
 
 
-def require_visible_to(snapshot: TournamentSnapshot, principal: Principal | None) -> None:
-    """``tournament/not_found`` for a private tournament unless ``principal`` is the organiser."""
+async def visible_snapshot(
+    ctx: TableContext, tournament_id: str, principal: Principal | None
+) -> TournamentSnapshot:
+    """:func:`load_snapshot`; ``tournament/not_found`` for a private tournament too, unless
+    ``principal`` is the organiser."""
+    snapshot = await load_snapshot(ctx, tournament_id)
     if snapshot.record["private"] and not is_organiser(principal):
-        raise not_found(snapshot.id)
+        raise not_found(tournament_id)
+    return snapshot
 
 
 _RATINGS_MEMO: dict[tuple[str, str, int, str], list[LiveRating]] = {}

@@ -30,10 +30,9 @@ from gateway.deps import (
 )
 from gateway.errors import ProblemError
 from gateway.openapi_docs import TOKEN_PROBLEMS, problem_responses
-from gateway.security import ORGANISER_SCOPE, VerifiedToken, game_scope
-from gateway.services.agents import change_meta, check_predecessor, meta_out
+from gateway.security import ORGANISER_SCOPE, game_scope
+from gateway.services.agents import agent_named, change_meta, profile
 from gateway.services.records import game_or_problem, problem
-from gateway.store.auth import AgentNameTaken, AgentRecord, AuthStore
 
 __all__ = ["router"]
 
@@ -50,32 +49,6 @@ async def get_jwks(tokens: TokenServiceDep, response: Response) -> Jwks:
     """The Ed25519 public keys (current and still-accepted previous ones), by ``kid``."""
     response.headers["Cache-Control"] = "public, max-age=300"
     return Jwks.model_validate(tokens.keyring.jwks())
-
-
-async def _agent_for(
-    store: AuthStore, *, name: str, scopes: set[str], meta: AgentMeta | None
-) -> AgentRecord:
-    """The agent called ``name`` with ``scopes`` granted and ``meta`` set; created (owned
-    by the organiser) when new."""
-    for _attempt in range(3):
-        record = await store.find_agent_by_name(name)
-        if record is None:
-            fields = meta.model_dump(exclude_none=True) if meta is not None else {}
-            if "predecessor" in fields:
-                await check_predecessor(store, predecessor=fields["predecessor"],
-                                        owner=ORGANISER_ID, agent_id=None)
-            try:
-                record, _secret = await store.create_agent(
-                    name=name, scopes=scopes, owner=ORGANISER_ID, meta=fields)
-            except AgentNameTaken:
-                continue  # someone created it meanwhile: grant to theirs
-            return record
-        if not scopes <= record.scopes:
-            record = await store.add_scopes(record.agent_id, *scopes)
-        if meta is not None:
-            record = await change_meta(store, record, meta)
-        return record
-    raise problem("agent/name_taken", "That agent name is being registered concurrently; retry.")
 
 
 @router.post(
@@ -110,7 +83,8 @@ async def mint_organiser_token(
         agent_id, name = ORGANISER_ID, request.name
         scopes.add(ORGANISER_SCOPE)
     else:
-        record = await _agent_for(store, name=request.name, scopes=scopes, meta=request.meta)
+        record = await agent_named(store, name=request.name, scopes=scopes, meta=request.meta,
+                                   owner=ORGANISER_ID)
         agent_id, name = record.agent_id, record.name
         scopes = set(record.scopes)
     issued = tokens.issue(agent_id=agent_id, name=name, scopes=scopes, kind=request.kind, ttl_s=ttl)
@@ -166,23 +140,7 @@ async def get_me(token: CurrentToken, store: AuthStoreDep) -> AgentProfile:
     """The caller's agent id, name, scopes, token expiry and public metadata."""
     principal = token.principal
     record = None if principal.kind == "organiser" else await store.get_agent(principal.agent_id)
-    return await _profile(store, token, record)
-
-
-async def _profile(store: AuthStore, token: VerifiedToken, record: AgentRecord | None
-                   ) -> AgentProfile:
-    principal = token.principal
-    scopes = sorted(principal.scopes)
-    return AgentProfile(
-        agent_id=principal.agent_id,
-        name=principal.name,
-        kind=principal.kind,
-        scopes=scopes,
-        games=[scope.removeprefix("game:") for scope in scopes if scope.startswith("game:")],
-        token_expires_at=token.expires_at,
-        registered_at=record.created_at if record is not None else None,
-        meta=await meta_out(store, record) if record is not None else None,
-    )
+    return await profile(store, token, record)
 
 
 @router.patch(
@@ -203,4 +161,4 @@ async def update_me(token: CurrentToken, store: AuthStoreDep, changes: AgentMeta
     record = await store.get_agent(principal.agent_id)
     if record is None:
         raise problem("agent/not_found", "Your agent record is gone; register again.")
-    return await _profile(store, token, await change_meta(store, record, changes))
+    return await profile(store, token, await change_meta(store, record, changes))

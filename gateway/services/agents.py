@@ -16,13 +16,14 @@ owns only itself, so it names no predecessor), and the links never close a loop.
 
 from __future__ import annotations
 
-from agents.wire.auth import AgentMeta, AgentMetaOut
+from agents.wire.auth import AgentMeta, AgentMetaOut, AgentProfile
 from gateway.errors import ProblemError
 from gateway.openapi_docs import register_problem
+from gateway.security import VerifiedToken
 from gateway.services.records import problem
-from gateway.store.auth import AgentRecord, AuthStore
+from gateway.store.auth import AgentNameTaken, AgentRecord, AuthStore
 
-__all__ = ["change_meta", "check_predecessor", "meta_out"]
+__all__ = ["agent_named", "change_meta", "check_predecessor", "meta_out", "profile"]
 
 LINEAGE_LIMIT = 64
 """The most versions one lineage is followed back through."""
@@ -86,3 +87,50 @@ async def meta_out(store: AuthStore, record: AgentRecord) -> AgentMetaOut:
     earlier = await store.get_agent(predecessor) if predecessor is not None else None
     return AgentMetaOut(**record.meta,
                         predecessor_name=earlier.name if earlier is not None else None)
+
+
+async def agent_named(
+    store: AuthStore, *, name: str, scopes: set[str], meta: AgentMeta | None, owner: str
+) -> AgentRecord:
+    """The agent called ``name`` with ``scopes`` granted and ``meta`` set; created (owned
+    by ``owner``) when new. Two callers creating the same name at once get the same agent.
+
+    :raises ProblemError: ``agent/invalid_predecessor`` (see :func:`check_predecessor`),
+        or ``agent/name_taken`` when the name stays contested.
+    """
+    for _attempt in range(3):
+        record = await store.find_agent_by_name(name)
+        if record is None:
+            fields = meta.model_dump(exclude_none=True) if meta is not None else {}
+            if "predecessor" in fields:
+                await check_predecessor(store, predecessor=fields["predecessor"],
+                                        owner=owner, agent_id=None)
+            try:
+                record, _secret = await store.create_agent(
+                    name=name, scopes=scopes, owner=owner, meta=fields)
+            except AgentNameTaken:
+                continue  # someone created it meanwhile: grant to theirs
+            return record
+        if not scopes <= record.scopes:
+            record = await store.add_scopes(record.agent_id, *scopes)
+        if meta is not None:
+            record = await change_meta(store, record, meta)
+        return record
+    raise problem("agent/name_taken", "That agent name is being registered concurrently; retry.")
+
+
+async def profile(store: AuthStore, token: VerifiedToken, record: AgentRecord | None) -> AgentProfile:
+    """Who the bearer of ``token`` is: its id, name, scopes, the token's expiry and, for an
+    agent (``record``), when it registered and its public metadata."""
+    principal = token.principal
+    scopes = sorted(principal.scopes)
+    return AgentProfile(
+        agent_id=principal.agent_id,
+        name=principal.name,
+        kind=principal.kind,
+        scopes=scopes,
+        games=[scope.removeprefix("game:") for scope in scopes if scope.startswith("game:")],
+        token_expires_at=token.expires_at,
+        registered_at=record.created_at if record is not None else None,
+        meta=await meta_out(store, record) if record is not None else None,
+    )

@@ -54,7 +54,7 @@ def test_shuffle_is_a_permutation() -> None:
 
 def _chi_square(counts: Counter[int] | Counter[tuple[int, ...]], cells: int, draws: int) -> float:
     expected = draws / cells
-    return sum((counts[cell] - expected) ** 2 / expected for cell in counts) + (
+    return sum((observed - expected) ** 2 / expected for observed in counts.values()) + (
         (cells - len(counts)) * expected)
 
 

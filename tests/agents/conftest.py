@@ -193,6 +193,7 @@ def stored_challenge(gateway: RunningGateway, agent_name: str) -> Any:
     from gateway.services.admission import StoredChallenge
 
     pattern = f"{gateway.settings.redis_namespace}:admission:challenge:*"
+    assert gateway.settings.redis_url is not None  # sdk_settings always names one
     with redis.Redis.from_url(gateway.settings.redis_url) as peek:
         found = []
         for key in peek.scan_iter(match=pattern, count=1000):

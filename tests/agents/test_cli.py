@@ -15,7 +15,7 @@ import pytest
 from agents_club_cli.main import main
 
 if TYPE_CHECKING:
-    from conftest import RunningGateway
+    from tests.agents.conftest import RunningGateway
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -234,7 +234,9 @@ def test_play_with_the_llm_agent_admits_then_plays(
     # the end-of-game report: the gateway's decision times and the model's cost
     assert "Decision times (gateway clock, from being asked to the action): seat 0: " in printed
     cost = next(line for line in printed.splitlines() if line.startswith("LLM cost: "))
-    decisions = int(re.search(r"LLM cost: (\d+) decision", cost).group(1))  # type: ignore[union-attr]
+    counted = re.search(r"LLM cost: (\d+) decision", cost)
+    assert counted is not None, cost
+    decisions = int(counted.group(1))
     assert f"{100 * decisions} prompt + {10 * decisions} completion tokens" in cost, cost
     assert " s waiting for the model; decisions took " in cost
     # The saved credentials are enough to come back later, without a token or a quiz.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -18,11 +18,11 @@ import agents
 from agents.llm import ChatClient, Transcript, UnreadableAnswer, pass_admission
 
 if TYPE_CHECKING:
-    from conftest import RunningGateway, ScriptedLlm
+    from tests.agents.conftest import RunningGateway, ScriptedLlm
 
 
 def test_an_unreadable_question_answer_is_asked_again_then_stops_with_a_clear_error(
-    gateway: RunningGateway, scripted: ScriptedLlm, chat: Callable[[], ChatClient], oracle: Callable[..., tuple]
+    gateway: RunningGateway, scripted: ScriptedLlm, chat: Callable[[], ChatClient], oracle: Callable[[str], tuple[dict[str, Any], dict[str, Any]]]
 ) -> None:
     scripted.question_reply = "Hard to say; somewhere between 3 and 4, or yes."
     with gateway.client() as client, pytest.raises(UnreadableAnswer) as stopped:

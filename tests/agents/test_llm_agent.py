@@ -19,7 +19,7 @@ from agents.llm.agent import FALLBACK_GRACE
 from agents.runner import Runner
 
 if TYPE_CHECKING:
-    from conftest import RunningGateway, ScriptedLlm
+    from tests.agents.conftest import RunningGateway, ScriptedLlm
 
 
 def test_admission_passes_from_scripted_replies(

@@ -18,7 +18,7 @@ from agents.llm._chat import ChatClient
 from agents.llm.transcript import Transcript
 
 if TYPE_CHECKING:
-    from conftest import RunningGateway
+    from tests.agents.conftest import RunningGateway
 
 LLM = "https://tools.test/v1"
 

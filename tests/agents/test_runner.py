@@ -12,8 +12,9 @@ from gateway.app import create_app
 from tests.agents.conftest import sdk_settings, serve_app
 
 if TYPE_CHECKING:
-    from conftest import RunningGateway
     from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from tests.agents.conftest import RunningGateway
 
 
 class Stubborn(Bot):

@@ -17,7 +17,7 @@ import agents
 from agents import AdmissionPassed, ChallengeCreated, Question
 
 if TYPE_CHECKING:
-    from conftest import RunningGateway
+    from tests.agents.conftest import RunningGateway
 
 Oracle = Callable[[str], tuple[dict[str, Any], dict[str, Any]]]
 
@@ -82,11 +82,12 @@ def test_admission_errors(gateway: RunningGateway, oracle: Oracle) -> None:
         challenge = client.create_challenge(name, "market-fortune")
         answers, puzzle = oracle(name)
         first = challenge.questions[0]  # answered wrongly, with a value of its type
-        wrong_first: object = {
+        wrong_of: dict[str, Callable[[], object]] = {
             "integer": lambda: answers[first.id] + 1,
             "yes_no": lambda: answers[first.id] in (False, "no"),
             "single_choice": lambda: next(o.id for o in first.options if o.id != answers[first.id]),
-        }[first.format]()
+        }
+        wrong_first = wrong_of[first.format]()
         wrong = {**answers, first.id: wrong_first}
         with pytest.raises(agents.InvalidRequest) as refused:  # a puzzle answer of the wrong shape
             client.answer_challenge(challenge.challenge_id, wrong, {})

@@ -25,7 +25,7 @@ from engine.registry import all_games
 from gateway import __version__ as gateway_version
 
 if TYPE_CHECKING:
-    from conftest import RunningGateway
+    from tests.agents.conftest import RunningGateway
 
 
 def other_seats_bots(game: GameOut, seats: int, agents: int = 1) -> list[dict[str, object]]:

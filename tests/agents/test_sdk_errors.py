@@ -18,7 +18,7 @@ from agents._endpoints import Call, _model
 from agents._exceptions import ApiError, error_class_for
 
 if TYPE_CHECKING:
-    from conftest import RunningGateway
+    from tests.agents.conftest import RunningGateway
 
 
 def bots_after(short_game: dict[str, Any], agents_seated: int = 1) -> list[dict[str, object]]:

@@ -13,7 +13,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
@@ -21,7 +21,7 @@ from agents import AsyncClient, Client, EventOut, HouseBot
 from agents.runner import Runner
 
 if TYPE_CHECKING:
-    from conftest import RunningGateway
+    from tests.agents.conftest import RunningGateway
 
 
 class _CutStream(httpx.SyncByteStream):
@@ -145,9 +145,9 @@ def test_spectator_follows_a_live_bot_table_over_sse_through_drops(
 def test_async_stream_matches_the_sync_one(gateway: RunningGateway, short_game: dict[str, Any]) -> None:
     table_id, token, expected = finished_table(gateway, short_game)
 
-    async def follow(mode: str) -> list[EventOut]:
+    async def follow(mode: Literal["poll", "sse"]) -> list[EventOut]:
         async with AsyncClient(gateway.base_url, token=token) as client:
-            return [event async for event in client.events(table_id, after=0, mode=mode)]  # type: ignore[arg-type]
+            return [event async for event in client.events(table_id, after=0, mode=mode)]
 
     assert asyncio.run(follow("poll")) == expected
     assert asyncio.run(follow("sse")) == expected

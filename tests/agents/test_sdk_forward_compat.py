@@ -26,7 +26,7 @@ from agents.views import typed_view
 from engine.registry import UnknownGame
 
 if TYPE_CHECKING:
-    from conftest import RunningGateway
+    from tests.agents.conftest import RunningGateway
 
 UNKNOWN_GAME = "a-game-from-the-future"
 

@@ -43,7 +43,7 @@ from tests.test_wheel_install import (
 )
 
 if TYPE_CHECKING:
-    from conftest import RunningGateway
+    from tests.agents.conftest import RunningGateway
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,7 +76,7 @@ class Installed:
 
     def run(self, script: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         """Run ``script`` with the environment's Python, from the user's working directory."""
-        command = [self.python, "-c", script, *args]
+        command: list[str | Path] = [self.python, "-c", script, *args]
         if check:
             return _run(command, env=self.shell, cwd=self.home)
         return subprocess.run([str(part) for part in command], env=self.shell, cwd=self.home,

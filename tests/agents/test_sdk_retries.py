@@ -23,7 +23,7 @@ from gateway.app import create_app
 from gateway.services.admission import AdmissionSettings
 
 if TYPE_CHECKING:
-    from conftest import RunningGateway
+    from tests.agents.conftest import RunningGateway
 
 
 @pytest.fixture()

@@ -9,7 +9,7 @@ import pytest
 from agents import NotTableCreator, TableNotFound, TooManyTables
 
 if TYPE_CHECKING:
-    from conftest import RunningGateway
+    from tests.agents.conftest import RunningGateway
 
 
 def test_the_cap_is_a_typed_error_and_closing_frees_a_place(gateway: RunningGateway) -> None:

@@ -69,8 +69,8 @@ class Pebbles:
     )
     config_model = TableConfig
     state_model = PebblesState
-    view_model = PebblesView
-    action_type = Annotated[Take, Field(discriminator="kind")]
+    view_model: type[View] = PebblesView
+    action_type: Any = Annotated[Take, Field(discriminator="kind")]
 
     def new_table(self, config: TableConfig, seed: int) -> PebblesState:
         pile = 10 + draw_below(seed, 0, 11)
@@ -120,6 +120,9 @@ class Pebbles:
 
     def summary(self, state: PebblesState, seat: Seat | None) -> str:
         return f"{state.pile} pebbles left"
+
+    def hidden_from(self, state: PebblesState, seat: Seat | None) -> frozenset[str]:
+        return frozenset()  # no cards: the secrets are numbers, checked through the views
 
     def rulebook(self) -> str:
         return "Take 1 to 3 pebbles; the last pebble wins."
@@ -202,6 +205,7 @@ def test_check_sees_every_step_in_order() -> None:
     assert [step.index for step in seen] == list(range(playout.steps))
     for step, (seat, action_id) in zip(seen, playout.log, strict=True):
         assert step.seat == seat and step.action.id == action_id
+        assert isinstance(step.action, Take)
         assert step.state.pile == step.before.pile - step.action.count
     assert seen[-1].state == playout.final_state
 
@@ -220,7 +224,7 @@ def test_bots_see_only_their_seat_view() -> None:
     play_table(GAME, CONFIG, 9, [spy, RANDOM, RANDOM])
     assert spy.views
     assert all(isinstance(view, PebblesView) and view.seat == 0 for view in spy.views)
-    assert {view.my_secret for view in spy.views} == {state.secrets[0]}
+    assert {view.my_secret for view in spy.views if isinstance(view, PebblesView)} == {state.secrets[0]}
 
 
 def test_decide_refuses_a_seat_that_cannot_act() -> None:

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 GAME = "market-fortune"
@@ -23,7 +24,8 @@ def agents(
 def organiser_auth(client: TestClient) -> dict[str, str]:
     """The auth headers of an organiser token (``org``) minted by the client's app: the
     organiser may choose the seed of a table agents share; agents may not."""
-    token = client.app.state.tokens.issue(  # type: ignore[attr-defined]
+    assert isinstance(client.app, FastAPI)
+    token = client.app.state.tokens.issue(
         agent_id="org", name="org", scopes=set(), kind="organiser").token
     return {"Authorization": f"Bearer {token}"}
 

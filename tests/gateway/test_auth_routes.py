@@ -10,6 +10,7 @@ from pathlib import Path
 
 import jwt
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from gateway.config import Settings
@@ -23,7 +24,7 @@ from gateway.store.auth import (
     hash_secret,
     secret_matches,
 )
-from gateway.store.connection import Keys, RedisClient, close_client, connect
+from gateway.store.connection import Keys, RedisClient, close_client, connect, decoded
 from tests.conftest import sync_client
 
 from .conftest import ORGANISER_KEY, MintToken
@@ -64,11 +65,11 @@ def test_minting_refuses_wrong_keys_agents_and_bad_bodies(
     for body in ({"name": "x", "games": ["chess"]},):
         unknown_game = client.post(MINT, headers={"X-Organiser-Key": ORGANISER_KEY}, json=body)
         assert (unknown_game.status_code, unknown_game.json()["code"]) == (404, "game/not_found")
-    for body in ({"name": ""}, {"name": "x", "ttl_s": "600"}, {"name": "x", "extra": 1},
-                 {"name": "x", "ttl_s": 5}, {"name": "<script>"}, {"name": "trailing "},
-                 {"name": "x" * 65}):
-        invalid = client.post(MINT, headers={"X-Organiser-Key": ORGANISER_KEY}, json=body)
-        assert (invalid.status_code, invalid.json()["code"]) == (422, "request/invalid"), body
+    for bad in ({"name": ""}, {"name": "x", "ttl_s": "600"}, {"name": "x", "extra": 1},
+                {"name": "x", "ttl_s": 5}, {"name": "<script>"}, {"name": "trailing "},
+                {"name": "x" * 65}):
+        invalid = client.post(MINT, headers={"X-Organiser-Key": ORGANISER_KEY}, json=bad)
+        assert (invalid.status_code, invalid.json()["code"]) == (422, "request/invalid"), bad
 
 
 @pytest.mark.redis_cluster
@@ -119,7 +120,8 @@ def test_jwks_lists_the_signing_key(client: TestClient, app_tokens_kid: str) -> 
 @pytest.fixture()
 def app_tokens_kid(client: TestClient) -> str:
     """The kid the app signs with."""
-    tokens: TokenService = client.app.state.tokens  # type: ignore[attr-defined]
+    assert isinstance(client.app, FastAPI)
+    tokens: TokenService = client.app.state.tokens
     return tokens.keyring.signing_kid
 
 
@@ -158,7 +160,7 @@ def test_agent_store(redis_url: str, redis_namespace: str) -> None:
             assert await store.verify_secret("agt_unknown", secret) is None
             stored = await client.hget(store.agent_key(record.agent_id), "secret")
             assert stored is not None and secret.encode() not in stored
-            assert secret_matches(secret, stored.decode())
+            assert secret_matches(secret, decoded(stored))
             rotated = (await store.rotate_secret(record.agent_id)).secret
             assert rotated != secret
             assert await store.verify_secret(record.agent_id, secret) is None
@@ -277,8 +279,10 @@ def test_a_rotation_revokes_every_live_token_issued_before(
         record, secret = await store.create_agent(name="Grace")
         # Two tokens for the secret, one from an admission, one already dead.
         for token_id in ("a", "b"):
-            exchanged = await store.exchange_secret(
-                record.agent_id, secret, lambda _, token_id=token_id: _token(token_id, 600))
+            def issue(_: AgentRecord, token_id: str = token_id) -> IssuedToken:
+                return _token(token_id, 600)
+
+            exchanged = await store.exchange_secret(record.agent_id, secret, issue)
             assert exchanged is not None and exchanged[0] == record
         assert await store.exchange_secret(
             record.agent_id, secret + "x", lambda _: _token("never", 600)) is None

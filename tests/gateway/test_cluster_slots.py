@@ -242,6 +242,7 @@ def test_a_round_trip_sent_to_the_wrong_primary_follows_the_moved_reply(
         await client.initialize()
         slot = client.keyslot(key)
         owner = client.get_node_from_key(key)
+        assert owner is not None
         other = next(node for node in client.get_primaries() if node.name != owner.name)
         # The client's layout as it stands after a reshard it has not heard of yet.
         client.nodes_manager.slots_cache[slot] = [other]
@@ -249,6 +250,7 @@ def test_a_round_trip_sent_to_the_wrong_primary_follows_the_moved_reply(
         written, read = await round_trip(client, ("SET", key, "here"), ("GET", key), key=key)
 
         assert (written, read) == (b"OK", b"here")
-        assert client.get_node_from_key(key).name == owner.name
+        now = client.get_node_from_key(key)
+        assert now is not None and now.name == owner.name
 
     run(cluster_url, redis_namespace, scenario)

@@ -75,7 +75,9 @@ def one_key_per_primary(client: RedisClient, keys: Keys) -> dict[str, str]:
     found: dict[str, str] = {}
     for index in range(200):
         key = keys.table(f"tbl_{index}", "events")
-        node = client.get_node_from_key(key)  # type: ignore[union-attr]
+        assert isinstance(client, RedisCluster)
+        node = client.get_node_from_key(key)
+        assert node is not None
         found.setdefault(node.name, key)
     return found
 

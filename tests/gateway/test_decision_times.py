@@ -19,7 +19,7 @@ def test_each_agent_action_logs_its_decision_time_and_last_event(
         "game": "market-fortune", "mode": "family", "seats": 2, "seed": 8,
         "house_bots": [{"seat": 1}], "options": {"turn_limit_per_seat": 3}}).json()
     url = f"/v1/tables/{table['id']}"
-    thought = []
+    thought: list[float] = []
     while True:
         seen = client.get(f"{url}/observation", params={"wait": 5}, headers=seat).json()
         if seen["status"] == "finished":

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from fastapi.testclient import TestClient
 
@@ -50,7 +50,7 @@ def read_state(settings: Settings, table_id: str) -> tuple[Any, TableRecord]:
     return asyncio.run(load())
 
 
-def leaked(response: httpx.Response, hidden: frozenset[str]) -> set[str]:
+def leaked(response: httpx2.Response, hidden: frozenset[str]) -> set[str]:
     """Hidden card ids that appear as whole tokens in a response body."""
     return leaked_in(response.text, hidden)
 

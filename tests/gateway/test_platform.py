@@ -82,7 +82,7 @@ def test_metrics_count_requests_by_route_template_and_problems_by_code(client: T
         if line.startswith('agents_club_http_request_duration_seconds_bucket{le="')
         and 'route="/healthz"' in line
     ]
-    bounds = [re.search(r'le="([^"]+)"', line).group(1) for line in buckets]  # type: ignore[union-attr]
+    bounds = [re.findall(r'le="([^"]+)"', line)[0] for line in buckets]
     assert bounds[-1] == "+Inf"
     assert [float(b) for b in bounds[:-1]] == list(LATENCY_BUCKETS_S)
     assert grew("agents_club_problems_total", code="request/not_found") == 1

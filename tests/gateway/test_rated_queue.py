@@ -38,9 +38,9 @@ def test_agents_from_one_address_never_meet_and_their_tickets_expire(
     client: TestClient, agents: list[Headers],
 ) -> None:
     for headers in agents:  # the test client: one address for both
-        ticket = client.post(QUEUE, headers=headers, json={"mode": "family", "seats": 2})
-        assert ticket.status_code == 200, ticket.text
-        assert ticket.json()["status"] == "waiting"
+        queued = client.post(QUEUE, headers=headers, json={"mode": "family", "seats": 2})
+        assert queued.status_code == 200, queued.text
+        assert queued.json()["status"] == "waiting"
     assert client.get(QUEUE, headers=agents[0]).json()["waiting"] == 2
     give_up = time.monotonic() + 10
     while (ticket := client.get(QUEUE, headers=agents[0], params={"wait_s": 0.2}).json()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 import redis
@@ -88,6 +88,6 @@ def gateway(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 @settings(max_examples=5, deadline=None, derandomize=True, database=None,
           phases=[Phase.explicit, Phase.generate],
           suppress_health_check=list(HealthCheck))
-def test_the_server_does_what_the_document_says(case: schemathesis.Case, gateway: Gateway) -> None:
+def test_the_server_does_what_the_document_says(case: schemathesis.Case[Any], gateway: Gateway) -> None:
     case.call_and_validate(base_url=gateway.url, checks=ALL_CHECKS,
                            headers={"Authorization": f"Bearer {gateway.token}"})

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import redis
@@ -87,7 +87,8 @@ def active_members(settings: Settings, agent_id: str) -> set[str]:
     reader = redis.Redis.from_url(settings.redis_url or "")
     try:
         key = f"{settings.redis_namespace}:tables:active:{agent_id}"
-        return {member.decode() for member in reader.zrange(key, 0, -1)}
+        members = cast("list[bytes]", reader.zrange(key, 0, -1))  # undecoded, no scores: bytes
+        return {member.decode() for member in members}
     finally:
         reader.close()
 

@@ -250,7 +250,7 @@ def test_a_retry_after_later_moves_tells_the_same_action_and_the_table_now(
     table = create(client, players[0], house_bots=[{"seat": 1}, {"seat": 2}])
     url = f"/v1/tables/{table['id']}/actions"
     observation = wait_for_my_turn(client, table["id"], players[0])
-    sent = []
+    sent: list[tuple[str, dict[str, Any], Any]] = []
     while observation["legal_actions"]:  # until the turn passes to the bot
         body = {"version": observation["version"], "action": observation["legal_actions"][0]["id"]}
         key = f"turn-{len(sent)}"

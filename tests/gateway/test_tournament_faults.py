@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -77,7 +77,9 @@ def test_a_killed_worker_neither_stops_nor_doubles_a_tournament(
             record = json.loads(client.hget(key, "record") or b"{}")
             if record.get("tournament") == tournament_id:
                 tables.append(record["id"])
-                events = client.xrange(key.decode().removesuffix(":table") + ":events")
+                # An undecoding client's XRANGE: (entry id, fields) pairs of bytes.
+                events = cast("list[tuple[bytes, dict[bytes, bytes]]]",
+                              client.xrange(key.decode().removesuffix(":table") + ":events"))
                 kinds = [json.loads(fields[b"event"])["kind"] for _id, fields in events]
                 assert kinds.count("table.created") == 1 and kinds.count("table.finished") == 1
         assert len(tables) == len(set(tables)) == 10

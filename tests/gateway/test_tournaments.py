@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from engine.registry import get_game
@@ -180,7 +181,8 @@ def test_creation_is_for_the_organiser_and_strict(
         list(stream.iter_lines())
     assert time.monotonic() - started < 5
     # A stream closes at its longest life too, however long its token lives.
-    client.app.state.settings = client.app.state.settings.model_copy(  # type: ignore[attr-defined]
+    assert isinstance(client.app, FastAPI)
+    client.app.state.settings = client.app.state.settings.model_copy(
         update={"assignment_stream_max_s": 0.5})
     started = time.monotonic()
     with client.stream("GET", "/v1/agents/me/assignments/stream",
@@ -324,7 +326,8 @@ def test_cancel_closes_running_tables_and_nobody_wins(
         assert shown["status"] == "finished" and shown["outcome"]["winners"] == []
         assert shown["outcome"]["reason"] == "cancelled"
         # Kept as long as any finished table, not for ever.
-        ttl = _ttl(settings, client.app.state.keys.table(shown["id"], "table"))  # type: ignore[attr-defined]
+        assert isinstance(client.app, FastAPI)
+        ttl = _ttl(settings, client.app.state.keys.table(shown["id"], "table"))
         assert settings.finished_table_ttl_s - 60 < ttl <= settings.finished_table_ttl_s
     # Its entrant's assignment loop ends on a cancel as on a finish.
     told = client.get("/v1/agents/me/assignments",

@@ -270,7 +270,7 @@ _WHOLE_DOCUMENT = "() => document.documentElement.outerHTML"
 """The page with its script and style, read at the start and the end (they never change)."""
 
 
-WHOLE_GAMES = {
+WHOLE_GAMES: dict[str, dict[str, Any]] = {
     # A short Market Fortune game (the rulebook's cap is lower at this table): watched whole.
     "market-fortune": {"mode": "family", "seats": 2, "options": {"turn_limit_per_seat": 10}},
     "hab-und-gut": {"mode": "standard", "seats": 3},

@@ -50,9 +50,9 @@ def engine_value(issued: IssuedQuestion) -> Any:
         answer, sentence = RULEBOOK_FACTS[template]
         assert " ".join(sentence.split()) in _rulebook(), (template, sentence)
         return answer
-    answer = rule_answer(template, dict(issued.params))
-    assert answer is not None, f"no independent answer for {template}"
-    return answer
+    ruled = rule_answer(template, dict(issued.params))
+    assert ruled is not None, f"no independent answer for {template}"
+    return ruled
 
 
 def test_every_template_has_an_independent_answer() -> None:

@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from pydantic import BaseModel, ConfigDict
 
 from quiz import (
     PUZZLE_CATEGORY,
@@ -15,6 +16,7 @@ from quiz import (
     IssuedPuzzle,
     PassRule,
     Puzzle,
+    QuestionFormat,
     QuestionTemplate,
     QuizBank,
     generate,
@@ -23,10 +25,17 @@ from quiz import (
 from quiz.questions import canonical, is_correct, render
 
 
+class PairSumAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    positions: list[int]
+
+
 class PairSum:
     """A tiny puzzle kind: pick two numbers of a list that add up to a target."""
 
     name = "pair_sum"
+    answer_model = PairSumAnswer
 
     def generate(self, seed: int) -> IssuedPuzzle:
         rng = random.Random(seed)
@@ -73,12 +82,14 @@ class PairSum:
 
 
 def _fixed(prompt: str, answer: str | int | bool, *distractors: str) -> QuestionTemplate:
-    fmt = "single_choice" if distractors else "integer" if isinstance(answer, int) and not isinstance(answer, bool) else "yes_no"
+    fmt: QuestionFormat = (
+        "single_choice" if distractors else "integer" if isinstance(answer, int) and not isinstance(answer, bool) else "yes_no"
+    )
     return QuestionTemplate(
         id=f"t.{prompt}",
         category=prompt.split()[0],
         section="1.1",
-        build=lambda rng: Draft(prompt=prompt, format=fmt, answer=answer, distractors=distractors),  # type: ignore[arg-type]
+        build=lambda rng: Draft(prompt=prompt, format=fmt, answer=answer, distractors=distractors),
     )
 
 
@@ -151,7 +162,7 @@ def test_grading_reports_score_and_missed_categories_only() -> None:
     assert PassRule().passes(passed)
 
     first = challenge.questions[0].question
-    wrong = dict(right)
+    wrong: dict[str, str | int | bool] = dict(right)
     wrong[first.id] = "Z" if first.format == "single_choice" else 999 if first.format == "integer" else (right[first.id] == "no")
     failed = grade(BANK, challenge, wrong, {"positions": [0, 0]})
     assert failed.questions_correct == 2 and not failed.puzzle_solved

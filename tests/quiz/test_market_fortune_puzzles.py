@@ -139,7 +139,7 @@ def test_defence_agrees_with_the_rulebook_and_has_one_answer() -> None:
             if cards.kind_of(card).colour == "blue"
             and (cards.kind_of(card).key != "diamond_hands" or attack.key in INVESTMENT_TAKERS)
         ]  # fmt: skip
-        expected = {"defences": sorted(blues), "if_declined": _declined_by_rulebook(situation)}
+        expected: dict[str, Any] = {"defences": sorted(blues), "if_declined": _declined_by_rulebook(situation)}
         assert kind.solve(issued) == expected
         assert kind.check(issued, expected)
         # exactly one subset of the strategy hand passes

@@ -26,7 +26,7 @@ def _played(seed: int, idle_seat: int) -> dict[str, Any]:
     """A replay whose ``idle_seat`` had every move made by its clock, the other by a bot."""
     game = get_game(GAME)
     state = game.new_table(game.config_model.model_validate(CONFIG), seed)
-    log = []
+    log: list[dict[str, Any]] = []
     while game.outcome(state) is None:
         seat = game.to_act(state)[0]
         if seat == idle_seat:

@@ -37,12 +37,12 @@ def played() -> Played:
     return plans, play_plans(game="market-fortune", mode="fortune", plans=plans, seed=3, bots=bots)
 
 
-def _report(played: Played, **changes: object) -> dict[str, Any]:
+def _report(played: Played, **changes: Any) -> dict[str, Any]:
     plans, results = played
-    arguments: dict[str, object] = {
+    arguments: dict[str, Any] = {
         "tournament": INFO, "results": results, "entrants": ENTRANTS, "plans": plans, "seats": 4,
         "decisions": {"agt_alpha": DecisionStats(120, 2, 1, 0.8, 2.5)}, "samples": 60}
-    return report_json(**(arguments | changes))  # type: ignore[arg-type]
+    return report_json(**(arguments | changes))
 
 
 def test_the_json_is_strict_and_complete(played: Played) -> None:

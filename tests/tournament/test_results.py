@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tournament.results import TableResult, placements
 
 
-def _result(**changes: object) -> TableResult:
-    fields: dict[str, object] = {
+def _result(**changes: Any) -> TableResult:
+    fields: dict[str, Any] = {
         "index": 3, "board": 1, "round": 1, "table_id": "tbl_1",
         "seating": ("agt_a", "agt_b", "bot:greedy", "bot:random"),
         "placements": (2, 1, 3, 3), "scores": (10.0, 12.5, 4.0, 4.0),
         "reason": "victory", "finished_at": 1_700_000_000.5,
     }
     fields.update(changes)
-    return TableResult(**fields)  # type: ignore[arg-type]
+    return TableResult(**fields)
 
 
 def test_a_single_winner_then_the_others_by_score() -> None:

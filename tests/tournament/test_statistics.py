@@ -6,19 +6,21 @@ Market Fortune, Fortune mode, four seats; tables played with
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engine.registry import get_game
 from tournament.fit import BOARDS_TO_SEPARATE_GREEDY_FROM_RANDOM, Estimate, fit_report
 from tournament.house import board_seed, play_plans
-from tournament.plan import plan_tournament
+from tournament.plan import Format, plan_tournament
 
 GAME, MODE = "market-fortune", "fortune"
 
 
-def _tournament(fmt: str, entrants: list[str], boards: int, seed: int, *,
+def _tournament(fmt: Format, entrants: list[str], boards: int, seed: int, *,
                 own_chance: bool = False) -> list[Estimate]:
-    plans = plan_tournament(format=fmt, entrants=entrants, baselines=[],  # type: ignore[arg-type]
+    plans = plan_tournament(format=fmt, entrants=entrants, baselines=[],
                             seats=4, boards=boards, rounds=None, seed=seed)
     results = play_plans(game=GAME, mode=MODE, plans=plans, seed=seed, own_chance=own_chance)
     return fit_report(results, samples=200, seed=seed)
@@ -33,7 +35,7 @@ def test_every_rotation_of_a_board_starts_from_the_same_deal() -> None:
     config = game.config_model(mode=MODE, seats=4)
     plans = plan_tournament(format="duplicate", entrants=["bot:greedy", "r#1", "r#2", "r#3", "r#4"],
                             baselines=[], seats=4, boards=3, rounds=None, seed=5)
-    deals = {}
+    deals: dict[int, Any] = {}
     for plan in plans:
         state = game.new_table(config, board_seed(5, plan.board))
         assert deals.setdefault(plan.board, state) == state
@@ -42,7 +44,7 @@ def test_every_rotation_of_a_board_starts_from_the_same_deal() -> None:
 
 @pytest.mark.parametrize(("fmt", "boards", "own_chance"), [
     ("duplicate", 6, False), ("duplicate", 12, True), ("round_robin", 24, False)])
-def test_four_identical_greedy_bots_all_overlap(fmt: str, boards: int, own_chance: bool) -> None:
+def test_four_identical_greedy_bots_all_overlap(fmt: Format, boards: int, own_chance: bool) -> None:
     """95% intervals: at 6 boards about one seeded tournament in twenty tells identical bots
     apart when each bot draws its own chance (measured, tournament/fit.py); at 12 none of
     twenty did, so the own-chance case is sized at 12 rather than betting on one seed."""

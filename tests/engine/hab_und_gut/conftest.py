@@ -14,6 +14,7 @@ import pytest
 from engine.hab_und_gut import GAME
 from engine.hab_und_gut.components import COMMODITIES, SHARE_CARDS, TRACK
 from engine.hab_und_gut.state import HabConfig, HabState
+from engine.hab_und_gut.view import HabView
 
 TableBuilder = Callable[..., HabState]
 
@@ -23,11 +24,18 @@ def space_of(price: int) -> int:
     return TRACK.index(price)
 
 
+def view_of(state: HabState, seat: int | None) -> HabView:
+    """``GAME.view`` as Hab & Gut's own view model (the Game contract promises a ``View``)."""
+    seen = GAME.view(state, seat)
+    assert isinstance(seen, HabView)
+    return seen
+
+
 def with_prices(state: HabState, **prices: int) -> HabState:
     """``state`` with some commodities moved to the space printed with the given price."""
     spaces = list(state.prices)
     for commodity, price in prices.items():
-        spaces[COMMODITIES.index(commodity)] = space_of(price)  # type: ignore[arg-type]
+        spaces[COMMODITIES.index(commodity)] = space_of(price)
     return state.model_copy(update={"prices": tuple(spaces)})
 
 
@@ -91,6 +99,7 @@ class Helpers:
     """The scenario helpers above, handed to tests by the ``hg`` fixture."""
 
     space_of = staticmethod(space_of)
+    view = staticmethod(view_of)
     with_prices = staticmethod(with_prices)
     give_shares = staticmethod(give_shares)
     set_holder = staticmethod(set_holder)

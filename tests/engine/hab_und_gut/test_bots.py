@@ -8,7 +8,7 @@ assertion leaves room for changes in the bot without hiding a regression.
 
 from __future__ import annotations
 
-from engine.bots import RANDOM, available_bots, get_bot
+from engine.bots import RANDOM, Bot, available_bots, get_bot
 from engine.core import replay
 from engine.hab_und_gut import GAME
 from engine.hab_und_gut.bots import GREEDY
@@ -29,7 +29,7 @@ def test_greedy_wins_far_more_than_its_fair_share() -> None:
     for table in range(TABLES):
         seats = 3 + table % 3
         greedy_seat = table % seats
-        bots = [RANDOM] * seats
+        bots: list[Bot] = [RANDOM] * seats
         bots[greedy_seat] = GREEDY
         config = HabConfig(seats=seats)
         playout = play_table(GAME, config, 90_000 + table, bots)

@@ -9,10 +9,10 @@ from engine.hab_und_gut.view import HabView
 from tests.engine.hab_und_gut.conftest import HG, TableBuilder
 
 
-def test_a_seat_sees_its_two_holders_and_no_other(table: TableBuilder) -> None:
+def test_a_seat_sees_its_two_holders_and_no_other(table: TableBuilder, hg: HG) -> None:
     state = table(seats=5)
     for seat in range(5):
-        seen = GAME.view(state, seat)
+        seen = hg.view(state, seat)
         assert {(h.holder, h.side) for h in seen.holders} == {
             (seat, "left"),
             ((seat - 1) % 5, "right"),
@@ -26,7 +26,7 @@ def test_a_seat_sees_its_two_holders_and_no_other(table: TableBuilder) -> None:
 
 def test_a_spectator_sees_no_holder_and_no_share_ids(table: TableBuilder, hg: HG) -> None:
     state = hg.give_shares(table(), 0, "coal")
-    seen = GAME.view(state, None)
+    seen = hg.view(state, None)
     text = seen.model_dump_json()
     assert seen.holders == () and seen.my_shares == ()
     assert not any(card in text for card in hidden_from(state, None))
@@ -37,10 +37,10 @@ def test_a_spectator_sees_no_holder_and_no_share_ids(table: TableBuilder, hg: HG
 def test_others_see_how_many_shares_a_seat_holds_not_which(table: TableBuilder, hg: HG) -> None:
     state = hg.give_shares(table(), 0, "coal", "salt")
     state = hg.give_shares(state, 0, "tea", charity=True)
-    mine = GAME.view(state, 0)
+    mine = hg.view(state, 0)
     assert sorted(s.commodity for s in mine.my_shares) == ["coal", "salt"]
     assert [s.commodity for s in mine.my_charity] == ["tea"]
-    other = GAME.view(state, 1)
+    other = hg.view(state, 1)
     assert other.my_shares == () and other.my_charity == ()
     assert other.seats[0].shares_held == 2 and other.seats[0].charity_face_down == 1
     for seat in (1, 2, 3, None):

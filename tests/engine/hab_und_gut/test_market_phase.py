@@ -92,7 +92,7 @@ def test_each_seat_uses_its_own_left_and_right_holders(table: TableBuilder, hg: 
     state, _ = hg.act(state, 0, GAME.legal_actions(state, 0)[0].id)
     # Seat 1 sees holder 1 on its left and holder 0 on its right.
     assert "play:left:wheat+4" in [a.id for a in GAME.legal_actions(state, 1)]
-    assert all(h.holder in (1, 0) for h in GAME.view(state, 1).holders)
+    assert all(h.holder in (1, 0) for h in hg.view(state, 1).holders)
 
 
 def test_every_holder_loses_exactly_two_cards_a_turn(table: TableBuilder, hg: HG) -> None:

@@ -21,6 +21,7 @@ from engine.hab_und_gut import GAME
 from engine.hab_und_gut.components import COMMODITIES, MARKET_CARDS, SHARE_CARDS, TRACK
 from engine.hab_und_gut.state import HabConfig, HabState
 from quiz import MAX_GUESS_CHANCE, IssuedQuestion, PassRule, generate, get_bank, grade
+from tests.engine.hab_und_gut.conftest import view_of
 
 ROOT = Path(__file__).resolve().parents[3]
 RULEBOOK = ROOT / "engine" / "hab_und_gut" / "rulebook.md"
@@ -34,7 +35,7 @@ def _table(seats: int = 4) -> HabState:
 
 def _at(state: HabState, commodity: str, space: int) -> HabState:
     spaces = list(state.prices)
-    spaces[COMMODITIES.index(commodity)] = space  # type: ignore[arg-type]
+    spaces[COMMODITIES.index(commodity)] = space
     return state.model_copy(update={"prices": tuple(spaces)})
 
 
@@ -126,7 +127,7 @@ def _seats_allowed(p: dict[str, Any]) -> bool:
 
 
 def _holders_seen(p: dict[str, Any]) -> str:
-    numbers = sorted(h.holder for h in GAME.view(_table(p["seats"]), p["seat"]).holders)
+    numbers = sorted(h.holder for h in view_of(_table(p["seats"]), p["seat"]).holders)
     return f"holders {numbers[0]} and {numbers[1]}"
 
 
@@ -192,9 +193,9 @@ def _cards_of_face(p: dict[str, Any]) -> int:
 ENGINE_ANSWERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "components.track_spaces": lambda p: len(TRACK),
     "components.price_on_space": lambda p: (
-        GAME.view(_at(_table(), "coal", p["space"]), None).prices[0].price
+        view_of(_at(_table(), "coal", p["space"]), None).prices[0].price
     ),
-    "components.top_price": lambda p: GAME.view(_at(_table(), "coal", 29), None).prices[0].price,
+    "components.top_price": lambda p: view_of(_at(_table(), "coal", 29), None).prices[0].price,
     "components.cards_of_face": _cards_of_face,
     "components.market_deck_size": lambda p: len(
         _table().deck + tuple(c for h in _table().holders for c in h)
@@ -204,7 +205,7 @@ ENGINE_ANSWERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     ),
     "setup.start_money": lambda p: _table().money[0],
     "setup.start_price": lambda p: next(
-        x.price for x in GAME.view(_table(), None).prices if x.commodity == p["commodity"]
+        x.price for x in view_of(_table(), None).prices if x.commodity == p["commodity"]
     ),
     "setup.undealt": lambda p: len(_table(p["seats"]).deck),
     "setup.seats_allowed": _seats_allowed,

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.core import IllegalAction
+from engine.core import Event, IllegalAction
 from engine.hab_und_gut import GAME
 from engine.hab_und_gut.audit import card_locations
-from engine.hab_und_gut.components import SHARE_CARDS
+from engine.hab_und_gut.components import SHARE_CARDS, Commodity
 from engine.hab_und_gut.rules import price_of
 from engine.hab_und_gut.state import HabState
 from tests.engine.hab_und_gut.conftest import HG, TableBuilder
@@ -18,10 +18,10 @@ from tournament.results import placements
 RULEBOOK = Path(__file__).resolve().parents[3] / "engine" / "hab_und_gut" / "rulebook.md"
 
 
-def _last_market_step(state: HabState, hg: HG) -> tuple[HabState, list]:
+def _last_market_step(state: HabState, hg: HG) -> tuple[HabState, list[Event]]:
     """Play the current turn up to its very last market pick and return that pick's events."""
     state = hg.finish_stock_phase(state)
-    events: list = []
+    events: list[Event] = []
     while state.phase == "market":
         turn = state.turn
         state, events = GAME.apply(state, state.actor, GAME.legal_actions(state, state.actor)[0])
@@ -53,8 +53,8 @@ def test_round_one_ends_after_four_turns_with_charity_sold_and_a_new_deal(table:
     assert len(card_locations(state)) == 114
 
 
-def _price_now(state: HabState, commodity: str) -> int:
-    return price_of(state, commodity)  # type: ignore[arg-type]
+def _price_now(state: HabState, commodity: Commodity) -> int:
+    return price_of(state, commodity)
 
 
 def test_prices_carry_over_into_round_two(table: TableBuilder, hg: HG) -> None:

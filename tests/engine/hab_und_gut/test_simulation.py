@@ -27,6 +27,7 @@ from engine.hab_und_gut import GAME
 from engine.hab_und_gut.audit import card_locations, hidden_from
 from engine.hab_und_gut.components import COMMODITIES, SHARE_CARDS, START_MONEY, TRACK
 from engine.hab_und_gut.state import HabConfig, HabState
+from tests.engine.hab_und_gut.conftest import view_of
 
 GAMES = int(os.environ.get("AGENTS_CLUB_SWEEP_GAMES", "1000"))
 """Random games of the sweep (AGENTS_CLUB_SWEEP_GAMES for a longer run)."""
@@ -131,7 +132,7 @@ def test_views_of_states_read_back_from_json_match_a_direct_reading() -> None:
         while GAME.outcome(state) is None:
             copy = GAME.state_model.model_validate_json(state.model_dump_json())
             for watcher in (None, *range(seats)):
-                seen = GAME.view(copy, watcher)
+                seen = view_of(copy, watcher)
                 assert seen == GAME.view(state, watcher)
                 supply = Counter(SHARE_CARDS[card].commodity for card in state.supply)
                 assert [(p.commodity, p.price, p.supply) for p in seen.prices] == [

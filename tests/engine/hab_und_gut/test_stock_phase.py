@@ -11,7 +11,7 @@ from engine.hab_und_gut.state import HabState
 from tests.engine.hab_und_gut.conftest import HG, TableBuilder
 
 
-def _rule_of(state: HabState, seat: int, action_id: str) -> str:
+def _rule_of(state: HabState, seat: int, action_id: str) -> str | None:
     with pytest.raises(IllegalAction) as caught:
         GAME.apply(state, seat, GAME.parse_action(action_id))
     return caught.value.rule

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from engine import chance
-from engine.core import Event
+from engine.core import Event, Outcome
 from engine.market_fortune import GAME, cards
 from engine.market_fortune.audit import card_locations
 from engine.market_fortune.state import (
@@ -24,6 +24,7 @@ from engine.market_fortune.state import (
     Mode,
     SeatState,
 )
+from engine.market_fortune.view import MarketFortuneView
 
 InvestmentSpec = tuple[str, str] | Investment
 
@@ -117,6 +118,20 @@ class Helpers:
         while (chance.roll(state.seed, counter, cards.DIE_FACES) <= cards.DIE_PLUS_FACES) != plus:
             counter += 1
         return state.model_copy(update={"chance": counter})
+
+    @staticmethod
+    def view(state: MarketFortuneState, seat: int | None) -> MarketFortuneView:
+        """``GAME.view`` as Market Fortune's own view model (the Game contract promises a ``View``)."""
+        seen = GAME.view(state, seat)
+        assert isinstance(seen, MarketFortuneView)
+        return seen
+
+    @staticmethod
+    def outcome(state: MarketFortuneState) -> Outcome:
+        """``GAME.outcome`` of a table that must be over."""
+        result = GAME.outcome(state)
+        assert result is not None, "the table is not over"
+        return result
 
     @staticmethod
     def public_text(events: Sequence[Event]) -> str:

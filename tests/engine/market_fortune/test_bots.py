@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from engine.bots import RANDOM, bot_seed, decide, get_bot
+from engine.bots import RANDOM, Bot, bot_seed, decide, get_bot
 from engine.core import events_for
 from engine.market_fortune import GAME, cards
 from engine.market_fortune.bots import GREEDY, PROBE, hand_worth, played_card, starts_turn
@@ -32,7 +32,7 @@ def greedy_choice(state: Any) -> str:
 
 
 def test_greedy_beats_three_random_bots_in_most_fortune_games() -> None:
-    bots = [GREEDY, RANDOM, RANDOM, RANDOM]
+    bots: list[Bot] = [GREEDY, RANDOM, RANDOM, RANDOM]
     wins = 0.0
     for seed in range(500):
         outcome = play_table(GAME, FORTUNE_4, seed, bots).outcome
@@ -53,7 +53,7 @@ def test_greedy_plays_every_mode_to_the_end(mode: Mode, seats: int, variants: tu
 
 
 def test_greedy_is_deterministic() -> None:
-    bots = [GREEDY, GREEDY, RANDOM, GREEDY]
+    bots: list[Bot] = [GREEDY, GREEDY, RANDOM, GREEDY]
     assert play_table(GAME, FORTUNE_4, 42, bots).log == play_table(GAME, FORTUNE_4, 42, bots).log
 
 

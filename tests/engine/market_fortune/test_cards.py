@@ -28,7 +28,7 @@ def test_each_industry_has_one_card_of_each_value() -> None:
 
 
 def test_strategy_colours_and_copies() -> None:
-    by_colour = Counter()
+    by_colour: Counter[str] = Counter()
     for kind in cards.CATALOGUE:
         by_colour[kind.colour] += kind.copies
     assert by_colour == {"red": 30, "blue": 18, "green": 6, "yellow": 6}

@@ -11,7 +11,7 @@ from engine.core import IllegalAction, MalformedAction, NotYourTurn
 from engine.market_fortune import GAME, cards
 from engine.market_fortune.audit import card_locations, hidden_from
 from engine.market_fortune.scoring import count, equal_or_ahead, is_last_place, leaders
-from engine.market_fortune.state import Investment, MarketFortuneState, SeatState
+from engine.market_fortune.state import Investment, MarketFortuneState, Mode, SeatState
 from engine.market_fortune.view import FACE_DOWN
 from tests.engine.market_fortune.conftest import MF
 
@@ -27,7 +27,8 @@ def test_every_target_gets_a_defence_window_even_without_a_blue(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS[:6], 1: ["S.telecom.1"]}, strategies={0: ["X.theft.1"]}, stage="red")
     state, _ = mf.act(state, "play:X.theft.1@1")
     assert GAME.to_act(state) == [1] and mf.ids(state) == ["decline"]
-    assert GAME.view(state, 2).attack.defender == 1
+    attack = mf.view(state, 2).attack
+    assert attack is not None and attack.defender == 1
     with pytest.raises(NotYourTurn):
         GAME.apply(state, 0, GAME.parse_action("end"))
 
@@ -84,7 +85,7 @@ def test_no_optimisation_while_an_attack_is_resolved(mf: MF) -> None:
 # -- victory (8) and modes (9) ---------------------------------------------------------
 
 
-def _fourth(mf: MF, mode: str = "fortune", **kw: Any) -> MarketFortuneState:
+def _fourth(mf: MF, mode: Mode = "fortune", **kw: Any) -> MarketFortuneState:
     """Seat 0 holds three investments and a pair to form the fourth."""
     investments = kw.pop("investments", THREE_STRONG)
     state = mf.build(mode=mode, hands={0: ("S.retail.5", "R.retail.4")}, investments={0: investments}, **kw)
@@ -103,9 +104,9 @@ def test_fortune_counts_at_the_fourth_investment_and_wins_at_25m(mf: MF) -> None
     assert state.stage == "victory" and mf.ids(state)[0] == "declare"
     state, events = mf.act(state, "declare")
     assert [e.data["total"] for e in events if e.kind == "count"] == [36]
-    assert GAME.outcome(state).winners == (0,)
+    assert mf.outcome(state).winners == (0,)
     # The count is 8.1 and the 25M a win needs is Fortune's (9.2); 8.2 is falling short.
-    assert GAME.outcome(state).text == "Seat 0 counts 36M and wins (8.1, 9.2)."
+    assert mf.outcome(state).text == "Seat 0 counts 36M and wins (8.1, 9.2)."
 
 
 def test_a_short_count_returns_an_investment_of_choice_and_the_rest_stay_face_up(mf: MF) -> None:
@@ -117,7 +118,7 @@ def test_a_short_count_returns_an_investment_of_choice_and_the_rest_stay_face_up
     assert [inv.face_up for inv in state.seats[0].investments] == [True, True, True]
     assert {"S.retail.5", "R.retail.4"} <= set(state.seats[0].hand)
     assert "S.retail.5" not in mf.public_text(events)
-    assert GAME.view(state, 1).players[0].investments[0].stock == "S.energy.1"  # face up is public
+    assert mf.view(state, 1).players[0].investments[0].stock == "S.energy.1"  # face up is public
     assert GAME.to_act(state) == [1]
 
 
@@ -168,10 +169,10 @@ def test_championship_match_ends_at_the_target_or_the_game_cap(mf: MF) -> None:
     state = _fourth(mf, "championship")
     state = state.model_copy(update={"seats": (state.seats[0].model_copy(update={"match_total": 70}), *state.seats[1:])})
     won, _ = mf.act(state, "risk:S.retail.5+R.retail.4", "declare")
-    assert GAME.outcome(won).reason == "victory" and GAME.outcome(won).winners == (0,)
+    assert mf.outcome(won).reason == "victory" and mf.outcome(won).winners == (0,)
     capped = _fourth(mf, "championship", config={"match_game_limit": 3}, game_number=3)
     capped, _ = mf.act(capped, "risk:S.retail.5+R.retail.4", "declare")
-    assert GAME.outcome(capped).reason == "match_limit"
+    assert mf.outcome(capped).reason == "match_limit"
 
 
 def test_a_match_game_ended_by_the_turn_limit_adds_nothing(mf: MF) -> None:
@@ -187,8 +188,8 @@ def test_championship_strategy_discards_lie_face_down_for_others(mf: MF) -> None
     state = mf.build(mode="championship", hands={0: NO_PAIRS[:6], 1: ["S.telecom.1"]}, strategies={0: ["X.theft.1"]}, stage="red")
     state, _ = mf.act(state, "play:X.theft.1@1", "decline", "discard:S.energy.1")
     assert state.locked == (("S.energy.1", 0),)
-    assert GAME.view(state, 1).stock_pile == (FACE_DOWN,)
-    assert GAME.view(state, 0).stock_pile == ("S.energy.1",)
+    assert mf.view(state, 1).stock_pile == (FACE_DOWN,)
+    assert mf.view(state, 0).stock_pile == ("S.energy.1",)
     assert "S.energy.1" in hidden_from(state, 1) and "S.energy.1" not in hidden_from(state, 0)
     assert "build:stock_pile" not in mf.ids(state)
 
@@ -211,15 +212,15 @@ def test_market_terms(mf: MF) -> None:
 
 
 def test_views_show_own_cards_and_only_counts_of_others(mf: MF) -> None:
-    state = GAME.new_table(GAME.config_model(mode="fortune", seats=3), seed=5)
+    state = GAME.new_table(GAME.config_model(mode="fortune", seats=3), 5)
     for seat in (0, 1, 2, None):
         seen = GAME.view(state, seat).model_dump_json()
         ids = set(CARD_ID.findall(seen))
         assert not ids & hidden_from(state, seat)
         if seat is not None:
             assert set(state.seats[seat].hand) <= ids
-    assert GAME.view(state, None).hand == ()
-    assert [p.hand_count for p in GAME.view(state, 0).players] == [8, 8, 8]
+    assert mf.view(state, None).hand == ()
+    assert [p.hand_count for p in mf.view(state, 0).players] == [8, 8, 8]
     assert "seed" not in GAME.view(state, 0).model_dump_json()
 
 

@@ -11,7 +11,7 @@ import pytest
 from engine.core import IllegalAction
 from engine.market_fortune import GAME, cards
 from engine.market_fortune.audit import hidden_from
-from engine.market_fortune.state import MarketFortuneState
+from engine.market_fortune.state import MarketFortuneState, Mode
 from tests.engine.market_fortune.conftest import MF
 
 NO_PAIRS = ("S.energy.1", "S.banking.2", "S.health.3", "S.retail.4", "R.media.1", "R.mining.2", "R.farming.3", "R.property.4")
@@ -19,7 +19,7 @@ WEAK_THREE = [("S.energy.5", "R.energy.3"), ("S.banking.4", "R.banking.4"), ("S.
 """Three investments worth 21M: a 4th of 3M + 1M makes a count of 25M."""
 
 
-def _rule_of(state: MarketFortuneState, action_id: str) -> str:
+def _rule_of(state: MarketFortuneState, action_id: str) -> str | None:
     with pytest.raises(IllegalAction) as caught:
         GAME.apply(state, GAME.to_act(state)[0], GAME.parse_action(action_id))
     return caught.value.rule
@@ -52,14 +52,14 @@ def test_a_red_drawn_on_dominate_opens_the_choice_of_any_red(mf: MF) -> None:
 
 @pytest.mark.parametrize(("momentum", "mode"), [("X.dividends.1", "fortune"), ("X.short_investment.1", "fortune"),
                                                 ("X.dividends.2", "championship")])
-def test_the_momentum_strategy_of_the_fourth_investment_does_not_count(mf: MF, momentum: str, mode: str) -> None:
+def test_the_momentum_strategy_of_the_fourth_investment_does_not_count(mf: MF, momentum: str, mode: Mode) -> None:
     # 3.5, 8.1 (printed glossary): Momentum "is kept (not used when winning)".
     short = [("S.energy.5", "R.energy.3"), ("S.banking.4", "R.banking.4"), ("S.health.3", "R.health.1")]
     state = mf.build(mode=mode, hands={0: ("S.media.3", "R.media.1")}, investments={0: short},
                      deck_tops={"strategy_deck": [momentum]})  # 20M + 4M = 24M before the Momentum card
     state, _ = mf.act(mf.roll(state, plus=True), "risk:S.media.3+R.media.1")
     assert state.momentum == momentum and momentum in state.seats[0].strategies
-    assert GAME.view(state, 0).momentum == momentum and GAME.view(state, 1).momentum is None
+    assert mf.view(state, 0).momentum == momentum and mf.view(state, 1).momentum is None
     state, events = mf.act(state, "declare")
     assert [e.data["total"] for e in events if e.kind == "count"] == [24]
     assert GAME.outcome(state) is None and state.tasks[0].section == "8.2"
@@ -73,7 +73,7 @@ def test_a_momentum_strategy_from_an_earlier_turn_counts(mf: MF) -> None:
                      deck_tops={"strategy_deck": ["X.theft.1"]})
     state, events = mf.act(mf.roll(state, plus=True), "risk:S.media.3+R.media.1", "declare")
     assert [e.data["total"] for e in events if e.kind == "count"] == [26]
-    assert GAME.outcome(state).winners == (0,)
+    assert mf.outcome(state).winners == (0,)
 
 
 def test_momentum_is_cleared_when_the_turn_passes(mf: MF) -> None:
@@ -177,7 +177,7 @@ def test_open_championship_rolls_off_every_game_and_discards_face_up(mf: MF) -> 
     state = mf.build(mode="championship", variants=["open_championship"], hands={0: NO_PAIRS[:6], 1: ["S.telecom.1"]},
                      strategies={0: ["X.theft.1"]}, stage="red")
     state, _ = mf.act(state, "play:X.theft.1@1", "decline", "discard:S.energy.1")
-    assert state.locked == () and GAME.view(state, 1).stock_pile == ("S.energy.1",)
+    assert state.locked == () and mf.view(state, 1).stock_pile == ("S.energy.1",)
     won = mf.build(mode="championship", variants=["open_championship"], hands={0: ("S.media.3", "R.media.1")},
                    investments={0: [("S.energy.5", "R.energy.5"), ("S.banking.5", "R.banking.5"), ("S.health.5", "R.health.5")]},
                    deck_tops={"strategy_deck": ["X.theft.2"]}, active=0)

@@ -8,7 +8,7 @@ from engine.market_fortune import GAME, cards
 from engine.market_fortune.audit import hidden_from
 from engine.market_fortune.state import Investment, MarketFortuneState
 from engine.market_fortune.view import FACE_DOWN
-from tests.engine.market_fortune.conftest import MF
+from tests.engine.market_fortune.conftest import MF, InvestmentSpec
 
 NO_PAIRS = ("S.energy.1", "S.banking.2", "S.health.3", "S.retail.4", "R.media.1", "R.mining.2", "R.farming.3", "R.property.4")
 
@@ -103,7 +103,7 @@ def test_innovation_goes_to_the_strategy_pile_with_its_investment(mf: MF) -> Non
 
 def test_a_failed_count_loses_the_mark_of_the_returned_investment(mf: MF) -> None:
     marked = Investment(stock="S.energy.1", ret="R.energy.1", marked=True)
-    weak = [marked, ("S.banking.1", "R.banking.1"), ("S.health.1", "R.health.1")]
+    weak: list[InvestmentSpec] = [marked, ("S.banking.1", "R.banking.1"), ("S.health.1", "R.health.1")]
     state = mf.roll(
         mf.build(hands={0: ("S.retail.1", "R.retail.1")}, investments={0: weak}, deck_tops={"strategy_deck": ["X.theft.2"]}),
         plus=True,
@@ -117,7 +117,7 @@ def test_locked_cards_are_unlocked_when_their_pile_is_shuffled_into_a_deck(mf: M
     state = mf.build(mode="championship", hands={0: NO_PAIRS[:6]}, empty_decks=["stock_deck"])
     below, top = state.stock_pile[0], state.stock_pile[-1]
     state = state.model_copy(update={"locked": ((below, 1), (top, 1))})
-    assert GAME.view(state, 0).stock_pile[0] == FACE_DOWN
+    assert mf.view(state, 0).stock_pile[0] == FACE_DOWN
     state, _ = mf.act(state, "build:stock_deck")
     assert state.locked == ((top, 1),) and state.stock_pile == (top,)
     assert top in hidden_from(state, 0) and top not in hidden_from(state, 1)
@@ -136,4 +136,4 @@ def test_market_crash_losses_lie_face_down_in_championship(mf: MF) -> None:
     state, events = mf.act(state, "play:X.market_crash.1", "decline", "decline", "decline")
     assert set(state.locked) == {("S.mining.3", 2), ("R.mining.4", 2)}
     assert "S.mining.3" not in mf.public_text(events)
-    assert GAME.view(state, 2).stock_pile == ("S.mining.3",) and GAME.view(state, 0).stock_pile == (FACE_DOWN,)
+    assert mf.view(state, 2).stock_pile == ("S.mining.3",) and mf.view(state, 0).stock_pile == (FACE_DOWN,)

@@ -39,9 +39,11 @@ from hypothesis import strategies as st
 from engine.bots import RANDOM, Bot, bot_seed
 from engine.core import Event, IllegalAction, View, events_for, replay
 from engine.market_fortune import GAME, cards
+from engine.market_fortune.actions import MarketFortuneAction
 from engine.market_fortune.audit import card_locations, check_cards, hidden_from, hidden_in_events
 from engine.market_fortune.bots import GREEDY
 from engine.market_fortune.state import MarketFortuneConfig, MarketFortuneState, Mode
+from engine.market_fortune.view import MarketFortuneView
 
 CARD_ID = re.compile(r"[SRX]\.[a-z_]+\.\d")
 MODES: tuple[Mode, ...] = ("family", "fortune", "championship")
@@ -127,11 +129,13 @@ def play_checked(
                 _ROUND_TRIPPED.add(action_id)
         assert GAME.default_action(state, seat) in options
         bot = players[seat]
-        action = bot.choose(GAME, views[seat], options, seat, bot_seed(seed, len(log), seat))
-        assert action in options, (bot.name, action.id)
+        chosen = bot.choose(GAME, views[seat], options, seat, bot_seed(seed, len(log), seat))
+        assert chosen in options, (bot.name, chosen.id)
+        assert isinstance(chosen, MarketFortuneAction)
+        action = chosen
         stats[action.kind] += 1
         if action.kind == "play":
-            stats[cards.kind_of(action.card).key] += 1  # type: ignore[union-attr]
+            stats[cards.kind_of(action.card).key] += 1
         before = state
         state, events = GAME.apply(state, seat, action)
         log.append((seat, action.id))
@@ -216,9 +220,9 @@ def test_seeded_bot_games_end_by_their_own_rules_and_keep_every_invariant() -> N
     for kind in ("build", "risk", "dominate", "optimise", "play", "defend", "decline", "declare", "discard",
                  "draw", "return", "take", "give", "mark", "form", "next_game"):
         assert stats[kind] > 0, kind
-    for kind in cards.CATALOGUE:
-        if kind.colour == "red":
-            assert stats[kind.key] > 0, kind.key
+    for strategy in cards.CATALOGUE:
+        if strategy.colour == "red":
+            assert stats[strategy.key] > 0, strategy.key
 
 
 @pytest.mark.slow
@@ -340,6 +344,7 @@ def test_views_of_states_read_back_from_json_match_a_direct_reading() -> None:
             copy = GAME.state_model.model_validate_json(state.model_dump_json())
             for watcher in (None, *range(seats)):
                 seen = GAME.view(copy, watcher)
+                assert isinstance(seen, MarketFortuneView)
                 assert seen == GAME.view(state, watcher)
                 assert [(p.hand_count, p.strategy_count, p.investment_count, p.skip_next) for p in seen.players] == [
                     (len(s.hand), len(s.strategies), len(s.investments), s.skip_next) for s in state.seats
@@ -352,6 +357,7 @@ def test_views_of_states_read_back_from_json_match_a_direct_reading() -> None:
             seat = GAME.to_act(state)[0]
             options = GAME.legal_actions(state, seat)
             action = bots[seat].choose(GAME, GAME.view(state, seat), options, seat, bot_seed(40 + index, step, seat))
+            assert isinstance(action, MarketFortuneAction)
             stats[action.kind] += 1
             state, _ = GAME.apply(state, seat, action)
             step += 1

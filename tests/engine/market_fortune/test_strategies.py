@@ -104,7 +104,8 @@ def test_12_7_shrewd_move(mf: MF) -> None:
 def test_12_8_federal_audit(mf: MF) -> None:
     state = _red(mf, "X.federal_audit.1", hands={1: ["S.telecom.1"]}, strategies={1: ["X.fortune.1", "X.dividends.1"]})
     state, events = mf.act(state, "play:X.federal_audit.1@1", "decline")
-    assert state.seats[0].revealed.cards == ("S.telecom.1", "X.fortune.1", "X.dividends.1")
+    revealed = state.seats[0].revealed
+    assert revealed is not None and revealed.cards == ("S.telecom.1", "X.fortune.1", "X.dividends.1")
     assert "S.telecom.1" not in hidden_from(state, 0) and "S.telecom.1" in hidden_from(state, 2)
     assert not CARD_ID.search(GAME.view(state, 2).model_dump_json().replace("X.federal_audit.1", ""))
     assert mf.ids(state) == ["take:X.dividends.1", "take:X.fortune.1"]
@@ -206,8 +207,9 @@ def test_12_18_diamond_hands(mf: MF) -> None:
 
 def test_12_19_experience(mf: MF) -> None:
     state, _ = mf.act(_attacked(mf, "X.experience.1"), "defend:X.experience.1")
-    assert state.seats[1].revealed.source == 0 and state.seats[1].revealed.cards == NO_PAIRS[:6]
-    assert GAME.view(state, 1).revealed is not None and GAME.view(state, 2).revealed is None
+    revealed = state.seats[1].revealed
+    assert revealed is not None and revealed.source == 0 and revealed.cards == NO_PAIRS[:6]
+    assert mf.view(state, 1).revealed is not None and mf.view(state, 2).revealed is None
 
 
 def test_12_20_wrong_analyst(mf: MF) -> None:

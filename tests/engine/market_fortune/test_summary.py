@@ -26,7 +26,8 @@ def test_a_reveal_is_stamped_with_the_turn_it_happened_in(mf: MF) -> None:
     state = mf.build(hands={0: NO_PAIRS, 1: ["S.telecom.1"]},
                      strategies={0: ["X.federal_audit.1"], 1: ["X.fortune.1"]}, stage="red", turn=7)
     state, _ = mf.act(state, "play:X.federal_audit.1@1", "decline")
-    assert state.seats[0].revealed.turn == 7
+    revealed = state.seats[0].revealed
+    assert revealed is not None and revealed.turn == 7
     assert "Seat 1 showed you (12.8, turn 7): Telecom Stock 1M [S.telecom.1], Fortune [X.fortune.1]." in GAME.summary(state, 0)
 
 

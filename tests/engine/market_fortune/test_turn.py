@@ -19,7 +19,7 @@ CARD_ID = re.compile(r"\b[SRX]\.[a-z_]+\.\d\b")
 
 def test_setup_deals_four_stocks_and_four_returns_and_no_strategy() -> None:
     for seats in range(cards.MIN_SEATS, cards.MAX_SEATS + 1):
-        state = GAME.new_table(MarketFortuneConfig(seats=seats), seed=seats)
+        state = GAME.new_table(MarketFortuneConfig(seats=seats), seats)
         card_locations(state)
         for seat in state.seats:
             assert sum(c[0] == "S" for c in seat.hand) == cards.STOCKS_DEALT
@@ -39,13 +39,13 @@ def test_setup_deals_four_stocks_and_four_returns_and_no_strategy() -> None:
 )
 def test_unplayable_configurations_are_refused(config: TableConfig) -> None:
     with pytest.raises(InvalidConfig):
-        GAME.new_table(config, seed=1)
+        GAME.new_table(config, 1)  # type: ignore[arg-type]  # a bare TableConfig on purpose: it must be refused
 
 
 def test_roll_off_a_single_minus_opens_and_ties_roll_again() -> None:
     # 2.2: every round's contenders are the previous round's "-" seats (or all, if none).
     for seed in range(200):
-        state = GAME.new_table(MarketFortuneConfig(seats=5), seed=seed)
+        state = GAME.new_table(MarketFortuneConfig(seats=5), seed)
         rounds = [dict(re.findall(r"seat (\d) ([+-])", line)) for line in state.roll_off]
         contenders = {str(s) for s in range(5)}
         for faces in rounds:
@@ -57,7 +57,7 @@ def test_roll_off_a_single_minus_opens_and_ties_roll_again() -> None:
 
 def test_roll_off_cap_lets_the_lowest_seat_still_in_open() -> None:
     # Seed 38065 was found by searching for a 2-seat roll-off without a single "-" in 20 rounds.
-    state = GAME.new_table(MarketFortuneConfig(seats=2), seed=38065)
+    state = GAME.new_table(MarketFortuneConfig(seats=2), 38065)
     assert len(state.roll_off) == cards.ROLL_OFF_LIMIT + 1
     assert f"after {cards.ROLL_OFF_LIMIT} rounds" in state.roll_off[-1]
     last = dict(re.findall(r"seat (\d) ([+-])", state.roll_off[-2]))
@@ -77,8 +77,9 @@ def test_build_at_eight_discards_one_and_not_the_card_taken_from_a_pile(mf: MF) 
     state, _ = mf.act(state, "build:stock_pile")
     assert state.tasks[0].step == "discard" and state.tasks[0].section == "3.2"
     assert "discard:S.aerospace.5" not in mf.ids(state)
-    assert GAME.view(state, 0).decision.forbid == "S.aerospace.5"
-    assert GAME.view(state, 1).decision.forbid is None
+    own, other = mf.view(state, 0).decision, mf.view(state, 1).decision
+    assert own is not None and own.forbid == "S.aerospace.5"
+    assert other is not None and other.forbid is None
     with pytest.raises(IllegalAction) as error:
         mf.act(state, "discard:S.aerospace.5")
     assert error.value.rule == "3.2"
@@ -134,7 +135,7 @@ def test_risk_plus_forms_a_face_down_investment_and_draws_momentum_kept_for_late
     assert seat.strategies == ("X.shrewd_move.1",)
     assert GAME.to_act(state) == [1]  # 3.5: the Momentum red cannot be played this turn
     assert "S.energy.5" not in mf.public_text(events)
-    assert GAME.view(state, 1).players[0].investments[0].stock is None
+    assert mf.view(state, 1).players[0].investments[0].stock is None
 
 
 def test_momentum_red_variant_lets_the_seat_play_a_red_at_once(mf: MF) -> None:

@@ -1,5 +1,11 @@
 """The WebSocket for bots (``/v1/ws``) against the real app and Redis: auth once, pushes,
-actions answered like HTTP, resume after a reconnect, revocation closes the socket."""
+actions answered like HTTP, resume after a reconnect, revocation closes the socket.
+
+The tests of what Redis carries (pushes woken by publishes, actions, resume, revocation)
+run on the Redis Cluster and on a Redis without ``CONFIG`` too; the longer ones (two agents
+playing a whole game, token expiry) only on the single Redis, where they check the
+socket's own logic.
+"""
 
 from __future__ import annotations
 
@@ -98,6 +104,8 @@ def _play_over_socket(socket: WebSocketTestSession, table_id: str, *, stop_after
             raise AssertionError(message)
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_a_whole_game_against_a_house_bot_over_the_socket(
     client: TestClient, mint_token: Callable[..., str], auth: Auth,
 ) -> None:
@@ -157,6 +165,8 @@ def test_two_agents_play_each_other_on_their_own_sockets(
     assert client.get(f"/v1/tables/{table_id}").json()["status"] == "finished"
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_an_action_is_answered_like_http(
     client: TestClient, mint_token: Callable[..., str], auth: Auth,
 ) -> None:
@@ -199,6 +209,8 @@ def test_an_action_is_answered_like_http(
                                  and following["version"] == accepted["result"]["version"])
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_resume_after_a_reconnect_loses_and_doubles_nothing(
     client: TestClient, mint_token: Callable[..., str], auth: Auth,
 ) -> None:
@@ -252,6 +264,8 @@ def test_a_bad_token_closes_the_socket(client: TestClient, header: str) -> None:
     assert refused.value.reason == "auth/invalid"
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_revocation_closes_the_socket_at_once(
     client: TestClient, mint_token: Callable[..., str],
 ) -> None:
@@ -271,6 +285,8 @@ def test_revocation_closes_the_socket_at_once(
     assert closed.value.reason == "auth/revoked"
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_after_a_renewal_the_new_token_holds_the_socket(
     client: TestClient, mint_token: Callable[..., str],
 ) -> None:
@@ -345,6 +361,8 @@ def test_a_renewed_token_serves_the_subscriptions_past_the_first_ones_expiry(
     assert end is not None and end["observation"]["status"] == "finished" and decided
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_a_table_not_visible_is_refused_like_http(
     client: TestClient, mint_token: Callable[..., str], auth: Auth,
 ) -> None:
@@ -359,6 +377,8 @@ def test_a_table_not_visible_is_refused_like_http(
     assert refused["problem"] == _without_instance(over_http.json())
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_a_seat_on_the_committing_worker_is_pushed_the_written_table_without_a_read(
     client: TestClient, mint_token: Callable[..., str], auth: Auth,
     monkeypatch: pytest.MonkeyPatch,
@@ -412,6 +432,8 @@ def test_a_seat_on_the_committing_worker_is_pushed_the_written_table_without_a_r
     assert len(loads) == handovers, "an action on the decision just told read the table again"
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_an_action_on_a_table_moved_on_meanwhile_is_answered_as_over_http(
     client: TestClient, mint_token: Callable[..., str], auth: Auth,
 ) -> None:

@@ -7,6 +7,8 @@ revocation mark is watched (:mod:`gateway.services.waiters`): the write wakes
 the request, whose read refuses the token. Nothing happens at the table here,
 so only the revocation can end them; the bounds are generous (seconds against
 the 20 s the requests ask to wait) so a slow machine does not make them flaky.
+The cuts run on a Redis without ``CONFIG`` too, as managed services have it: the
+wake is a publish, never a keyspace notification.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import pytest
 from fastapi.testclient import TestClient
 
 from .tables_helpers import agents, follow_stream, in_background, seated_table
@@ -35,6 +38,7 @@ def waiting_seat(client: TestClient, table_id: str) -> int:
     return 1 - to_act[0]
 
 
+@pytest.mark.managed_redis
 def test_a_held_observation_is_cut_when_its_token_is_revoked(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
 ) -> None:
@@ -53,6 +57,7 @@ def test_a_held_observation_is_cut_when_its_token_is_revoked(
     assert "view" not in response.json()
 
 
+@pytest.mark.managed_redis
 def test_a_long_poll_is_cut_when_its_token_is_revoked(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
 ) -> None:
@@ -70,6 +75,7 @@ def test_a_long_poll_is_cut_when_its_token_is_revoked(
     assert response.status_code == 401 and response.json()["code"] == "auth/revoked"
 
 
+@pytest.mark.managed_redis
 def test_a_stream_is_cut_when_its_token_is_revoked(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
 ) -> None:
@@ -100,6 +106,7 @@ def test_an_anonymous_long_poll_is_not_cut_by_someone_elses_revocation(
     assert response.status_code == 200 and response.json()["events"] == []  # ran its 2 s
 
 
+@pytest.mark.managed_redis
 def test_a_held_assignments_wait_is_cut_when_its_token_is_revoked(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
 ) -> None:

@@ -520,8 +520,10 @@ class _Session:
 
 
 def _ref_of(text: str) -> str | None:
-    """The ``ref`` of a refused message, when it has a usable one (to answer it by)."""
-    with contextlib.suppress(ValueError):
+    """The ``ref`` of a refused message, when it has a usable one (to answer it by).
+    Any text at all may come here: ``json.loads`` recurses per level of nesting, so a
+    message nested deeper than the interpreter's limit raises ``RecursionError``."""
+    with contextlib.suppress(ValueError, RecursionError):
         sent = json.loads(text)
         if isinstance(sent, dict) and isinstance(sent.get("ref"), str) and sent["ref"]:
             return str(sent["ref"])[:200]

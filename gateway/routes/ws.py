@@ -301,9 +301,13 @@ class _Session:
         while True:
             try:
                 text = await self.websocket.receive_text()
-            except (WebSocketDisconnect, RuntimeError, KeyError):
-                # Gone, or a binary frame (refused: the protocol is JSON text).
-                return _Closing(None)
+            except (WebSocketDisconnect, RuntimeError):
+                return _Closing(None)  # gone
+            except KeyError:  # a binary frame: refused like any message that is not JSON
+                await self.send_problem(invalid("The message does not match its schema", [{
+                    "loc": [], "msg": "A binary frame: each message is JSON text",
+                    "type": "json_invalid"}]))
+                continue
             await self._dispatch(text)
 
     async def _dispatch(self, text: str) -> None:
@@ -587,8 +591,10 @@ async def _first_token(websocket: WebSocket) -> str:
             text = await websocket.receive_text()
     except TimeoutError:
         raise _Closing(CLOSE_AUTH_TIMEOUT, "auth/missing") from None
-    except (WebSocketDisconnect, RuntimeError, KeyError):
+    except (WebSocketDisconnect, RuntimeError):
         raise _Closing(None) from None
+    except KeyError:  # a binary frame: not an `auth` message either
+        raise _Closing(CLOSE_PROTOCOL, "request/invalid") from None
     try:
         message = _CLIENT_MESSAGE.validate_json(text)
     except ValidationError:

@@ -13,6 +13,9 @@ twice.
 * malformed frames (not JSON, not an object, nested past the parser's limit, binary, over
   64 KiB) and a flood of messages;
 * a stranger following a table it is not seated at: the spectator view, no hidden card.
+
+The replayed key and the racing sockets run on the Redis Cluster too: there the
+idempotency record and the compare-and-set live in the table's slot.
 """
 
 from __future__ import annotations
@@ -258,6 +261,7 @@ def test_a_token_http_refuses_is_refused_at_the_upgrade_as_first_message_and_as_
     assert pushed["observation"]["seat"] == 0
 
 
+@pytest.mark.redis_cluster
 def test_an_idempotency_key_replayed_with_another_action_is_refused_like_http(
     url: str, http: httpx.Client, mint_token: Callable[..., str],
 ) -> None:
@@ -301,6 +305,7 @@ def test_an_idempotency_key_replayed_with_another_action_is_refused_like_http(
     assert accepted["result"]["version"] == version + 1 == following["version"]
 
 
+@pytest.mark.redis_cluster
 def test_the_same_action_from_two_sockets_of_one_agent_is_applied_once(
     url: str, http: httpx.Client, mint_token: Callable[..., str],
 ) -> None:

@@ -39,7 +39,7 @@ from gateway.routes import ws
 from gateway.security import TokenService
 from tests.agents.conftest import serve_app
 from tests.gateway.conftest import new_signing_key_pem
-from tests.gateway.test_leaks import audit_of, leaked_in, read_state
+from tests.gateway.test_leaks import _TOKEN, audit_of, leaked_in, read_state
 
 GAME = "market-fortune"
 RECEIVE_S = 10.0
@@ -454,30 +454,43 @@ def test_a_stranger_following_a_table_is_told_the_spectator_view_and_no_hidden_c
     audit = audit_of(GAME)
     peer = Peer(url, stranger)
     peer.send({"type": "subscribe", "table_id": table_id, "events_after": 0})
-    first = peer.until("observation", skip=("events",))
+    told = [peer.receive()]
+    while told[-1]["type"] == "events":  # the events so far, then the observation
+        told.append(peer.receive())
+    first = told[-1]
     assert first["observation"] == observe(http, table_id, stranger)
     assert first["observation"]["spectator_reason"] == "not_seated"
     assert first["observation"]["legal_actions"] == []
     hidden = audit.hidden_from(read_state(settings, table_id)[0], None)
     assert hidden, "nothing hidden: the scan would be vacuous"
-    told = [first]
-    for _move in range(6):  # each seat's moves, told to the stranger as events
-        now = observe(http, table_id)
-        turn = now["to_act"][0]
-        move = observe(http, table_id, tokens[turn])["legal_actions"][0]["id"]
-        applied = post_action(http, table_id, tokens[turn], now["version"], move)
-        assert applied.status_code == 200, applied.text
-        last_event = max((event["id"] for event in applied.json()["events"]), default=0)
-        while last_event and not any(message["type"] == "events" and message["last_id"] >= last_event
-                      for message in told):
+    read_up_to = max((event["id"] for message in told[:-1] for event in message["events"]),
+                     default=0)
+    cards_named: set[str] = set()  # cards the stranger may see, named in what it was told
+    for move_number in range(7):  # 6 moves, each seat's, told to the stranger as events
+        if move_number:
+            now = observe(http, table_id)
+            turn = now["to_act"][0]
+            move = observe(http, table_id, tokens[turn])["legal_actions"][0]["id"]
+            applied = post_action(http, table_id, tokens[turn], now["version"], move)
+            assert applied.status_code == 200, applied.text
+        # Every event the stranger may see (HTTP's long-poll tells which) is told.
+        page = http.get(f"/v1/tables/{table_id}/events", headers=bearer(stranger),
+                        params={"after": 0}).json()
+        visible = max((event["id"] for event in page["events"]), default=0)
+        while read_up_to < visible:
             told.append(peer.receive())
+            assert told[-1]["type"] == "events", told[-1]  # a spectator decides nothing
+            read_up_to = max(read_up_to, *(event["id"] for event in told[-1]["events"]))
         # Hidden before the move and still after it (a discard shows the card it names).
-        hidden_after = audit.hidden_from(read_state(settings, table_id)[0], None)
+        state = read_state(settings, table_id)[0]
+        hidden_after = audit.hidden_from(state, None)
         for message in told:
             text = json.dumps(message)
             leaked = leaked_in(text, hidden & hidden_after)
             assert not leaked, (message["type"], leaked)
+            cards_named |= set(_TOKEN.findall(text)) & set(audit.card_locations(state))
         hidden, told = hidden_after, []
+    assert read_up_to > 0 and cards_named, "nothing told: the scan would be vacuous"
     # Its acts are refused as HTTP refuses them: it holds no seat.
     now = observe(http, table_id)
     move = observe(http, table_id, tokens[now["to_act"][0]])["legal_actions"][0]["id"]

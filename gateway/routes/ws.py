@@ -301,9 +301,13 @@ class _Session:
         while True:
             try:
                 text = await self.websocket.receive_text()
-            except (WebSocketDisconnect, RuntimeError, KeyError):
-                # Gone, or a binary frame (refused: the protocol is JSON text).
-                return _Closing(None)
+            except (WebSocketDisconnect, RuntimeError):
+                return _Closing(None)  # gone
+            except KeyError:  # a binary frame: refused like any message that is not JSON
+                await self.send_problem(invalid("The message does not match its schema", [{
+                    "loc": [], "msg": "A binary frame: each message is JSON text",
+                    "type": "json_invalid"}]))
+                continue
             await self._dispatch(text)
 
     async def _dispatch(self, text: str) -> None:
@@ -520,8 +524,10 @@ class _Session:
 
 
 def _ref_of(text: str) -> str | None:
-    """The ``ref`` of a refused message, when it has a usable one (to answer it by)."""
-    with contextlib.suppress(ValueError):
+    """The ``ref`` of a refused message, when it has a usable one (to answer it by).
+    Any text at all may come here: ``json.loads`` recurses per level of nesting, so a
+    message nested deeper than the interpreter's limit raises ``RecursionError``."""
+    with contextlib.suppress(ValueError, RecursionError):
         sent = json.loads(text)
         if isinstance(sent, dict) and isinstance(sent.get("ref"), str) and sent["ref"]:
             return str(sent["ref"])[:200]
@@ -585,8 +591,10 @@ async def _first_token(websocket: WebSocket) -> str:
             text = await websocket.receive_text()
     except TimeoutError:
         raise _Closing(CLOSE_AUTH_TIMEOUT, "auth/missing") from None
-    except (WebSocketDisconnect, RuntimeError, KeyError):
+    except (WebSocketDisconnect, RuntimeError):
         raise _Closing(None) from None
+    except KeyError:  # a binary frame: not an `auth` message either
+        raise _Closing(CLOSE_PROTOCOL, "request/invalid") from None
     try:
         message = _CLIENT_MESSAGE.validate_json(text)
     except ValidationError:

@@ -12,7 +12,9 @@ loopback only, and each module is bounded in time (60 s per test).
 * ``test_lost_reply`` — Redis's reply to a create or join lost by a proxy;
 * ``test_forwarded_for`` — ``X-Forwarded-For`` spoofing from loopback;
 * ``test_organiser_key_rotation`` — organiser tokens after a key rotation;
-* ``test_replay_cache`` — anonymous replay readers.
+* ``test_replay_cache`` — anonymous replay readers;
+* ``test_socket_attacks`` — the bot socket: other seats, bad tokens, replayed keys, racing
+  sockets, stale versions, malformed frames, floods, a stranger following a table.
 
 They use the gateway tests' fixtures (settings, app, client, tokens).
 """

@@ -23,7 +23,7 @@ from fastapi.testclient import TestClient
 from engine.registry import all_games, get_game, package_of
 from gateway.config import Settings
 from gateway.services.records import TableRecord
-from gateway.store.connection import Keys, connect
+from gateway.store.connection import Keys, close_client, connect
 from gateway.store.tables import TableStore
 
 _TOKEN = re.compile(r"[A-Za-z0-9.+_\-]+")
@@ -35,14 +35,17 @@ def audit_of(game_name: str) -> Any:
 
 
 def read_state(settings: Settings, table_id: str) -> tuple[Any, TableRecord]:
-    """The table's current engine state and record, read through the store."""
+    """The table's current engine state and record, read through the store (on one Redis
+    or a cluster)."""
 
     async def load() -> tuple[Any, TableRecord]:
-        client = connect(settings.redis_url or "")
+        url = settings.redis_url or ""
+        client = connect(url)
         try:
-            snapshot = await TableStore(client, Keys(settings.redis_namespace)).load(table_id)
+            snapshot = await TableStore(client, Keys.for_url(settings.redis_namespace, url)).load(
+                table_id)
         finally:
-            await client.aclose()
+            await close_client(client)
         assert snapshot is not None and snapshot.state is not None
         record = TableRecord.model_validate_json(snapshot.record_json)
         return get_game(record.game).state_model.model_validate_json(snapshot.state), record

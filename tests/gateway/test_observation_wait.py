@@ -1,4 +1,8 @@
-"""``observation?wait=`` holds the answer until it is worth sending; actions answer with the next observation."""
+"""``observation?wait=`` holds the answer until it is worth sending; actions answer with the next observation.
+
+The waits woken by another caller's write run on a Redis without ``CONFIG`` too, as
+managed services have it: what wakes them is the writer's publish.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from .tables_helpers import GAME, agents, organiser_auth, seated_table
@@ -50,6 +55,7 @@ def test_the_seat_to_act_is_answered_at_once(
     assert held.json() == plain
 
 
+@pytest.mark.managed_redis
 def test_a_waiting_seat_is_answered_when_its_turn_comes_and_not_before(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
 ) -> None:
@@ -97,6 +103,7 @@ def test_the_wait_runs_out_with_the_current_observation(
     assert held["legal_actions"] == [] and waiter not in held["to_act"]
 
 
+@pytest.mark.managed_redis
 def test_a_spectator_is_answered_when_the_table_changes(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
 ) -> None:
@@ -116,6 +123,7 @@ def test_a_spectator_is_answered_when_the_table_changes(
     assert out["answer"]["seat"] is None and out["answer"]["legal_actions"] == []
 
 
+@pytest.mark.managed_redis
 def test_a_seat_waiting_at_an_open_table_is_answered_when_it_starts(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], dict[str, str]],
 ) -> None:

@@ -6,6 +6,8 @@ request, whose read refuses the token, instead of the request staying open
 until its wait or the stream's next keep-alive. Nothing happens at the table here,
 so only the revocation can end them; the bounds are generous (seconds against
 the 20 s the requests ask to wait) so a slow machine does not make them flaky.
+The cuts run on a Redis without ``CONFIG`` too, as managed services have it: the
+wake is a publish, never a keyspace notification.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import pytest
 from fastapi.testclient import TestClient
 
 from .tables_helpers import agents, follow_stream, in_background, seated_table
@@ -34,6 +37,7 @@ def waiting_seat(client: TestClient, table_id: str) -> int:
     return 1 - to_act[0]
 
 
+@pytest.mark.managed_redis
 def test_a_held_observation_is_cut_when_its_token_is_revoked(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
 ) -> None:
@@ -52,6 +56,7 @@ def test_a_held_observation_is_cut_when_its_token_is_revoked(
     assert "view" not in response.json()
 
 
+@pytest.mark.managed_redis
 def test_a_long_poll_is_cut_when_its_token_is_revoked(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
 ) -> None:
@@ -69,6 +74,7 @@ def test_a_long_poll_is_cut_when_its_token_is_revoked(
     assert response.status_code == 401 and response.json()["code"] == "auth/revoked"
 
 
+@pytest.mark.managed_redis
 def test_a_stream_is_cut_when_its_token_is_revoked(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
 ) -> None:
@@ -99,6 +105,7 @@ def test_an_anonymous_long_poll_is_not_cut_by_someone_elses_revocation(
     assert response.status_code == 200 and response.json()["events"] == []  # ran its 2 s
 
 
+@pytest.mark.managed_redis
 def test_a_held_assignments_wait_is_cut_when_its_token_is_revoked(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
 ) -> None:

@@ -1,5 +1,11 @@
 """The WebSocket for bots (``/v1/ws``) against the real app and Redis: auth once, pushes,
-actions answered like HTTP, resume after a reconnect, revocation closes the socket."""
+actions answered like HTTP, resume after a reconnect, revocation closes the socket.
+
+The tests of what Redis carries (pushes woken by publishes, actions, resume, revocation)
+run on the Redis Cluster and on a Redis without ``CONFIG`` too; the longer ones (two agents
+playing a whole game, token expiry) only on the single Redis, where they check the
+socket's own logic.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
@@ -22,6 +29,7 @@ from gateway.app import create_app
 from gateway.config import Settings
 from gateway.security import PendingRevocation, TokenService
 from gateway.store.tables import TableStore
+from gateway.store.waits import ChangeListener
 from tests.gateway.tables_helpers import GAME, agents, seated_table
 
 Auth = Callable[[str], dict[str, str]]
@@ -34,6 +42,15 @@ def _until(socket: WebSocketTestSession, kind: str, table_id: str | None = None)
         if message["type"] == kind and (table_id is None or message.get("table_id") == table_id):
             return message
     raise AssertionError(f"no {kind} message")
+
+
+def _decision(socket: WebSocketTestSession, table_id: str) -> dict[str, Any]:
+    """The next pushed observation at which the seat must decide: past it the table waits
+    for this seat (the house bot's moves before it are in flight meanwhile)."""
+    while True:
+        observation = _until(socket, "observation", table_id)["observation"]
+        if observation["legal_actions"]:
+            return observation
 
 
 def _without_instance(problem: dict[str, Any]) -> dict[str, Any]:
@@ -89,6 +106,8 @@ def _play_over_socket(socket: WebSocketTestSession, table_id: str, *, stop_after
             raise AssertionError(message)
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_a_whole_game_against_a_house_bot_over_the_socket(
     client: TestClient, mint_token: Callable[..., str], auth: Auth,
 ) -> None:
@@ -148,6 +167,8 @@ def test_two_agents_play_each_other_on_their_own_sockets(
     assert client.get(f"/v1/tables/{table_id}").json()["status"] == "finished"
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_an_action_is_answered_like_http(
     client: TestClient, mint_token: Callable[..., str], auth: Auth,
 ) -> None:
@@ -190,6 +211,8 @@ def test_an_action_is_answered_like_http(
                                  and following["version"] == accepted["result"]["version"])
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_resume_after_a_reconnect_loses_and_doubles_nothing(
     client: TestClient, mint_token: Callable[..., str], auth: Auth,
 ) -> None:
@@ -243,6 +266,8 @@ def test_a_bad_token_closes_the_socket(client: TestClient, header: str) -> None:
     assert refused.value.reason == "auth/invalid"
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_revocation_closes_the_socket_at_once(
     client: TestClient, mint_token: Callable[..., str],
 ) -> None:
@@ -252,7 +277,7 @@ def test_revocation_closes_the_socket_at_once(
     with client.websocket_connect("/v1/ws", headers=headers) as socket:
         socket.receive_json()
         socket.send_json({"type": "subscribe", "table_id": table_id})
-        assert _until(socket, "observation")["table_id"] == table_id
+        _decision(socket, table_id)  # nothing moves now: any later push came after the revocation
         assert client.post("/v1/auth/revoke", headers=headers).status_code < 300
         with pytest.raises(WebSocketDisconnect) as closed:
             for _ in range(100):  # nothing but the close may come now
@@ -274,10 +299,11 @@ def test_while_the_listener_is_down_a_revoked_token_cannot_act_over_its_socket(
     with client.websocket_connect("/v1/ws", headers=headers) as socket:
         socket.receive_json()
         socket.send_json({"type": "subscribe", "table_id": table_id})
-        observation = _until(socket, "observation")["observation"]
-        assert observation["legal_actions"], "the seat decides first against the house bot"
+        observation = _decision(socket, table_id)  # nothing moves now but this seat
         assert client.portal is not None
-        client.portal.call(client.app.state.waiters.listener.aclose)  # type: ignore[attr-defined]
+        assert isinstance(client.app, FastAPI)
+        listener: ChangeListener = client.app.state.waiters.listener
+        client.portal.call(listener.aclose)
         assert client.post("/v1/auth/revoke", headers=headers).status_code < 300
         socket.send_json({"type": "act", "ref": "r", "table_id": table_id,
                           "version": observation["version"],
@@ -291,6 +317,8 @@ def test_while_the_listener_is_down_a_revoked_token_cannot_act_over_its_socket(
     assert table["version"] == observation["version"], "the revoked token's action applied"
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_after_a_renewal_the_new_token_holds_the_socket(
     client: TestClient, mint_token: Callable[..., str],
 ) -> None:
@@ -314,7 +342,7 @@ def test_after_a_renewal_the_new_token_holds_the_socket(
         time.sleep(0.3)
         table_id = _bot_table(client, {"Authorization": f"Bearer {second}"})
         socket.send_json({"type": "subscribe", "table_id": table_id})
-        assert _until(socket, "observation", table_id)["table_id"] == table_id
+        _decision(socket, table_id)
         # The second one's does, at once.
         assert client.post("/v1/auth/revoke",
                            headers={"Authorization": f"Bearer {second}"}).status_code < 300
@@ -365,6 +393,8 @@ def test_a_renewed_token_serves_the_subscriptions_past_the_first_ones_expiry(
     assert end is not None and end["observation"]["status"] == "finished" and decided
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_a_table_not_visible_is_refused_like_http(
     client: TestClient, mint_token: Callable[..., str], auth: Auth,
 ) -> None:
@@ -379,6 +409,8 @@ def test_a_table_not_visible_is_refused_like_http(
     assert refused["problem"] == _without_instance(over_http.json())
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_a_seat_on_the_committing_worker_is_pushed_the_written_table_without_a_read(
     client: TestClient, mint_token: Callable[..., str], auth: Auth,
     monkeypatch: pytest.MonkeyPatch,
@@ -432,6 +464,8 @@ def test_a_seat_on_the_committing_worker_is_pushed_the_written_table_without_a_r
     assert len(loads) == handovers, "an action on the decision just told read the table again"
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
 def test_an_action_on_a_table_moved_on_meanwhile_is_answered_as_over_http(
     client: TestClient, mint_token: Callable[..., str], auth: Auth,
 ) -> None:

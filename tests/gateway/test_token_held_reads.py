@@ -4,7 +4,8 @@ A held observation, a long-poll and above all an SSE stream (open for as long
 as the table lasts) would otherwise go on telling a seat's view and private
 events to a token revoked because it leaked, or by a secret rotation: each
 wake asks Redis about the token again before anything it read is told, and a
-stream closes when its token expires.
+stream closes when its token expires. The revocations run on a Redis without
+``CONFIG`` too, as managed services have it.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ def revoke(client: TestClient, headers: Headers) -> None:
     assert client.post("/v1/auth/revoke", headers=headers, json={}).status_code == 200
 
 
+@pytest.mark.managed_redis
 def test_a_stream_tells_nothing_after_its_token_is_revoked(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
 ) -> None:
@@ -106,6 +108,7 @@ def test_a_stream_closes_when_its_token_expires(
     assert "event: table.started" in text  # what came before the expiry was told
 
 
+@pytest.mark.managed_redis
 def test_a_long_poll_is_refused_when_its_token_is_revoked_while_it_waits(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
 ) -> None:
@@ -127,6 +130,7 @@ def test_a_long_poll_is_refused_when_its_token_is_revoked_while_it_waits(
     assert "events" not in response.json()
 
 
+@pytest.mark.managed_redis
 def test_a_held_observation_is_refused_when_its_token_is_revoked_while_it_waits(
     client: TestClient, mint_token: Callable[..., str], auth: Callable[[str], Headers],
 ) -> None:

@@ -206,7 +206,7 @@ def _drop_cluster_namespace(url: str, namespace: str) -> None:
     """Delete a test namespace's keys on every primary of a cluster."""
     cluster = _sync_cluster(url)
     try:
-        for node in cluster.get_primaries():
+        for node in cluster.get_primaries():  # type: ignore[no-untyped-call]  # unannotated in redis-py
             keys = list(cluster.scan_iter(match=f"{namespace}:*", count=1000, target_nodes=node))
             for key in keys:
                 cluster.delete(key)

@@ -43,7 +43,9 @@ def test_a_replay_is_built_once_and_anonymous_readers_are_limited(
     store = redis.Redis.from_url(settings.redis_url or "")
     try:
         key = f"{settings.redis_namespace}:t:{{{table_id}}}:replay"
-        assert zlib.decompress(store.get(key) or b"") == first.content
+        stored = store.get(key)
+        assert isinstance(stored, bytes), "the replay is stored"
+        assert zlib.decompress(stored) == first.content
         assert settings.finished_table_ttl_s - 60 < store.ttl(key) <= settings.finished_table_ttl_s
         # Served from the stored copy, not rebuilt: a marker written there comes back.
         store.set(key, zlib.compress(b'{"marker": true}'), keepttl=True)

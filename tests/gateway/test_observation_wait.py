@@ -6,6 +6,7 @@ managed services have it: what wakes them is the writer's publish.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -132,8 +133,11 @@ def test_a_seat_waiting_at_an_open_table_is_answered_when_it_starts(
         "game": GAME, "mode": "family", "seats": 2, "seed": 3, "join": False}).json()
     assert client.post(f"/v1/tables/{table['id']}/join", headers=seats[0]).status_code == 200
     path = f"/v1/tables/{table['id']}/observation"
-    watchers = [in_background(lambda h=h: client.get(path, headers=h, params={"wait": 20}).json())
-                for h in seats[:1]]
+
+    def observe(headers: dict[str, str]) -> Any:
+        return client.get(path, headers=headers, params={"wait": 20}).json()
+
+    watchers = [in_background(functools.partial(observe, h)) for h in seats[:1]]
     time.sleep(0.3)
     client.post(f"/v1/tables/{table['id']}/join", headers=seats[1])
     first_to_act = client.get(path, headers=seats[1]).json()["to_act"][0]

@@ -48,7 +48,7 @@ def _decision(socket: WebSocketTestSession, table_id: str) -> dict[str, Any]:
     """The next pushed observation at which the seat must decide: past it the table waits
     for this seat (the house bot's moves before it are in flight meanwhile)."""
     while True:
-        observation = _until(socket, "observation", table_id)["observation"]
+        observation: dict[str, Any] = _until(socket, "observation", table_id)["observation"]
         if observation["legal_actions"]:
             return observation
 

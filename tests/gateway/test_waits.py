@@ -40,6 +40,7 @@ def run(scenario: Callable[[aioredis.Redis, str, str], Awaitable[None]], redis_u
     async def main() -> None:
         client = connect(redis_url, max_connections=max_connections, pool_timeout_s=5,
                          client_name=name)
+        assert isinstance(client, aioredis.Redis)  # these scenarios run on one Redis
         try:
             await scenario(client, namespace, name)
         finally:
@@ -181,7 +182,7 @@ def test_the_listener_subscribes_again_after_its_connection_is_killed(
                 subscribed = [row for row in await connections_named(client, name)
                               if int(row.get("sub", 0)) > 0]
                 assert len(subscribed) == 1  # the one listener
-                await client.execute_command("CLIENT", "KILL", "ID", subscribed[0]["id"])
+                assert await client.client_kill_filter(_id=subscribed[0]["id"]) == 1
                 # The waiter is woken when its subscription is confirmed again (it may
                 # have missed a publish meanwhile, so it must read again).
                 assert await watch.changed(10)

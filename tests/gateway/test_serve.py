@@ -158,8 +158,13 @@ def _workers_of(serve_pid: int) -> list[int]:
     return workers
 
 
-def _connections_held(pid: int, port: int) -> int:
-    """How many established TCP connections to local ``port`` process ``pid`` holds."""
+ESTABLISHED, LISTEN = "01", "0A"
+"""TCP states as /proc/net/tcp writes them."""
+
+
+def _connections_held(pid: int, port: int, state: str = ESTABLISHED) -> int:
+    """How many TCP sockets on local ``port`` in ``state`` (established connections, or
+    the listening socket) process ``pid`` holds."""
     inodes = set()
     for fd in Path(f"/proc/{pid}/fd").iterdir():
         target = os.readlink(fd) if fd.is_symlink() else ""
@@ -169,7 +174,7 @@ def _connections_held(pid: int, port: int) -> int:
     for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
         fields = line.split()
         local_port = int(fields[1].split(":")[1], 16)
-        if local_port == port and fields[3] == "01" and fields[9] in inodes:  # 01: established
+        if local_port == port and fields[3] == state and fields[9] in inodes:
             held += 1
     return held
 
@@ -228,6 +233,12 @@ def test_workers_share_the_connections_and_a_dead_worker_is_replaced(
         wait_until_ready(base, process)
         workers = _workers_of(process.pid)
         assert len(workers) == 2
+        # Ready means one worker answers: a worker listens only once its app has started,
+        # and until the other does, the kernel gives every connection to the first.
+        deadline = time.monotonic() + 30
+        while not all(_connections_held(pid, port, LISTEN) for pid in workers):
+            assert time.monotonic() < deadline, "a worker never listened"
+            time.sleep(0.05)
         # 40 agents connecting at once, each keeping its connection: uvicorn's shared
         # socket let one worker take most of such a burst; with a socket per worker the
         # kernel spreads them (fewer than 8 of 40 on one worker: odds about 1 in 50,000).

@@ -430,6 +430,23 @@ def _opening(values: dict[str, Any], stock: StockProgress) -> list[Event]:
 # slicing and unpacking it): they run on every step (see bench/engine.py).
 
 
+def _take_share(
+    shares: tuple[tuple[str, ...], ...], seat: Seat, commodity: Commodity
+) -> tuple[str, tuple[tuple[str, ...], ...]]:
+    """The lowest-id ``commodity`` share ``seat`` holds (rulebook 4.6), which the step's refusal
+    found, and every seat's holding without it: what selling and giving both do to a hand."""
+    held = shares[seat]
+    at = bisect_left(held, _SHARE_PREFIX[commodity])
+    holdings = list(shares)
+    holdings[seat] = held[:at] + held[at + 1 :]
+    return held[at], tuple(holdings)
+
+
+def _traded(stock: StockProgress, trade: TradeKind) -> StockProgress:
+    """The stock phase's progress after one more share bought or sold (rulebook 4.2)."""
+    return _PROGRESS[(trade, stock.count + 1, stock.donated)]
+
+
 def _buy(state: HabState, values: dict[str, Any], seat: Seat, action: Buy) -> tuple[HabState, list[Event]]:
     commodity = action.commodity
     stock = values["stock"]
@@ -460,7 +477,7 @@ def _buy(state: HabState, values: dict[str, Any], seat: Seat, action: Buy) -> tu
             "shares": tuple(shares),
             "money": tuple(cash),
             "bank_paid_in": values["bank_paid_in"] + price,
-            "stock": _PROGRESS[("buy", stock.count + 1, stock.donated)],
+            "stock": _traded(stock, "buy"),
         },
     ), events
 
@@ -468,10 +485,7 @@ def _buy(state: HabState, values: dict[str, Any], seat: Seat, action: Buy) -> tu
 def _sell(state: HabState, values: dict[str, Any], seat: Seat, action: Sell) -> tuple[HabState, list[Event]]:
     commodity = action.commodity
     stock = values["stock"]
-    shares = values["shares"]
-    held = shares[seat]
-    at = bisect_left(held, _SHARE_PREFIX[commodity])  # the share _sell_refusal found
-    card = held[at]
+    card, shares = _take_share(values["shares"], seat, commodity)
     price = TRACK[values["prices"][_COMMODITY_INDEX[commodity]]]
     events = _opening(values, stock)
     events.append(
@@ -484,18 +498,16 @@ def _sell(state: HabState, values: dict[str, Any], seat: Seat, action: Sell) -> 
     )
     supply = list(values["supply"])
     insort(supply, card)
-    shares = list(shares)
-    shares[seat] = held[:at] + held[at + 1 :]
     cash = list(values["money"])
     cash[seat] += price
     return evolve(
         state,
         {
             "supply": tuple(supply),
-            "shares": tuple(shares),
+            "shares": shares,
             "money": tuple(cash),
             "bank_paid_out": values["bank_paid_out"] + price,
-            "stock": _PROGRESS[("sell", stock.count + 1, stock.donated)],
+            "stock": _traded(stock, "sell"),
         },
     ), events
 
@@ -503,10 +515,7 @@ def _sell(state: HabState, values: dict[str, Any], seat: Seat, action: Sell) -> 
 def _donate(state: HabState, values: dict[str, Any], seat: Seat, action: Donate) -> tuple[HabState, list[Event]]:
     commodity = action.commodity
     stock = values["stock"]
-    shares = values["shares"]
-    held = shares[seat]
-    at = bisect_left(held, _SHARE_PREFIX[commodity])  # the share _donate_refusal found
-    card = held[at]
+    card, shares = _take_share(values["shares"], seat, commodity)
     events = _opening(values, stock)
     events.append(
         new_event(
@@ -524,14 +533,12 @@ def _donate(state: HabState, values: dict[str, Any], seat: Seat, action: Donate)
             {"seat": seat, "commodity": commodity},
         )
     )
-    shares = list(shares)
-    shares[seat] = held[:at] + held[at + 1 :]
     charity = list(values["charity"])
     charity[seat] += (card,)
     return evolve(
         state,
         {
-            "shares": tuple(shares),
+            "shares": shares,
             "charity": tuple(charity),
             "stock": _PROGRESS[(stock.trade, stock.count, True)],
         },

@@ -74,10 +74,6 @@ _FRESH = _PROGRESS[("none", 0, False)]
 
 
 _COMMODITY_INDEX: dict[str, int] = {commodity: index for index, commodity in enumerate(COMMODITIES)}
-_FACES: dict[str, tuple[str, int]] = {
-    card.id: (card.commodity, card.value) for card in MARKET_CARDS.values()
-}
-"""Market card id -> (commodity, value): what a pick names (rulebook 9)."""
 
 
 def price_of(state: HabState, commodity: Commodity) -> int:
@@ -87,6 +83,10 @@ def price_of(state: HabState, commodity: Commodity) -> int:
 
 _SHARE_PREFIX: dict[str, str] = {commodity: f"H.{commodity}." for commodity in COMMODITIES}
 """Share ids are ``H.<commodity>.NN`` (components.py), so one commodity's ids sort together."""
+_FACE_PREFIX: dict[tuple[str, int], str] = {
+    (card.commodity, card.value): f"M.{card.commodity}.{card.value:+d}." for card in MARKET_CARDS.values()
+}
+"""Market card ids are ``M.<commodity>.<value>.<copy>``, so the cards of one face sort together."""
 
 
 def _share_index(cards: tuple[str, ...], commodity: Commodity) -> int | None:
@@ -94,6 +94,15 @@ def _share_index(cards: tuple[str, ...], commodity: Commodity) -> int | None:
     prefix = _SHARE_PREFIX[commodity]
     index = bisect_left(cards, prefix)
     return index if index < len(cards) and cards[index].startswith(prefix) else None
+
+
+def _face_index(cards: tuple[str, ...], prefix: str) -> int | None:
+    """Where the first card whose id starts with ``prefix`` sits in a holder's ``cards`` (``None``:
+    none there): the card a pick takes, the lowest-id one of its face (rulebook 5.6)."""
+    for index, card in enumerate(cards):
+        if card.startswith(prefix):
+            return index
+    return None
 
 
 def _deal(
@@ -155,11 +164,22 @@ def new_table(config: HabConfig, seed: int) -> HabState:
     )
 
 
+def _turn_refusal(state: HabState, seat: Seat) -> IllegalAction | None:
+    """Why ``seat`` may not act at all now, or ``None`` (rulebook 3.2, 7.4): the one statement
+    of whose turn it is, which :func:`to_act`, the listing and :func:`illegal_reason` ask."""
+    values = state.__dict__
+    if values["phase"] == "over":
+        return IllegalAction("the table is over", rule="7.4")
+    actor = (values["turn"] - 1 + values["order_index"]) % values["seats"]  # state.actor, inlined
+    if seat != actor:
+        return NotYourTurn(f"seat {actor} decides now, not seat {seat}", rule="3.2")
+    return None
+
+
 def to_act(state: HabState) -> list[Seat]:
     """The one seat that decides now, or nobody once the table is over."""
-    if state.phase == "over":
-        return []
-    return [state.actor]
+    actor = state.actor
+    return [actor] if _turn_refusal(state, actor) is None else []
 
 
 def _market_faces(state: HabState, seat: Seat, side: Side) -> list[tuple[Commodity, int]]:
@@ -189,145 +209,164 @@ _HALVE = {
 }
 
 
-def _trade_limit(progress: StockProgress) -> IllegalAction | None:
-    """Why no more shares may be traded this stock phase, or ``None`` (rulebook 4.2)."""
+def _stock_refusal(state: HabState, seat: Seat, action: HabAction) -> IllegalAction | None:
+    """Why the seat to act may not take a stock-phase step now, or ``None`` (rulebook 4.1): all
+    that ``end`` asks, and the first thing every other stock step asks."""
+    if state.phase != "stock":
+        return IllegalAction("it is the market phase: play a card in full, then halve one", rule="5.1")
+    return None
+
+
+_PAST: dict[TradeKind, str] = {"buy": "bought", "sell": "sold"}
+
+
+def _trade_refusal(state: HabState, seat: Seat, action: Buy | Sell) -> IllegalAction | None:
+    """Why the seat to act may not buy or sell one more share now, or ``None`` (rulebook 4.2:
+    buying or selling, not both, and at most three shares a stock phase)."""
+    refusal = _stock_refusal(state, seat, action)
+    if refusal is not None:
+        return refusal
+    progress = state.stock
     if progress.count >= MAX_TRADE:
         return IllegalAction(f"at most {MAX_TRADE} shares may be traded in one stock phase", rule="4.2")
+    if progress.trade not in ("none", action.kind):
+        return IllegalAction(
+            f"you {_PAST[progress.trade]} this stock phase, so you may not also {action.kind}",
+            rule="4.2",
+        )
     return None
 
 
-def _buy_refusal(state: HabState, seat: Seat, commodity: Commodity) -> IllegalAction | None:
-    """Why ``seat`` may not buy a ``commodity`` share in its stock phase now, or ``None``
-    (rulebook 4.2, 4.3): the one statement of buying, which the listing, :func:`illegal_reason`
-    and :func:`apply` all ask (as they ask :func:`_sell_refusal` and :func:`_donate_refusal`)."""
-    progress = state.stock
-    limit = _trade_limit(progress)
-    if limit is not None:
-        return limit
-    if progress.trade == "sell":
-        return IllegalAction("you sold this stock phase, so you may not also buy", rule="4.2")
-    price = price_of(state, commodity)
+def _buy_refusal(state: HabState, seat: Seat, action: Buy) -> IllegalAction | None:
+    """Why ``seat`` may not buy the share now, or ``None`` (rulebook 4.2, 4.3)."""
+    refusal = _trade_refusal(state, seat, action)
+    if refusal is not None:
+        return refusal
+    values = state.__dict__
+    commodity = action.commodity
+    price = TRACK[values["prices"][_COMMODITY_INDEX[commodity]]]  # price_of, inlined
     if price == 0:
         return IllegalAction(f"{commodity} stands at 0 and cannot be bought", rule="4.3")
-    if _share_index(state.supply, commodity) is None:
+    if _share_index(values["supply"], commodity) is None:
         return IllegalAction(f"the supply has no {commodity} share left", rule="4.3")
-    if state.money[seat] < price:
-        return IllegalAction(
-            f"a {commodity} share costs {price} and you have {state.money[seat]}", rule="4.3")
+    money = values["money"][seat]
+    if money < price:
+        return IllegalAction(f"a {commodity} share costs {price} and you have {money}", rule="4.3")
     return None
 
 
-def _sell_refusal(state: HabState, seat: Seat, commodity: Commodity) -> IllegalAction | None:
-    """Why ``seat`` may not sell a ``commodity`` share in its stock phase now, or ``None``
-    (rulebook 4.2, 4.4)."""
-    progress = state.stock
-    limit = _trade_limit(progress)
-    if limit is not None:
-        return limit
-    if progress.trade == "buy":
-        return IllegalAction("you bought this stock phase, so you may not also sell", rule="4.2")
-    if _share_index(state.shares[seat], commodity) is None:
-        return IllegalAction(f"you hold no {commodity} share to sell", rule="4.4")
+def _sell_refusal(state: HabState, seat: Seat, action: Sell) -> IllegalAction | None:
+    """Why ``seat`` may not sell the share now, or ``None`` (rulebook 4.2, 4.4)."""
+    refusal = _trade_refusal(state, seat, action)
+    if refusal is not None:
+        return refusal
+    if _share_index(state.shares[seat], action.commodity) is None:
+        return IllegalAction(f"you hold no {action.commodity} share to sell", rule="4.4")
     return None
 
 
-def _donate_refusal(state: HabState, seat: Seat, commodity: Commodity) -> IllegalAction | None:
-    """Why ``seat`` may not give a ``commodity`` share to charity in its stock phase now, or
-    ``None`` (rulebook 4.5)."""
+def _donate_refusal(state: HabState, seat: Seat, action: Donate) -> IllegalAction | None:
+    """Why ``seat`` may not give the share to charity now, or ``None`` (rulebook 4.5)."""
+    refusal = _stock_refusal(state, seat, action)
+    if refusal is not None:
+        return refusal
     if int(state.stock.donated) >= MAX_CHARITY_PER_TURN:
         return IllegalAction("only one share per stock phase may go to the charity board", rule="4.5")
-    if _share_index(state.shares[seat], commodity) is None:
-        return IllegalAction(f"you hold no {commodity} share", rule="4.5")
+    if _share_index(state.shares[seat], action.commodity) is None:
+        return IllegalAction(f"you hold no {action.commodity} share", rule="4.5")
     return None
+
+
+def _order_refusal(state: HabState, kind: type[Play | Halve], side: Side) -> IllegalAction | None:
+    """Why the seat to act may not take a card of ``kind`` from its ``side`` holder now, whatever
+    the face, or ``None`` (rulebook 4.1, 5.1, 5.2: in the market phase, the full card first
+    from either holder, then the half from the other)."""
+    values = state.__dict__
+    if values["phase"] != "market":
+        return IllegalAction("it is the stock phase: buy, sell, donate or end it first", rule="4.1")
+    full_side = values["full_side"]
+    if kind is Play:
+        if full_side is not None:
+            return IllegalAction(
+                "you already played a card in full; now halve one from the other holder", rule="5.2"
+            )
+    elif full_side is None:
+        return IllegalAction("play a card in full before halving one", rule="5.2")
+    elif side == full_side:
+        return IllegalAction(
+            "the halved card must come from the other holder than the full one", rule="5.1"
+        )
+    return None
+
+
+def _pick_refusal(state: HabState, seat: Seat, pick: Play | Halve) -> IllegalAction | None:
+    """Why ``seat`` may not take the picked card now, or ``None`` (rulebook 5.1): the pick is
+    due (:func:`_order_refusal`) and its holder has a card of the face (5.6)."""
+    side, commodity, value = pick.side, pick.commodity, pick.value
+    refusal = _order_refusal(state, type(pick), side)
+    if refusal is not None:
+        return refusal
+    values = state.__dict__
+    holder = values["holders"][holder_of(seat, side, values["seats"])]
+    if _face_index(holder, _FACE_PREFIX[(commodity, value)]) is None:
+        return IllegalAction(
+            f"your {side} holder has no {commodity} {value:+d} card", rule="5.1"
+        )
+    return None
+
+
+_Refusal = Callable[[HabState, Seat, Any], IllegalAction | None]
+_REFUSALS: dict[type[Any], _Refusal] = {
+    Buy: _buy_refusal,
+    Sell: _sell_refusal,
+    Donate: _donate_refusal,
+    EndStock: _stock_refusal,
+    Play: _pick_refusal,
+    Halve: _pick_refusal,
+}
+"""Action type -> the one statement of its rules, asked by the listing and :func:`illegal_reason`
+(and so by :func:`apply`)."""
 
 
 def _stock_choices(state: HabState, seat: Seat) -> list[HabAction]:
-    """The stock-phase actions allowed now: each kind asks its one statement of the rules
-    (selling and giving only of the commodities the seat holds, the others' certain no)."""
+    """The stock steps allowed now: each asks its refusal (selling and giving only of the
+    commodities the seat holds, the others' certain no)."""
     owned = dict.fromkeys(SHARE_CARDS[card].commodity for card in state.shares[seat])
-    found: list[HabAction] = [_END]
-    found += [_BUY[commodity] for commodity in COMMODITIES
-              if _buy_refusal(state, seat, commodity) is None]
-    found += [_SELL[commodity] for commodity in owned
-              if _sell_refusal(state, seat, commodity) is None]
-    found += [_DONATE[commodity] for commodity in owned
-              if _donate_refusal(state, seat, commodity) is None]
-    return found
-
-
-def _market_choices(state: HabState, seat: Seat) -> list[HabAction]:
-    """The market picks allowed now: a full card from either side, then a half from the other."""
-    if state.full_side is None:
-        return [
-            _PLAY[(side, commodity, value)]
-            for side in _SIDES
-            for commodity, value in _market_faces(state, seat, side)
-        ]
-    other: Side = "right" if state.full_side == "left" else "left"
+    candidates: list[HabAction] = [
+        _END,
+        *_BUY.values(),
+        *(_SELL[commodity] for commodity in owned),
+        *(_DONATE[commodity] for commodity in owned),
+    ]
     return [
-        _HALVE[(other, commodity, value)] for commodity, value in _market_faces(state, seat, other)
+        action for action in candidates if _REFUSALS[type(action)](state, seat, action) is None
     ]
 
 
-_STOCK_ACTIONS = (Buy, Sell, Donate, EndStock)
+def _market_choices(state: HabState, seat: Seat) -> list[HabAction]:
+    """The market picks allowed now: every face in a holder :func:`_order_refusal` lets the seat
+    take from, in the kind it allows (the faces are those the holder has, so the card is there)."""
+    found: list[HabAction] = []
+    for kind, picks in ((Play, _PLAY), (Halve, _HALVE)):
+        for side in _SIDES:
+            if _order_refusal(state, kind, side) is None:
+                found += [picks[(side, *face)] for face in _market_faces(state, seat, side)]
+    return found
 
 
 def illegal_reason(state: HabState, seat: Seat, action: HabAction) -> IllegalAction | None:
     """Why ``action`` by ``seat`` is not allowed now, or ``None`` if it is legal."""
-    phase = state.phase
-    if phase == "over":
-        return IllegalAction("the table is over", rule="7.4")
-    actor = (state.turn - 1 + state.order_index) % state.seats  # state.actor, inlined: a hot path
-    if seat != actor:
-        return NotYourTurn(f"seat {actor} decides now, not seat {seat}", rule="3.2")
-    if isinstance(action, _STOCK_ACTIONS):
-        if phase != "stock":
-            return IllegalAction(
-                "it is the market phase: play a card in full, then halve one", rule="5.1"
-            )
-        if isinstance(action, EndStock):
-            return None
-        if isinstance(action, Donate):
-            return _donate_refusal(state, seat, action.commodity)
-        if isinstance(action, Buy):
-            return _buy_refusal(state, seat, action.commodity)
-        return _sell_refusal(state, seat, action.commodity)
-    if phase != "market":
-        return IllegalAction("it is the stock phase: buy, sell, donate or end it first", rule="4.1")
-    if isinstance(action, Play) and state.full_side is not None:
-        return IllegalAction(
-            "you already played a card in full; now halve one from the other holder", rule="5.2"
-        )
-    if isinstance(action, Halve):
-        if state.full_side is None:
-            return IllegalAction("play a card in full before halving one", rule="5.2")
-        if action.side == state.full_side:
-            return IllegalAction(
-                "the halved card must come from the other holder than the full one", rule="5.1"
-            )
-    if _find_card(state, seat, action) is None:
-        return IllegalAction(
-            f"your {action.side} holder has no {action.commodity} {action.value:+d} card",
-            rule="5.1",
-        )
-    return None
-
-
-def _find_card(state: HabState, seat: Seat, pick: Play | Halve) -> str | None:
-    """The lowest-id card of the picked face in the picked holder (rulebook 9)."""
-    face = (pick.commodity, pick.value)
-    for card in state.holders[holder_of(seat, pick.side, state.seats)]:
-        if _FACES[card] == face:
-            return card
-    return None
+    refusal = _turn_refusal(state, seat)
+    if refusal is not None:
+        return refusal
+    return _REFUSALS[type(action)](state, seat, action)
 
 
 def legal_actions(state: HabState, seat: Seat) -> list[HabAction]:
-    """Every action ``seat`` may take now, sorted by id."""
-    if state.phase == "over" or seat != state.actor:
+    """Every action ``seat`` may take now, sorted by id: the candidates its rules let through."""
+    if _turn_refusal(state, seat) is not None:
         return []
-    stock = state.phase == "stock"
-    legal = _stock_choices(state, seat) if stock else _market_choices(state, seat)
+    legal = _stock_choices(state, seat) if state.phase == "stock" else _market_choices(state, seat)
     return sorted(legal, key=lambda action: action.id)
 
 
@@ -336,20 +375,13 @@ def default_action(state: HabState, seat: Seat) -> HabAction:
 
     :raises IllegalAction: if ``seat`` is not the seat to act.
     """
-    if state.phase == "stock" and seat == state.actor:
+    reason = illegal_reason(state, seat, _END)
+    if reason is None:
         return _END
     legal = legal_actions(state, seat)
     if not legal:
-        reason = illegal_reason(state, seat, EndStock())
-        raise reason if reason is not None else IllegalAction("nothing to do", rule="3.2")
+        raise reason
     return legal[0]
-
-
-def _refused(state: HabState, seat: Seat, action: HabAction) -> IllegalAction:
-    """The error for an action a fast check in :func:`apply` refused: :func:`illegal_reason` words it."""
-    reason = illegal_reason(state, seat, action)
-    assert reason is not None, "apply's checks and illegal_reason must agree"
-    return reason
 
 
 # Precomputed per market card, so a pick costs dictionary lookups, not attribute
@@ -358,27 +390,21 @@ _CARD_FACTS: dict[str, tuple[Commodity, int, int, str]] = {
     card.id: (card.commodity, card.value, _COMMODITY_INDEX[card.commodity], card.label)
     for card in MARKET_CARDS.values()
 }
-# Ids are ``M.<commodity>.<value>.<copy>``: a card has the picked face when its id
-# starts with the face's prefix.
-_FACE_PREFIX: dict[tuple[str, int], str] = {
-    (card.commodity, card.value): f"M.{card.commodity}.{card.value:+d}." for card in MARKET_CARDS.values()
-}
 _LAST_SPACE = len(TRACK) - 1
 
 
 def apply(state: HabState, seat: Seat, action: HabAction) -> tuple[HabState, list[Event]]:
     """Apply one action by ``seat``; pure.
 
-    Each kind of action has one function that checks the rules it needs and
-    applies them from the same lookups (the checks are those of
-    :func:`illegal_reason`, which words the error when one fails).
+    The rules are asked once, through :func:`illegal_reason`; the function of the
+    action's kind then applies it, taking for granted what they checked.
 
     :raises IllegalAction: naming the rulebook section when the action is not allowed.
     """
-    values = state.__dict__
-    if values["phase"] == "over" or seat != (values["turn"] - 1 + values["order_index"]) % values["seats"]:
-        raise _refused(state, seat, action)
-    return _APPLY[type(action)](state, values, seat, action)
+    refusal = illegal_reason(state, seat, action)
+    if refusal is not None:
+        raise refusal
+    return _APPLY[type(action)](state, state.__dict__, seat, action)
 
 
 def _opening(values: dict[str, Any], stock: StockProgress) -> list[Event]:
@@ -404,19 +430,29 @@ def _opening(values: dict[str, Any], stock: StockProgress) -> list[Event]:
 # slicing and unpacking it): they run on every step (see bench/engine.py).
 
 
-def _buy(state: HabState, values: dict[str, Any], seat: Seat, action: HabAction) -> tuple[HabState, list[Event]]:
-    assert isinstance(action, Buy)
+def _take_share(
+    shares: tuple[tuple[str, ...], ...], seat: Seat, commodity: Commodity
+) -> tuple[str, tuple[tuple[str, ...], ...]]:
+    """The lowest-id ``commodity`` share ``seat`` holds (rulebook 4.6), which the step's refusal
+    found, and every seat's holding without it: what selling and giving both do to a hand."""
+    held = shares[seat]
+    at = bisect_left(held, _SHARE_PREFIX[commodity])
+    holdings = list(shares)
+    holdings[seat] = held[:at] + held[at + 1 :]
+    return held[at], tuple(holdings)
+
+
+def _traded(stock: StockProgress, trade: TradeKind) -> StockProgress:
+    """The stock phase's progress after one more share bought or sold (rulebook 4.2)."""
+    return _PROGRESS[(trade, stock.count + 1, stock.donated)]
+
+
+def _buy(state: HabState, values: dict[str, Any], seat: Seat, action: Buy) -> tuple[HabState, list[Event]]:
     commodity = action.commodity
     stock = values["stock"]
     price = TRACK[values["prices"][_COMMODITY_INDEX[commodity]]]
-    if values["phase"] != "stock":
-        raise _refused(state, seat, action)
-    refusal = _buy_refusal(state, seat, commodity)
-    if refusal is not None:
-        raise refusal
     supply = values["supply"]
-    at = _share_index(supply, commodity)  # the position, to take the card out
-    assert at is not None  # _buy_refusal found the share
+    at = bisect_left(supply, _SHARE_PREFIX[commodity])  # the share _buy_refusal found
     money = values["money"]
     card = supply[at]
     events = _opening(values, stock)
@@ -441,25 +477,15 @@ def _buy(state: HabState, values: dict[str, Any], seat: Seat, action: HabAction)
             "shares": tuple(shares),
             "money": tuple(cash),
             "bank_paid_in": values["bank_paid_in"] + price,
-            "stock": _PROGRESS[("buy", stock.count + 1, stock.donated)],
+            "stock": _traded(stock, "buy"),
         },
     ), events
 
 
-def _sell(state: HabState, values: dict[str, Any], seat: Seat, action: HabAction) -> tuple[HabState, list[Event]]:
-    assert isinstance(action, Sell)
+def _sell(state: HabState, values: dict[str, Any], seat: Seat, action: Sell) -> tuple[HabState, list[Event]]:
     commodity = action.commodity
     stock = values["stock"]
-    shares = values["shares"]
-    held = shares[seat]
-    if values["phase"] != "stock":
-        raise _refused(state, seat, action)
-    refusal = _sell_refusal(state, seat, commodity)
-    if refusal is not None:
-        raise refusal
-    at = _share_index(held, commodity)
-    assert at is not None  # _sell_refusal found the share
-    card = held[at]
+    card, shares = _take_share(values["shares"], seat, commodity)
     price = TRACK[values["prices"][_COMMODITY_INDEX[commodity]]]
     events = _opening(values, stock)
     events.append(
@@ -472,36 +498,24 @@ def _sell(state: HabState, values: dict[str, Any], seat: Seat, action: HabAction
     )
     supply = list(values["supply"])
     insort(supply, card)
-    shares = list(shares)
-    shares[seat] = held[:at] + held[at + 1 :]
     cash = list(values["money"])
     cash[seat] += price
     return evolve(
         state,
         {
             "supply": tuple(supply),
-            "shares": tuple(shares),
+            "shares": shares,
             "money": tuple(cash),
             "bank_paid_out": values["bank_paid_out"] + price,
-            "stock": _PROGRESS[("sell", stock.count + 1, stock.donated)],
+            "stock": _traded(stock, "sell"),
         },
     ), events
 
 
-def _donate(state: HabState, values: dict[str, Any], seat: Seat, action: HabAction) -> tuple[HabState, list[Event]]:
-    assert isinstance(action, Donate)
+def _donate(state: HabState, values: dict[str, Any], seat: Seat, action: Donate) -> tuple[HabState, list[Event]]:
     commodity = action.commodity
     stock = values["stock"]
-    shares = values["shares"]
-    held = shares[seat]
-    if values["phase"] != "stock":
-        raise _refused(state, seat, action)
-    refusal = _donate_refusal(state, seat, commodity)
-    if refusal is not None:
-        raise refusal
-    at = _share_index(held, commodity)
-    assert at is not None  # _donate_refusal found the share
-    card = held[at]
+    card, shares = _take_share(values["shares"], seat, commodity)
     events = _opening(values, stock)
     events.append(
         new_event(
@@ -519,23 +533,19 @@ def _donate(state: HabState, values: dict[str, Any], seat: Seat, action: HabActi
             {"seat": seat, "commodity": commodity},
         )
     )
-    shares = list(shares)
-    shares[seat] = held[:at] + held[at + 1 :]
     charity = list(values["charity"])
     charity[seat] += (card,)
     return evolve(
         state,
         {
-            "shares": tuple(shares),
+            "shares": shares,
             "charity": tuple(charity),
             "stock": _PROGRESS[(stock.trade, stock.count, True)],
         },
     ), events
 
 
-def _end_stock(state: HabState, values: dict[str, Any], seat: Seat, action: HabAction) -> tuple[HabState, list[Event]]:
-    if values["phase"] != "stock":
-        raise _refused(state, seat, action)
+def _end_stock(state: HabState, values: dict[str, Any], seat: Seat, action: EndStock) -> tuple[HabState, list[Event]]:
     events = _opening(values, values["stock"])
     done = values["order_index"] + 1
     events.append(
@@ -556,26 +566,14 @@ def _end_stock(state: HabState, values: dict[str, Any], seat: Seat, action: HabA
     return evolve(state, {"order_index": 0, "stock": _FRESH, "phase": "market"}), events
 
 
-def _market(state: HabState, values: dict[str, Any], seat: Seat, pick: HabAction) -> tuple[HabState, list[Event]]:
+def _market(state: HabState, values: dict[str, Any], seat: Seat, pick: Play | Halve) -> tuple[HabState, list[Event]]:
     """A card played in full (``Play``) or at half (``Halve``) from a holder beside ``seat``."""
-    assert isinstance(pick, (Play, Halve))
     full = type(pick) is Play
-    full_side = values["full_side"]
     side = pick.side
     holder = seat if side == "left" else (seat - 1) % values["seats"]  # holder_of, inlined
     cards = values["holders"][holder]
-    prefix = _FACE_PREFIX[(pick.commodity, pick.value)]
-    found = -1
-    for index, card_id in enumerate(cards):  # the first card of the face (rulebook 9)
-        if card_id.startswith(prefix):
-            found = index
-            break
-    if (
-        values["phase"] != "market"
-        or (full_side is not None if full else (full_side is None or side == full_side))
-        or found < 0
-    ):
-        raise _refused(state, seat, pick)
+    found = _face_index(cards, _FACE_PREFIX[(pick.commodity, pick.value)])
+    assert found is not None  # _pick_refusal found the card
     card_id = cards[found]
     commodity, value, index, label = _CARD_FACTS[card_id]
     prices = values["prices"]
@@ -629,7 +627,7 @@ def _market(state: HabState, values: dict[str, Any], seat: Seat, pick: HabAction
     return evolve(state, changes), events
 
 
-_Step = Callable[[HabState, dict[str, Any], Seat, HabAction], tuple[HabState, list[Event]]]
+_Step = Callable[[HabState, dict[str, Any], Seat, Any], tuple[HabState, list[Event]]]
 _APPLY: dict[type[Any], _Step] = {
     Buy: _buy,
     Sell: _sell,
@@ -638,7 +636,7 @@ _APPLY: dict[type[Any], _Step] = {
     Play: _market,
     Halve: _market,
 }
-"""Action type -> the function that checks and applies it."""
+"""Action type -> the function that applies it once :func:`illegal_reason` has let it through."""
 
 
 def _turn_ended(turn: int, prices: tuple[int, ...]) -> Event:

@@ -112,19 +112,20 @@ class HabState(EngineModel):
 
 
 
+def holder_of(seat: Seat, side: Side, seats: int) -> int:
+    """The holder on ``side`` of ``seat`` (rulebook 2.2): on the left the one it deals into,
+    which has its number; on the right its right neighbour's left holder."""
+    return seat if side == "left" else (seat - 1) % seats
+
+
 def left_holder(seat: Seat, seats: int) -> int:
-    """The holder on ``seat``'s left: the one it deals into (rulebook 2.2)."""
-    return seat
+    """The holder on ``seat``'s left: the one it deals into."""
+    return holder_of(seat, "left", seats)
 
 
 def right_holder(seat: Seat, seats: int) -> int:
-    """The holder on ``seat``'s right: its right neighbour's left holder (rulebook 2.2)."""
-    return (seat - 1) % seats
-
-
-def holder_of(seat: Seat, side: Side, seats: int) -> int:
-    """The holder on ``side`` of ``seat``."""
-    return left_holder(seat, seats) if side == "left" else right_holder(seat, seats)
+    """The holder on ``seat``'s right: its right neighbour's left holder."""
+    return holder_of(seat, "right", seats)
 
 
 def neighbours_of_holder(holder: int, seats: int) -> tuple[Seat, Seat]:

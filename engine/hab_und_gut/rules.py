@@ -164,22 +164,21 @@ def new_table(config: HabConfig, seed: int) -> HabState:
     )
 
 
-def _turn_refusal(state: HabState, seat: Seat) -> IllegalAction | None:
-    """Why ``seat`` may not act at all now, or ``None`` (rulebook 3.2, 7.4): the one statement
-    of whose turn it is, which :func:`to_act`, the listing and :func:`illegal_reason` ask."""
-    values = state.__dict__
-    if values["phase"] == "over":
-        return IllegalAction("the table is over", rule="7.4")
-    actor = (values["turn"] - 1 + values["order_index"]) % values["seats"]  # state.actor, inlined
-    if seat != actor:
-        return NotYourTurn(f"seat {actor} decides now, not seat {seat}", rule="3.2")
-    return None
-
-
 def to_act(state: HabState) -> list[Seat]:
-    """The one seat that decides now, or nobody once the table is over."""
-    actor = state.actor
-    return [actor] if _turn_refusal(state, actor) is None else []
+    """The one seat that decides now (:attr:`HabState.actor`), or nobody once the table is
+    over: the one statement of whose turn it is (rulebook 3.2, 7.4)."""
+    return [] if state.phase == "over" else [state.actor]
+
+
+def _turn_refusal(state: HabState, seat: Seat) -> IllegalAction | None:
+    """Why ``seat`` may not act at all now, or ``None``: it is not in :func:`to_act`, which
+    the listing and :func:`illegal_reason` ask through here."""
+    acting = to_act(state)
+    if not acting:
+        return IllegalAction("the table is over", rule="7.4")
+    if seat != acting[0]:
+        return NotYourTurn(f"seat {acting[0]} decides now, not seat {seat}", rule="3.2")
+    return None
 
 
 def _market_faces(state: HabState, seat: Seat, side: Side) -> list[tuple[Commodity, int]]:
@@ -242,14 +241,13 @@ def _buy_refusal(state: HabState, seat: Seat, action: Buy) -> IllegalAction | No
     refusal = _trade_refusal(state, seat, action)
     if refusal is not None:
         return refusal
-    values = state.__dict__
     commodity = action.commodity
-    price = TRACK[values["prices"][_COMMODITY_INDEX[commodity]]]  # price_of, inlined
+    price = price_of(state, commodity)
     if price == 0:
         return IllegalAction(f"{commodity} stands at 0 and cannot be bought", rule="4.3")
-    if _share_index(values["supply"], commodity) is None:
+    if _share_index(state.supply, commodity) is None:
         return IllegalAction(f"the supply has no {commodity} share left", rule="4.3")
-    money = values["money"][seat]
+    money = state.money[seat]
     if money < price:
         return IllegalAction(f"a {commodity} share costs {price} and you have {money}", rule="4.3")
     return None
@@ -570,7 +568,7 @@ def _market(state: HabState, values: dict[str, Any], seat: Seat, pick: Play | Ha
     """A card played in full (``Play``) or at half (``Halve``) from a holder beside ``seat``."""
     full = type(pick) is Play
     side = pick.side
-    holder = seat if side == "left" else (seat - 1) % values["seats"]  # holder_of, inlined
+    holder = holder_of(seat, side, values["seats"])
     cards = values["holders"][holder]
     found = _face_index(cards, _FACE_PREFIX[(pick.commodity, pick.value)])
     assert found is not None  # _pick_refusal found the card

@@ -69,9 +69,8 @@ class EngineModel(BaseModel):
     ``dataclasses.replace`` runs a frozen dataclass's ``__init__`` again, one
     ``object.__setattr__`` per field, where ``model_copy`` copies the instance's
     ``__dict__`` in C: a step with dataclasses costs more than one with pydantic
-    models, although dataclasses build views and events for less (the figures
-    are in the commit that chose, 6601018, and ``bench/engine_instructions.py``
-    measures both halves of a step).
+    models, although dataclasses build views and events for less
+    (``bench/engine_instructions.py`` measures both halves of a step).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")

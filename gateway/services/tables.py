@@ -345,7 +345,8 @@ async def create_table(
         variants=list(request.variants),
         config=config.model_dump(mode="json"),
         private=request.private,
-        turn_timeout_s=request.turn_timeout_s or ctx.settings.default_turn_timeout_s,  # gt=0
+        turn_timeout_s=(request.turn_timeout_s if request.turn_timeout_s is not None
+                        else ctx.settings.default_turn_timeout_s),
         created_by=principal.agent_id,
         created_at=now,
         seated=seated,

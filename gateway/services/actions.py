@@ -11,7 +11,7 @@ the same round trip), the checks an outside caller needs (seat, scope,
 idempotency, version, turn, a well-formed and legal action), then the commit.
 It returns an :class:`Applied`: the table as the commit left it, so the caller
 builds the seat's next observation from the state just written, with no
-second read. The turn clocks and the house bots act through :func:`drive_due`.
+second read.
 
 A keyed action's idempotency record (written by the commit itself) holds its
 fingerprint, the version it produced, its action id and its events' ids, never
@@ -23,11 +23,8 @@ body is ``idempotency/conflict``.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
-import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,15 +51,12 @@ from gateway.services.waiters import Watch, Written
 from gateway.store.tables import CommitResult, IdempotencyRecord, StoredEvent, TableSnapshot
 
 __all__ = [
-    "LEASE_S",
-    "RETRY_S",
     "Applied",
     "Events",
     "Step",
     "advance",
     "commit_record",
     "commit_step",
-    "drive_due",
     "finish",
     "load_table",
     "note_finished",
@@ -74,16 +68,6 @@ __all__ = [
 
 Events = list[tuple[tuple[int, ...] | None, dict[str, Any]]]
 """Events to commit, as ``(audience, body)`` (``None``: public)."""
-
-LEASE_S = 10.0
-"""How long a member claimed by :func:`drive_due` is left to its worker before another
-may take it over (unless its loop names another lease)."""
-
-RETRY_S = 1.0
-"""After an unexpected error, a due table or tournament is looked at again this much later."""
-
-log = logging.getLogger(__name__)
-
 
 @dataclass(frozen=True)
 class Step:
@@ -311,32 +295,6 @@ async def commit_record(
 def _bots_at(ctx: TableContext, bots_due: bool) -> float | None:
     """When a commit's house bots are to play (its ``index_bots``); ``None``: none is due."""
     return ctx.now() + ctx.settings.house_bot_delay_s if bots_due else None
-
-
-async def drive_due(
-    ctx: TableContext, what: str, handle: Callable[[TableContext, str], Awaitable[float | None]],
-    claim: Callable[[float, float], Awaitable[list[str]]],
-    release: Callable[[str, float, float | None], Awaitable[object]], *, lease_s: float = LEASE_S,
-) -> int:
-    """Claim the due members of a leased index (a table whose turn clock ran out or whose
-    house bot is to act, a tournament to advance) for ``lease_s`` and ``handle`` them
-    concurrently, each released to be looked at again when ``handle`` says (``None``: no
-    need); returns how many were claimed. A failure is logged by its type only (an engine's
-    or a bot's message may name a hidden card), and the member looked at again soon."""
-    now = ctx.now()
-    lease_end = now + lease_s
-    claimed = await claim(now, lease_end)
-
-    async def drive(member: str) -> None:
-        try:
-            next_due = await handle(ctx, member)
-        except Exception as error:
-            log.error("%s %s failed: %s", what, member, type(error).__name__)
-            next_due = ctx.now() + RETRY_S
-        await release(member, lease_end, next_due)
-
-    await asyncio.gather(*(drive(member) for member in claimed))
-    return len(claimed)
 
 
 def require_scope(principal: Principal, game: str) -> None:

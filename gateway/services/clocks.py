@@ -12,8 +12,9 @@ with a public ``turn.timeout`` event.
 from __future__ import annotations
 
 from gateway.errors import ProblemError
-from gateway.services.actions import RETRY_S, advance, commit_step, drive_due, load_table
+from gateway.services.actions import advance, commit_step, load_table
 from gateway.services.context import TableContext
+from gateway.services.due import RETRY_S, drive_tables
 
 __all__ = ["expire_table", "sweep_clocks"]
 
@@ -49,6 +50,4 @@ async def expire_table(ctx: TableContext, table_id: str) -> float | None:
 
 async def sweep_clocks(ctx: TableContext) -> int:
     """Claim and handle every due clock once (concurrently); returns how many were looked at."""
-    return await drive_due(ctx, "turn clock of table", expire_table,
-                           lambda now, lease_end: ctx.store.claim("clock", now, lease_end),
-                           lambda table_id, *lease: ctx.store.release("clock", table_id, *lease))
+    return await drive_tables(ctx, "clock", "turn clock of table", expire_table)

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from engine.bots import bot_seed, decide, get_bot
 from gateway.errors import ProblemError
-from gateway.services.actions import advance, commit_step, drive_due, load_table
+from gateway.services.actions import advance, commit_step, load_table
 from gateway.services.context import TableContext
+from gateway.services.due import drive_tables
 
 __all__ = ["drive_bots", "play_bots"]
 
@@ -49,6 +50,4 @@ async def play_bots(ctx: TableContext, table_id: str) -> float | None:
 
 async def drive_bots(ctx: TableContext) -> int:
     """Claim every table where a bot is due and play them concurrently; returns the count."""
-    return await drive_due(ctx, "house bots of table", play_bots,
-                           lambda now, lease_end: ctx.store.claim("bots", now, lease_end),
-                           lambda table_id, *lease: ctx.store.release("bots", table_id, *lease))
+    return await drive_tables(ctx, "bots", "house bots of table", play_bots)

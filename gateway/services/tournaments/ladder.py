@@ -13,6 +13,7 @@ from gateway.services import tables as tables_service
 from gateway.services.actions import load_table
 from gateway.services.agents import meta_out
 from gateway.services.context import TableContext
+from gateway.services.due import drive_due
 from gateway.services.records import TableRecord, game_or_problem
 from gateway.services.tournaments.state import (
     rated_out,
@@ -40,24 +41,28 @@ LADDER_RECHECK_S = 30.0
 
 async def sweep_ladder(ctx: TableContext) -> int:
     """Put every finished rated table still pending on its ladder (once: HSETNX by table
-    id); tables still played are looked at again later, unknown ones forgotten."""
+    id); tables still played are looked at again later, unknown ones forgotten. Returns
+    how many were looked at (:func:`~gateway.services.due.drive_due`)."""
     store = store_of(ctx)
-    now = ctx.now()
-    lease_end = now + LADDER_LEASE_S
-    claimed = await store.claim_ladder_pending(now, lease_end)
-    for game, table_id in claimed:
-        next_due: float | None = None
-        try:
-            loaded = await load_table(ctx, table_id)
-        except ProblemError:
-            loaded = None  # never written (its create failed): nothing to rate
-        if loaded is not None:
-            if loaded.record.status == "finished":
-                await note_rated_finish(ctx, loaded.record)
-            else:
-                next_due = ctx.now() + LADDER_RECHECK_S
-        await store.release_ladder_pending(game, table_id, lease_end, next_due)
-    return len(claimed)
+    return await drive_due(
+        ctx, "pending ladder table", _rate_if_finished, store.claim_ladder_pending,
+        lambda pending, lease_end, next_due: store.release_ladder_pending(
+            *pending, lease_end, next_due),
+        lease_s=LADDER_LEASE_S)
+
+
+async def _rate_if_finished(ctx: TableContext, pending: tuple[str, str]) -> float | None:
+    """Rate a pending table once it has finished; when to look again (``None``: done, or a
+    table never written because its create failed)."""
+    _game, table_id = pending
+    try:
+        loaded = await load_table(ctx, table_id)
+    except ProblemError:
+        return None
+    if loaded.record.status != "finished":
+        return ctx.now() + LADDER_RECHECK_S
+    await note_rated_finish(ctx, loaded.record)
+    return None
 
 
 async def note_rated_finish(ctx: TableContext, record: TableRecord) -> None:

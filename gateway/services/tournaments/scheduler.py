@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 
-from gateway.services.actions import drive_due
 from gateway.services.context import TableContext
+from gateway.services.due import drive_due
 from gateway.services.records import TableRecord
 from gateway.services.tables import seat_record
 from gateway.services.tournament_tables import create_tournament_table

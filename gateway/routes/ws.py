@@ -300,10 +300,10 @@ class _Session:
     async def _read(self) -> _Closing:
         while True:
             try:
-                text = await self.websocket.receive_text()
+                text = await _next_text(self.websocket)
             except (WebSocketDisconnect, RuntimeError):
                 return _Closing(None)  # gone
-            except KeyError:  # a binary frame: refused like any message that is not JSON
+            if text is None:  # a binary frame: refused like any message that is not JSON
                 await self.send_problem(invalid("The message does not match its schema", [{
                     "loc": [], "msg": "A binary frame: each message is JSON text",
                     "type": "json_invalid"}]))
@@ -588,13 +588,13 @@ async def _first_token(websocket: WebSocket) -> str:
         return token
     try:
         async with asyncio.timeout(AUTH_TIMEOUT_S):
-            text = await websocket.receive_text()
+            text = await _next_text(websocket)
     except TimeoutError:
         raise _Closing(CLOSE_AUTH_TIMEOUT, "auth/missing") from None
     except (WebSocketDisconnect, RuntimeError):
         raise _Closing(None) from None
-    except KeyError:  # a binary frame: not an `auth` message either
-        raise _Closing(CLOSE_PROTOCOL, "request/invalid") from None
+    if text is None:  # a binary frame: not an `auth` message either
+        raise _Closing(CLOSE_PROTOCOL, "request/invalid")
     try:
         message = _CLIENT_MESSAGE.validate_json(text)
     except ValidationError:
@@ -602,6 +602,16 @@ async def _first_token(websocket: WebSocket) -> str:
     if not isinstance(message, AuthMessage):
         raise _Closing(CLOSE_PROTOCOL, "request/invalid")
     return message.token
+
+
+async def _next_text(websocket: WebSocket) -> str | None:
+    """The next message's text, or ``None`` for a binary frame (the protocol is JSON text),
+    read as ASGI delivers it. :raises WebSocketDisconnect: the peer has gone."""
+    message = await websocket.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000), message.get("reason"))
+    text = message.get("text")
+    return text if isinstance(text, str) else None
 
 
 async def _close(websocket: WebSocket, closing: _Closing) -> None:

@@ -25,7 +25,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 import pytest
@@ -137,6 +137,24 @@ def two_seat_table(http: httpx.Client, mint_token: Callable[..., str], seats: li
 
 def agent(mint_token: Callable[..., str], name: str) -> str:
     return mint_token(agent_id=name, name=name, games=(GAME,))
+
+
+class Duel(NamedTuple):
+    """Two agents at a started table, which of them acts first, and its decision."""
+
+    tokens: list[str]
+    table_id: str
+    actor: int
+    decision: dict[str, Any]
+
+
+def duel(http: httpx.Client, mint_token: Callable[..., str], name: str, *, seed: int) -> Duel:
+    """Agents ``{name}0`` and ``{name}1`` seated at a :func:`two_seat_table` dealt from
+    ``seed``, and the decision of the one to act."""
+    tokens = [agent(mint_token, f"{name}0"), agent(mint_token, f"{name}1")]
+    table_id = two_seat_table(http, mint_token, tokens, seed=seed)
+    actor = observe(http, table_id)["to_act"][0]
+    return Duel(tokens, table_id, actor, observe(http, table_id, tokens[actor]))
 
 
 def observe(http: httpx.Client, table_id: str, token: str | None = None) -> Message:
@@ -265,10 +283,7 @@ def test_a_token_http_refuses_is_refused_at_the_upgrade_as_first_message_and_as_
 def test_an_idempotency_key_replayed_with_another_action_is_refused_like_http(
     url: str, http: httpx.Client, mint_token: Callable[..., str],
 ) -> None:
-    tokens = [agent(mint_token, "replay0"), agent(mint_token, "replay1")]
-    table_id = two_seat_table(http, mint_token, tokens, seed=23)
-    actor = observe(http, table_id)["to_act"][0]
-    decision = observe(http, table_id, tokens[actor])
+    tokens, table_id, actor, decision = duel(http, mint_token, "replay", seed=23)
     version, legal = decision["version"], [entry["id"] for entry in decision["legal_actions"]]
     assert len(legal) >= 2, "the attack needs a second action to swap in"
     peer = Peer(url, tokens[actor])
@@ -350,10 +365,7 @@ def test_the_same_action_from_two_sockets_of_one_agent_is_applied_once(
 def test_stale_versions_are_refused_like_http_and_change_nothing(
     url: str, http: httpx.Client, mint_token: Callable[..., str],
 ) -> None:
-    tokens = [agent(mint_token, "stale0"), agent(mint_token, "stale1")]
-    table_id = two_seat_table(http, mint_token, tokens, seed=25)
-    actor = observe(http, table_id)["to_act"][0]
-    decision = observe(http, table_id, tokens[actor])
+    tokens, table_id, actor, decision = duel(http, mint_token, "stale", seed=25)
     version, action = decision["version"], decision["legal_actions"][0]["id"]
     peer = Peer(url, tokens[actor])
     for index, stale in enumerate((version - 1, version + 1, 10**400)):  # the last: past
@@ -510,10 +522,7 @@ def test_a_flood_is_answered_message_by_message_and_others_are_served_meanwhile(
     url: str, http: httpx.Client, mint_token: Callable[..., str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    tokens = [agent(mint_token, "flood0"), agent(mint_token, "flood1")]
-    table_id = two_seat_table(http, mint_token, tokens, seed=28)
-    actor = observe(http, table_id)["to_act"][0]
-    decision = observe(http, table_id, tokens[actor])
+    tokens, table_id, actor, decision = duel(http, mint_token, "flood", seed=28)
     version, action = decision["version"], decision["legal_actions"][0]["id"]
     flooder = Peer(url, tokens[actor])
     sent = []

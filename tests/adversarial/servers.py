@@ -71,10 +71,12 @@ PROXY_CONFIG = ROOT / "deploy" / "nginx.conf"
 
 
 @contextmanager
-def proxied(upstream_port: int, work_dir: Path, *, timeout_s: float) -> Iterator[int]:
+def proxied(upstream_port: int, work_dir: Path, *, timeout_s: float,
+            connections_per_address: int | None = None) -> Iterator[int]:
     """nginx with ``deploy/nginx.conf`` (the one compose.yaml puts in front) on a free loopback
     port, passing to the gateway on ``upstream_port``; its 10 s time limits become
-    ``timeout_s``, and its keep-alive timeout too. Yields the proxy's port.
+    ``timeout_s``, and its keep-alive timeout too; ``connections_per_address``, when given,
+    replaces its limit of open connections per address. Yields the proxy's port.
 
     Skips when nginx is not installed (CI installs it: ``.ci/run``), unless ``CI`` is set."""
     nginx = shutil.which("nginx") or next(
@@ -89,6 +91,10 @@ def proxied(upstream_port: int, work_dir: Path, *, timeout_s: float) -> Iterator
     site = site.replace("listen 8080;", f"listen 127.0.0.1:{port};")
     site = re.sub(r"(client_header_timeout|client_body_timeout|keepalive_timeout)(\s+)\d+s;",
                   rf"\1\g<2>{timeout_s:g}s;", site)
+    if connections_per_address is not None:
+        site = re.sub(r"limit_conn per_address(\s+)\d+;",
+                      rf"limit_conn per_address\g<1>{connections_per_address};", site)
+    work_dir.mkdir(parents=True, exist_ok=True)
     (work_dir / "site.conf").write_text(site)
     (work_dir / "nginx.conf").write_text(
         f"pid {work_dir}/nginx.pid;\nevents {{}}\nhttp {{\n  access_log off;\n"

@@ -3,8 +3,9 @@
 shortened) to a real ``agents-club serve`` on loopback: a huge header, a flood of headers and
 a head that never ends are refused (431 ``request/headers_too_large``); a head trickled in a
 byte at a time, a connection that sends nothing and a body that stalls are closed at the
-deadline; an oversized body is refused (413 ``request/too_large``); and an idle
-keep-alive connection is closed. The gateway leaves these to the proxy (docs/deploy.md)."""
+deadline; an oversized body is refused (413 ``request/too_large``); an idle
+keep-alive connection is closed; and an address past its open connections is refused (429
+``rate/limited``). The gateway leaves these to the proxy (docs/deploy.md)."""
 
 from __future__ import annotations
 
@@ -143,3 +144,31 @@ def test_heads_and_bodies_are_bounded_by_the_proxy(
         assert fine.startswith(b"HTTP/1.1 200"), fine[:200]
         for probe in timed:
             probe.result()
+
+
+def test_an_address_past_its_open_connections_is_refused_with_a_problem(
+    redis_url: str, signing_key_pem: str, tmp_path: Path
+) -> None:
+    """Two requests in progress (their bodies still coming) hold the proxy's two
+    connections for this address: a third request gets 429 ``rate/limited`` as a problem
+    document with ``Retry-After``, and is served again once one of them closed."""
+    body_head = head(b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n",
+                     method=b"POST", path=b"/v1/admission/challenges") + b'{"agent_na'
+    with served(redis_url, signing_key_pem, tmp_path) as (_, gateway_port), \
+            proxied(gateway_port, tmp_path / "proxy", timeout_s=10,
+                    connections_per_address=2) as port:
+        holding = [socket.create_connection(("127.0.0.1", port), timeout=6) for _ in range(2)]
+        try:
+            for conn in holding:
+                conn.sendall(body_head)
+            time.sleep(0.3)  # both heads read: each connection now counts
+            refused, _ = exchange(port, head(b"Connection: close\r\n\r\n"))
+            assert refused.startswith(b"HTTP/1.1 429"), refused[:300]
+            assert b"Retry-After: 1" in refused and b"application/problem+json" in refused
+            assert b'"code":"rate/limited"' in refused
+        finally:
+            for conn in holding:
+                conn.close()
+        time.sleep(0.3)
+        fine, _ = exchange(port, head(b"Connection: close\r\n\r\n"))
+        assert fine.startswith(b"HTTP/1.1 200"), fine[:200]

@@ -288,19 +288,16 @@ def is_listed(state: MarketFortuneState, action: MarketFortuneAction) -> bool:
     the action's own kind only, from the same definitions, and compares
     canonical ids (the listed actions' ids are remembered, and an action
     parsed from a request is never the listed object itself)."""
-    values = state.__dict__
-    stage = values["stage"]
+    stage, tasks, attack = state.stage, state.tasks, state.attack
     if stage == "over":
         return False
-    tasks = values["tasks"]
-    attack = values["attack"]
     if tasks:
         options = _task_actions(state, tasks[0], action)
     elif attack is not None and attack.defender is not None:
         options = _defence_actions(state, attack.defender)
     else:
         choices = _STAGE_CHOICES.get(stage, _NO_CHOICES).get(action.kind)
-        options = choices(state, values["active"], action) if choices is not None else []
+        options = choices(state, state.active, action) if choices is not None else []
     return _id_of(action) in map(_id_of, options)
 
 

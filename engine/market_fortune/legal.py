@@ -160,20 +160,30 @@ def _between_seat(state: MarketFortuneState) -> int:
     return state.next_opener if state.next_opener is not None else 0
 
 
-def _pile_sources(state: MarketFortuneState, deck_only: bool = False, only: Source | None = None) -> list[str]:
-    """The sources a building card can be drawn from now (4.2, 4.3); with ``only``, that one if it can."""
-    asked = SOURCES if only is None else (only,)
-    return [s for s in asked if (not deck_only or s.endswith("_deck")) and can_draw(state, s)]
+_DECKS: tuple[Source, ...] = tuple(source for source in SOURCES if source.endswith("_deck"))
 
 
-def _optimisations(state: MarketFortuneState, seat: int) -> list[MarketFortuneAction]:
-    """Swaps allowed by 5.2: same type, industries still matching unless Innovation."""
+def _drawable(
+    state: MarketFortuneState, sources: tuple[Source, ...], choice: Callable[[Source], MarketFortuneAction]
+) -> list[MarketFortuneAction]:
+    """The ``choice`` of each of ``sources`` a building card can be drawn from now (4.2, 4.3)."""
+    return [choice(source) for source in sources if can_draw(state, source)]
+
+
+def _optimisations(
+    state: MarketFortuneState, seat: int, asked: MarketFortuneAction | None = None
+) -> list[MarketFortuneAction]:
+    """Swaps allowed by 5.2: same type, industries still matching unless Innovation; given an
+    :class:`Optimise`, only the swap of its own hand card (see :data:`Choices`)."""
     owner = state.seats[seat]
+    hand = owner.hand
+    if isinstance(asked, Optimise):
+        hand = (asked.into,) if asked.into in hand else ()
     options: list[MarketFortuneAction] = []
     for inv in owner.investments:
         if inv.face_up:
             continue
-        for card in owner.hand:
+        for card in hand:
             if card[0] == "S":
                 partner, out = inv.ret, inv.stock
             else:
@@ -196,7 +206,7 @@ def _task_actions(
             return [_discard(asked.card)] if asked.card in allowed else []
         return [_discard(c) for c in allowed]
     if task.step in ("draw", "draw_deck"):
-        return [_draw(s) for s in _pile_sources(state, deck_only=task.step == "draw_deck")]
+        return _drawable(state, _DECKS if task.step == "draw_deck" else SOURCES, _draw)
     if task.step == "return":
         return [_return(inv.stock) for inv in owner.investments]
     if task.step == "take":
@@ -213,7 +223,7 @@ def _task_actions(
 Choices = Callable[[MarketFortuneState, int, MarketFortuneAction | None], list[MarketFortuneAction]]
 """The actions of one kind a seat may take now. Given an action of that kind,
 a generator may list only the choices that could equal it (a red's own card,
-a Build's own source)."""
+a Build's own source, an optimisation's own hand card)."""
 
 
 def _holds(state: MarketFortuneState, seat: int, asked: MarketFortuneAction | None = None) -> list[MarketFortuneAction]:
@@ -225,12 +235,12 @@ def _holds(state: MarketFortuneState, seat: int, asked: MarketFortuneAction | No
 
 _STAGE_CHOICES: dict[str, dict[str, Choices]] = {
     "main": {
-        "build": lambda state, seat, asked: [
-            _build(s) for s in _pile_sources(state, only=asked.source if isinstance(asked, Build) else None)
-        ],
+        "build": lambda state, seat, asked: _drawable(
+            state, (asked.source,) if isinstance(asked, Build) else SOURCES, _build
+        ),
         "risk": lambda state, seat, asked: [_risk(s, r, i) for s, r, i in formable_pairs(state, seat)],
         "dominate": lambda state, seat, asked: [_DOMINATE] if can_draw_strategy(state) else [],
-        "optimise": lambda state, seat, asked: _optimisations(state, seat),
+        "optimise": _optimisations,
     },
     "red": {
         "end": lambda state, seat, asked: [_END_TURN],
@@ -241,13 +251,15 @@ _STAGE_CHOICES: dict[str, dict[str, Choices]] = {
     "victory": {
         "declare": lambda state, seat, asked: [_DECLARE],
         "return": _holds,
-        "optimise": lambda state, seat, asked: _optimisations(state, seat),
+        "optimise": _optimisations,
     },
     "between": {"next_game": lambda state, seat, asked: [_NEXT_GAME]},
 }
 """Per stage of the active seat's turn (no task owed, no defence window open),
 the choices of each action kind: :func:`actions_now` lists them all, and
 :func:`is_listed` asks only the action's own kind."""
+_NO_CHOICES: dict[str, Choices] = {}
+"""The choices of a stage in which the active seat decides nothing (``resolving``, ``ending``)."""
 
 
 def _defence_actions(state: MarketFortuneState, defender: int) -> list[MarketFortuneAction]:
@@ -266,7 +278,7 @@ def actions_now(state: MarketFortuneState) -> list[MarketFortuneAction]:
         return _defence_actions(state, attack.defender)
     seat = state.active
     return [
-        action for choices in _STAGE_CHOICES.get(state.stage, {}).values() for action in choices(state, seat, None)
+        action for choices in _STAGE_CHOICES.get(state.stage, _NO_CHOICES).values() for action in choices(state, seat, None)
     ]
 
 
@@ -276,14 +288,15 @@ def is_listed(state: MarketFortuneState, action: MarketFortuneAction) -> bool:
     the action's own kind only, from the same definitions, and compares
     canonical ids (the listed actions' ids are remembered, and an action
     parsed from a request is never the listed object itself)."""
-    if state.stage == "over":
+    stage, tasks, attack = state.stage, state.tasks, state.attack
+    if stage == "over":
         return False
-    if state.tasks:
-        options = _task_actions(state, state.tasks[0], action)
-    elif state.attack is not None and state.attack.defender is not None:
-        options = _defence_actions(state, state.attack.defender)
+    if tasks:
+        options = _task_actions(state, tasks[0], action)
+    elif attack is not None and attack.defender is not None:
+        options = _defence_actions(state, attack.defender)
     else:
-        choices = _STAGE_CHOICES.get(state.stage, {}).get(action.kind)
+        choices = _STAGE_CHOICES.get(stage, _NO_CHOICES).get(action.kind)
         options = choices(state, state.active, action) if choices is not None else []
     return _id_of(action) in map(_id_of, options)
 

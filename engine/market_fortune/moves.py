@@ -237,20 +237,18 @@ def can_draw_strategy(state: MarketFortuneState) -> bool:
 
 
 def draw_strategy(
-    state: MarketFortuneState,
-    seat: int,
-    events: list[Event],
-    why: str,
-    also: dict[str, object] | None = None,
-) -> MarketFortuneState:
+    state: MarketFortuneState, seat: int, events: list[Event], why: str
+) -> tuple[MarketFortuneState, str | None, dict[str, object]]:
     """Draw one Strategy for ``seat`` if any is left (4.3); ``why`` names the rule.
 
-    ``also`` holds further state fields to change in the same copy.
+    Returns the state (with a new deck if its deck ran out, 4.3), the card
+    drawn (``None``: deck and pile were empty) and the changes that move it,
+    for the caller to make in the copy that makes its own (as :func:`draw`).
     """
     if not state.strategy_deck:
         if not state.strategy_pile:
             events.append(event("no_strategy", f"Seat {seat} draws no Strategy ({why}): deck and discard pile are empty.", seat=seat))
-            return evolve(state, also) if also else state
+            return state, None, {}
         state, counter = next_chance(state)
         state = evolve(state, {
             "strategy_deck": tuple(chance.shuffle(state.seed, counter, state.strategy_pile)),
@@ -259,13 +257,11 @@ def draw_strategy(
         events.append(event("reshuffle", "The Strategy deck ran out: its discard pile was shuffled into a new deck.", deck="strategy_deck"))
     deck = state.strategy_deck
     card = deck[-1]
-    changes: dict[str, object] = {"strategy_deck": deck[:-1]}
-    if also:
-        changes.update(also)
-    state = with_seat(state, seat, {"strategies": (*state.seats[seat].strategies, card)}, changes)
+    changes = seat_change(state, seat, {"strategies": (*state.seats[seat].strategies, card)})
+    changes["strategy_deck"] = deck[:-1]
     events.append(event("strategy", f"Seat {seat} drew a Strategy ({why}).", seat=seat))
     events.append(event("strategy", f"You drew {cards.card_name(card)} ({card}) ({why}).", (seat,), seat=seat, card=card))
-    return state
+    return state, card, changes
 
 
 PILE_OF = {"S": "stock_pile", "R": "return_pile", "X": "strategy_pile"}

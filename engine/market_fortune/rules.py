@@ -241,12 +241,12 @@ def _form(
     events.append(event("invest", f"Seat {seat} formed an investment face down ({how}); it now has {size}.", seat=seat, investments=size))
     formed = [stock, ret] + ([innovation] if innovation else [])
     events.append(event("invest", f"You formed {cards.card_name(stock)} + {cards.card_name(ret)} ({how}).", (seat,), seat=seat, cards=formed))
-    state = draw_strategy(state, seat, events, "Momentum, 3.5")
-    held = state.seats[seat].strategies
-    if len(held) > len(strategies):
-        # 3.5: kept for a later turn, and not used when winning (8.1).
-        state = evolve(state, {"momentum": held[-1]})
-    return state
+    state, drawn, moved = draw_strategy(state, seat, events, "Momentum, 3.5")
+    if drawn is None:
+        return state
+    # 3.5: kept for a later turn, and not used when winning (8.1).
+    moved["momentum"] = drawn
+    return evolve(state, moved)
 
 
 def _after_forming(state: MarketFortuneState, seat: int, events: list[Event], via_risk: bool) -> MarketFortuneState:
@@ -552,9 +552,10 @@ def _apply_main(
         changes["stage"] = "ending"
         return state
     if isinstance(action, Dominate):
-        state = draw_strategy(state, seat, events, "Dominate, 3.4")
+        state, drawn, moved = draw_strategy(state, seat, events, "Dominate, 3.4")
+        assert drawn is not None, "Dominate is listed only while a Strategy can be drawn (4.3)"
+        changes.update(moved)
         # 3.4: a red drawn may be played (it or another red); any other colour ends the turn.
-        drawn = state.seats[seat].strategies[-1]
         changes["stage"] = "red" if cards.kind_of(drawn).colour == "red" else "ending"
         return state
     if isinstance(action, Optimise):

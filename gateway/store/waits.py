@@ -185,6 +185,11 @@ class ChangeListener:
         held = self._channels.get(channel)
         return held is not None and held.ready.done()
 
+    @property
+    def held_channels(self) -> int:
+        """How many channels are subscribed or lingering."""
+        return len(self._channels)
+
     async def start(self) -> None:
         """Open the links (one, or one per primary) and start following them."""
         if self.cluster is None:

@@ -98,11 +98,6 @@ class MarketCard:
         """The printed face, e.g. ``coal +4``."""
         return f"{self.commodity} {self.value:+d}"
 
-    @property
-    def half(self) -> int:
-        """Spaces moved when the card is halved (every value is even, so exact)."""
-        return self.value // 2
-
 
 @dataclass(frozen=True, slots=True)
 class ShareCard:

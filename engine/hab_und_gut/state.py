@@ -22,9 +22,7 @@ __all__ = [
     "TradeKind",
     "evolve",
     "holder_of",
-    "left_holder",
     "neighbours_of_holder",
-    "right_holder",
 ]
 
 Phase = Literal["stock", "market", "over"]
@@ -116,16 +114,6 @@ def holder_of(seat: Seat, side: Side, seats: int) -> int:
     """The holder on ``side`` of ``seat`` (rulebook 2.2): on the left the one it deals into,
     which has its number; on the right its right neighbour's left holder."""
     return seat if side == "left" else (seat - 1) % seats
-
-
-def left_holder(seat: Seat, seats: int) -> int:
-    """The holder on ``seat``'s left: the one it deals into."""
-    return holder_of(seat, "left", seats)
-
-
-def right_holder(seat: Seat, seats: int) -> int:
-    """The holder on ``seat``'s right: its right neighbour's left holder."""
-    return holder_of(seat, "right", seats)
 
 
 def neighbours_of_holder(holder: int, seats: int) -> tuple[Seat, Seat]:

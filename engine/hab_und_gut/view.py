@@ -26,7 +26,7 @@ from .components import (
     TURNS_PER_ROUND,
     Commodity,
 )
-from .state import HabState, Phase, Side, TradeKind
+from .state import HabState, Phase, Side, TradeKind, holder_of
 
 __all__ = [
     "HabView",
@@ -252,7 +252,7 @@ def view(state: HabState, seat: Seat | None) -> HabView:
     seats = values["seats"]
     held_by = values["holders"]
     if seat is not None:
-        right = (seat - 1) % seats  # right_holder, inlined; the left holder is the seat's own number
+        right = holder_of(seat, "right", seats)  # the left holder has the seat's own number
         holders = (
             _HOLDER_VIEWS[2 * seat].get(held_by[seat]) or _holder(seat, "left", held_by[seat]),
             _HOLDER_VIEWS[2 * right + 1].get(held_by[right]) or _holder(right, "right", held_by[right]),

@@ -147,10 +147,6 @@ DECK_AND_PILE: dict[str, tuple[str, str]] = {
 """A draw source -> (its deck, its pile)."""
 
 
-def _deck_and_pile(source: Source) -> tuple[str, str]:
-    return DECK_AND_PILE[source]
-
-
 def is_locked(state: MarketFortuneState, card: str) -> bool:
     """Whether ``card`` lies face down on its pile (Championship, 9.3)."""
     return any(locked == card for locked, _ in state.locked)

@@ -47,7 +47,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agents.wire import INTEGRAL
 from agents.wire.admission import AnswersRequest, ChallengeRequest
-from agents.wire.tables import ActionRequest, CreateTableRequest, TableStatus
+from agents.wire.tables import ActionRequest, CreateTableRequest, TableOut, TableStatus
 from agents.wire.tournaments import RatedQueueRequest
 from gateway.errors import ProblemError, rate_limited, redis_unavailable
 from gateway.principal import Principal
@@ -350,9 +350,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         principal = (await verified(sent)).principal
         created = await tables_service.create_table(
             ctx_tables(), principal, CreateTableRequest.model_validate(fields))
-        seen = await tables_service.with_first_decision(ctx_tables(), created, pending(sent),
-                                                        wait=wait_s)
-        return seen.model_dump(mode="json")
+        return await first_decision(created, sent, wait_s)
 
     @server.tool()
     async def join_table(table_id: TableId, ctx: Context, wait_s: ObserveWait = 0,
@@ -363,9 +361,13 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         sent = agent_token(ctx, token)
         principal = (await verified(sent)).principal
         joined = await tables_service.join_table(ctx_tables(), table_id, principal)
-        seen = await tables_service.with_first_decision(ctx_tables(), joined, pending(sent),
-                                                        wait=wait_s)
-        return seen.model_dump(mode="json")
+        return await first_decision(joined, sent, wait_s)
+
+    async def first_decision(table: TableOut, token: str, wait: float) -> dict[str, Any]:
+        """``table`` with the seat's first decision, when ``wait`` asks for it."""
+        decided = await tables_service.with_first_decision(
+            ctx_tables(), table, pending(token), wait=wait)
+        return decided.model_dump(mode="json")
 
     @server.tool()
     async def observe(table_id: TableId, ctx: Context, wait_s: ObserveWait = 0,

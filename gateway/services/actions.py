@@ -69,6 +69,7 @@ __all__ = [
 Events = list[tuple[tuple[int, ...] | None, dict[str, Any]]]
 """Events to commit, as ``(audience, body)`` (``None``: public)."""
 
+
 @dataclass(frozen=True)
 class Step:
     """A computed change, ready for the compare-and-set."""

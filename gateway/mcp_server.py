@@ -62,6 +62,7 @@ from gateway.security import (
 )
 from gateway.services import admission as admission_service
 from gateway.services import events as events_service
+from gateway.services import play as play_service
 from gateway.services import rated_queue as rated_queue_service
 from gateway.services import tables as tables_service
 from gateway.services import tournaments as tournaments_service
@@ -365,7 +366,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
 
     async def first_decision(table: TableOut, token: str, wait: float) -> dict[str, Any]:
         """``table`` with the seat's first decision, when ``wait`` asks for it."""
-        decided = await tables_service.with_first_decision(
+        decided = await play_service.with_first_decision(
             ctx_tables(), table, pending(token), wait=wait)
         return decided.model_dump(mode="json")
 
@@ -374,7 +375,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
                       token: TokenArgument = None) -> dict[str, Any]:
         """Your seat's view: summary (plain words, opening with what happened since your
         last move), version, legal_actions (act with one id) and status."""
-        seen = await tables_service.observe(
+        seen = await play_service.observe(
             ctx_tables(), table_id, caller_of(ctx, token), wait=wait_s)
         return seen.model_dump(mode="json")
 
@@ -394,7 +395,7 @@ def build_mcp_server(app: FastAPI) -> MCPServer:
         and list the legal action ids."""
         caller = pending(agent_token(ctx, token))
         key = f"mcp:{table_id}:{version}:{action}"  # a retried call is applied once
-        answer = await tables_service.play(
+        answer = await play_service.play(
             ctx_tables(), table_id, caller, ActionRequest(version=version, action=action), key,
             wait=wait_s)
         return answer.model_dump(mode="json")

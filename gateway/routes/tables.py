@@ -36,6 +36,8 @@ from gateway.deps import (
 from gateway.openapi_docs import AUTH_PROBLEMS, OPTIONAL_AUTH_PROBLEMS, problem_responses
 from gateway.routes.waits import OBSERVE_WAIT_MAX_S, wait_seconds
 from gateway.services import events as events_service
+from gateway.services import play as play_service
+from gateway.services import replays as replays_service
 from gateway.services import tables as tables_service
 
 __all__ = ["MAX_LIST_OFFSET", "router"]
@@ -110,7 +112,7 @@ async def create_table(
     ctx = table_context_of(request)
     created = await tables_service.create_table(
         ctx, principal, body, idempotency_key=idempotency_key)
-    return await tables_service.with_first_decision(ctx, created, caller, wait=wait)
+    return await play_service.with_first_decision(ctx, created, caller, wait=wait)
 
 
 @router.get(
@@ -177,7 +179,7 @@ async def join_table(
     ctx = table_context_of(request)
     joined = await tables_service.join_table(
         ctx, table_id, principal, idempotency_key=idempotency_key)
-    return await tables_service.with_first_decision(ctx, joined, caller, wait=wait)
+    return await play_service.with_first_decision(ctx, joined, caller, wait=wait)
 
 
 @router.post(
@@ -253,7 +255,7 @@ async def observe_table(
     A bot's whole loop can be ``observation?wait_s=30`` then an action: the answer
     comes when the bot is to act (``legal_actions`` not empty), when the table is
     over (``status`` ``finished``), or after ``wait_s`` seconds with neither."""
-    seen = await tables_service.observe(table_context_of(request), table_id, caller, wait=wait)
+    seen = await play_service.observe(table_context_of(request), table_id, caller, wait=wait)
     if tools is not None:
         seen = seen.model_copy(update={"tools": openai_tools(seen.legal_actions)})
     # Made by our own code as an ObservationOut: sent as its JSON, it skips FastAPI's
@@ -307,7 +309,7 @@ async def submit_action(
 
     With ``wait_s``, a bot's whole loop is one request per decision: act with the
     ``version`` and a legal action of the answer's ``observation``, repeat."""
-    answer = await tables_service.play(
+    answer = await play_service.play(
         table_context_of(request), table_id, caller, body, idempotency_key, wait=wait)
     # Sent as its JSON for the same reason as observe_table's answer.
     return Response(answer.model_dump_json(), media_type="application/json")
@@ -397,7 +399,7 @@ async def get_replay(request: Request, table_id: str, principal: OptionalPrincip
     per ``anonymous_replay_window_s``; 429 ``rate/limited`` beyond).
     A tournament table's replay waits until every table of its board is over
     (409 ``replay/embargoed``)."""
-    replay = await tables_service.replay_json(
+    replay = await replays_service.replay_json(
         table_context_of(request), table_id, principal, address=client_address(request))
     return Response(replay, media_type="application/json")
 

@@ -23,6 +23,7 @@ from gateway.deps import (
 )
 from gateway.openapi_docs import OPTIONAL_AUTH_PROBLEMS, problem_responses
 from gateway.schemas.watch import ReplayPositions
+from gateway.services import replays as replays_service
 from gateway.services import tables as tables_service
 from gateway.services import tournaments as tournaments_service
 from gateway.services.records import game_or_problem
@@ -143,5 +144,5 @@ async def get_replay_positions(request: Request, table_id: str, principal: Optio
     ``table/not_finished`` before; a reader without a token counts against the same
     per-address allowance, 429 ``rate/limited`` beyond)."""
     ctx = table_context_of(request)
-    await tables_service.limit_anonymous_replays(ctx, principal, client_address(request))
+    await replays_service.limit_anonymous_replays(ctx, principal, client_address(request))
     return await replay_positions(ctx, table_id, principal)

@@ -8,11 +8,11 @@ the events it may see when asked, and the end.
 
 Nothing here decides anything about a game, a seat or a token: every read and
 every action goes through the same service functions as HTTP and MCP
-(:func:`gateway.services.actions.submit`, :func:`gateway.services.tables.hold`,
+(:func:`gateway.services.actions.submit`, :func:`gateway.services.play.hold`,
 :func:`gateway.services.events.poll_events`,
 :func:`gateway.services.tournaments.assignments`), so the socket redacts, refuses
 and applies exactly as they do. A subscription waits the way a held observation
-does (:func:`gateway.services.tables.hold`: a watch on the table's turn stream,
+does (:func:`gateway.services.play.hold`: a watch on the table's turn stream,
 then one read), from the table as it last read it. Waiting holds no Redis
 connection, so a worker holds many idle sockets cheaply.
 
@@ -82,7 +82,7 @@ from gateway.principal import Principal
 from gateway.security import PendingRevocation, TokenService, auth_problem
 from gateway.services import actions as actions_service
 from gateway.services import events as events_service
-from gateway.services import tables as tables_service
+from gateway.services import play as play_service
 from gateway.services import tournaments as tournaments_service
 from gateway.services.context import TableContext
 from gateway.services.loaded_table import LoadedTable
@@ -366,7 +366,7 @@ class _Session:
             # decision, built from the state the commit wrote, and it is pushed once too.
             self._pushed[table_id] = version
             self._told[table_id] = applied.table
-            following = tables_service.observation_after(applied)
+            following = play_service.observation_after(applied)
         await self.send(AcceptedMessage(ref=message.ref, table_id=table_id,
                                         result=applied.result(following)))
         if following is not None:  # also pushed, for clients that act on pushes only
@@ -436,7 +436,7 @@ class _Session:
                     caller = self.credential.caller
                     table, seat = position.table, position.seat
                     if table.record.status == "finished":
-                        return await tables_service.observation_of(
+                        return await play_service.observation_of(
                             ctx, table_id, caller, position, recent)
                     pushed = self._pushed.get(table_id, after_version)
                     if first or (seat is not None and table.version > pushed
@@ -452,7 +452,7 @@ class _Session:
                     recent = None
                     after = table.version if seat is None else self._pushed[table_id]
                     try:
-                        moved, recent = await tables_service.hold(
+                        moved, recent = await play_service.hold(
                             ctx, table_id, caller, position, wait=RECHECK_S,
                             after_version=after, watch=watch)
                     except ProblemError as error:
@@ -469,11 +469,11 @@ class _Session:
                     del self._watches[table_id]
         raise _Closing(None)
 
-    async def _push(self, table_id: str, position: tables_service.Position,
+    async def _push(self, table_id: str, position: play_service.Position,
                     recent: RecentHistory | None, feed: _EventsFeed | None) -> None:
         """Tell the seat its decision (the events before it first, with a feed). Its own
         frame, so the observation is not held by the subscription while the seat thinks."""
-        seen = await tables_service.observation_of(
+        seen = await play_service.observation_of(
             self.ctx, table_id, self.credential.caller, position, recent)
         if feed is not None:
             await self._send_events(table_id, feed, up_to=seen.last_event_id)
@@ -557,10 +557,10 @@ class _Credential:
 
 
 async def _position(ctx: TableContext, table_id: str,
-                    caller: PendingRevocation) -> tables_service.Position:
+                    caller: PendingRevocation) -> play_service.Position:
     """The caller's position at a first read of the table (its read not kept past it)."""
     loaded, principal = await actions_service.read_visible(ctx, table_id, caller)
-    return tables_service.Position(loaded, loaded.record.seat_for(principal), principal)
+    return play_service.Position(loaded, loaded.record.seat_for(principal), principal)
 
 
 async def _authenticate(websocket: WebSocket, token: str) -> _Credential:

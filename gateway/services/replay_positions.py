@@ -8,7 +8,7 @@ the shape the page draws: per step the spectator's view and, per seat, what
 that seat saw beyond it (its hand, its Strategies, its shares...). Nothing is
 computed that the replay does not already give away.
 
-The positions pass the replay's own gates (:func:`gateway.services.tables.require_replay_open`),
+The positions pass the replay's own gates (:func:`gateway.services.replays.require_replay_open`),
 with one reader more: anyone, for a table of a public tournament whose board is
 published, since that tournament already lists the table and serves its replay to
 anyone (``GET /v1/tournaments/{id}`` and its ``replays.jsonl``).
@@ -25,6 +25,7 @@ from engine.core import Game
 from engine.registry import get_game
 from gateway.principal import Principal
 from gateway.schemas.watch import ReplayEventOut, ReplayPositions, ReplayStepOut
+from gateway.services import replays as replays_service
 from gateway.services import tables as tables_service
 from gateway.services import tournaments as tournaments_service
 from gateway.services.access import may_see
@@ -97,8 +98,8 @@ async def replay_positions(ctx: TableContext, table_id: str, principal: Principa
     """Step 0 is the deal; step ``k`` the position after the ``k``-th logged action."""
     loaded = await load_table(ctx, table_id)
     if not await _opened(ctx, loaded.record, principal):
-        await tables_service.require_replay_open(ctx, loaded, principal)
-    replay = await tables_service.build_replay(ctx, loaded)
+        await replays_service.require_replay_open(ctx, loaded, principal)
+    replay = await replays_service.build_replay(ctx, loaded)
     key = (ctx.settings.redis_namespace, table_id, replay.seed, len(replay.log))
     made = _MEMO.get(key)
     if made is None:

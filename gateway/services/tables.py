@@ -1,4 +1,7 @@
-"""Table lifecycle: create, list, show, join, leave, close, observe, replay.
+"""Table lifecycle: create, list, show, join, leave, close.
+
+Observing and acting at a table are :mod:`gateway.services.play`; a finished
+table's replay is :mod:`gateway.services.replays`.
 
 Joining and leaving are compare-and-set changes like actions: on a version
 conflict the table is read again and the request checked again, so two agents
@@ -7,101 +10,46 @@ racing for the last seat never both get it.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import hashlib
 import secrets
-import time
-import zlib
-from typing import Any, NamedTuple
+from typing import Any
 
 from pydantic import ValidationError
 
-from agents.wire.tables import (
-    ActionRequest,
-    ActionResult,
-    CreateTableRequest,
-    LogEntryOut,
-    ObservationOut,
-    ReplayOut,
-    SeatOut,
-    TableList,
-    TableOut,
-    TableStatus,
-)
+from agents.wire.tables import CreateTableRequest, SeatOut, TableList, TableOut, TableStatus
 from engine.bots import UnknownBot, available_bots, get_bot
 from engine.core import Game, InvalidConfig, Seat
-from gateway.errors import rate_limited
 from gateway.principal import Principal
-from gateway.security import PendingRevocation
 from gateway.services import quotas
 from gateway.services.access import require_visible
 from gateway.services.actions import (
-    Applied,
     Events,
     commit_record,
     finish,
     load_table,
     parse_table,
-    read_visible,
     require_scope,
-    submit,
 )
 from gateway.services.context import TableContext
-from gateway.services.loaded_table import LoadedTable
-from gateway.services.observations import (
-    FIRST_READ_EVENTS,
-    LOG_TAIL,
-    RECENT_EVENTS,
-    RECENT_LOG_ENTRIES,
-    TABLE_FIELDS,
-    SinceLastMove,
-    SpectatorReason,
-    event_out,
-    last_move,
-    observation,
-    outcome_out,
-    reaches,
-    since_last_move,
-    table_settings,
-)
+from gateway.services.observations import TABLE_FIELDS, outcome_out, table_settings
 from gateway.services.records import SeatRecord, TableRecord, game_or_problem, problem
-from gateway.services.waiters import Watch
-from gateway.store.admission import AdmissionStore
-from gateway.store.tables import (
-    IdempotencyRecord,
-    RecentHistory,
-    StoredEvent,
-    TableSnapshot,
-    TurnEntry,
-)
+from gateway.store.tables import IdempotencyRecord
 from tournament.house import house_bot_name
 
 __all__ = [
     "CAS_ATTEMPTS",
-    "Position",
-    "build_replay",
     "close_table",
     "closed",
     "create_table",
     "get_table",
-    "hold",
     "join_table",
     "leave_table",
-    "limit_anonymous_replays",
     "list_tables",
-    "observation_after",
-    "observation_of",
-    "observe",
-    "play",
-    "replay_json",
-    "require_replay_open",
     "seat_event",
     "seat_record",
     "start_if_full",
     "table_config",
     "table_out",
-    "with_first_decision",
 ]
 
 CAS_ATTEMPTS = 20
@@ -629,334 +577,3 @@ async def close_table(ctx: TableContext, table_id: str, principal: Principal) ->
             return table_out(record, loaded.version + 1, principal)
     raise problem("table/stale_version", "The table kept changing; try again.",
                   current_version=loaded.version)
-
-
-class Position(NamedTuple):
-    """A caller's place at a table as of one read (or write) of it."""
-
-    table: LoadedTable
-    seat: int | None
-    """``None``: a spectator."""
-    principal: Principal | None
-
-
-def _worth_answering(loaded: LoadedTable, seat: int | None, after_version: int) -> bool:
-    """Whether a held observation should answer now (see :func:`hold`)."""
-    record = loaded.record
-    if record.status == "finished":
-        return True
-    if loaded.version <= after_version:
-        return False
-    return seat is None or (record.status == "playing" and seat in loaded.game.to_act(loaded.state))
-
-
-def _still_not_to_act(turn: TurnEntry, read: TableSnapshot, seat: int) -> bool:
-    """Whether the last turn entry shows, without parsing the table, that ``seat`` is
-    still not to act: only when the entry is the table as read and names seats to act
-    without ``seat``; nobody to act (the end) or not known (a join, a start) makes the
-    waiter parse the table."""
-    if (turn.seq, turn.version) != (read.seq, read.version) or not turn.to_act:
-        return False
-    return seat not in turn.to_act
-
-
-async def observe(
-    ctx: TableContext, table_id: str, caller: PendingRevocation | None, *, wait: float = 0.0
-) -> ObservationOut:
-    """What the caller's seat (or a spectator) sees, and the caller's legal actions.
-
-    With ``wait`` the answer is held (:func:`hold`) until it is worth sending: a
-    seated caller until it must act or the table ends, anyone else until the
-    table changes. The caller's token revocation is asked with the first read.
-    """
-    loaded, principal = await read_visible(ctx, table_id, caller)
-    seat = loaded.record.seat_for(principal)
-    start = Position(loaded, seat, principal)
-    after = loaded.version if seat is None else -1
-    position, recent = await hold(ctx, table_id, caller, start, wait=wait, after_version=after)
-    return await observation_of(ctx, table_id, caller, position, recent)
-
-
-async def with_first_decision(
-    ctx: TableContext, table: TableOut, caller: PendingRevocation, *, wait: float
-) -> TableOut:
-    """A create's or join's answer with, when ``wait`` is given and the caller sits
-    there, the seat's observation held (:func:`observe`) until its first decision point,
-    so an agent goes from its seat to its first action with no request between."""
-    if wait <= 0 or table.your_seat is None:
-        return table
-    seen = await observe(ctx, table.id, caller, wait=wait)
-    return table.model_copy(update={"observation": seen})
-
-
-async def hold(
-    ctx: TableContext, table_id: str, caller: PendingRevocation | None, start: Position, *,
-    wait: float, after_version: int, watch: Watch | None = None,
-) -> tuple[Position, RecentHistory | None]:
-    """Wait from ``start`` (a read, or the table as a commit just wrote it) up to ``wait``
-    seconds (capped by ``long_poll_max_wait_s`` and the token's life) until the table is
-    worth answering: finished, or past ``after_version`` with the seat to act (any
-    change, for a spectator). Returns the caller's position as of the last read, and
-    the recent history read with it (when it was). ``watch``: the caller's own watch of
-    the table's turn stream, held since before it read ``start`` (a socket's
-    subscription), so the wait starts by waiting, not by reading.
-
-    It reads, waits for a change, reads, holding no Redis connection while it waits
-    (:mod:`gateway.services.waiters`). A spectator watches the event stream; a seat the
-    turn stream, which has an entry only when who acts may have changed, so it wakes
-    about once per turn, and an entry showing it still not to act needs no parse of the
-    table; a wake from a commit of this worker brings the table it wrote, so it needs no
-    read. Every read asks whether the token was revoked meanwhile (its mark is watched
-    too) before anything it read is told, and the wait ends when the token expires.
-    """
-    loaded, seat, principal = start
-    held_s = min(wait, ctx.settings.long_poll_max_wait_s)
-    if caller is not None:  # no longer than the token verifies, and not at all once it expired
-        caller.confirm_still_valid()
-        held_s = caller.held_s(held_s)
-    if held_s < 0.001 or _worth_answering(loaded, seat, after_version):
-        return start, None
-    give_up = time.monotonic() + held_s
-    latest = loaded.snapshot  # the newest read of the table, parsed or not
-    recent: tuple[TableSnapshot, RecentHistory] | None = None  # a read and its history
-    asked = caller.revoked_key if caller is not None else None
-    stream = ctx.store.events_key(table_id) if seat is None else ctx.store.turns_key(table_id)
-    async with (ctx.waiters.watch(stream, asked) if watch is None
-                else contextlib.nullcontext(watch)) as watching:
-        after_wake = watch is not None  # a read after a wake usually answers: with history
-        while True:  # (a new watch first reads what came before it began) wait, read
-            if after_wake:
-                remaining = give_up - time.monotonic()
-                if remaining < 0.001:
-                    break
-                # The history of a read not worth answering is not held while it waits
-                # (at thousands of waiting sockets, that is what the collector walks):
-                # a wait that runs out has its answer read it again.
-                recent = None
-                if not await watching.changed(remaining, known=latest.version):
-                    break
-            changed = False
-            written = watching.written if after_wake and seat is not None else None
-            if written is not None and written.table.version > latest.version:
-                # Woken by a commit of this worker, with the table it wrote: no read.
-                latest, changed = written.table.snapshot, True
-                recent = (latest, written.history)
-            elif seat is None:  # a spectator: any change is worth answering
-                revoked, woken, read = await ctx.store.events_then_table(
-                    table_id, latest.seq, asked)
-                if caller is not None:
-                    caller.confirm(revoked)
-                if read is None:
-                    break
-                if woken:
-                    latest, changed = read, True
-            else:  # a seat: only a change of who acts may be
-                revoked, turns, read, history = await ctx.store.turns_then_table(
-                    table_id, latest, asked,
-                    history=(LOG_TAIL, FIRST_READ_EVENTS) if after_wake else None)
-                if caller is not None:
-                    caller.confirm(revoked)
-                if read is None:
-                    break
-                if turns:
-                    latest = read
-                    recent = None if history is None else (read, history)
-                    changed = not _still_not_to_act(turns[-1], read, seat)
-            if changed:
-                loaded = _visible(table_id, written.table if written is not None
-                                  and latest is written.table.snapshot else latest, principal)
-                if loaded.record.seat_for(principal) != seat:
-                    break  # it left (or took) a seat of the open table: tell it now
-                if _worth_answering(loaded, seat, after_version):
-                    break
-            after_wake = True
-    if latest is not loaded.snapshot:  # the wait ran out after changes not parsed yet
-        loaded = _visible(table_id, latest, principal)
-    if caller is not None:
-        caller.confirm_still_valid()  # the token may have expired while it waited
-    # The seat as of the read told, not as of the first: seats change until the start.
-    position = Position(loaded, loaded.record.seat_for(principal), principal)
-    return position, recent[1] if recent is not None and recent[0] is loaded.snapshot else None
-
-
-async def observation_of(
-    ctx: TableContext, table_id: str, caller: PendingRevocation | None, position: Position,
-    recent: RecentHistory | None = None,
-) -> ObservationOut:
-    """The observation of ``position``, with what happened since the seat's last move
-    (``recent``: the history read with the table, else read now)."""
-    loaded, seat, _principal = position
-    since = await _since_last_move(ctx, table_id, loaded, seat, recent)
-    reason: SpectatorReason | None = None
-    if seat is None:
-        reason = "no_token" if caller is None else "not_seated"
-    return observation(loaded, seat, since=since, spectator_reason=reason)
-
-
-def observation_after(applied: Applied) -> ObservationOut:
-    """The seat's observation of the table its action just wrote: built from the state
-    the commit wrote, with no read; nothing happened since its move."""
-    table = applied.table
-    return observation(table, applied.seat, since=SinceLastMove(after=table.snapshot.seq, events=[]),
-                       spectator_reason=None)
-
-
-async def play(
-    ctx: TableContext,
-    table_id: str,
-    caller: PendingRevocation,
-    body: ActionRequest,
-    idempotency_key: str | None,
-    *,
-    wait: float = 0.0,
-) -> ActionResult:
-    """One exchange per decision: apply the seat's action (:func:`submit`) and answer with
-    its observation; with ``wait``, held (:func:`hold`) from the table as the action wrote
-    it until the seat must decide again, the table ends or the wait runs out. ``version``
-    and ``events`` stay the action's own (what came after is the observation's
-    ``since_your_last_move``); a retry is answered from the table as it is then."""
-    if wait <= 0:
-        applied = await submit(ctx, table_id, caller, body, idempotency_key)
-        position, recent = Position(applied.table, applied.seat, applied.principal), None
-    else:  # watched from before the action, so its wait starts by waiting, not reading
-        async with ctx.waiters.watch(ctx.store.turns_key(table_id), caller.revoked_key) as watch:
-            applied = await submit(ctx, table_id, caller, body, idempotency_key, watch=watch)
-            start = Position(applied.table, applied.seat, applied.principal)
-            position, recent = await hold(ctx, table_id, caller, start, wait=wait,
-                                          after_version=-1, watch=watch)
-    if position.table is applied.table and not applied.retried:
-        return applied.result(observation_after(applied))
-    return applied.result(await observation_of(ctx, table_id, caller, position, recent))
-
-
-async def _since_last_move(
-    ctx: TableContext, table_id: str, loaded: LoadedTable, seat: int | None,
-    recent: RecentHistory | None = None,
-) -> SinceLastMove | None:
-    """The events ``seat`` may see since its last move, read after the table: the log's
-    last entries and the newest events in one lean round trip (usually enough; ``recent``:
-    already read with the table), else the log further back and the events after the
-    move; ``None`` for a spectator and before the start. Events newer than the observed
-    table are left out. More than :data:`RECENT_EVENTS` since the move, or a move older
-    than the log read, tell the newest events only."""
-    if seat is None or loaded.record.status == "open":
-        return None
-    last = loaded.snapshot.seq
-    log, events = recent if recent is not None else await ctx.store.recent_history(
-        table_id, log_entries=LOG_TAIL, events=FIRST_READ_EVENTS)
-    after = last_move(log, seat, whole_log=len(log) < LOG_TAIL)
-    if after is not None and reaches(events, after):
-        return since_last_move(events, seat, after=after, last_event_id=last)
-    if after is None and len(log) == LOG_TAIL:
-        log = await ctx.store.action_log(table_id, RECENT_LOG_ENTRIES)
-        after = last_move(log, seat, whole_log=len(log) < RECENT_LOG_ENTRIES)
-    if after is not None:
-        # Just the events since the move: usually a handful, parsed and nothing more.
-        events = await ctx.store.events_after(table_id, after, count=RECENT_EVENTS)
-        if len(events) < RECENT_EVENTS or events[-1].seq >= last:
-            return since_last_move(events, seat, after=after, last_event_id=last)
-    events = (await ctx.store.recent_history(table_id, log_entries=1, events=RECENT_EVENTS)).events
-    return since_last_move(events, seat, after=None, last_event_id=last)
-
-
-def _visible(
-    table_id: str, read: TableSnapshot | LoadedTable, principal: Principal | None
-) -> LoadedTable:
-    """A read of a table the caller was allowed to see (parsed, unless a commit of this
-    worker parsed it already); 404 once it may no longer (it left a private table
-    meanwhile)."""
-    loaded = read if isinstance(read, LoadedTable) else parse_table(table_id, read)
-    require_visible(loaded.record, principal)
-    return loaded
-
-
-async def limit_anonymous_replays(
-    ctx: TableContext, principal: Principal | None, address: str, *, replays: int = 1
-) -> None:
-    """Count ``replays`` read without a token against their address's allowance
-    (``anonymous_replays_per_address`` per ``anonymous_replay_window_s``): building a long
-    replay, or its positions, costs tens of milliseconds to a second of CPU. A bundle
-    (a tournament's ``replays.jsonl``) counts as many as it holds.
-
-    :raises ProblemError: 429 ``rate/limited`` with ``Retry-After`` beyond it.
-    """
-    if principal is not None:
-        return
-    settings = ctx.settings
-    decision = await AdmissionStore(ctx.store.redis, ctx.store.keys, ctx.clock).hit(
-        "replay", address, limit=settings.anonymous_replays_per_address,
-        window_s=settings.anonymous_replay_window_s, units=replays)
-    if not decision.allowed:
-        raise rate_limited("replays read without a token from your address (send a token to "
-                           "lift the limit)", decision.retry_after)
-
-
-async def replay_json(
-    ctx: TableContext, table_id: str, principal: Principal | None, *, address: str
-) -> bytes:
-    """The replay (seed, configuration, full log, every event and the final state) as JSON
-    once :func:`require_replay_open`, built once per table and then read from Redis: only
-    a finished table has one, and it never changes (the gates run on every read). A
-    reader without a token counts against :func:`limit_anonymous_replays`."""
-    await limit_anonymous_replays(ctx, principal, address)
-    loaded = await load_table(ctx, table_id)
-    await require_replay_open(ctx, loaded, principal)
-    cached = await ctx.store.cached_replay(table_id)
-    if cached is not None:
-        return await asyncio.to_thread(zlib.decompress, cached)
-    replay = await build_replay(ctx, loaded)
-    built, compressed = await asyncio.to_thread(_replay_bytes, replay)
-    await ctx.store.cache_replay(table_id, compressed, ctx.settings.finished_table_ttl_s)
-    return built
-
-
-def _replay_bytes(replay: ReplayOut) -> tuple[bytes, bytes]:
-    """The replay's JSON, and compressed (kept as long as the table: JSON of repeated
-    event shapes shrinks ~8x). Tens of milliseconds for a long game: run in a thread."""
-    built = replay.model_dump_json().encode()
-    return built, zlib.compress(built, 6)
-
-
-async def require_replay_open(
-    ctx: TableContext, loaded: LoadedTable, principal: Principal | None
-) -> None:
-    """The gates of a table's replay: visible to ``principal`` (a private table only to its
-    people), finished, and for a tournament table its board published."""
-    record = loaded.record
-    require_visible(record, principal)
-    if record.status != "finished":
-        raise problem("table/not_finished", "The replay opens when the table ends.")
-    if record.tournament is not None:  # its board's other tables may still be played
-        await ctx.tournaments.require_published(record, principal)
-
-
-async def build_replay(ctx: TableContext, loaded: LoadedTable) -> ReplayOut:
-    """The replay of ``loaded``, with none of :func:`require_replay_open`'s gates on who
-    reads it: for a caller that checked them (or another way: a tournament's published
-    boards).
-
-    :raises ProblemError: ``table/not_finished``: a replay tells the seed and every hand.
-    """
-    record = loaded.record
-    if record.status != "finished":
-        raise problem("table/not_finished", "The replay opens when the table ends.")
-    log = await ctx.store.action_log(record.id)
-    events = await ctx.store.events_after(record.id, 0, count=max(loaded.snapshot.seq, 1))
-    # Validating every entry and event of a long game is CPU work: off the event loop.
-    return await asyncio.to_thread(_replay_out, loaded, log, events)
-
-
-def _replay_out(
-    loaded: LoadedTable, log: list[dict[str, Any]], events: list[StoredEvent]
-) -> ReplayOut:
-    record = loaded.record
-    return ReplayOut(
-        table_id=record.id,
-        game=record.game,
-        config=record.config,
-        seed=record.seed,
-        log=[LogEntryOut.model_validate(entry) for entry in log],
-        events=[event_out(e.seq, e.audience, e.body) for e in events],
-        final_state=loaded.state.model_dump(mode="json"),
-        outcome=outcome_out(record),
-    )

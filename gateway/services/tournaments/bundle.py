@@ -7,7 +7,7 @@ from typing import Any
 
 from gateway import __version__
 from gateway.principal import Principal
-from gateway.services import tables as tables_service
+from gateway.services import replays as replays_service
 from gateway.services.actions import load_table
 from gateway.services.context import TableContext
 from gateway.services.tournaments.exports import report, results
@@ -27,11 +27,11 @@ async def bundle(
     address's anonymous allowance, as ``replays.jsonl`` does."""
     made = await report(ctx, tournament_id, principal)
     shown = await results(ctx, tournament_id, principal)
-    await tables_service.limit_anonymous_replays(ctx, principal, address,
+    await replays_service.limit_anonymous_replays(ctx, principal, address,
                                                  replays=max(1, len(shown.results)))
     replays = [
         await asyncio.to_thread(  # a long replay's JSON form is tens of ms of CPU
-            (await tables_service.build_replay(ctx, await load_table(ctx, result.table_id)))
+            (await replays_service.build_replay(ctx, await load_table(ctx, result.table_id)))
             .model_dump, mode="json")
         for result in shown.results]  # every board is over: the report opened
     return {

@@ -31,14 +31,20 @@ def cluster_tools_missing() -> str | None:
     return None
 
 
-def _free_ports(count: int) -> list[int]:
-    """``count`` free TCP ports whose cluster bus ports (+10000) are free too."""
+START_ATTEMPTS = 3
+"""Ports a node is started on before the cluster gives up (see :meth:`LocalCluster.__enter__`)."""
+
+
+def _free_ports(count: int, *, besides: list[int] | None = None) -> list[int]:
+    """``count`` free TCP ports whose cluster bus ports (+10000) are free too, none of
+    ``besides``."""
+    taken = list(besides or ())
     ports: list[int] = []
     while len(ports) < count:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = int(probe.getsockname()[1])
-        if port + 10000 > 65535 or port in ports:
+        if port + 10000 > 65535 or port in ports or port in taken:
             continue
         with socket.socket() as bus:
             try:
@@ -95,8 +101,8 @@ class LocalCluster:
         try:
             for port in self.ports:
                 self.start_node(port)
-            for port in self.ports:
-                self._wait(lambda p=port: self._cli(p, "PING").strip() == "PONG", "a node to start")
+            for index in range(len(self.ports)):
+                self._wait_started(index)
             created = subprocess.run(
                 ["redis-cli", "--cluster", "create",
                  *(f"127.0.0.1:{port}" for port in self.ports),
@@ -109,6 +115,31 @@ class LocalCluster:
             self.stop()
             raise
         return self
+
+    def _wait_started(self, index: int) -> None:
+        """Wait until the node on ``self.ports[index]`` answers.
+
+        A port found free can be taken before the node binds it: another process's
+        outgoing connection may get it (or its bus port) as its local port, since
+        both come from the same range. A node that exits instead of answering is
+        started again on other free ports, up to :data:`START_ATTEMPTS` in all.
+
+        :raises RuntimeError: naming the last port tried and the end of its node's log.
+        """
+        for _attempt in range(START_ATTEMPTS):
+            port = self.ports[index]
+            process = self.processes[port]
+            self._wait(lambda p=port, node=process: node.poll() is not None
+                       or self._cli(p, "PING").strip() == "PONG", "a node to start")
+            if process.poll() is None:
+                return
+            del self.processes[port]
+            self.ports[index] = _free_ports(1, besides=self.ports)[0]
+            self.start_node(self.ports[index])
+        log = self.directory / str(port) / "redis.log"
+        tail = log.read_text(errors="replace").splitlines()[-5:] if log.exists() else []
+        raise RuntimeError(f"the node on port {port} exited at each of {START_ATTEMPTS} "
+                           f"starts: {' | '.join(tail)}")
 
     def wait_ok(self, timeout_s: float = 30.0) -> None:
         """Wait until every running node reports ``cluster_state:ok`` (the joining is

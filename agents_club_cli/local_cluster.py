@@ -126,16 +126,17 @@ class LocalCluster:
 
         :raises RuntimeError: naming the last port tried and the end of its node's log.
         """
-        for _attempt in range(START_ATTEMPTS):
+        for attempt in range(START_ATTEMPTS):
+            if attempt:  # the last node exited: start it on another port
+                del self.processes[self.ports[index]]
+                self.ports[index] = _free_ports(1, besides=self.ports)[0]
+                self.start_node(self.ports[index])
             port = self.ports[index]
             process = self.processes[port]
             self._wait(lambda p=port, node=process: node.poll() is not None
                        or self._cli(p, "PING").strip() == "PONG", "a node to start")
             if process.poll() is None:
                 return
-            del self.processes[port]
-            self.ports[index] = _free_ports(1, besides=self.ports)[0]
-            self.start_node(self.ports[index])
         log = self.directory / str(port) / "redis.log"
         tail = log.read_text(errors="replace").splitlines()[-5:] if log.exists() else []
         raise RuntimeError(f"the node on port {port} exited at each of {START_ATTEMPTS} "

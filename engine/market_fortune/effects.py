@@ -180,8 +180,8 @@ def _instant(state: MarketFortuneState, seat: int, key: str, events: list[Event]
         events.append(event("roll", f"Seat {seat} rolled {'+' if plus else '-'} for Lucky Investor.", seat=seat, plus=plus))
         if plus:
             for _ in range(cards.LUCKY_INVESTOR_DRAWS):
-                state, _, drawn = draw_strategy(state, seat, events, "Lucky Investor, 12.14")
-                state = evolve(state, drawn)
+                state, _, moved = draw_strategy(state, seat, events, "Lucky Investor, 12.14")
+                state = evolve(state, moved)
         return state
     return evolve(state, {"tasks": (*tasks, *state.tasks)})
 
@@ -296,8 +296,8 @@ def defend(state: MarketFortuneState, defender: int, card: str, events: list[Eve
         return evolve(state, {"attack": evolve(attack, {"source": defender, "defender": attacker})})
     state = evolve(state, {"attack": evolve(attack, {"source": None, "defender": None})})
     if kind.key == "stablecoin":
-        state, _, drawn = draw_strategy(state, defender, events, "Stablecoin, 12.17")
-        state = evolve(state, drawn)
+        state, _, moved = draw_strategy(state, defender, events, "Stablecoin, 12.17")
+        state = evolve(state, moved)
     elif kind.key == "experience":
         state = _reveal(state, defender, attacker, kind.section, events)
     elif kind.key == "contingency_plan":

@@ -258,6 +258,7 @@ _STAGE_CHOICES: dict[str, dict[str, Choices]] = {
 """Per stage of the active seat's turn (no task owed, no defence window open),
 the choices of each action kind: :func:`actions_now` lists them all, and
 :func:`is_listed` asks only the action's own kind."""
+
 _NO_CHOICES: dict[str, Choices] = {}
 """The choices of a stage in which the active seat decides nothing (``resolving``, ``ending``)."""
 

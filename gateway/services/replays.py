@@ -27,6 +27,7 @@ from gateway.store.tables import StoredEvent
 __all__ = [
     "build_replay",
     "limit_anonymous_replays",
+    "published_replay",
     "replay_json",
     "require_replay_open",
 ]
@@ -38,7 +39,7 @@ async def limit_anonymous_replays(
     """Count ``replays`` read without a token against their address's allowance
     (``anonymous_replays_per_address`` per ``anonymous_replay_window_s``): building a long
     replay, or its positions, costs tens of milliseconds to a second of CPU. A bundle
-    (a tournament's ``replays.jsonl``) counts as many as it holds.
+    (a tournament's ``replays.jsonl``) counts as many as it holds, and at least one.
 
     :raises ProblemError: 429 ``rate/limited`` with ``Retry-After`` beyond it.
     """
@@ -47,7 +48,7 @@ async def limit_anonymous_replays(
     settings = ctx.settings
     decision = await AdmissionStore(ctx.store.redis, ctx.store.keys, ctx.clock).hit(
         "replay", address, limit=settings.anonymous_replays_per_address,
-        window_s=settings.anonymous_replay_window_s, units=replays)
+        window_s=settings.anonymous_replay_window_s, units=max(1, replays))
     if not decision.allowed:
         raise rate_limited("replays read without a token from your address (send a token to "
                            "lift the limit)", decision.retry_after)
@@ -106,6 +107,12 @@ async def build_replay(ctx: TableContext, loaded: LoadedTable) -> ReplayOut:
     events = await ctx.store.events_after(record.id, 0, count=max(loaded.snapshot.seq, 1))
     # Validating every entry and event of a long game is CPU work: off the event loop.
     return await asyncio.to_thread(_replay_out, loaded, log, events)
+
+
+async def published_replay(ctx: TableContext, table_id: str) -> ReplayOut:
+    """The replay of the finished table ``table_id``, read and built with none of the gates
+    (:func:`build_replay`): for a tournament's boards its caller found published."""
+    return await build_replay(ctx, await load_table(ctx, table_id))
 
 
 def _replay_out(

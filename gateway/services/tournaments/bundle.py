@@ -8,7 +8,6 @@ from typing import Any
 from gateway import __version__
 from gateway.principal import Principal
 from gateway.services import replays as replays_service
-from gateway.services.actions import load_table
 from gateway.services.context import TableContext
 from gateway.services.tournaments.exports import report, results
 from gateway.services.tournaments.resource import get_tournament
@@ -27,11 +26,10 @@ async def bundle(
     address's anonymous allowance, as ``replays.jsonl`` does."""
     made = await report(ctx, tournament_id, principal)
     shown = await results(ctx, tournament_id, principal)
-    await replays_service.limit_anonymous_replays(ctx, principal, address,
-                                                 replays=max(1, len(shown.results)))
+    await replays_service.limit_anonymous_replays(ctx, principal, address, replays=len(shown.results))
     replays = [
         await asyncio.to_thread(  # a long replay's JSON form is tens of ms of CPU
-            (await replays_service.build_replay(ctx, await load_table(ctx, result.table_id)))
+            (await replays_service.published_replay(ctx, result.table_id))
             .model_dump, mode="json")
         for result in shown.results]  # every board is over: the report opened
     return {

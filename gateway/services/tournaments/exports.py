@@ -17,7 +17,6 @@ from agents.wire.tournaments import (
 )
 from gateway.principal import Principal
 from gateway.services import replays as replays_service
-from gateway.services.actions import load_table
 from gateway.services.context import TableContext
 from gateway.services.records import TableRecord, problem
 from gateway.services.tournaments.state import (
@@ -84,12 +83,11 @@ async def replays_jsonl(
     """
     snapshot = await visible_snapshot(ctx, tournament_id, principal)
     shown = snapshot.published()
-    await replays_service.limit_anonymous_replays(ctx, principal, address,
-                                                 replays=max(1, len(shown)))
+    await replays_service.limit_anonymous_replays(ctx, principal, address, replays=len(shown))
 
     async def lines() -> AsyncIterator[str]:
         for result in shown:  # published boards of a tournament the caller may see
-            replay = await replays_service.build_replay(ctx, await load_table(ctx, result.table_id))
+            replay = await replays_service.published_replay(ctx, result.table_id)
             yield await asyncio.to_thread(_replay_line, tournament_id, result, replay)
 
     return lines()

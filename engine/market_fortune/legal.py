@@ -287,8 +287,8 @@ def is_listed(state: MarketFortuneState, action: MarketFortuneAction) -> bool:
     """Whether ``action`` is among :func:`actions_now`: the check of
     :func:`engine.market_fortune.rules.apply`. It lists the choices of
     the action's own kind only, from the same definitions, and compares
-    canonical ids (the listed actions' ids are remembered, and an action
-    parsed from a request is never the listed object itself)."""
+    canonical ids (the listed actions' ids are remembered; an action parsed
+    from a request is never a listed object, so its own id is computed)."""
     stage, tasks, attack = state.stage, state.tasks, state.attack
     if stage == "over":
         return False
@@ -299,7 +299,7 @@ def is_listed(state: MarketFortuneState, action: MarketFortuneAction) -> bool:
     else:
         choices = _STAGE_CHOICES.get(stage, _NO_CHOICES).get(action.kind)
         options = choices(state, state.active, action) if choices is not None else []
-    return _id_of(action) in map(_id_of, options)
+    return action.id in map(_id_of, options)
 
 
 _NOTHING_LISTED: tuple[MarketFortuneState | None, tuple[MarketFortuneAction, ...]] = (None, ())

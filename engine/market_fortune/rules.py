@@ -593,7 +593,7 @@ def _apply_action(
         state = evolve(state, {"attack": evolve(attack, {"source": None, "defender": None})})
         events.append(event("decline", f"Seat {seat} does not defend.", seat=seat))
         return hit(state, attack.source, seat, events)
-    if isinstance(action, Optimise) or state.stage == "main":
+    if state.stage == "main" or isinstance(action, Optimise):
         return _apply_main(state, seat, action, events, changes)
     if isinstance(action, Play):
         return play_red(state, seat, action.card, action.target, events)

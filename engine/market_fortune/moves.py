@@ -293,7 +293,7 @@ def announce_discards(
         events.append(event("discard", f"Seat {seat} discarded {len(discarded)} building card(s) face down ({why}).", seat=seat, locked=True))
         events.append(event("discard", f"You discarded {names} face down ({why}).", (seat,), seat=seat, cards=list(discarded), locked=True))
     else:
-        events.append(event("discard", f"Seat {seat} discarded {names} ({why}).", seat=seat, cards=list(discarded)))
+        events.append(event_of("discard", f"Seat {seat} discarded {names} ({why}).", None, {"seat": seat, "cards": list(discarded)}))
 
 
 def discard(

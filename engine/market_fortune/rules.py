@@ -590,7 +590,8 @@ def _apply_action(
         if isinstance(action, Defend):
             return defend(state, seat, action.card, events)
         assert attack.source is not None
-        state = evolve(state, {"attack": evolve(attack, {"source": None, "defender": None})})
+        # The hit reads only the attack's card; the closed window joins the step's copy.
+        changes["attack"] = evolve(attack, {"source": None, "defender": None})
         events.append(event("decline", f"Seat {seat} does not defend.", seat=seat))
         return hit(state, attack.source, seat, events)
     if state.stage == "main" or isinstance(action, Optimise):

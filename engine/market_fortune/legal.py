@@ -174,11 +174,13 @@ def _optimisations(
     state: MarketFortuneState, seat: int, asked: MarketFortuneAction | None = None
 ) -> list[MarketFortuneAction]:
     """Swaps allowed by 5.2: same type, industries still matching unless Innovation; given an
-    :class:`Optimise`, only the swap of its own hand card (see :data:`Choices`)."""
+    :class:`Optimise`, only the swap of its own two cards (see :data:`Choices`)."""
     owner = state.seats[seat]
     hand = owner.hand
+    asked_out = None
     if isinstance(asked, Optimise):
         hand = (asked.into,) if asked.into in hand else ()
+        asked_out = asked.out
     options: list[MarketFortuneAction] = []
     for inv in owner.investments:
         if inv.face_up:
@@ -188,6 +190,8 @@ def _optimisations(
                 partner, out = inv.ret, inv.stock
             else:
                 partner, out = inv.stock, inv.ret
+            if asked_out is not None and out != asked_out:
+                continue
             if inv.innovation is None and cards.card_industry(card) != cards.card_industry(partner):
                 continue
             options.append(_optimise(out, card))
@@ -200,8 +204,10 @@ def _task_actions(
     """The answers to ``task``; given an action, a discard lists only its card (see :data:`Choices`)."""
     owner = state.seats[task.seat]
     if task.step == "discard":
-        forbid = task.forbid
-        allowed = [c for c in owner.hand if c != forbid] or list(owner.hand)
+        # 3.2: the card just taken from a pile may not go back, unless it is all the hand holds.
+        forbid, allowed = task.forbid, owner.hand
+        if forbid in allowed:
+            allowed = tuple(c for c in allowed if c != forbid) or allowed
         if isinstance(asked, Discard):
             return [_discard(asked.card)] if asked.card in allowed else []
         return [_discard(c) for c in allowed]
@@ -223,7 +229,7 @@ def _task_actions(
 Choices = Callable[[MarketFortuneState, int, MarketFortuneAction | None], list[MarketFortuneAction]]
 """The actions of one kind a seat may take now. Given an action of that kind,
 a generator may list only the choices that could equal it (a red's own card,
-a Build's own source, an optimisation's own hand card)."""
+a Build's own source, an optimisation's own two cards)."""
 
 
 def _holds(state: MarketFortuneState, seat: int, asked: MarketFortuneAction | None = None) -> list[MarketFortuneAction]:

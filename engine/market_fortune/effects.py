@@ -47,11 +47,15 @@ def _championship(state: MarketFortuneState) -> bool:
     return state.config.mode == "championship" and "open_championship" not in state.config.variants
 
 
-def formable_pairs(state: MarketFortuneState, seat: int) -> list[tuple[str, str, str | None]]:
-    """Stock + Return pairs the seat could invest (3.3, 5.1), with Innovation (6.4)."""
+def formable_pairs(
+    state: MarketFortuneState, seat: int, only: tuple[str, str] | None = None
+) -> list[tuple[str, str, str | None]]:
+    """Stock + Return pairs the seat could invest (3.3, 5.1), with Innovation (6.4);
+    with ``only``, the pairs of those two hand cards alone."""
     owner = state.seats[seat]
-    stocks = [c for c in owner.hand if c[0] == "S"]
-    returns = [c for c in owner.hand if c[0] == "R"]
+    hand = owner.hand if only is None else [c for c in owner.hand if c in only]
+    stocks = [c for c in hand if c[0] == "S"]
+    returns = [c for c in hand if c[0] == "R"]
     innovations = [c for c in owner.strategies if cards.kind_of(c).key == "innovation"]
     pairs: list[tuple[str, str, str | None]] = []
     for stock in stocks:

@@ -201,7 +201,8 @@ def _optimisations(
 def _task_actions(
     state: MarketFortuneState, task: Task, asked: MarketFortuneAction | None = None
 ) -> list[MarketFortuneAction]:
-    """The answers to ``task``; given an action, a discard lists only its card (see :data:`Choices`)."""
+    """The answers to ``task``; given an action, a discard lists only its card and a
+    formation only its two cards (see :data:`Choices`)."""
     owner = state.seats[task.seat]
     if task.step == "discard":
         # 3.2: the card just taken from a pile may not go back, unless it is all the hand holds.
@@ -223,13 +224,14 @@ def _task_actions(
         return [_give(c) for c in owner.hand]
     if task.step == "mark":
         return [_mark(inv.stock) for inv in owner.investments if not inv.marked]
-    return [_formed(s, r, i) for s, r, i in formable_pairs(state, task.seat)]
+    only = (asked.stock, asked.ret) if isinstance(asked, Form) else None
+    return [_formed(s, r, i) for s, r, i in formable_pairs(state, task.seat, only)]
 
 
 Choices = Callable[[MarketFortuneState, int, MarketFortuneAction | None], list[MarketFortuneAction]]
 """The actions of one kind a seat may take now. Given an action of that kind,
 a generator may list only the choices that could equal it (a red's own card,
-a Build's own source, an optimisation's own two cards)."""
+a Build's own source, a Risk's or an optimisation's own two cards)."""
 
 
 def _holds(state: MarketFortuneState, seat: int, asked: MarketFortuneAction | None = None) -> list[MarketFortuneAction]:
@@ -244,7 +246,10 @@ _STAGE_CHOICES: dict[str, dict[str, Choices]] = {
         "build": lambda state, seat, asked: _drawable(
             state, (asked.source,) if isinstance(asked, Build) else SOURCES, _build
         ),
-        "risk": lambda state, seat, asked: [_risk(s, r, i) for s, r, i in formable_pairs(state, seat)],
+        "risk": lambda state, seat, asked: [
+            _risk(s, r, i)
+            for s, r, i in formable_pairs(state, seat, (asked.stock, asked.ret) if isinstance(asked, Risk) else None)
+        ],
         "dominate": lambda state, seat, asked: [_DOMINATE] if can_draw_strategy(state) else [],
         "optimise": _optimisations,
     },

@@ -9,7 +9,7 @@ never a card (11.3).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 
 from engine.core import IllegalAction, NotYourTurn
@@ -198,11 +198,20 @@ def _optimisations(
     return options
 
 
+def _asked_card(
+    offered: Sequence[str], asked: MarketFortuneAction | None, kind: type[Take] | type[Give]
+) -> Sequence[str]:
+    """``offered``, or given an action of ``kind``, only its own card if offered."""
+    if isinstance(asked, kind):
+        return [asked.card] if asked.card in offered else []
+    return offered
+
+
 def _task_actions(
     state: MarketFortuneState, task: Task, asked: MarketFortuneAction | None = None
 ) -> list[MarketFortuneAction]:
-    """The answers to ``task``; given an action, a discard lists only its card and a
-    formation only its two cards (see :data:`Choices`)."""
+    """The answers to ``task``; given an action, a discard, a take or a gift lists only
+    its card and a formation only its two cards (see :data:`Choices`)."""
     owner = state.seats[task.seat]
     if task.step == "discard":
         # 3.2: the card just taken from a pile may not go back, unless it is all the hand holds.
@@ -217,11 +226,10 @@ def _task_actions(
     if task.step == "return":
         return [_return(inv.stock) for inv in owner.investments]
     if task.step == "take":
-        if task.other is not None:
-            return [_take(c) for c in state.seats[task.other].strategies]
-        return [_take(c) for c in bailout_cards(state)]
+        offered = state.seats[task.other].strategies if task.other is not None else bailout_cards(state)
+        return [_take(c) for c in _asked_card(offered, asked, Take)]
     if task.step == "give":
-        return [_give(c) for c in owner.hand]
+        return [_give(c) for c in _asked_card(owner.hand, asked, Give)]
     if task.step == "mark":
         return [_mark(inv.stock) for inv in owner.investments if not inv.marked]
     only = (asked.stock, asked.ret) if isinstance(asked, Form) else None
@@ -274,9 +282,17 @@ _NO_CHOICES: dict[str, Choices] = {}
 """The choices of a stage in which the active seat decides nothing (``resolving``, ``ending``)."""
 
 
-def _defence_actions(state: MarketFortuneState, defender: int) -> list[MarketFortuneAction]:
-    """7.2: decline, or one blue that may answer this attack."""
-    return [_DECLINE, *(_defend(c) for c in state.seats[defender].strategies if blue_allowed(state, c))]
+def _defence_actions(
+    state: MarketFortuneState, defender: int, asked: MarketFortuneAction | None = None
+) -> list[MarketFortuneAction]:
+    """7.2: decline, or one blue that may answer this attack; given an action, a declining
+    lists no blue and a defence only its own card (see :data:`Choices`)."""
+    held = state.seats[defender].strategies
+    if isinstance(asked, Decline):
+        held = ()
+    elif isinstance(asked, Defend):
+        held = (asked.card,) if asked.card in held else ()
+    return [_DECLINE, *(_defend(c) for c in held if blue_allowed(state, c))]
 
 
 def actions_now(state: MarketFortuneState) -> list[MarketFortuneAction]:
@@ -306,7 +322,7 @@ def is_listed(state: MarketFortuneState, action: MarketFortuneAction) -> bool:
     if tasks:
         options = _task_actions(state, tasks[0], action)
     elif attack is not None and attack.defender is not None:
-        options = _defence_actions(state, attack.defender)
+        options = _defence_actions(state, attack.defender, action)
     else:
         choices = _STAGE_CHOICES.get(stage, _NO_CHOICES).get(action.kind)
         options = choices(state, state.active, action) if choices is not None else []

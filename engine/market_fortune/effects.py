@@ -20,6 +20,7 @@ from engine.market_fortune.moves import (
     random_index,
     return_investment,
     roll_plus,
+    seat_change,
     set_seat,
     task_of,
     with_seat,
@@ -46,11 +47,15 @@ def _championship(state: MarketFortuneState) -> bool:
     return state.config.mode == "championship" and "open_championship" not in state.config.variants
 
 
-def formable_pairs(state: MarketFortuneState, seat: int) -> list[tuple[str, str, str | None]]:
-    """Stock + Return pairs the seat could invest (3.3, 5.1), with Innovation (6.4)."""
+def formable_pairs(
+    state: MarketFortuneState, seat: int, only: tuple[str, str] | None = None
+) -> list[tuple[str, str, str | None]]:
+    """Stock + Return pairs the seat could invest (3.3, 5.1), with Innovation (6.4);
+    with ``only``, the pairs of those two hand cards alone."""
     owner = state.seats[seat]
-    stocks = [c for c in owner.hand if c[0] == "S"]
-    returns = [c for c in owner.hand if c[0] == "R"]
+    hand = owner.hand if only is None else [c for c in owner.hand if c in only]
+    stocks = [c for c in hand if c[0] == "S"]
+    returns = [c for c in hand if c[0] == "R"]
     innovations = [c for c in owner.strategies if cards.kind_of(c).key == "innovation"]
     pairs: list[tuple[str, str, str | None]] = []
     for stock in stocks:
@@ -125,27 +130,32 @@ def play_red(
     owner = state.seats[seat]
     strategies = list(owner.strategies)
     strategies.remove(card)
-    state = with_seat(
-        state, seat, {"strategies": tuple(strategies)}, {"strategy_pile": (*state.strategy_pile, card), "stage": "resolving"}
-    )
     kind = cards.kind_of(card)
     on = "" if target is None else f" on seat {target}"
     # Strategy ids stay out of events: the pile may be reshuffled into the deck
     # within this same step (Stablecoin, Lucky Investor), and the view shows the pile.
     events.append(event("play", f"Seat {seat} played {kind.name}{on}.", seat=seat, strategy=kind.key, target=target, section=kind.section))
+    changes: dict[str, object] = {"strategy_pile": (*state.strategy_pile, card), "stage": "resolving"}
     if kind.is_attack:
-        if target is not None:
-            queue: tuple[int, ...] = (target,)
-        elif kind.key == "market_crash":
-            queue = clockwise(state, seat)
-        elif kind.key == "inflation":
-            queue = tuple(o for o in clockwise(state, seat) if equal_or_ahead(state, seat, o))
-        else:  # systemic_risk
-            lead = set(leaders(state))
-            queue = tuple(o for o in clockwise(state, seat) if o in lead)
-        attack = Attack(card=card, attacker=seat, queue=queue)
-        return evolve(state, {"attack": attack})
+        # The attack is made in the same copy as the play: its targets depend on investments only.
+        changes["attack"] = Attack(card=card, attacker=seat, queue=_attack_queue(state, seat, kind.key, target))
+    state = with_seat(state, seat, {"strategies": tuple(strategies)}, changes)
+    if kind.is_attack:
+        return state
     return _instant(state, seat, kind.key, events)
+
+
+def _attack_queue(state: MarketFortuneState, seat: int, key: str, target: int | None) -> tuple[int, ...]:
+    """The seats an attack of ``seat`` will hit, clockwise (7.2): its target, or the group's."""
+    if target is not None:
+        return (target,)
+    if key == "market_crash":
+        return clockwise(state, seat)
+    if key == "inflation":
+        return tuple(o for o in clockwise(state, seat) if equal_or_ahead(state, seat, o))
+    # systemic_risk
+    lead = set(leaders(state))
+    return tuple(o for o in clockwise(state, seat) if o in lead)
 
 
 def _instant(state: MarketFortuneState, seat: int, key: str, events: list[Event]) -> MarketFortuneState:
@@ -272,6 +282,8 @@ def hit(state: MarketFortuneState, source: int, victim: int, events: list[Event]
     elif kind.key == "systemic_risk" and target.investments:
         # 5.3: the most recent investment is the last one formed.
         state = return_investment(state, victim, len(target.investments) - 1, events, why)
+    if not new_tasks:
+        return state
     return evolve(state, {"tasks": (*new_tasks, *state.tasks)})
 
 
@@ -283,18 +295,22 @@ def defend(state: MarketFortuneState, defender: int, card: str, events: list[Eve
     kind = cards.kind_of(card)
     owner = state.seats[defender]
     strategies = list(owner.strategies)
+    # What the answer changes, made in one copy with the attack's next step.
+    changes: dict[str, object] = {}
     if kind.key != "diamond_hands":
         strategies.remove(card)
-        state = set_seat(state, defender, strategies=tuple(strategies))
-        state = evolve(state, {"strategy_pile": (*state.strategy_pile, card)})
+        changes = seat_change(state, defender, {"strategies": tuple(strategies)})
+        changes["strategy_pile"] = (*state.strategy_pile, card)
         events.append(event("defend", f"Seat {defender} answered with {kind.name}.", seat=defender, blue=kind.key, section=kind.section))
     else:
         # 12.18: Diamond Hands stays in its owner's hand, so only its kind is told.
         events.append(event("defend", f"Seat {defender} answered with {kind.name}, which goes back to its hand.", seat=defender, blue=kind.key, section=kind.section))
     if kind.key == "wrong_analyst":
         events.append(event("bounce", f"The attack turns on seat {attacker}, who may defend (7.3).", seat=attacker, source=defender))
-        return evolve(state, {"attack": evolve(attack, {"source": defender, "defender": attacker})})
-    state = evolve(state, {"attack": evolve(attack, {"source": None, "defender": None})})
+        changes["attack"] = evolve(attack, {"source": defender, "defender": attacker})
+        return evolve(state, changes)
+    changes["attack"] = evolve(attack, {"source": None, "defender": None})
+    state = evolve(state, changes)
     if kind.key == "stablecoin":
         state, _, moved = draw_strategy(state, defender, events, "Stablecoin, 12.17")
         state = evolve(state, moved)

@@ -9,7 +9,7 @@ never a card (11.3).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 
 from engine.core import IllegalAction, NotYourTurn
@@ -174,11 +174,13 @@ def _optimisations(
     state: MarketFortuneState, seat: int, asked: MarketFortuneAction | None = None
 ) -> list[MarketFortuneAction]:
     """Swaps allowed by 5.2: same type, industries still matching unless Innovation; given an
-    :class:`Optimise`, only the swap of its own hand card (see :data:`Choices`)."""
+    :class:`Optimise`, only the swap of its own two cards (see :data:`Choices`)."""
     owner = state.seats[seat]
     hand = owner.hand
+    asked_out = None
     if isinstance(asked, Optimise):
         hand = (asked.into,) if asked.into in hand else ()
+        asked_out = asked.out
     options: list[MarketFortuneAction] = []
     for inv in owner.investments:
         if inv.face_up:
@@ -188,20 +190,34 @@ def _optimisations(
                 partner, out = inv.ret, inv.stock
             else:
                 partner, out = inv.stock, inv.ret
+            if asked_out is not None and out != asked_out:
+                continue
             if inv.innovation is None and cards.card_industry(card) != cards.card_industry(partner):
                 continue
             options.append(_optimise(out, card))
     return options
 
 
+def _asked_card(
+    offered: Sequence[str], asked: MarketFortuneAction | None, kind: type[Take] | type[Give]
+) -> Sequence[str]:
+    """``offered``, or given an action of ``kind``, only its own card if offered."""
+    if isinstance(asked, kind):
+        return [asked.card] if asked.card in offered else []
+    return offered
+
+
 def _task_actions(
     state: MarketFortuneState, task: Task, asked: MarketFortuneAction | None = None
 ) -> list[MarketFortuneAction]:
-    """The answers to ``task``; given an action, a discard lists only its card (see :data:`Choices`)."""
+    """The answers to ``task``; given an action, a discard, a take or a gift lists only
+    its card and a formation only its two cards (see :data:`Choices`)."""
     owner = state.seats[task.seat]
     if task.step == "discard":
-        forbid = task.forbid
-        allowed = [c for c in owner.hand if c != forbid] or list(owner.hand)
+        # 3.2: the card just taken from a pile may not go back, unless it is all the hand holds.
+        forbid, allowed = task.forbid, owner.hand
+        if forbid in allowed:
+            allowed = tuple(c for c in allowed if c != forbid) or allowed
         if isinstance(asked, Discard):
             return [_discard(asked.card)] if asked.card in allowed else []
         return [_discard(c) for c in allowed]
@@ -210,20 +226,20 @@ def _task_actions(
     if task.step == "return":
         return [_return(inv.stock) for inv in owner.investments]
     if task.step == "take":
-        if task.other is not None:
-            return [_take(c) for c in state.seats[task.other].strategies]
-        return [_take(c) for c in bailout_cards(state)]
+        offered = state.seats[task.other].strategies if task.other is not None else bailout_cards(state)
+        return [_take(c) for c in _asked_card(offered, asked, Take)]
     if task.step == "give":
-        return [_give(c) for c in owner.hand]
+        return [_give(c) for c in _asked_card(owner.hand, asked, Give)]
     if task.step == "mark":
         return [_mark(inv.stock) for inv in owner.investments if not inv.marked]
-    return [_formed(s, r, i) for s, r, i in formable_pairs(state, task.seat)]
+    only = (asked.stock, asked.ret) if isinstance(asked, Form) else None
+    return [_formed(s, r, i) for s, r, i in formable_pairs(state, task.seat, only)]
 
 
 Choices = Callable[[MarketFortuneState, int, MarketFortuneAction | None], list[MarketFortuneAction]]
 """The actions of one kind a seat may take now. Given an action of that kind,
 a generator may list only the choices that could equal it (a red's own card,
-a Build's own source, an optimisation's own hand card)."""
+a Build's own source, a Risk's or an optimisation's own two cards)."""
 
 
 def _holds(state: MarketFortuneState, seat: int, asked: MarketFortuneAction | None = None) -> list[MarketFortuneAction]:
@@ -238,7 +254,10 @@ _STAGE_CHOICES: dict[str, dict[str, Choices]] = {
         "build": lambda state, seat, asked: _drawable(
             state, (asked.source,) if isinstance(asked, Build) else SOURCES, _build
         ),
-        "risk": lambda state, seat, asked: [_risk(s, r, i) for s, r, i in formable_pairs(state, seat)],
+        "risk": lambda state, seat, asked: [
+            _risk(s, r, i)
+            for s, r, i in formable_pairs(state, seat, (asked.stock, asked.ret) if isinstance(asked, Risk) else None)
+        ],
         "dominate": lambda state, seat, asked: [_DOMINATE] if can_draw_strategy(state) else [],
         "optimise": _optimisations,
     },
@@ -263,9 +282,17 @@ _NO_CHOICES: dict[str, Choices] = {}
 """The choices of a stage in which the active seat decides nothing (``resolving``, ``ending``)."""
 
 
-def _defence_actions(state: MarketFortuneState, defender: int) -> list[MarketFortuneAction]:
-    """7.2: decline, or one blue that may answer this attack."""
-    return [_DECLINE, *(_defend(c) for c in state.seats[defender].strategies if blue_allowed(state, c))]
+def _defence_actions(
+    state: MarketFortuneState, defender: int, asked: MarketFortuneAction | None = None
+) -> list[MarketFortuneAction]:
+    """7.2: decline, or one blue that may answer this attack; given an action, a declining
+    lists no blue and a defence only its own card (see :data:`Choices`)."""
+    held = state.seats[defender].strategies
+    if isinstance(asked, Decline):
+        held = ()
+    elif isinstance(asked, Defend):
+        held = (asked.card,) if asked.card in held else ()
+    return [_DECLINE, *(_defend(c) for c in held if blue_allowed(state, c))]
 
 
 def actions_now(state: MarketFortuneState) -> list[MarketFortuneAction]:
@@ -287,19 +314,19 @@ def is_listed(state: MarketFortuneState, action: MarketFortuneAction) -> bool:
     """Whether ``action`` is among :func:`actions_now`: the check of
     :func:`engine.market_fortune.rules.apply`. It lists the choices of
     the action's own kind only, from the same definitions, and compares
-    canonical ids (the listed actions' ids are remembered, and an action
-    parsed from a request is never the listed object itself)."""
+    canonical ids (the listed actions' ids are remembered; an action parsed
+    from a request is never a listed object, so its own id is computed)."""
     stage, tasks, attack = state.stage, state.tasks, state.attack
     if stage == "over":
         return False
     if tasks:
         options = _task_actions(state, tasks[0], action)
     elif attack is not None and attack.defender is not None:
-        options = _defence_actions(state, attack.defender)
+        options = _defence_actions(state, attack.defender, action)
     else:
         choices = _STAGE_CHOICES.get(stage, _NO_CHOICES).get(action.kind)
         options = choices(state, state.active, action) if choices is not None else []
-    return _id_of(action) in map(_id_of, options)
+    return action.id in map(_id_of, options)
 
 
 _NOTHING_LISTED: tuple[MarketFortuneState | None, tuple[MarketFortuneAction, ...]] = (None, ())

@@ -255,8 +255,10 @@ def draw_strategy(
     card = deck[-1]
     changes = seat_change(state, seat, {"strategies": (*state.seats[seat].strategies, card)})
     changes["strategy_deck"] = deck[:-1]
-    events.append(event("strategy", f"Seat {seat} drew a Strategy ({why}).", seat=seat))
-    events.append(event("strategy", f"You drew {cards.card_name(card)} ({card}) ({why}).", (seat,), seat=seat, card=card))
+    events.append(event_of("strategy", f"Seat {seat} drew a Strategy ({why}).", None, {"seat": seat}))
+    events.append(
+        event_of("strategy", f"You drew {_card_name(card)} ({card}) ({why}).", (seat,), {"seat": seat, "card": card})
+    )
     return state, card, changes
 
 
@@ -293,7 +295,7 @@ def announce_discards(
         events.append(event("discard", f"Seat {seat} discarded {len(discarded)} building card(s) face down ({why}).", seat=seat, locked=True))
         events.append(event("discard", f"You discarded {names} face down ({why}).", (seat,), seat=seat, cards=list(discarded), locked=True))
     else:
-        events.append(event("discard", f"Seat {seat} discarded {names} ({why}).", seat=seat, cards=list(discarded)))
+        events.append(event_of("discard", f"Seat {seat} discarded {names} ({why}).", None, {"seat": seat, "cards": list(discarded)}))
 
 
 def discard(

@@ -249,17 +249,21 @@ def _form(
     return evolve(state, moved)
 
 
-def _after_forming(state: MarketFortuneState, seat: int, events: list[Event], via_risk: bool) -> MarketFortuneState:
-    """Family wins at a 4th investment (8.3); other modes open the victory window (8.1)."""
+def _after_forming(
+    state: MarketFortuneState, seat: int, events: list[Event], via_risk: bool, changes: dict[str, object]
+) -> MarketFortuneState:
+    """Family wins at a 4th investment (8.3); other modes open the victory window (8.1).
+
+    The next stage is left in ``changes`` (see :func:`_apply_action`)."""
     if len(state.seats[seat].investments) >= cards.INVESTMENTS_TO_WIN:
         if state.config.mode == "family":
             return _finish(state, (seat,), "victory", events, f"Seat {seat} formed its 4th investment and wins (8.3).",
                            decided_by=("investments",))
         events.append(event("victory_window", f"Seat {seat} formed its 4th investment: victory window (8.1).", seat=seat))
-        return evolve(state, {"stage": "victory"})
-    if via_risk:
+        changes["stage"] = "victory"
+    elif via_risk:
         red = "momentum_red" in state.config.variants
-        return evolve(state, {"stage": "red" if red else "ending"})
+        changes["stage"] = "red" if red else "ending"
     return state
 
 
@@ -526,7 +530,7 @@ def _apply_task(
         return set_seat(state, seat, investments=tuple(investments))
     assert isinstance(action, Form)
     state = _form(state, seat, action.stock, action.ret, action.innovation, events, "Fortune, 12.4")
-    return _after_forming(state, seat, events, via_risk=False)
+    return _after_forming(state, seat, events, False, changes)
 
 
 def _apply_main(
@@ -547,7 +551,7 @@ def _apply_main(
         if plus:
             events.append(event("risk", f"Seat {seat} rolled a plus (+): the Risk succeeds (3.3).", seat=seat, plus=True))
             state = _form(state, seat, action.stock, action.ret, action.innovation, events, "Risk, 3.3")
-            return _after_forming(state, seat, events, via_risk=True)
+            return _after_forming(state, seat, events, True, changes)
         events.append(event("risk", f"Seat {seat} rolled a minus (-): the Risk fails and the cards stay hidden in its hand (3.3).", seat=seat, plus=False))
         changes["stage"] = "ending"
         return state
@@ -590,10 +594,11 @@ def _apply_action(
         if isinstance(action, Defend):
             return defend(state, seat, action.card, events)
         assert attack.source is not None
-        state = evolve(state, {"attack": evolve(attack, {"source": None, "defender": None})})
+        # The hit reads only the attack's card; the closed window joins the step's copy.
+        changes["attack"] = evolve(attack, {"source": None, "defender": None})
         events.append(event("decline", f"Seat {seat} does not defend.", seat=seat))
         return hit(state, attack.source, seat, events)
-    if isinstance(action, Optimise) or state.stage == "main":
+    if state.stage == "main" or isinstance(action, Optimise):
         return _apply_main(state, seat, action, events, changes)
     if isinstance(action, Play):
         return play_red(state, seat, action.card, action.target, events)

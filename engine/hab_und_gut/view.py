@@ -202,7 +202,17 @@ def _prices(prices: tuple[int, ...], supply: tuple[str, ...]) -> tuple[PriceView
 def _seat_view(facts: tuple[int, int, int, int, int]) -> SeatView:
     """A seat's view from its ``(seat, money, shares held, face down, charity money)``."""
     seat, money, held, given, frozen = facts
-    made = SeatView(seat=seat, money=money, shares_held=held, charity_face_down=given, charity_money=frozen)
+    # Validated from a dict that holds exactly the model's fields, as the view is (see there).
+    made = SeatView.model_validate(
+        {
+            "seat": seat,
+            "money": money,
+            "shares_held": held,
+            "charity_face_down": given,
+            "charity_money": frozen,
+        },
+        extra="ignore",
+    )
     return _remember(_SEAT_VIEWS, facts, made)
 
 

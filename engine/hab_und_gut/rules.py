@@ -293,8 +293,7 @@ def _order_refusal(state: HabState, kind: type[Play | Halve], side: Side) -> Ill
 def _pick_refusal(state: HabState, seat: Seat, pick: Play | Halve) -> IllegalAction | None:
     """Why ``seat`` may not take the picked card now, or ``None`` (rulebook 5.1): the pick is
     due (:func:`_order_refusal`) and its holder has a card of the face (5.6)."""
-    face = pick.__dict__  # read once: a model's attributes cost more (state.py)
-    side, commodity, value = face["side"], face["commodity"], face["value"]
+    side, commodity, value = pick.side, pick.commodity, pick.value
     refusal = _order_refusal(state, type(pick), side)
     if refusal is not None:
         return refusal
@@ -561,11 +560,10 @@ def _end_stock(state: HabState, values: dict[str, Any], seat: Seat, action: EndS
 def _market(state: HabState, values: dict[str, Any], seat: Seat, pick: Play | Halve) -> tuple[HabState, list[Event]]:
     """A card played in full (``Play``) or at half (``Halve``) from a holder beside ``seat``."""
     full = type(pick) is Play
-    face = pick.__dict__
-    side = face["side"]
+    side = pick.side
     holder = holder_of(seat, side, values["seats"])
     cards = values["holders"][holder]
-    found = bisect_left(cards, _FACE_PREFIX[(face["commodity"], face["value"])])  # the card _pick_refusal found
+    found = bisect_left(cards, _FACE_PREFIX[(pick.commodity, pick.value)])  # the card _pick_refusal found
     card_id = cards[found]
     commodity, value, index, label = _CARD_FACTS[card_id]
     prices = values["prices"]

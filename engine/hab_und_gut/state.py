@@ -100,20 +100,12 @@ class HabState(EngineModel):
     @property
     def first_player(self) -> Seat:
         """The seat that opens this turn: seat 0 in turn 1, then one seat left per turn."""
-        # Fields read from __dict__: an attribute of a pydantic model is looked up
-        # through its __getattr__ hook, which costs more than one dict read each.
-        values = self.__dict__
-        turn: int = values["turn"]
-        seats: int = values["seats"]
-        return (turn - 1) % seats
+        return (self.turn - 1) % self.seats
 
     @property
     def actor(self) -> Seat:
         """The seat that decides now (meaningless once the table is over)."""
-        values = self.__dict__
-        done: int = values["order_index"]
-        seats: int = values["seats"]
-        return (self.first_player + done) % seats
+        return (self.first_player + self.order_index) % self.seats
 
 
 

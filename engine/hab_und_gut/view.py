@@ -275,7 +275,7 @@ def view(state: HabState, seat: Seat | None) -> HabView:
         holders = my_shares = my_charity = ()  # type: ignore[assignment]
     phase = values["phase"]
     turn = values["turn"]
-    stock = values["stock"].__dict__  # read once: a model's attributes cost more (state.py)
+    stock = values["stock"].__dict__  # read once, not as three attributes
     price_views = _prices(values["prices"], values["supply"])
     seat_key = (values["money"], values["charity_money"], values["shares"], values["charity"])
     seat_views = _SEATS.get(seat_key) or _seats(seat_key)

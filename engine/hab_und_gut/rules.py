@@ -89,20 +89,13 @@ _FACE_PREFIX: dict[tuple[str, int], str] = {
 """Market card ids are ``M.<commodity>.<value>.<copy>``, so the cards of one face sort together."""
 
 
-def _share_index(cards: tuple[str, ...], commodity: Commodity) -> int | None:
-    """Where the lowest ``commodity`` share sits in the sorted ``cards`` (``None``: none there)."""
-    prefix = _SHARE_PREFIX[commodity]
+def _first_index(cards: tuple[str, ...], prefix: str) -> int | None:
+    """Where the lowest id starting with ``prefix`` sits in the sorted ``cards`` (``None``: none
+    there). A share's prefix names its commodity, a market card's its face: the card a sale,
+    a gift (rulebook 4.6) or a pick (5.6) takes. Ids of one prefix sort together, so the
+    lowest is where ``prefix`` itself would go."""
     index = bisect_left(cards, prefix)
     return index if index < len(cards) and cards[index].startswith(prefix) else None
-
-
-def _face_index(cards: tuple[str, ...], prefix: str) -> int | None:
-    """Where the first card whose id starts with ``prefix`` sits in a holder's ``cards`` (``None``:
-    none there): the card a pick takes, the lowest-id one of its face (rulebook 5.6)."""
-    for index, card in enumerate(cards):
-        if card.startswith(prefix):
-            return index
-    return None
 
 
 def _deal(
@@ -245,7 +238,7 @@ def _buy_refusal(state: HabState, seat: Seat, action: Buy) -> IllegalAction | No
     price = price_of(state, commodity)
     if price == 0:
         return IllegalAction(f"{commodity} stands at 0 and cannot be bought", rule="4.3")
-    if _share_index(state.supply, commodity) is None:
+    if _first_index(state.supply, _SHARE_PREFIX[commodity]) is None:
         return IllegalAction(f"the supply has no {commodity} share left", rule="4.3")
     money = state.money[seat]
     if money < price:
@@ -258,7 +251,7 @@ def _sell_refusal(state: HabState, seat: Seat, action: Sell) -> IllegalAction | 
     refusal = _trade_refusal(state, seat, action)
     if refusal is not None:
         return refusal
-    if _share_index(state.shares[seat], action.commodity) is None:
+    if _first_index(state.shares[seat], _SHARE_PREFIX[action.commodity]) is None:
         return IllegalAction(f"you hold no {action.commodity} share to sell", rule="4.4")
     return None
 
@@ -270,7 +263,7 @@ def _donate_refusal(state: HabState, seat: Seat, action: Donate) -> IllegalActio
         return refusal
     if int(state.stock.donated) >= MAX_CHARITY_PER_TURN:
         return IllegalAction("only one share per stock phase may go to the charity board", rule="4.5")
-    if _share_index(state.shares[seat], action.commodity) is None:
+    if _first_index(state.shares[seat], _SHARE_PREFIX[action.commodity]) is None:
         return IllegalAction(f"you hold no {action.commodity} share", rule="4.5")
     return None
 
@@ -306,7 +299,7 @@ def _pick_refusal(state: HabState, seat: Seat, pick: Play | Halve) -> IllegalAct
         return refusal
     values = state.__dict__
     holder = values["holders"][holder_of(seat, side, values["seats"])]
-    if _face_index(holder, _FACE_PREFIX[(commodity, value)]) is None:
+    if _first_index(holder, _FACE_PREFIX[(commodity, value)]) is None:
         return IllegalAction(
             f"your {side} holder has no {commodity} {value:+d} card", rule="5.1"
         )
@@ -570,8 +563,7 @@ def _market(state: HabState, values: dict[str, Any], seat: Seat, pick: Play | Ha
     side = pick.side
     holder = holder_of(seat, side, values["seats"])
     cards = values["holders"][holder]
-    found = _face_index(cards, _FACE_PREFIX[(pick.commodity, pick.value)])
-    assert found is not None  # _pick_refusal found the card
+    found = bisect_left(cards, _FACE_PREFIX[(pick.commodity, pick.value)])  # the card _pick_refusal found
     card_id = cards[found]
     commodity, value, index, label = _CARD_FACTS[card_id]
     prices = values["prices"]

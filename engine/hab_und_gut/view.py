@@ -202,7 +202,17 @@ def _prices(prices: tuple[int, ...], supply: tuple[str, ...]) -> tuple[PriceView
 def _seat_view(facts: tuple[int, int, int, int, int]) -> SeatView:
     """A seat's view from its ``(seat, money, shares held, face down, charity money)``."""
     seat, money, held, given, frozen = facts
-    made = SeatView(seat=seat, money=money, shares_held=held, charity_face_down=given, charity_money=frozen)
+    # Validated from a dict that holds exactly the model's fields, as the view is (see there).
+    made = SeatView.model_validate(
+        {
+            "seat": seat,
+            "money": money,
+            "shares_held": held,
+            "charity_face_down": given,
+            "charity_money": frozen,
+        },
+        extra="ignore",
+    )
     return _remember(_SEAT_VIEWS, facts, made)
 
 
@@ -265,7 +275,7 @@ def view(state: HabState, seat: Seat | None) -> HabView:
         holders = my_shares = my_charity = ()  # type: ignore[assignment]
     phase = values["phase"]
     turn = values["turn"]
-    stock = values["stock"]
+    stock = values["stock"].__dict__  # read once, not as three attributes
     price_views = _prices(values["prices"], values["supply"])
     seat_key = (values["money"], values["charity_money"], values["shares"], values["charity"])
     seat_views = _SEATS.get(seat_key) or _seats(seat_key)
@@ -292,9 +302,9 @@ def view(state: HabState, seat: Seat | None) -> HabView:
             "holder_sizes": tuple(map(len, held_by)),
             "deck_size": len(values["deck"]),
             "discards": (_CARD_ROWS.get(discards) or _card_row(discards)) if discards else (),
-            "stock_trade": stock.trade,
-            "stock_count": stock.count,
-            "stock_donated": stock.donated,
+            "stock_trade": stock["trade"],
+            "stock_count": stock["count"],
+            "stock_donated": stock["donated"],
             "full_side": values["full_side"],
             "my_shares": my_shares,
             "my_charity": my_charity,

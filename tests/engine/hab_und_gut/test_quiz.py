@@ -67,10 +67,11 @@ def _market_card_move(params: dict[str, Any], mode: str) -> int:
     state = _at(_table(), commodity, space)
     holders = [tuple(c for c in h if c != card) for h in state.holders]
     deck = tuple(c for c in state.deck if c != card)
+    # Holders hold sorted ids (state.py), as the engine deals them.
     if mode == "full":
-        holders[0] = (*holders[0], card)
+        holders[0] = tuple(sorted((*holders[0], card)))
     else:
-        holders[3] = (*holders[3], card)  # seat 0's right holder
+        holders[3] = tuple(sorted((*holders[3], card)))  # seat 0's right holder
     state = state.model_copy(update={"holders": tuple(holders), "deck": deck})
     while state.phase == "stock":
         state, _ = GAME.apply(state, state.actor, GAME.parse_action("end"))

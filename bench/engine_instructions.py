@@ -108,7 +108,9 @@ def instructions(game_name: str, path: Path, steps: int, next_view: bool, part: 
         ]
         if next_view:
             command.append("--next-view")
-        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        # No bytecode written: the first run would otherwise compile what the second
+        # only loads, and count the compiling as steps.
+        env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
         done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
     found = _COLLECTED.search(done.stderr)
     if found is None:

@@ -292,8 +292,10 @@ def announce_discards(
     else:
         names = ", ".join(f"{_card_name(c)} ({c})" for c in discarded)
     if locked:
-        events.append(event("discard", f"Seat {seat} discarded {len(discarded)} building card(s) face down ({why}).", seat=seat, locked=True))
-        events.append(event("discard", f"You discarded {names} face down ({why}).", (seat,), seat=seat, cards=list(discarded), locked=True))
+        events.append(event_of("discard", f"Seat {seat} discarded {len(discarded)} building card(s) face down ({why}).",
+                               None, {"seat": seat, "locked": True}))
+        events.append(event_of("discard", f"You discarded {names} face down ({why}).",
+                               (seat,), {"seat": seat, "cards": list(discarded), "locked": True}))
     else:
         events.append(event_of("discard", f"Seat {seat} discarded {names} ({why}).", None, {"seat": seat, "cards": list(discarded)}))
 

@@ -171,8 +171,9 @@ def test_creation_is_for_the_organiser_and_strict(
     for path in ("/v1/agents/me/assignments", "/v1/agents/me/assignments/stream"):
         refused = client.get(path)
         assert (refused.status_code, refused.json()["code"]) == (401, "auth/missing")
-    # A held wait and the stream both end when the token expires.
-    short = auth(mint_token(games=[GAME], ttl_s=1))
+    # A held wait and the stream both end when the token expires. Its ``exp`` counts from
+    # the whole second it was minted in, so one second of life can be gone at once.
+    short = auth(mint_token(games=[GAME], ttl_s=2))
     started = time.monotonic()
     held = client.get("/v1/agents/me/assignments", params={"wait": 30}, headers=short)
     assert held.status_code == 200 and held.json()["assignments"] == []

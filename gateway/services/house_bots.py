@@ -16,6 +16,7 @@ from gateway.errors import ProblemError
 from gateway.services.actions import advance, commit_step, load_table
 from gateway.services.context import TableContext
 from gateway.services.due import drive_tables
+from gateway.services.loaded_table import LoadedTable
 
 __all__ = ["drive_bots", "play_bots"]
 
@@ -24,12 +25,20 @@ _MAX_MOVES = 2000
 
 
 async def play_bots(ctx: TableContext, table_id: str) -> float | None:
-    """Play the table's due house-bot moves; return when to look again (``None``: not needed)."""
+    """Play the table's due house-bot moves; return when to look again (``None``: not needed).
+
+    Each move plays on the table as its commit wrote it; only a move that lost its
+    compare-and-set (an agent, a clock or a record change came first) reads the table again.
+    """
+    written: LoadedTable | None = None
     for _move in range(_MAX_MOVES):
-        try:
-            loaded = await load_table(ctx, table_id)
-        except ProblemError:
-            return None
+        if written is not None:
+            loaded = written
+        else:
+            try:
+                loaded = await load_table(ctx, table_id)
+            except ProblemError:
+                return None
         record, game = loaded.record, loaded.game
         if record.status != "playing":
             return None
@@ -41,8 +50,7 @@ async def play_bots(ctx: TableContext, table_id: str) -> float | None:
         bot = get_bot(record.game, bots[seat])
         action = decide(bot, game, loaded.state, seat, bot_seed(record.seed, loaded.version, seat))
         step = advance(loaded, seat, action, by="house_bot", now=ctx.now())
-        await commit_step(ctx, loaded, step, announce_bots=False)
-        # Applied or not (an agent acted meanwhile), read again and carry on.
+        _result, written = await commit_step(ctx, loaded, step, announce_bots=False)
         if ctx.settings.house_bot_delay_s > 0:
             return ctx.now() + ctx.settings.house_bot_delay_s
     return ctx.now()

@@ -56,6 +56,103 @@ _FIRST_DECISION = (
     "share a private table's id before you wait on it.")
 
 
+# The two routes of a game's loop come first, the action first (a bot acting with
+# ``wait_s`` sends nothing else): a request is matched against this router's routes in
+# turn, each try costing a few microseconds, and these two serve nearly every request
+# of a game.
+@router.post(
+    "/{table_id}/actions",
+    operation_id="submit_action",
+    summary="Act for your seat (optionally answered at your next decision point)",
+    response_model=ActionResult,
+    responses=problem_responses(
+        *AUTH_PROBLEMS, "auth/wrong_scope", "table/not_found", "table/not_seated",
+        "table/not_started", "table/finished", "table/stale_version", "action/not_your_turn",
+        "action/illegal", "action/malformed", "idempotency/conflict", "request/invalid",
+    ),
+    openapi_extra=BEARER_SECURITY,
+)
+async def submit_action(
+    request: Request,
+    table_id: str,
+    caller: TableCaller,
+    wait: Annotated[float, wait_seconds(
+        OBSERVE_WAIT_MAX_S,
+        "Seconds to hold the answer until your seat must decide again (your "
+        "turn, a defence window) or the table ends: its `observation` is then the one to "
+        "act from, and `since_your_last_move` tells what the others did meanwhile. 0 (the "
+        "default) answers at once with the observation right after your action. Held at "
+        "most `AGENTS_CLUB_LONG_POLL_MAX_WAIT_S` (30 s by default), then answered with the "
+        "observation as it is.", example=30)],
+    body: Annotated[ActionRequest, Body(openapi_examples={
+        "by id": {
+            "summary": "a legal action's id from the observation",
+            "value": {"version": 0, "action": "dominate"},
+        },
+        "structured": {
+            "summary": "the game's action object, named by `kind` (the table's game validates it)",
+            "value": {"version": 0, "action": {"kind": "dominate"}},
+        },
+    })],
+    idempotency_key: Annotated[str | None, Header(
+        alias="Idempotency-Key", min_length=1, max_length=200,
+        description="Any unique string; a retry with the same key and body is applied "
+        "once and answered the same way; the same key with another body is refused.",
+    )] = None,
+) -> Response:
+    """``version`` must be the table's current version (409 ``table/stale_version``
+    with ``current_version`` otherwise). Errors name the rule broken and list the
+    legal action ids.
+
+    With ``wait_s``, a bot's whole loop is one request per decision: act with the
+    ``version`` and a legal action of the answer's ``observation``, repeat."""
+    answer = await play_service.play(
+        table_context_of(request), table_id, caller, body, idempotency_key, wait=wait)
+    # Made by our own code as an ActionResult: sent as its JSON, it skips FastAPI's
+    # second validation of the answer bots get for every action.
+    return Response(answer.model_dump_json(), media_type="application/json")
+
+
+@router.get(
+    "/{table_id}/observation",
+    operation_id="observe_table",
+    summary="Your view, the version, who acts and your legal actions (optionally waiting for your turn)",
+    response_model=ObservationOut,
+    responses=problem_responses(*OPTIONAL_AUTH_PROBLEMS, "table/not_found", "request/invalid"),
+    openapi_extra=OPTIONAL_BEARER_SECURITY,
+)
+async def observe_table(
+    request: Request,
+    table_id: str,
+    caller: OptionalTableCaller,
+    wait: Annotated[float, wait_seconds(
+        OBSERVE_WAIT_MAX_S,
+        "Seconds to hold the answer until it is worth sending: for a seated "
+        "caller until it must act or the table ends; for anyone else until the table "
+        "changes. 0 (the default) answers at once. The server holds it at most "
+        "`AGENTS_CLUB_LONG_POLL_MAX_WAIT_S` (30 s by default), then answers with the "
+        "view as it is: observe again to keep waiting.")],
+    tools: Annotated[ToolFormat | None, Query(
+        description="`openai`: add `tools`, an OpenAI-compatible function definition whose "
+        "argument is an enum of your legal action ids (for function calling).",
+    )] = None,
+) -> Response:
+    """Seated callers get their seat's view and, when they must act, their legal
+    actions (send one's ``id`` with ``version`` to the actions endpoint). Without a
+    token, or without a seat, this is the spectator's view (``spectator_reason`` says
+    why). ``summary`` says the same in plain words for language models, opening with
+    what happened since your last move (``since_your_last_move``).
+
+    A bot's whole loop can be ``observation?wait_s=30`` then an action: the answer
+    comes when the bot is to act (``legal_actions`` not empty), when the table is
+    over (``status`` ``finished``), or after ``wait_s`` seconds with neither."""
+    seen = await play_service.observe(table_context_of(request), table_id, caller, wait=wait)
+    if tools is not None:
+        seen = seen.model_copy(update={"tools": openai_tools(seen.legal_actions)})
+    # Sent as its JSON for the same reason as submit_action's answer.
+    return Response(seen.model_dump_json(by_alias=True), media_type="application/json")
+
+
 @router.post(
     "",
     operation_id="create_table",
@@ -220,99 +317,6 @@ async def close_table(request: Request, table_id: str, principal: CurrentPrincip
     forfeits it (outcome reason ``forfeit``: the closer places last, the others share
     first). A started rated table closed by its seated creator is forfeited too."""
     return await tables_service.close_table(table_context_of(request), table_id, principal)
-
-
-@router.get(
-    "/{table_id}/observation",
-    operation_id="observe_table",
-    summary="Your view, the version, who acts and your legal actions (optionally waiting for your turn)",
-    response_model=ObservationOut,
-    responses=problem_responses(*OPTIONAL_AUTH_PROBLEMS, "table/not_found", "request/invalid"),
-    openapi_extra=OPTIONAL_BEARER_SECURITY,
-)
-async def observe_table(
-    request: Request,
-    table_id: str,
-    caller: OptionalTableCaller,
-    wait: Annotated[float, wait_seconds(
-        OBSERVE_WAIT_MAX_S,
-        "Seconds to hold the answer until it is worth sending: for a seated "
-        "caller until it must act or the table ends; for anyone else until the table "
-        "changes. 0 (the default) answers at once. The server holds it at most "
-        "`AGENTS_CLUB_LONG_POLL_MAX_WAIT_S` (30 s by default), then answers with the "
-        "view as it is: observe again to keep waiting.")],
-    tools: Annotated[ToolFormat | None, Query(
-        description="`openai`: add `tools`, an OpenAI-compatible function definition whose "
-        "argument is an enum of your legal action ids (for function calling).",
-    )] = None,
-) -> Response:
-    """Seated callers get their seat's view and, when they must act, their legal
-    actions (send one's ``id`` with ``version`` to the actions endpoint). Without a
-    token, or without a seat, this is the spectator's view (``spectator_reason`` says
-    why). ``summary`` says the same in plain words for language models, opening with
-    what happened since your last move (``since_your_last_move``).
-
-    A bot's whole loop can be ``observation?wait_s=30`` then an action: the answer
-    comes when the bot is to act (``legal_actions`` not empty), when the table is
-    over (``status`` ``finished``), or after ``wait_s`` seconds with neither."""
-    seen = await play_service.observe(table_context_of(request), table_id, caller, wait=wait)
-    if tools is not None:
-        seen = seen.model_copy(update={"tools": openai_tools(seen.legal_actions)})
-    # Made by our own code as an ObservationOut: sent as its JSON, it skips FastAPI's
-    # second validation of the answer bots ask for every turn.
-    return Response(seen.model_dump_json(by_alias=True), media_type="application/json")
-
-
-@router.post(
-    "/{table_id}/actions",
-    operation_id="submit_action",
-    summary="Act for your seat (optionally answered at your next decision point)",
-    response_model=ActionResult,
-    responses=problem_responses(
-        *AUTH_PROBLEMS, "auth/wrong_scope", "table/not_found", "table/not_seated",
-        "table/not_started", "table/finished", "table/stale_version", "action/not_your_turn",
-        "action/illegal", "action/malformed", "idempotency/conflict", "request/invalid",
-    ),
-    openapi_extra=BEARER_SECURITY,
-)
-async def submit_action(
-    request: Request,
-    table_id: str,
-    caller: TableCaller,
-    wait: Annotated[float, wait_seconds(
-        OBSERVE_WAIT_MAX_S,
-        "Seconds to hold the answer until your seat must decide again (your "
-        "turn, a defence window) or the table ends: its `observation` is then the one to "
-        "act from, and `since_your_last_move` tells what the others did meanwhile. 0 (the "
-        "default) answers at once with the observation right after your action. Held at "
-        "most `AGENTS_CLUB_LONG_POLL_MAX_WAIT_S` (30 s by default), then answered with the "
-        "observation as it is.", example=30)],
-    body: Annotated[ActionRequest, Body(openapi_examples={
-        "by id": {
-            "summary": "a legal action's id from the observation",
-            "value": {"version": 0, "action": "dominate"},
-        },
-        "structured": {
-            "summary": "the game's action object, named by `kind` (the table's game validates it)",
-            "value": {"version": 0, "action": {"kind": "dominate"}},
-        },
-    })],
-    idempotency_key: Annotated[str | None, Header(
-        alias="Idempotency-Key", min_length=1, max_length=200,
-        description="Any unique string; a retry with the same key and body is applied "
-        "once and answered the same way; the same key with another body is refused.",
-    )] = None,
-) -> Response:
-    """``version`` must be the table's current version (409 ``table/stale_version``
-    with ``current_version`` otherwise). Errors name the rule broken and list the
-    legal action ids.
-
-    With ``wait_s``, a bot's whole loop is one request per decision: act with the
-    ``version`` and a legal action of the answer's ``observation``, repeat."""
-    answer = await play_service.play(
-        table_context_of(request), table_id, caller, body, idempotency_key, wait=wait)
-    # Sent as its JSON for the same reason as observe_table's answer.
-    return Response(answer.model_dump_json(), media_type="application/json")
 
 
 @router.get(

@@ -199,9 +199,12 @@ def _optimisations(
 
 
 def _asked_card(
-    offered: Sequence[str], asked: MarketFortuneAction | None, kind: type[Take] | type[Give]
+    offered: Sequence[str],
+    asked: MarketFortuneAction | None,
+    kind: type[Discard] | type[Take] | type[Give] | type[Defend],
 ) -> Sequence[str]:
-    """``offered``, or given an action of ``kind``, only its own card if offered."""
+    """``offered``, or given an action of ``kind`` (one that names a card), only its own
+    card if offered: how a check of one asked action lists no other (see :data:`Choices`)."""
     if isinstance(asked, kind):
         return [asked.card] if asked.card in offered else []
     return offered
@@ -218,9 +221,7 @@ def _task_actions(
         forbid, allowed = task.forbid, owner.hand
         if forbid in allowed:
             allowed = tuple(c for c in allowed if c != forbid) or allowed
-        if isinstance(asked, Discard):
-            return [_discard(asked.card)] if asked.card in allowed else []
-        return [_discard(c) for c in allowed]
+        return [_discard(c) for c in _asked_card(allowed, asked, Discard)]
     if task.step in ("draw", "draw_deck"):
         return _drawable(state, _DECKS if task.step == "draw_deck" else SOURCES, _draw)
     if task.step == "return":
@@ -287,11 +288,8 @@ def _defence_actions(
 ) -> list[MarketFortuneAction]:
     """7.2: decline, or one blue that may answer this attack; given an action, a declining
     lists no blue and a defence only its own card (see :data:`Choices`)."""
-    held = state.seats[defender].strategies
-    if isinstance(asked, Decline):
-        held = ()
-    elif isinstance(asked, Defend):
-        held = (asked.card,) if asked.card in held else ()
+    offered = state.seats[defender].strategies
+    held = () if isinstance(asked, Decline) else _asked_card(offered, asked, Defend)
     return [_DECLINE, *(_defend(c) for c in held if blue_allowed(state, c))]
 
 

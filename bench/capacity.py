@@ -247,12 +247,19 @@ async def agent(http: AgentConnection, index: int, pair: Pairing, step: Step,
                            observe_after_acting=observe_after_acting)
         except (OSError, asyncio.IncompleteReadError, ConnectionClosed) as failure:
             step.error(f"connection: {failure!r}")
+            if isinstance(failure, ConnectionClosed):
+                http.socket = None  # the server closed it: the next table opens another
             await asyncio.sleep(1)
 
 
 class AgentConnection(LeanConnection):
     """An agent's keep-alive HTTP connection and, over ``ws``, its bot socket (kept for
-    all its tables)."""
+    all its tables).
+
+    The two are closed apart: the HTTP connection closes itself whenever the server
+    ended it (its keep-alive timeout, while the agent played a whole table over the
+    socket), and opens again at the next request; that must not close the socket.
+    """
 
     def __init__(self, url: str, headers: dict[str, str]) -> None:
         super().__init__(url, headers)
@@ -260,11 +267,13 @@ class AgentConnection(LeanConnection):
         self.socket_url = url.replace("http://", "ws://") + "/v1/ws"
         self.socket: Any = None
 
-    async def close(self) -> None:
-        if self.socket is not None:
+    async def close_all(self) -> None:
+        """Close the bot socket and the HTTP connection (the step is over)."""
+        socket, self.socket = self.socket, None
+        if socket is not None:
             with contextlib.suppress(ConnectionClosed, OSError):
-                await self.socket.close()
-        await super().close()
+                await socket.close()
+        await self.close()
 
 
 async def play_ws(http: AgentConnection, table_id: str, step: Step, stop: asyncio.Event,
@@ -454,7 +463,7 @@ async def run_step(url: str, tokens: TokenService, agents: int, args: argparse.N
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    await asyncio.gather(*(connection.close() for connection in connections))
+    await asyncio.gather(*(connection.close_all() for connection in connections))
     step.yardstick_ms = (yardstick_before, await asyncio.to_thread(yardstick_ms))
     return step
 

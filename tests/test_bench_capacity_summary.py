@@ -1,11 +1,16 @@
 """``bench/capacity.py`` judges a size by every step of it, ``--contend`` takes cores for real,
-and the yardstick is measured in a fresh process."""
+the yardstick is measured in a fresh process, and an agent's HTTP reconnect leaves its bot
+socket open."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import time
+
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import ServerConnection, serve
 
 from bench import capacity
 from bench.contention import contending
@@ -65,3 +70,43 @@ def test_measuring_here_leaves_the_collector_as_it_found_it() -> None:
     assert gc.isenabled()
     assert measure_here(rounds=3, repeats=1) > 0
     assert gc.isenabled()
+
+
+async def _answer_once_then_close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """An HTTP server whose keep-alive timeout has always run out: it answers one request,
+    then closes the connection, so the client's next request on it finds it closed."""
+    await reader.readuntil(b"\r\n\r\n")
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+    await writer.drain()
+    writer.close()
+
+
+async def _echo(connection: ServerConnection) -> None:
+    async for message in connection:
+        await connection.send(message)
+
+
+async def _reconnect_beside_a_socket() -> tuple[list[int], str]:
+    http_server = await asyncio.start_server(_answer_once_then_close, "127.0.0.1", 0)
+    http_port = http_server.sockets[0].getsockname()[1]
+    async with serve(_echo, "127.0.0.1", 0) as socket_server:
+        socket_port = next(iter(socket_server.sockets)).getsockname()[1]
+        agent = capacity.AgentConnection(f"http://127.0.0.1:{http_port}", {})
+        agent.socket = await connect(f"ws://127.0.0.1:{socket_port}")
+        statuses = []
+        for _ in range(3):  # the 2nd and 3rd find the connection closed and open another
+            statuses.append((await agent.request("GET", "/")).status)
+            await asyncio.sleep(0.05)  # the server's close reaches the client
+        await agent.socket.send("still open")
+        echoed = str(await agent.socket.recv())
+        await agent.close_all()
+        assert agent.socket is None
+    http_server.close()
+    await http_server.wait_closed()
+    return statuses, echoed
+
+
+def test_an_http_reconnect_leaves_the_agents_socket_open() -> None:
+    statuses, echoed = asyncio.run(_reconnect_beside_a_socket())
+    assert statuses == [200, 200, 200]
+    assert echoed == "still open"

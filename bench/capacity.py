@@ -98,7 +98,7 @@ from bench.held_waits import (  # noqa: E402
     redis_cpu_seconds,
     rss_mb,
 )
-from bench.loadgen import LeanConnection  # noqa: E402
+from bench.loadgen import AgentConnection  # noqa: E402
 from bench.yardstick import yardstick_ms  # noqa: E402
 from gateway.config import Settings  # noqa: E402
 from gateway.security import TokenService  # noqa: E402
@@ -252,30 +252,6 @@ async def agent(http: AgentConnection, index: int, pair: Pairing, step: Step,
             await asyncio.sleep(1)
 
 
-class AgentConnection(LeanConnection):
-    """An agent's keep-alive HTTP connection and, over ``ws``, its bot socket (kept for
-    all its tables).
-
-    The two are closed apart: the HTTP connection closes itself whenever the server
-    ended it (its keep-alive timeout, while the agent played a whole table over the
-    socket), and opens again at the next request; that must not close the socket.
-    """
-
-    def __init__(self, url: str, headers: dict[str, str]) -> None:
-        super().__init__(url, headers)
-        self.auth = headers
-        self.socket_url = url.replace("http://", "ws://") + "/v1/ws"
-        self.socket: Any = None
-
-    async def close_all(self) -> None:
-        """Close the bot socket and the HTTP connection (the step is over)."""
-        socket, self.socket = self.socket, None
-        if socket is not None:
-            with contextlib.suppress(ConnectionClosed, OSError):
-                await socket.close()
-        await self.close()
-
-
 async def play_ws(http: AgentConnection, table_id: str, step: Step, stop: asyncio.Event,
                   rng: random.Random, pair: Pairing) -> None:
     """One table over the agent's bot socket: subscribe, and on each pushed decision think,
@@ -338,7 +314,7 @@ async def play_ws(http: AgentConnection, table_id: str, step: Step, stop: asynci
             return
 
 
-async def play(http: LeanConnection, table_id: str, step: Step, stop: asyncio.Event,
+async def play(http: AgentConnection, table_id: str, step: Step, stop: asyncio.Event,
                rng: random.Random, pair: Pairing, first: dict[str, Any] | None, *,
                observe_after_acting: bool) -> None:
     """One table, as the docs' loop and the SDK's ``Runner`` play it: while the seat is
@@ -463,7 +439,7 @@ async def run_step(url: str, tokens: TokenService, agents: int, args: argparse.N
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    await asyncio.gather(*(connection.close_all() for connection in connections))
+    await asyncio.gather(*(connection.close() for connection in connections))
     step.yardstick_ms = (yardstick_before, await asyncio.to_thread(yardstick_ms))
     return step
 

@@ -93,6 +93,7 @@ loadgen = importlib.util.module_from_spec(_spec)
 sys.modules["bench_loadgen"] = loadgen
 _spec.loader.exec_module(loadgen)
 LeanConnection = loadgen.LeanConnection
+AgentConnection = loadgen.AgentConnection
 
 GAME = "market-fortune"
 MODE = "family"
@@ -200,25 +201,6 @@ async def _act_wait(
     """``act-wait``: one request per decision, ``POST .../actions?wait_s=`` answered at the
     seat's next decision point (an observation only to start, or when a wait ran out)."""
     await _play(http, table_id, stop_at, tally, rng, act_wait=True)
-
-
-class AgentConnection:
-    """An agent's keep-alive HTTP connection, and the bot socket it holds once it played
-    over one (``ws``): opened at its first table, kept for the whole phase."""
-
-    def __init__(self, url: str, auth: dict[str, str]) -> None:
-        self.http = LeanConnection(url, auth)
-        self.socket_url = url.replace("http://", "ws://") + "/v1/ws"
-        self.auth = auth
-        self.socket: Any = None
-
-    async def request(self, *args: Any, **kwargs: Any) -> Any:
-        return await self.http.request(*args, **kwargs)
-
-    async def close(self) -> None:
-        if self.socket is not None:
-            await self.socket.close()
-        await self.http.close()
 
 
 async def _ws(

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-__all__ = ["Answer", "LeanConnection"]
+from websockets.exceptions import ConnectionClosed
+
+__all__ = ["AgentConnection", "Answer", "LeanConnection"]
 
 
 @dataclass(frozen=True)
@@ -122,3 +124,31 @@ class LeanConnection:
             writer.close()
             with contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
+
+
+class AgentConnection:
+    """A simulated agent's keep-alive HTTP connection and, once it plays over one, its
+    bot socket (``/v1/ws``, opened by the caller at its first table and kept).
+
+    The two are held side by side, not one inside the other: the HTTP connection
+    closes and opens itself again whenever the server ended it (its keep-alive
+    timeout, while the agent played a whole table over the socket), and that must
+    never close the socket. :meth:`close` ends both, at the end of a run."""
+
+    def __init__(self, url: str, auth: dict[str, str]) -> None:
+        self.http = LeanConnection(url, auth)
+        self.auth = auth
+        self.socket_url = url.replace("http://", "ws://") + "/v1/ws"
+        self.socket: Any = None
+
+    async def request(self, *args: Any, **kwargs: Any) -> Answer:
+        """:meth:`LeanConnection.request` on the agent's HTTP connection."""
+        return await self.http.request(*args, **kwargs)
+
+    async def close(self) -> None:
+        """Close the bot socket (if any) and the HTTP connection."""
+        socket, self.socket = self.socket, None
+        if socket is not None:
+            with contextlib.suppress(ConnectionClosed, OSError):
+                await socket.close()
+        await self.http.close()

@@ -1,6 +1,6 @@
 """``bench/capacity.py`` judges a size by every step of it, ``--contend`` takes cores for real,
 the yardstick is measured in a fresh process, and an agent's HTTP reconnect leaves its bot
-socket open."""
+socket open (:class:`bench.loadgen.AgentConnection`, which both load generators use)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from bench import capacity
 from bench.contention import contending
+from bench.loadgen import AgentConnection
 from bench.yardstick import measure_here, yardstick_ms
 
 
@@ -91,7 +92,7 @@ async def _reconnect_beside_a_socket() -> tuple[list[int], str]:
     http_port = http_server.sockets[0].getsockname()[1]
     async with serve(_echo, "127.0.0.1", 0) as socket_server:
         socket_port = next(iter(socket_server.sockets)).getsockname()[1]
-        agent = capacity.AgentConnection(f"http://127.0.0.1:{http_port}", {})
+        agent = AgentConnection(f"http://127.0.0.1:{http_port}", {})
         agent.socket = await connect(f"ws://127.0.0.1:{socket_port}")
         statuses = []
         for _ in range(3):  # the 2nd and 3rd find the connection closed and open another
@@ -99,7 +100,7 @@ async def _reconnect_beside_a_socket() -> tuple[list[int], str]:
             await asyncio.sleep(0.05)  # the server's close reaches the client
         await agent.socket.send("still open")
         echoed = str(await agent.socket.recv())
-        await agent.close_all()
+        await agent.close()
         assert agent.socket is None
     http_server.close()
     await http_server.wait_closed()

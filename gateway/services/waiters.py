@@ -125,13 +125,15 @@ class Watch:
                     self._waiter = None
             if not self._woken:
                 return False
-            news = self._blind or self._newest > max(known, self._known)
-            delivered = self._delivered
-            self.written = (delivered if delivered is not None and not self._blind
-                            and delivered.table.version >= self._newest else None)
-            self.forget()
-            if news:
+            if self._blind or self._newest > max(known, self._known):
+                delivered = self._delivered
+                self.written = (delivered if delivered is not None and not self._blind
+                                and delivered.table.version >= self._newest else None)
+                self.forget()
                 return True
+            # No news (say the waiter's own write): what it delivered is dropped, not
+            # held while the wait goes on.
+            self.forget()
 
 
 def _give_up(waiter: asyncio.Future[None]) -> None:

@@ -16,16 +16,20 @@ import contextlib
 import gc
 import time
 import uuid
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
 
-from gateway.services.waiters import Waiters
+from engine.registry import get_game
+from gateway.services.loaded_table import LoadedTable
+from gateway.services.records import TableRecord
+from gateway.services.waiters import Waiters, Watch, Written
 from gateway.store.auth import AuthStore
 from gateway.store.connection import Keys, close_client, connect
-from gateway.store.tables import TableStore
+from gateway.store.tables import RecentHistory, TableSnapshot, TableStore
 from gateway.store.tournaments import TournamentStore
 from gateway.store.waits import stop_tasks
 
@@ -325,3 +329,41 @@ def test_stop_tasks_retrieves_the_error_of_a_task_that_ends_after_the_grace_peri
     asyncio.run(scenario())
     gc.collect()
     assert not [context for context in reported if "never retrieved" in context.get("message", "")]
+
+
+def _written(version: int) -> Written:
+    """A table as a commit of this worker wrote it (only its version matters to a watch)."""
+    game = get_game("market-fortune")
+    record = TableRecord(
+        id="tbl_w", game="market-fortune", mode="family", seats=2, variants=[], config={},
+        private=False, turn_timeout_s=None, created_by="agent", created_at=0.0,
+        seated=[None, None], seed=1)
+    snapshot = TableSnapshot(table_id="tbl_w", record_json=record.model_dump_json(), state=None,
+                             version=version, seq=version, deadline=None)
+    return Written(LoadedTable(snapshot=snapshot, record=record, game=game, state=None),
+                   RecentHistory(log=[], events=[]))
+
+
+def test_a_wake_with_no_news_leaves_nothing_held_while_the_wait_goes_on() -> None:
+    """A commit of this worker wakes every watch of its table with the table it wrote,
+    the writer's own watch too. To the writer that is no news (it knows the version), so
+    it waits on, and the table and history it was handed are dropped, not held through
+    the wait (a socket's seat waits a whole turn there). News still hands them over."""
+    async def scenario() -> None:
+        watch = Watch()
+        watch.know(5)
+        own = _written(5)
+        watch.wake(5, own)
+        assert not await watch.changed(0.05), "its own write woke it"
+        assert watch.written is None, "the wait held the table its own write delivered"
+        released = weakref.ref(own.table)
+        del own
+        gc.collect()
+        assert released() is None, "something else held on to the delivered table"
+
+        news = _written(6)
+        watch.wake(6, news)
+        assert await watch.changed(0.05)
+        assert watch.written is news
+
+    asyncio.run(scenario())

@@ -8,19 +8,20 @@ the events it may see when asked, and the end.
 
 Nothing here decides anything about a game, a seat or a token: every read and
 every action goes through the same service functions as HTTP and MCP
-(:func:`gateway.services.actions.submit`, :func:`gateway.services.play.hold`,
+(:func:`gateway.services.actions.submit`, :func:`gateway.services.play.wait_from`,
 :func:`gateway.services.events.poll_events`,
 :func:`gateway.services.tournaments.assignments`), so the socket redacts, refuses
 and applies exactly as they do. A subscription waits the way a held observation
-does (:func:`gateway.services.play.hold`: a watch on the table's turn stream,
-then one read), from the table as it last read it. Waiting holds no Redis
-connection, so a worker holds many idle sockets cheaply.
+does (:func:`gateway.services.play.wait_from`: a watch on the table's turn stream,
+then one read), from the snapshot of the table as it last read it: while it
+waits it holds no parsed table and no Redis connection, so a worker holds many
+idle sockets cheaply.
 
 An ``act`` is answered with ``accepted`` (the action's version and events), or
 with the problem document HTTP would answer. An act on the decision the socket
-just told is tried on the table it was told from (``submit``'s ``told``): the
-subscription holds that table anyway, and the commit's compare-and-set catches a
-table that moved on. When the seat is still to act, its
+just told is tried on the table it was told from (``submit``'s ``told``), kept
+until the seat acts, and the commit's compare-and-set catches a table that moved
+on. When the seat is still to act, its
 ``result`` carries that next decision, built from the state the commit just wrote,
 with no read, and the same observation is pushed once; otherwise it has no
 observation, and the seat's next decision is pushed when another change brings it.
@@ -446,21 +447,27 @@ class _Session:
                         self._pushed[table_id] = max(pushed, table.version)
                         self._told[table_id] = table
                         await self._push(table_id, position, recent, feed)
-                    # A seat waits for its next decision; a spectator for any change. The
-                    # history read with the table is told or stale by now: not kept while
-                    # the socket waits, so an idle socket holds no more than its table.
+                    # A seat waits for its next decision; a spectator for any change.
+                    # Neither the history read with the table nor the parsed table is kept
+                    # while the socket waits: told (what the seat acts on is in ``_told``),
+                    # or stale once it acted, they would be held through whole turns.
                     recent = None
                     after = table.version if seat is None else self._pushed[table_id]
-                    try:
-                        moved, recent = await play_service.hold(
-                            ctx, table_id, caller, position, wait=RECHECK_S,
-                            after_version=after, watch=watch)
-                    except ProblemError as error:
-                        if error.code != "auth/expired" or self.credential.caller is caller:
-                            raise
-                        continue  # renewed while it waited: wait on with the new token
-                    if moved.table is position.table:  # the wait ran out: read anyway
-                        watch.wake()
+                    read, principal = table.snapshot, position.principal
+                    del table, position
+                    moved = None
+                    while moved is None:
+                        try:
+                            moved, recent = await play_service.wait_from(
+                                ctx, table_id, caller, read, seat, principal, wait=RECHECK_S,
+                                after_version=after, watch=watch)
+                        except ProblemError as error:
+                            if error.code != "auth/expired" or self.credential.caller is caller:
+                                raise
+                            caller = self.credential.caller  # renewed while it waited: wait on
+                            continue
+                        if moved is None:  # the wait ran out: read anyway
+                            watch.wake()
                     position = moved
             finally:
                 self._pushed.pop(table_id, None)

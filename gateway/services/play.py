@@ -42,6 +42,7 @@ __all__ = [
     "observation_of",
     "observe",
     "play",
+    "wait_from",
     "with_first_decision",
 ]
 
@@ -112,9 +113,29 @@ async def hold(
     seconds (capped by ``long_poll_max_wait_s`` and the token's life) until the table is
     worth answering: finished, or past ``after_version`` with the seat to act (any
     change, for a spectator). Returns the caller's position as of the last read, and
-    the recent history read with it (when it was). ``watch``: the caller's own watch of
-    the table's turn stream, held since before it read ``start`` (a socket's
-    subscription), so the wait starts by waiting, not by reading.
+    the recent history read with it (when it was): ``start`` itself when nothing came.
+    ``watch``: the caller's own watch of the table's turn stream, held since before it
+    read ``start`` (a socket's subscription), so the wait starts by waiting, not by
+    reading. The waiting is :func:`wait_from`'s."""
+    loaded, seat, principal = start
+    if caller is not None:
+        caller.confirm_still_valid()
+    if _worth_answering(loaded, seat, after_version):
+        return start, None
+    moved, recent = await wait_from(ctx, table_id, caller, loaded.snapshot, seat, principal,
+                                    wait=wait, after_version=after_version, watch=watch)
+    return (start if moved is None else moved), recent
+
+
+async def wait_from(
+    ctx: TableContext, table_id: str, caller: PendingRevocation | None, read: TableSnapshot,
+    seat: int | None, principal: Principal | None, *, wait: float, after_version: int,
+    watch: Watch | None = None,
+) -> tuple[Position | None, RecentHistory | None]:
+    """:func:`hold`'s wait, from a table not worth answering yet known only by its
+    snapshot ``read``: ``None`` for the position when the wait ran out with nothing
+    newer read. It holds no parsed table but the changes it parses, so a caller that
+    waits a whole turn (a socket whose seat's partners think) need not hold one either.
 
     It reads, waits for a change, reads, holding no Redis connection while it waits
     (:mod:`gateway.services.waiters`). A spectator watches the event stream; a seat the
@@ -124,15 +145,15 @@ async def hold(
     read. Every read asks whether the token was revoked meanwhile (its mark is watched
     too) before anything it read is told, and the wait ends when the token expires.
     """
-    loaded, seat, principal = start
     held_s = min(wait, ctx.settings.long_poll_max_wait_s)
     if caller is not None:  # no longer than the token verifies, and not at all once it expired
         caller.confirm_still_valid()
         held_s = caller.held_s(held_s)
-    if held_s < 0.001 or _worth_answering(loaded, seat, after_version):
-        return start, None
+    if held_s < 0.001:
+        return None, None
     give_up = time.monotonic() + held_s
-    latest = loaded.snapshot  # the newest read of the table, parsed or not
+    latest = read  # the newest read of the table, parsed or not
+    loaded: LoadedTable | None = None  # the newest change parsed
     recent: tuple[TableSnapshot, RecentHistory] | None = None  # a read and its history
     asked = caller.revoked_key if caller is not None else None
     stream = ctx.store.events_key(table_id) if seat is None else ctx.store.turns_key(table_id)
@@ -157,26 +178,26 @@ async def hold(
                 latest, changed = written.table.snapshot, True
                 recent = (latest, written.history)
             elif seat is None:  # a spectator: any change is worth answering
-                revoked, woken, read = await ctx.store.events_then_table(
+                revoked, woken, fresh = await ctx.store.events_then_table(
                     table_id, latest.seq, asked)
                 if caller is not None:
                     caller.confirm(revoked)
-                if read is None:
+                if fresh is None:
                     break
                 if woken:
-                    latest, changed = read, True
+                    latest, changed = fresh, True
             else:  # a seat: only a change of who acts may be
-                revoked, turns, read, history = await ctx.store.turns_then_table(
+                revoked, turns, fresh, history = await ctx.store.turns_then_table(
                     table_id, latest, asked,
                     history=(LOG_TAIL, FIRST_READ_EVENTS) if after_wake else None)
                 if caller is not None:
                     caller.confirm(revoked)
-                if read is None:
+                if fresh is None:
                     break
                 if turns:
-                    latest = read
-                    recent = None if history is None else (read, history)
-                    changed = not _still_not_to_act(turns[-1], read, seat)
+                    latest = fresh
+                    recent = None if history is None else (fresh, history)
+                    changed = not _still_not_to_act(turns[-1], fresh, seat)
             if changed:
                 loaded = _visible(table_id, written.table if written is not None
                                   and latest is written.table.snapshot else latest, principal)
@@ -185,10 +206,12 @@ async def hold(
                 if _worth_answering(loaded, seat, after_version):
                     break
             after_wake = True
-    if latest is not loaded.snapshot:  # the wait ran out after changes not parsed yet
-        loaded = _visible(table_id, latest, principal)
     if caller is not None:
         caller.confirm_still_valid()  # the token may have expired while it waited
+    if loaded is None and latest is read:
+        return None, None  # nothing newer came
+    if loaded is None or latest is not loaded.snapshot:  # changes not parsed yet
+        loaded = _visible(table_id, latest, principal)
     # The seat as of the read told, not as of the first: seats change until the start.
     position = Position(loaded, loaded.record.seat_for(principal), principal)
     return position, recent[1] if recent is not None and recent[0] is loaded.snapshot else None

@@ -10,6 +10,7 @@ socket's own logic.
 from __future__ import annotations
 
 import contextlib
+import gc
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -29,6 +30,7 @@ from agents.wire.socket import (
 from gateway.app import create_app
 from gateway.config import Settings
 from gateway.security import PendingRevocation, TokenService
+from gateway.services.loaded_table import LoadedTable
 from gateway.store.tables import TableStore
 from gateway.store.waits import ChangeListener
 from tests.gateway.tables_helpers import GAME, agents, seated_table
@@ -463,6 +465,50 @@ def test_a_seat_on_the_committing_worker_is_pushed_the_written_table_without_a_r
     assert reads == [], "a wake from this worker's own commit read the table again"
     # The test's own GET .../observation reads (one per handover), and no action's.
     assert len(loads) == handovers, "an action on the decision just told read the table again"
+
+
+def _parsed_versions(table_id: str) -> list[int]:
+    """The versions of ``table_id`` of which a parsed table is alive in this process."""
+    gc.collect()
+    return sorted(each.version for each in gc.get_objects()
+                  if isinstance(each, LoadedTable) and each.snapshot.table_id == table_id)
+
+
+@pytest.mark.redis_cluster
+@pytest.mark.managed_redis
+def test_a_socket_waiting_for_its_partners_holds_no_parsed_table(
+    client: TestClient, mint_token: Callable[..., str], auth: Auth,
+) -> None:
+    """Between its action and its next decision a seat's socket holds no parsed table
+    (its own write, and the table it was told, are stale then): the only one alive is
+    the one the partner was told and will act on. At thousands of sockets, what each
+    holds is what every full collection walks."""
+    seats = agents(mint_token, auth, "idle", 2)
+    table_id = seated_table(client, seats, seed=12)
+    with client.websocket_connect("/v1/ws", headers=seats[0]) as first, \
+            client.websocket_connect("/v1/ws", headers=seats[1]) as second:
+        sockets = [first, second]
+        for socket in sockets:
+            assert socket.receive_json()["type"] == "welcome"
+            socket.send_json({"type": "subscribe", "table_id": table_id})
+        pushed = [_until(socket, "observation", table_id)["observation"] for socket in sockets]
+        turn = pushed[0]["to_act"][0]
+        observation = pushed[turn]
+        handovers = 0
+        while handovers < 3:
+            sockets[turn].send_json({
+                "type": "act", "ref": "r", "table_id": table_id,
+                "version": observation["version"], "action": observation["legal_actions"][0]["id"]})
+            accepted = _until(sockets[turn], "accepted", table_id)
+            if accepted["result"]["observation"] is not None:  # still this seat's decision
+                observation = accepted["result"]["observation"]
+                continue
+            turn = 1 - turn
+            observation = _until(sockets[turn], "observation", table_id)["observation"]
+            time.sleep(0.1)  # both subscriptions are back to waiting
+            assert _parsed_versions(table_id) == [observation["version"]], (
+                "a waiting socket held a parsed table besides the one its partner acts on")
+            handovers += 1
 
 
 @pytest.mark.redis_cluster

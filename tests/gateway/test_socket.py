@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -154,17 +155,27 @@ def test_a_whole_game_against_a_house_bot_over_the_socket(
     assert mine == decided  # every decision was applied once, none lost or doubled
 
 
-def test_two_agents_play_each_other_on_their_own_sockets(
-    client: TestClient, mint_token: Callable[..., str], auth: Auth,
-) -> None:
-    seats = agents(mint_token, auth, "duo", 2)
-    table_id = seated_table(client, seats, seed=7)
+@contextlib.contextmanager
+def _subscribed(
+    client: TestClient, seats: list[dict[str, str]], table_id: str,
+) -> Iterator[list[WebSocketTestSession]]:
+    """A socket of this one worker for each of the two ``seats``, welcomed and
+    subscribed to ``table_id``."""
     with client.websocket_connect("/v1/ws", headers=seats[0]) as first, \
             client.websocket_connect("/v1/ws", headers=seats[1]) as second:
         sockets = [first, second]
         for socket in sockets:
             assert socket.receive_json()["type"] == "welcome"
             socket.send_json({"type": "subscribe", "table_id": table_id})
+        yield sockets
+
+
+def test_two_agents_play_each_other_on_their_own_sockets(
+    client: TestClient, mint_token: Callable[..., str], auth: Auth,
+) -> None:
+    seats = agents(mint_token, auth, "duo", 2)
+    table_id = seated_table(client, seats, seed=7)
+    with _subscribed(client, seats, table_id) as sockets:
         ended = [False, False]
         for _ in range(2000):
             if all(ended):
@@ -412,6 +423,36 @@ def test_a_table_not_visible_is_refused_like_http(
     assert refused["problem"] == _without_instance(over_http.json())
 
 
+@contextlib.contextmanager
+def _handovers(
+    client: TestClient, seats: list[dict[str, str]], table_id: str, *, pick: int,
+) -> Iterator[Iterator[tuple[int, dict[str, Any]]]]:
+    """Both seats of ``table_id`` :func:`_subscribed` and pushed their first decision.
+    Yields an iterator that plays on, each seat taking the ``pick``-th of its legal
+    actions (acting only when iterated), and gives ``(seat, observation)`` each time the
+    decision passes to the other seat."""
+    with _subscribed(client, seats, table_id) as sockets:
+        pushed = [_until(socket, "observation", table_id)["observation"] for socket in sockets]
+
+        def play() -> Iterator[tuple[int, dict[str, Any]]]:
+            turn = pushed[0]["to_act"][0]
+            observation = pushed[turn]
+            while True:
+                sockets[turn].send_json({
+                    "type": "act", "ref": "r", "table_id": table_id,
+                    "version": observation["version"],
+                    "action": observation["legal_actions"][pick]["id"]})
+                accepted = _until(sockets[turn], "accepted", table_id)
+                if accepted["result"]["observation"] is not None:  # still this seat's decision
+                    observation = accepted["result"]["observation"]
+                    continue
+                turn = 1 - turn
+                observation = _until(sockets[turn], "observation", table_id)["observation"]
+                yield turn, observation
+
+        yield play()
+
+
 @pytest.mark.redis_cluster
 @pytest.mark.managed_redis
 def test_a_seat_on_the_committing_worker_is_pushed_the_written_table_without_a_read(
@@ -436,35 +477,16 @@ def test_a_seat_on_the_committing_worker_is_pushed_the_written_table_without_a_r
         loads.append(table)
         return await load(store, table, *args, **kwargs)
 
-    with client.websocket_connect("/v1/ws", headers=seats[0]) as first, \
-            client.websocket_connect("/v1/ws", headers=seats[1]) as second:
-        sockets = [first, second]
-        for socket in sockets:
-            assert socket.receive_json()["type"] == "welcome"
-            socket.send_json({"type": "subscribe", "table_id": table_id})
-        pushed = [_until(socket, "observation", table_id)["observation"] for socket in sockets]
-        turn = pushed[0]["to_act"][0]
-        observation = pushed[turn]
+    with _handovers(client, seats, table_id, pick=-1) as handovers:
         monkeypatch.setattr(TableStore, "turns_then_table", counted)
         monkeypatch.setattr(TableStore, "load_for_action", loaded)
-        handovers = 0
-        while handovers < 6:
-            sockets[turn].send_json({
-                "type": "act", "ref": "r", "table_id": table_id,
-                "version": observation["version"], "action": observation["legal_actions"][-1]["id"]})
-            accepted = _until(sockets[turn], "accepted", table_id)
-            if accepted["result"]["observation"] is not None:  # still this seat's decision
-                observation = accepted["result"]["observation"]
-                continue
-            turn = 1 - turn
-            observation = _until(sockets[turn], "observation", table_id)["observation"]
+        for turn, observation in itertools.islice(handovers, 6):
             read = client.get(f"/v1/tables/{table_id}/observation", headers=seats[turn]).json()
             assert observation == read
             assert observation["since_your_last_move"], "the other seat's move is told"
-            handovers += 1
     assert reads == [], "a wake from this worker's own commit read the table again"
     # The test's own GET .../observation reads (one per handover), and no action's.
-    assert len(loads) == handovers, "an action on the decision just told read the table again"
+    assert len(loads) == 6, "an action on the decision just told read the table again"
 
 
 def _parsed_versions(table_id: str) -> list[int]:
@@ -485,30 +507,11 @@ def test_a_socket_waiting_for_its_partners_holds_no_parsed_table(
     holds is what every full collection walks."""
     seats = agents(mint_token, auth, "idle", 2)
     table_id = seated_table(client, seats, seed=12)
-    with client.websocket_connect("/v1/ws", headers=seats[0]) as first, \
-            client.websocket_connect("/v1/ws", headers=seats[1]) as second:
-        sockets = [first, second]
-        for socket in sockets:
-            assert socket.receive_json()["type"] == "welcome"
-            socket.send_json({"type": "subscribe", "table_id": table_id})
-        pushed = [_until(socket, "observation", table_id)["observation"] for socket in sockets]
-        turn = pushed[0]["to_act"][0]
-        observation = pushed[turn]
-        handovers = 0
-        while handovers < 3:
-            sockets[turn].send_json({
-                "type": "act", "ref": "r", "table_id": table_id,
-                "version": observation["version"], "action": observation["legal_actions"][0]["id"]})
-            accepted = _until(sockets[turn], "accepted", table_id)
-            if accepted["result"]["observation"] is not None:  # still this seat's decision
-                observation = accepted["result"]["observation"]
-                continue
-            turn = 1 - turn
-            observation = _until(sockets[turn], "observation", table_id)["observation"]
+    with _handovers(client, seats, table_id, pick=0) as handovers:
+        for _turn, observation in itertools.islice(handovers, 3):
             time.sleep(0.1)  # both subscriptions are back to waiting
             assert _parsed_versions(table_id) == [observation["version"]], (
                 "a waiting socket held a parsed table besides the one its partner acts on")
-            handovers += 1
 
 
 @pytest.mark.redis_cluster

@@ -125,15 +125,15 @@ class Watch:
                     self._waiter = None
             if not self._woken:
                 return False
-            if self._blind or self._newest > max(known, self._known):
-                delivered = self._delivered
-                self.written = (delivered if delivered is not None and not self._blind
-                                and delivered.table.version >= self._newest else None)
-                self.forget()
-                return True
-            # No news (say the waiter's own write): what it delivered is dropped, not
-            # held while the wait goes on.
+            news = self._blind or self._newest > max(known, self._known)
+            # A wake with no news (say the waiter's own write) hands nothing over: what
+            # it delivered is dropped, not held while the wait goes on.
+            delivered = self._delivered if news and not self._blind else None
+            self.written = (delivered if delivered is not None
+                            and delivered.table.version >= self._newest else None)
             self.forget()
+            if news:
+                return True
 
 
 def _give_up(waiter: asyncio.Future[None]) -> None:
